@@ -1,0 +1,1 @@
+//! The GraphBinary 4 client (work in progress).

@@ -1,0 +1,640 @@
+//! The read buffer: a synchronous fast path over buffered bytes and an async slow path that
+//! refills from the underlying reader.
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+use crate::cursor::{check_len, decode_char, invalid_bool, utf8_width, Cursor};
+use crate::error::{DecodeError, ErrorKind, FastError, FastResult};
+use crate::limits::Limits;
+use crate::traits::Decode;
+
+/// Default buffer capacity: 64 KiB.
+pub const DEFAULT_CAPACITY: usize = 64 * 1024;
+
+/// The widest primitive (a UUID). The buffer always grows to hold at least this many bytes,
+/// so that every primitive read can complete without consuming a partial value.
+pub const MAX_PRIMITIVE_WIDTH: usize = 16;
+
+/// A read buffer over any [`AsyncRead`].
+///
+/// Reads come in two flavours:
+///
+/// * **Fast path** ([`ReadBuffer::try_decode`], [`ReadBuffer::try_read_with`]): decode from
+///   the bytes already buffered, synchronously and without allocation of its own. The result is
+///   a value (the bytes are consumed), [`FastError::NeedMore`] (nothing is consumed) or an
+///   error.
+/// * **Slow path** (the `async fn`s): refill from the reader as needed.
+///
+/// [`ReadBuffer::read`] combines them: it decodes a whole value on the fast path, refills and
+/// retries when the value is incomplete, and hands values larger than the buffer to the
+/// type's field-by-field slow path ([`Decode::decode_slow`]).
+///
+/// # Example
+///
+/// ```
+/// use graphbinary_core::ReadBuffer;
+///
+/// # tokio_test_block_on(async {
+/// let bytes: &[u8] = &[0x00, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00, 0x03, b'a', b'b', b'c'];
+/// let mut buf = ReadBuffer::with_capacity(4, bytes);
+/// assert_eq!(buf.read::<i32>().await?, 42);
+/// assert_eq!(buf.read::<String>().await?, "abc");
+/// assert!(buf.is_at_end().await?);
+/// # Ok::<(), graphbinary_core::DecodeError>(())
+/// # }).unwrap();
+/// # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct ReadBuffer<R> {
+    inner: R,
+    /// Storage. INVARIANT: `start <= end <= buf.len()`; `buf[start..end]` are the buffered,
+    /// unconsumed bytes.
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+    /// Absolute stream offset of `buf[start]`.
+    offset: u64,
+    eof: bool,
+    limits: Limits,
+    fast_path: bool,
+    depth: u32,
+}
+
+impl<R> ReadBuffer<R> {
+    /// A buffer of [`DEFAULT_CAPACITY`] over `inner`.
+    pub fn new(inner: R) -> Self {
+        Self::with_capacity(DEFAULT_CAPACITY, inner)
+    }
+
+    /// A buffer of `capacity` bytes (at least 1) over `inner`.
+    ///
+    /// A capacity below [`MAX_PRIMITIVE_WIDTH`] grows to that width on the first primitive
+    /// read that needs it; nothing else grows the buffer.
+    pub fn with_capacity(capacity: usize, inner: R) -> Self {
+        ReadBuffer {
+            inner,
+            buf: vec![0u8; capacity.max(1)].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            offset: 0,
+            eof: false,
+            limits: Limits::DEFAULT,
+            fast_path: true,
+            depth: 0,
+        }
+    }
+
+    /// Sets the limits checked while decoding.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Turns the fast path on (the default) or off. With it off, [`ReadBuffer::read`] always
+    /// takes the type's async slow path, field by field: the "before" of the benchmarks.
+    pub fn with_fast_path(mut self, enabled: bool) -> Self {
+        self.fast_path = enabled;
+        self
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Whether the fast path is on.
+    pub fn fast_path(&self) -> bool {
+        self.fast_path
+    }
+
+    /// The buffer's current capacity in bytes.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// The buffered, unconsumed bytes.
+    #[inline]
+    pub fn buffered(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
+    /// Absolute stream offset of the next unconsumed byte.
+    #[inline]
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Current nesting depth of slow-path container reads.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// The underlying reader.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
+
+    /// The underlying reader, mutably. Reading from it directly loses buffered bytes' order.
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
+    /// Consumes the buffer, returning the reader and the bytes buffered but not consumed.
+    pub fn into_parts(self) -> (R, Vec<u8>) {
+        let rest = self.buf[self.start..self.end].to_vec();
+        (self.inner, rest)
+    }
+
+    /// Marks `n` buffered bytes as consumed.
+    ///
+    /// # Panics
+    /// If fewer than `n` bytes are buffered.
+    #[inline]
+    pub fn consume(&mut self, n: usize) {
+        assert!(
+            n <= self.end - self.start,
+            "consume past the buffered bytes"
+        );
+        self.start += n;
+        self.offset += n as u64;
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        }
+    }
+
+    /// An error of `kind` at the current offset.
+    pub fn error(&self, kind: ErrorKind) -> DecodeError {
+        DecodeError::new(self.offset, kind)
+    }
+
+    /// Enters a nested container on the slow path, failing when the depth limit would be
+    /// exceeded.
+    pub fn enter(&mut self) -> Result<(), DecodeError> {
+        if self.depth >= self.limits.max_depth {
+            return Err(self.error(ErrorKind::DepthLimit {
+                limit: self.limits.max_depth,
+            }));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Leaves a container entered with [`ReadBuffer::enter`].
+    pub fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Fast path: decodes a `T` from the buffered bytes, consuming them only on success.
+    #[inline]
+    pub fn try_decode<T: Decode>(&mut self) -> FastResult<T> {
+        self.try_read_with(T::decode)
+    }
+
+    /// Fast path: runs `f` over a [`Cursor`] on the buffered bytes, consuming what it read only
+    /// on success. On [`FastError::NeedMore`] or an error nothing is consumed.
+    #[inline]
+    pub fn try_read_with<T>(
+        &mut self,
+        f: impl FnOnce(&mut Cursor<'_>) -> FastResult<T>,
+    ) -> FastResult<T> {
+        let mut cur = Cursor::with_depth(
+            &self.buf[self.start..self.end],
+            self.offset,
+            &self.limits,
+            self.depth,
+        );
+        let v = f(&mut cur)?;
+        let n = cur.position();
+        self.consume(n);
+        Ok(v)
+    }
+}
+
+impl<R: AsyncRead + Unpin> ReadBuffer<R> {
+    /// Reads once from the underlying reader into free space, returning how many bytes
+    /// arrived (0 at end of stream).
+    ///
+    /// # Cancel safety
+    /// Cancel safe: bytes are appended to the buffer only when the read completes, and
+    /// moving buffered bytes to the front of the storage loses none.
+    pub async fn fill(&mut self) -> Result<usize, DecodeError> {
+        if self.eof {
+            return Ok(0);
+        }
+        if self.start > 0 && (self.end == self.buf.len() || self.start >= self.buf.len() / 2) {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            return Ok(0);
+        }
+        let n = self
+            .inner
+            .read(&mut self.buf[self.end..])
+            .await
+            .map_err(|e| {
+                DecodeError::new(
+                    self.offset + (self.end - self.start) as u64,
+                    ErrorKind::Io(e),
+                )
+            })?;
+        if n == 0 {
+            self.eof = true;
+        }
+        self.end += n;
+        self.check_response_limit()?;
+        Ok(n)
+    }
+
+    fn check_response_limit(&self) -> Result<(), DecodeError> {
+        if let Some(limit) = self.limits.max_response_size {
+            let seen = self.offset + (self.end - self.start) as u64;
+            if seen > limit {
+                return Err(DecodeError::new(limit, ErrorKind::ResponseLimit { limit }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refills until at least `n` bytes are buffered. `expected` names what is being read for
+    /// the end-of-stream error.
+    ///
+    /// A request above the capacity grows the buffer only up to [`MAX_PRIMITIVE_WIDTH`];
+    /// larger requests are clamped to the capacity and fail with an `Invalid` error, since only
+    /// slow paths that stream (see [`ReadBuffer::read_bytes_into`]) may read past the capacity.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: no byte is consumed; what arrived stays buffered.
+    pub async fn fill_to(&mut self, n: usize, expected: &'static str) -> Result<(), DecodeError> {
+        self.fill_between(n, n, expected).await
+    }
+
+    /// Refills until at least `want` bytes are buffered, or until the stream ends with at least
+    /// `min` buffered. End of stream with fewer than `min` is [`ErrorKind::UnexpectedEof`].
+    ///
+    /// # Cancel safety
+    /// Cancel safe, as [`ReadBuffer::fill_to`].
+    async fn fill_between(
+        &mut self,
+        min: usize,
+        want: usize,
+        expected: &'static str,
+    ) -> Result<(), DecodeError> {
+        if min > self.buf.len() {
+            if min <= MAX_PRIMITIVE_WIDTH {
+                let mut bigger = vec![0u8; MAX_PRIMITIVE_WIDTH].into_boxed_slice();
+                let len = self.end - self.start;
+                bigger[..len].copy_from_slice(&self.buf[self.start..self.end]);
+                self.buf = bigger;
+                self.start = 0;
+                self.end = len;
+            } else {
+                return Err(self.error(ErrorKind::Invalid {
+                    what: expected,
+                    detail: format!(
+                        "needs {min} contiguous bytes but the buffer holds {}",
+                        self.buf.len()
+                    ),
+                }));
+            }
+        }
+        let want = want.clamp(min, self.buf.len());
+        while self.end - self.start < want {
+            if self.fill().await? == 0 {
+                if self.end - self.start >= min {
+                    return Ok(());
+                }
+                return Err(DecodeError::new(
+                    self.offset + (self.end - self.start) as u64,
+                    ErrorKind::UnexpectedEof { expected },
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the stream has ended with no byte left unconsumed (refilling if needed).
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn is_at_end(&mut self) -> Result<bool, DecodeError> {
+        if self.end > self.start {
+            return Ok(false);
+        }
+        Ok(self.fill().await? == 0)
+    }
+
+    /// Reads one whole `T`: on the fast path from the buffered bytes, refilling and retrying
+    /// while it is incomplete; a value that needs more bytes than the buffer can hold is read
+    /// by `T`'s field-by-field slow path instead.
+    ///
+    /// Each refill asks for at least what the failed attempt needed and at least twice what it
+    /// saw, so a value is decoded at most a few times.
+    ///
+    /// # Cancel safety
+    /// Cancel safe while the value fits in the buffer (nothing is consumed until it is
+    /// decoded). Once the slow path has started on a value larger than the buffer, dropping the
+    /// future loses the part of that value already consumed; the buffer is then positioned
+    /// mid-value and the stream should be abandoned.
+    pub async fn read<T: Decode>(&mut self) -> Result<T, DecodeError>
+    where
+        R: Send,
+    {
+        if !self.fast_path {
+            return T::decode_slow(self).await;
+        }
+        loop {
+            match self.try_decode::<T>() {
+                Ok(v) => return Ok(v),
+                Err(FastError::Invalid(e)) => return Err(e),
+                Err(FastError::NeedMore(n)) => {
+                    let avail = self.end - self.start;
+                    let n = n.max(avail + 1);
+                    if n > self.buf.len() {
+                        return T::decode_slow(self).await;
+                    }
+                    let want = n.max(avail.saturating_mul(2));
+                    self.fill_between(n, want, T::EXPECTED).await?;
+                }
+            }
+        }
+    }
+
+    /// Reads a small value with the fast-path function `f`, refilling until it is complete.
+    /// For headers and other values of at most [`MAX_PRIMITIVE_WIDTH`] bytes or the capacity,
+    /// whichever is larger; a longer value is an `Invalid` error naming `expected`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: nothing is consumed until `f` succeeds.
+    pub async fn read_with<T>(
+        &mut self,
+        f: impl Fn(&mut Cursor<'_>) -> FastResult<T>,
+        expected: &'static str,
+    ) -> Result<T, DecodeError> {
+        loop {
+            match self.try_read_with(&f) {
+                Ok(v) => return Ok(v),
+                Err(FastError::Invalid(e)) => return Err(e),
+                Err(FastError::NeedMore(n)) => {
+                    let n = n.max(self.end - self.start + 1);
+                    self.fill_to(n, expected).await?;
+                }
+            }
+        }
+    }
+
+    /// Reads exactly `N` bytes.
+    ///
+    /// # Cancel safety
+    /// Cancel safe for `N <= MAX_PRIMITIVE_WIDTH` (every primitive): nothing is consumed until
+    /// all `N` bytes are buffered.
+    #[inline]
+    pub async fn read_array<const N: usize>(
+        &mut self,
+        expected: &'static str,
+    ) -> Result<[u8; N], DecodeError> {
+        if self.end - self.start < N {
+            self.fill_to(N, expected).await?;
+        }
+        let mut a = [0u8; N];
+        a.copy_from_slice(&self.buf[self.start..self.start + N]);
+        self.consume(N);
+        Ok(a)
+    }
+
+    /// Reads an unsigned byte. # Cancel safety: cancel safe.
+    pub async fn read_u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.read_array::<1>("1-byte value").await?[0])
+    }
+
+    /// Reads a signed byte.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn read_i8(&mut self) -> Result<i8, DecodeError> {
+        Ok(i8::from_be_bytes(self.read_array("Byte").await?))
+    }
+
+    /// Reads a big-endian Short.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn read_i16(&mut self) -> Result<i16, DecodeError> {
+        Ok(i16::from_be_bytes(self.read_array("2-byte Short").await?))
+    }
+
+    /// Reads a big-endian Int.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn read_i32(&mut self) -> Result<i32, DecodeError> {
+        Ok(i32::from_be_bytes(self.read_array("4-byte Int").await?))
+    }
+
+    /// Reads a big-endian Long.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn read_i64(&mut self) -> Result<i64, DecodeError> {
+        Ok(i64::from_be_bytes(self.read_array("8-byte Long").await?))
+    }
+
+    /// Reads a big-endian Float.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn read_f32(&mut self) -> Result<f32, DecodeError> {
+        Ok(f32::from_be_bytes(self.read_array("4-byte Float").await?))
+    }
+
+    /// Reads a big-endian Double.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn read_f64(&mut self) -> Result<f64, DecodeError> {
+        Ok(f64::from_be_bytes(self.read_array("8-byte Double").await?))
+    }
+
+    /// Reads a Boolean byte (0x00 or 0x01).
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn read_bool(&mut self) -> Result<bool, DecodeError> {
+        let at = self.offset;
+        match self.read_array::<1>("1-byte Boolean").await?[0] {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(DecodeError::new(at, invalid_bool(b))),
+        }
+    }
+
+    /// Reads a 16-byte UUID.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn read_uuid(&mut self) -> Result<uuid::Uuid, DecodeError> {
+        Ok(uuid::Uuid::from_bytes(
+            self.read_array("16-byte UUID").await?,
+        ))
+    }
+
+    /// Reads a UTF-8 Char (1 to 4 bytes).
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn read_char(&mut self) -> Result<char, DecodeError> {
+        let at = self.offset;
+        self.fill_to(1, "Char").await?;
+        let width = utf8_width(self.buf[self.start])
+            .ok_or_else(|| DecodeError::new(at, ErrorKind::InvalidUtf8 { what: "Char" }))?;
+        self.fill_to(width, "Char").await?;
+        let c = decode_char(&self.buf[self.start..self.start + width])
+            .ok_or_else(|| DecodeError::new(at, ErrorKind::InvalidUtf8 { what: "Char" }))?;
+        self.consume(width);
+        Ok(c)
+    }
+
+    /// Reads a 4-byte length for `what`, rejecting negative lengths and lengths above `limit`
+    /// before anything is allocated.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn read_len(
+        &mut self,
+        what: &'static str,
+        limit: usize,
+    ) -> Result<usize, DecodeError> {
+        let at = self.offset;
+        let n = self.read_i32().await?;
+        check_len(what, n, limit).map_err(|k| DecodeError::new(at, k))
+    }
+
+    /// Reads a collection count checked against [`Limits::max_collection_len`].
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn read_count(&mut self, what: &'static str) -> Result<usize, DecodeError> {
+        self.read_len(what, self.limits.max_collection_len).await
+    }
+
+    /// Reads exactly `n` bytes, appending them to `dst`, streaming: bytes already buffered are
+    /// copied, then the rest is read from the underlying reader straight into `dst` (never
+    /// through the buffer), tolerating short reads. `dst` grows as bytes arrive, never to a
+    /// claimed length ahead of them.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe: bytes moved into `dst` before the future is dropped are consumed.
+    pub async fn read_bytes_into(
+        &mut self,
+        n: usize,
+        dst: &mut Vec<u8>,
+        expected: &'static str,
+    ) -> Result<(), DecodeError> {
+        let mut left = n;
+        let take = left.min(self.end - self.start);
+        dst.extend_from_slice(&self.buf[self.start..self.start + take]);
+        self.consume(take);
+        left -= take;
+        // Small remainders go through the buffer (one large read), large ones bypass it.
+        while left > 0 {
+            if left < self.buf.len() {
+                self.fill_between(1, left, expected).await?;
+                let take = left.min(self.end - self.start);
+                dst.extend_from_slice(&self.buf[self.start..self.start + take]);
+                self.consume(take);
+                left -= take;
+                continue;
+            }
+            // Grow geometrically with what has arrived, bounded by what is still owed.
+            let step = left.min(dst.len().max(self.buf.len()));
+            dst.reserve(step);
+            let spare = (dst.capacity() - dst.len()).min(left);
+            let got = {
+                let mut limited = (&mut self.inner).take(spare as u64);
+                limited
+                    .read_buf(dst)
+                    .await
+                    .map_err(|e| DecodeError::new(self.offset, ErrorKind::Io(e)))?
+            };
+            if got == 0 {
+                self.eof = true;
+                return Err(DecodeError::new(
+                    self.offset,
+                    ErrorKind::UnexpectedEof { expected },
+                ));
+            }
+            self.offset += got as u64;
+            left -= got;
+            self.check_response_limit()?;
+        }
+        Ok(())
+    }
+
+    /// Reads a length-prefixed byte payload (String, Binary, BigInteger), checked against
+    /// [`Limits::max_bytes_len`] before anything is allocated.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe once the payload has started to arrive (see
+    /// [`ReadBuffer::read_bytes_into`]).
+    pub async fn read_len_prefixed(&mut self, what: &'static str) -> Result<Vec<u8>, DecodeError> {
+        let n = self.read_len(what, self.limits.max_bytes_len).await?;
+        let mut v = Vec::with_capacity(n.min(self.buf.len()));
+        self.read_bytes_into(n, &mut v, what).await?;
+        Ok(v)
+    }
+
+    /// Reads a length-prefixed UTF-8 String.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe once the payload has started to arrive.
+    pub async fn read_string(&mut self) -> Result<String, DecodeError> {
+        let start = self.offset;
+        let v = self.read_len_prefixed("String").await?;
+        String::from_utf8(v)
+            .map_err(|_| DecodeError::new(start, ErrorKind::InvalidUtf8 { what: "String" }))
+    }
+
+    /// Reads a value flag: `true` for a value (0x00), `false` for null (0x01).
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn read_nullable_flag(&mut self, what: &'static str) -> Result<bool, DecodeError> {
+        let at = self.offset;
+        match self.read_u8().await? {
+            0x00 => Ok(true),
+            0x01 => Ok(false),
+            flag => Err(DecodeError::new(
+                at,
+                ErrorKind::InvalidValueFlag { what, flag },
+            )),
+        }
+    }
+
+    /// Reads a type code and requires it to equal `expected`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
+    pub async fn expect_type_code(
+        &mut self,
+        expected: u8,
+        what: &'static str,
+    ) -> Result<(), DecodeError> {
+        let at = self.offset;
+        let found = self.read_u8().await?;
+        if found != expected {
+            return Err(DecodeError::new(
+                at,
+                ErrorKind::UnexpectedTypeCode {
+                    what,
+                    expected,
+                    found,
+                },
+            ));
+        }
+        Ok(())
+    }
+}

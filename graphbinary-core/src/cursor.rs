@@ -1,0 +1,325 @@
+//! The fast path: a cursor over bytes that are already buffered.
+//!
+//! A [`Cursor`] never does I/O. Each read either succeeds, reports
+//! [`FastError::NeedMore`] (the bytes are not all there yet), or reports an error. A caller
+//! that sees `NeedMore` throws the cursor away: nothing has been committed, so the same value
+//! can be decoded again once more bytes are buffered.
+
+use crate::error::{DecodeError, ErrorKind, FastError, FastResult};
+use crate::limits::Limits;
+
+/// A read-only cursor over buffered bytes, used by every fast-path reader.
+///
+/// INVARIANT: `pos <= data.len()`.
+#[derive(Debug)]
+pub struct Cursor<'a> {
+    data: &'a [u8],
+    pos: usize,
+    /// Absolute stream offset of `data[0]`.
+    base: u64,
+    limits: &'a Limits,
+    depth: u32,
+}
+
+macro_rules! fixed_reads {
+    ($($(#[$m:meta])* $name:ident -> $t:ty;)*) => {$(
+        $(#[$m])*
+        #[inline]
+        pub fn $name(&mut self) -> FastResult<$t> {
+            Ok(<$t>::from_be_bytes(self.read_array()?))
+        }
+    )*};
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor over `data`, whose first byte sits at absolute stream offset `base`.
+    pub fn new(data: &'a [u8], base: u64, limits: &'a Limits) -> Self {
+        Self::with_depth(data, base, limits, 0)
+    }
+
+    /// Like [`Cursor::new`], starting at nesting depth `depth` (for a fast read nested inside a
+    /// slow read).
+    pub fn with_depth(data: &'a [u8], base: u64, limits: &'a Limits, depth: u32) -> Self {
+        Cursor {
+            data,
+            pos: 0,
+            base,
+            limits,
+            depth,
+        }
+    }
+
+    /// Bytes read so far.
+    #[inline]
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Absolute stream offset of the next byte.
+    #[inline]
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// The bytes not read yet.
+    #[inline]
+    pub fn remaining(&self) -> &'a [u8] {
+        &self.data[self.pos..]
+    }
+
+    /// The limits in force.
+    #[inline]
+    pub fn limits(&self) -> &'a Limits {
+        self.limits
+    }
+
+    /// Current nesting depth.
+    #[inline]
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// An error of `kind` at the current offset.
+    #[inline]
+    pub fn error(&self, kind: ErrorKind) -> FastError {
+        FastError::Invalid(DecodeError::new(self.offset(), kind))
+    }
+
+    /// An error of `kind` at absolute `offset`.
+    #[inline]
+    pub fn error_at(&self, offset: u64, kind: ErrorKind) -> FastError {
+        FastError::Invalid(DecodeError::new(offset, kind))
+    }
+
+    /// "Need more": the value needs `n` more bytes past the current position.
+    #[cold]
+    fn need(&self, n: usize) -> FastError {
+        FastError::NeedMore(self.pos.saturating_add(n))
+    }
+
+    /// Enters a nested container, failing when the depth limit would be exceeded.
+    #[inline]
+    pub fn enter(&mut self) -> FastResult<()> {
+        if self.depth >= self.limits.max_depth {
+            return Err(self.error(ErrorKind::DepthLimit {
+                limit: self.limits.max_depth,
+            }));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Leaves a nested container entered with [`Cursor::enter`].
+    #[inline]
+    pub fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// Succeeds when at least `n` bytes remain; otherwise "need more" (a lower bound that lets
+    /// a reader reject a value that cannot be complete before decoding or allocating).
+    #[inline]
+    pub fn require(&self, n: usize) -> FastResult<()> {
+        let avail = self.data.len() - self.pos;
+        if n > avail {
+            return Err(self.need(n - avail));
+        }
+        Ok(())
+    }
+
+    /// Reads exactly `N` bytes.
+    #[inline]
+    pub fn read_array<const N: usize>(&mut self) -> FastResult<[u8; N]> {
+        match self.data.get(self.pos..self.pos + N) {
+            Some(s) => {
+                self.pos += N;
+                let mut a = [0u8; N];
+                a.copy_from_slice(s);
+                Ok(a)
+            }
+            None => Err(self.need(N - (self.data.len() - self.pos))),
+        }
+    }
+
+    /// Reads exactly `n` bytes, borrowed from the buffer.
+    #[inline]
+    pub fn read_bytes(&mut self, n: usize) -> FastResult<&'a [u8]> {
+        let avail = self.data.len() - self.pos;
+        if n > avail {
+            return Err(self.need(n - avail));
+        }
+        let s = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// Looks at the next byte without consuming it.
+    #[inline]
+    pub fn peek_u8(&self) -> FastResult<u8> {
+        match self.data.get(self.pos) {
+            Some(&b) => Ok(b),
+            None => Err(self.need(1)),
+        }
+    }
+
+    /// Reads one unsigned byte.
+    #[inline]
+    pub fn read_u8(&mut self) -> FastResult<u8> {
+        match self.data.get(self.pos) {
+            Some(&b) => {
+                self.pos += 1;
+                Ok(b)
+            }
+            None => Err(self.need(1)),
+        }
+    }
+
+    fixed_reads! {
+        /// Reads a signed byte.
+        read_i8 -> i8;
+        /// Reads a big-endian 2-byte signed integer.
+        read_i16 -> i16;
+        /// Reads a big-endian 4-byte signed integer.
+        read_i32 -> i32;
+        /// Reads a big-endian 8-byte signed integer.
+        read_i64 -> i64;
+        /// Reads a big-endian IEEE 754 single.
+        read_f32 -> f32;
+        /// Reads a big-endian IEEE 754 double.
+        read_f64 -> f64;
+    }
+
+    /// Reads a Boolean byte: `0x00` is false, `0x01` true, anything else an error.
+    #[inline]
+    pub fn read_bool(&mut self) -> FastResult<bool> {
+        let at = self.offset();
+        match self.read_u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(self.error_at(at, invalid_bool(b))),
+        }
+    }
+
+    /// Reads a 16-byte UUID.
+    #[inline]
+    pub fn read_uuid(&mut self) -> FastResult<uuid::Uuid> {
+        Ok(uuid::Uuid::from_bytes(self.read_array()?))
+    }
+
+    /// Reads a 4-byte length field for `what`, rejecting negative lengths and lengths above
+    /// `limit`.
+    #[inline]
+    pub fn read_len(&mut self, what: &'static str, limit: usize) -> FastResult<usize> {
+        let at = self.offset();
+        let n = self.read_i32()?;
+        check_len(what, n, limit).map_err(|k| self.error_at(at, k))
+    }
+
+    /// Reads a collection count (List, Set, Map, ...) checked against
+    /// [`Limits::max_collection_len`].
+    #[inline]
+    pub fn read_count(&mut self, what: &'static str) -> FastResult<usize> {
+        self.read_len(what, self.limits.max_collection_len)
+    }
+
+    /// Reads a length-prefixed byte payload (String, Binary, BigInteger).
+    #[inline]
+    pub fn read_len_prefixed(&mut self, what: &'static str) -> FastResult<&'a [u8]> {
+        let n = self.read_len(what, self.limits.max_bytes_len)?;
+        self.read_bytes(n)
+    }
+
+    /// Reads a length-prefixed UTF-8 string, borrowed from the buffer.
+    #[inline]
+    pub fn read_str(&mut self) -> FastResult<&'a str> {
+        let start = self.offset();
+        let bytes = self.read_len_prefixed("String")?;
+        std::str::from_utf8(bytes)
+            .map_err(|_| self.error_at(start, ErrorKind::InvalidUtf8 { what: "String" }))
+    }
+
+    /// Reads a single UTF-8 encoded character (GraphBinary Char, 1 to 4 bytes).
+    #[inline]
+    pub fn read_char(&mut self) -> FastResult<char> {
+        let start = self.offset();
+        let first = self.peek_u8()?;
+        let width = utf8_width(first)
+            .ok_or_else(|| self.error_at(start, ErrorKind::InvalidUtf8 { what: "Char" }))?;
+        let bytes = self.read_bytes(width)?;
+        decode_char(bytes)
+            .ok_or_else(|| self.error_at(start, ErrorKind::InvalidUtf8 { what: "Char" }))
+    }
+
+    /// Reads a value flag, returning `true` for a value (0x00) and `false` for null (0x01).
+    #[inline]
+    pub fn read_nullable_flag(&mut self, what: &'static str) -> FastResult<bool> {
+        let at = self.offset();
+        match self.read_u8()? {
+            0x00 => Ok(true),
+            0x01 => Ok(false),
+            flag => Err(self.error_at(at, ErrorKind::InvalidValueFlag { what, flag })),
+        }
+    }
+
+    /// Reads a type code and requires it to equal `expected`.
+    #[inline]
+    pub fn expect_type_code(&mut self, expected: u8, what: &'static str) -> FastResult<()> {
+        let at = self.offset();
+        let found = self.read_u8()?;
+        if found != expected {
+            return Err(self.error_at(
+                at,
+                ErrorKind::UnexpectedTypeCode {
+                    what,
+                    expected,
+                    found,
+                },
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Checks a 4-byte length field: not negative, not above `limit`.
+#[inline]
+pub fn check_len(what: &'static str, n: i32, limit: usize) -> Result<usize, ErrorKind> {
+    if n < 0 {
+        return Err(ErrorKind::NegativeLength { what, length: n });
+    }
+    let n = n as usize;
+    if n > limit {
+        return Err(ErrorKind::LengthLimit {
+            what,
+            length: n as u64,
+            limit: limit as u64,
+        });
+    }
+    Ok(n)
+}
+
+pub(crate) fn invalid_bool(b: u8) -> ErrorKind {
+    ErrorKind::Invalid {
+        what: "Boolean",
+        detail: format!("byte 0x{b:02x} is neither 0x00 nor 0x01"),
+    }
+}
+
+/// The width of a UTF-8 sequence from its first byte, or `None` if it cannot start one.
+#[inline]
+pub fn utf8_width(first: u8) -> Option<usize> {
+    match first {
+        0x00..=0x7f => Some(1),
+        0xc2..=0xdf => Some(2),
+        0xe0..=0xef => Some(3),
+        0xf0..=0xf4 => Some(4),
+        _ => None,
+    }
+}
+
+/// Decodes exactly one UTF-8 character from `bytes`.
+#[inline]
+pub fn decode_char(bytes: &[u8]) -> Option<char> {
+    let s = std::str::from_utf8(bytes).ok()?;
+    let mut it = s.chars();
+    let c = it.next()?;
+    it.next().is_none().then_some(c)
+}

@@ -1,0 +1,54 @@
+//! Buffer primitives for GraphBinary 4.
+//!
+//! This crate knows nothing of HTTP, of Gremlin, or of any GraphBinary type beyond the
+//! primitives. It provides:
+//!
+//! * [`ReadBuffer`], a read buffer over any [`tokio::io::AsyncRead`] with a synchronous fast
+//!   path (decode from bytes already buffered, no `.await`, no allocation of its own) and an
+//!   async slow path (refill; end of stream and cancellation keep their meaning);
+//! * [`Cursor`], the fast path's view of the buffered bytes;
+//! * the traits [`Decode`], [`Encode`] and [`Typed`] that derived and hand-written types
+//!   implement, with implementations for the primitives and the generic layouts
+//!   ([`Fq`], [`FqOpt`], [`Nullable`], `Vec<T>` as a List);
+//! * [`write`], big-endian write primitives into a [`bytes::BufMut`];
+//! * [`Limits`] against hostile input, and typed errors ([`DecodeError`], [`EncodeError`]).
+//!
+//! # Example
+//!
+//! ```
+//! use graphbinary_core::{Decode, Encode, Fq, ReadBuffer};
+//!
+//! let mut bytes = Vec::new();
+//! Fq(String::from("marko")).encode(&mut bytes).unwrap();
+//! assert_eq!(bytes, [0x03, 0x00, 0, 0, 0, 5, b'm', b'a', b'r', b'k', b'o']);
+//!
+//! let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+//! let name = rt.block_on(async {
+//!     let mut buf = ReadBuffer::with_capacity(3, &bytes[..]); // smaller than the value
+//!     buf.read::<Fq<String>>().await
+//! });
+//! assert_eq!(name.unwrap().0, "marko");
+//! ```
+
+#![warn(missing_docs)]
+
+mod buffer;
+mod cursor;
+mod error;
+mod limits;
+mod traits;
+pub mod write;
+
+pub use buffer::{ReadBuffer, DEFAULT_CAPACITY, MAX_PRIMITIVE_WIDTH};
+pub use cursor::{check_len, decode_char, utf8_width, Cursor};
+pub use error::{DecodeError, EncodeError, ErrorKind, FastError, FastResult};
+pub use limits::Limits;
+pub use traits::{codes, Decode, Encode, Fq, FqOpt, Nullable, Typed};
+
+#[doc(hidden)]
+pub mod __private {
+    //! Re-exports used by code that `graphbinary-derive` generates. Not a public API.
+    pub use bytes::BufMut;
+    pub use std::future::Future;
+    pub use tokio::io::AsyncRead;
+}

@@ -1,0 +1,435 @@
+//! The reader and writer traits, and their implementations for the primitives and the
+//! generic layouts (fully-qualified, nullable, List).
+
+// The slow paths spell out `impl Future + Send` so that the Send bound the trait promises is
+// visible at each implementation.
+#![allow(clippy::manual_async_fn)]
+
+use std::future::Future;
+
+use bytes::{BufMut, Bytes};
+use tokio::io::AsyncRead;
+
+use crate::buffer::ReadBuffer;
+use crate::cursor::Cursor;
+use crate::error::{DecodeError, EncodeError, ErrorKind, FastResult};
+use crate::write;
+
+/// A type that reads itself from GraphBinary in its bare (`{value}`) form.
+///
+/// Implementations come in pairs that must agree byte for byte:
+///
+/// * [`Decode::decode`], the fast path: decodes a whole value from buffered bytes. It does no
+///   I/O, and on [`FastError::NeedMore`](crate::FastError::NeedMore) it has consumed nothing
+///   that matters (the caller discards the cursor).
+/// * [`Decode::decode_slow`], the slow path: reads field by field from a [`ReadBuffer`],
+///   re-entering the fast path (through [`ReadBuffer::read`]) for every field, and streaming
+///   payloads larger than the buffer. It is used for values larger than the buffer and when
+///   the fast path is switched off.
+///
+/// `#[derive(GraphBinary)]` from `graphbinary-derive` writes both, and [`Encode`], from one
+/// annotated definition.
+pub trait Decode: Sized + Send {
+    /// What a value of this type is called in error messages, e.g. `"Int"`.
+    const EXPECTED: &'static str;
+
+    /// Fast path: decodes a whole value from the cursor's buffered bytes.
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self>;
+
+    /// Slow path: reads a value field by field, refilling as needed.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe in general: a field already read is consumed.
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send;
+}
+
+/// A type that writes itself as GraphBinary in its bare (`{value}`) form.
+pub trait Encode {
+    /// Writes the bare value.
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError>;
+}
+
+/// A type with a fully-qualified form: `{type_code}{value_flag}{value}`.
+pub trait Typed {
+    /// The GraphBinary type code.
+    const TYPE_CODE: u8;
+}
+
+/// Type codes of the primitive types implemented in this crate.
+pub mod codes {
+    /// Int.
+    pub const INT: u8 = 0x01;
+    /// Long.
+    pub const LONG: u8 = 0x02;
+    /// String.
+    pub const STRING: u8 = 0x03;
+    /// Double.
+    pub const DOUBLE: u8 = 0x07;
+    /// Float.
+    pub const FLOAT: u8 = 0x08;
+    /// List.
+    pub const LIST: u8 = 0x09;
+    /// UUID.
+    pub const UUID: u8 = 0x0c;
+    /// Byte.
+    pub const BYTE: u8 = 0x24;
+    /// Binary.
+    pub const BINARY: u8 = 0x25;
+    /// Short.
+    pub const SHORT: u8 = 0x26;
+    /// Boolean.
+    pub const BOOLEAN: u8 = 0x27;
+    /// Char.
+    pub const CHAR: u8 = 0x80;
+    /// Unspecified null object.
+    pub const UNSPECIFIED_NULL: u8 = 0xfe;
+}
+
+macro_rules! fixed {
+    ($($t:ty, $code:expr, $name:literal, $read:ident, $put:ident;)*) => {$(
+        impl Decode for $t {
+            const EXPECTED: &'static str = $name;
+            #[inline]
+            fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+                cur.$read()
+            }
+            fn decode_slow<R: AsyncRead + Unpin + Send>(
+                buf: &mut ReadBuffer<R>,
+            ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+                buf.$read()
+            }
+        }
+        impl Encode for $t {
+            #[inline]
+            fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+                out.$put(*self);
+                Ok(())
+            }
+        }
+        impl Typed for $t {
+            const TYPE_CODE: u8 = $code;
+        }
+    )*};
+}
+
+fixed! {
+    i8, codes::BYTE, "Byte", read_i8, put_i8;
+    i16, codes::SHORT, "Short", read_i16, put_i16;
+    i32, codes::INT, "Int", read_i32, put_i32;
+    i64, codes::LONG, "Long", read_i64, put_i64;
+    f32, codes::FLOAT, "Float", read_f32, put_f32;
+    f64, codes::DOUBLE, "Double", read_f64, put_f64;
+}
+
+impl Decode for bool {
+    const EXPECTED: &'static str = "Boolean";
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        cur.read_bool()
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        buf.read_bool()
+    }
+}
+impl Encode for bool {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        out.put_u8(*self as u8);
+        Ok(())
+    }
+}
+impl Typed for bool {
+    const TYPE_CODE: u8 = codes::BOOLEAN;
+}
+
+impl Decode for uuid::Uuid {
+    const EXPECTED: &'static str = "UUID";
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        cur.read_uuid()
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        buf.read_uuid()
+    }
+}
+impl Encode for uuid::Uuid {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        out.put_slice(self.as_bytes());
+        Ok(())
+    }
+}
+impl Typed for uuid::Uuid {
+    const TYPE_CODE: u8 = codes::UUID;
+}
+
+impl Decode for char {
+    const EXPECTED: &'static str = "Char";
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        cur.read_char()
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        buf.read_char()
+    }
+}
+impl Encode for char {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        write::put_char(out, *self);
+        Ok(())
+    }
+}
+impl Typed for char {
+    const TYPE_CODE: u8 = codes::CHAR;
+}
+
+impl Decode for String {
+    const EXPECTED: &'static str = "String";
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        cur.read_str().map(str::to_owned)
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        buf.read_string()
+    }
+}
+impl Encode for String {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        write::put_str(out, self)
+    }
+}
+impl Typed for String {
+    const TYPE_CODE: u8 = codes::STRING;
+}
+
+/// Binary (`{length}{bytes}`).
+impl Decode for Bytes {
+    const EXPECTED: &'static str = "Binary";
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        cur.read_len_prefixed("Binary").map(Bytes::copy_from_slice)
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move { buf.read_len_prefixed("Binary").await.map(Bytes::from) }
+    }
+}
+impl Encode for Bytes {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        write::put_bytes(out, self, "Binary")
+    }
+}
+impl Typed for Bytes {
+    const TYPE_CODE: u8 = codes::BINARY;
+}
+
+/// A fully-qualified, non-null value: `{type_code}{0x00}{value}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Fq<T>(pub T);
+
+impl<T: Decode + Typed> Decode for Fq<T> {
+    const EXPECTED: &'static str = T::EXPECTED;
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        cur.expect_type_code(T::TYPE_CODE, T::EXPECTED)?;
+        let at = cur.offset();
+        if !cur.read_nullable_flag(T::EXPECTED)? {
+            return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what: T::EXPECTED }));
+        }
+        T::decode(cur).map(Fq)
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move {
+            buf.expect_type_code(T::TYPE_CODE, T::EXPECTED).await?;
+            let at = buf.offset();
+            if !buf.read_nullable_flag(T::EXPECTED).await? {
+                return Err(DecodeError::new(
+                    at,
+                    ErrorKind::UnexpectedNull { what: T::EXPECTED },
+                ));
+            }
+            buf.read::<T>().await.map(Fq)
+        }
+    }
+}
+impl<T: Encode + Typed> Encode for Fq<T> {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        out.put_u8(T::TYPE_CODE);
+        out.put_u8(0x00);
+        self.0.encode(out)
+    }
+}
+
+/// A fully-qualified, nullable value: `{type_code}{0x00}{value}` or a null, written as
+/// `{type_code}{0x01}`. On input the unspecified null `FE 01` is accepted too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct FqOpt<T>(pub Option<T>);
+
+fn fq_opt_header(cur: &mut Cursor<'_>, code: u8, what: &'static str) -> FastResult<bool> {
+    let at = cur.offset();
+    let found = cur.read_u8()?;
+    if found != code && found != codes::UNSPECIFIED_NULL {
+        return Err(cur.error_at(
+            at,
+            ErrorKind::UnexpectedTypeCode {
+                what,
+                expected: code,
+                found,
+            },
+        ));
+    }
+    let present = cur.read_nullable_flag(what)?;
+    if present && found == codes::UNSPECIFIED_NULL {
+        return Err(cur.error_at(
+            at + 1,
+            ErrorKind::InvalidValueFlag {
+                what: "unspecified null",
+                flag: 0x00,
+            },
+        ));
+    }
+    Ok(present)
+}
+
+impl<T: Decode + Typed> Decode for FqOpt<T> {
+    const EXPECTED: &'static str = T::EXPECTED;
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        if fq_opt_header(cur, T::TYPE_CODE, T::EXPECTED)? {
+            T::decode(cur).map(|v| FqOpt(Some(v)))
+        } else {
+            Ok(FqOpt(None))
+        }
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move {
+            let present = buf
+                .read_with(
+                    |cur| fq_opt_header(cur, T::TYPE_CODE, T::EXPECTED),
+                    T::EXPECTED,
+                )
+                .await?;
+            if present {
+                buf.read::<T>().await.map(|v| FqOpt(Some(v)))
+            } else {
+                Ok(FqOpt(None))
+            }
+        }
+    }
+}
+impl<T: Encode + Typed> Encode for FqOpt<T> {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        out.put_u8(T::TYPE_CODE);
+        match &self.0 {
+            Some(v) => {
+                out.put_u8(0x00);
+                v.encode(out)
+            }
+            None => {
+                out.put_u8(0x01);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A bare nullable value: `{value_flag}{value}` (the footer's message and exception).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Nullable<T>(pub Option<T>);
+
+impl<T: Decode> Decode for Nullable<T> {
+    const EXPECTED: &'static str = T::EXPECTED;
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        if cur.read_nullable_flag(T::EXPECTED)? {
+            T::decode(cur).map(|v| Nullable(Some(v)))
+        } else {
+            Ok(Nullable(None))
+        }
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move {
+            if buf.read_nullable_flag(T::EXPECTED).await? {
+                buf.read::<T>().await.map(|v| Nullable(Some(v)))
+            } else {
+                Ok(Nullable(None))
+            }
+        }
+    }
+}
+impl<T: Encode> Encode for Nullable<T> {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        match &self.0 {
+            Some(v) => {
+                out.put_u8(0x00);
+                v.encode(out)
+            }
+            None => {
+                out.put_u8(0x01);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A bare List (`{length}{item_0}...{item_n}`) whose items are fully-qualified `T`s.
+impl<T: Decode + Typed> Decode for Vec<T> {
+    const EXPECTED: &'static str = "List";
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        let n = cur.read_count("List")?;
+        // Every fully-qualified item takes at least 2 bytes: a claimed count that cannot fit
+        // in what is buffered is reported at once, without decoding or allocating.
+        cur.require(n.saturating_mul(2))?;
+        cur.enter()?;
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(Fq::<T>::decode(cur)?.0);
+        }
+        cur.leave();
+        Ok(v)
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move {
+            let n = buf.read_count("List").await?;
+            buf.enter()?;
+            let mut v = Vec::with_capacity(n.min(buf.capacity() / 2 + 1));
+            for _ in 0..n {
+                v.push(buf.read::<Fq<T>>().await?.0);
+            }
+            buf.leave();
+            Ok(v)
+        }
+    }
+}
+impl<T: Encode + Typed> Encode for Vec<T> {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        write::put_len(out, self.len(), "List")?;
+        for item in self {
+            out.put_u8(T::TYPE_CODE);
+            out.put_u8(0x00);
+            item.encode(out)?;
+        }
+        Ok(())
+    }
+}
+impl<T: Typed> Typed for Vec<T> {
+    const TYPE_CODE: u8 = codes::LIST;
+}

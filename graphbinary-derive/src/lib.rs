@@ -1,0 +1,1 @@
+//! Derive macros for GraphBinary 4 (work in progress).
