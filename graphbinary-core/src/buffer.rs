@@ -5,8 +5,10 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 
 use crate::cursor::{check_len, decode_char, invalid_bool, utf8_width, Cursor};
 use crate::error::{DecodeError, ErrorKind, FastError, FastResult};
+use crate::intern::Interner;
 use crate::limits::Limits;
 use crate::traits::Decode;
+use std::sync::Arc;
 
 /// Default buffer capacity: 64 KiB.
 pub const DEFAULT_CAPACITY: usize = 64 * 1024;
@@ -60,6 +62,7 @@ pub struct ReadBuffer<R> {
     limits: Limits,
     fast_path: bool,
     depth: u32,
+    interner: Interner,
 }
 
 impl<R> ReadBuffer<R> {
@@ -83,6 +86,7 @@ impl<R> ReadBuffer<R> {
             limits: Limits::DEFAULT,
             fast_path: true,
             depth: 0,
+            interner: Interner::new(),
         }
     }
 
@@ -205,7 +209,8 @@ impl<R> ReadBuffer<R> {
             self.offset,
             &self.limits,
             self.depth,
-        );
+        )
+        .with_interner(&mut self.interner);
         let v = f(&mut cur)?;
         let n = cur.position();
         self.consume(n);
@@ -596,6 +601,19 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
         let v = self.read_len_prefixed("String").await?;
         String::from_utf8(v)
             .map_err(|_| DecodeError::new(start, ErrorKind::InvalidUtf8 { what: "String" }))
+    }
+
+    /// Reads a length-prefixed UTF-8 String as a shared `Arc<str>` through this buffer's
+    /// interner.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe once the payload has started to arrive.
+    pub async fn read_interned_string(&mut self) -> Result<Arc<str>, DecodeError> {
+        let start = self.offset;
+        let v = self.read_len_prefixed("String").await?;
+        let s = std::str::from_utf8(&v)
+            .map_err(|_| DecodeError::new(start, ErrorKind::InvalidUtf8 { what: "String" }))?;
+        Ok(self.interner.intern(s))
     }
 
     /// Reads a value flag: `true` for a value (0x00), `false` for null (0x01).

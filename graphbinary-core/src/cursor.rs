@@ -6,7 +6,9 @@
 //! can be decoded again once more bytes are buffered.
 
 use crate::error::{DecodeError, ErrorKind, FastError, FastResult};
+use crate::intern::Interner;
 use crate::limits::Limits;
+use std::sync::Arc;
 
 /// A read-only cursor over buffered bytes, used by every fast-path reader.
 ///
@@ -19,6 +21,7 @@ pub struct Cursor<'a> {
     base: u64,
     limits: &'a Limits,
     depth: u32,
+    interner: Option<&'a mut Interner>,
 }
 
 macro_rules! fixed_reads {
@@ -46,7 +49,14 @@ impl<'a> Cursor<'a> {
             base,
             limits,
             depth,
+            interner: None,
         }
+    }
+
+    /// Attaches a string interner, used by [`Cursor::read_interned_str`].
+    pub fn with_interner(mut self, interner: &'a mut Interner) -> Self {
+        self.interner = Some(interner);
+        self
     }
 
     /// Bytes read so far.
@@ -235,6 +245,17 @@ impl<'a> Cursor<'a> {
         let bytes = self.read_len_prefixed("String")?;
         std::str::from_utf8(bytes)
             .map_err(|_| self.error_at(start, ErrorKind::InvalidUtf8 { what: "String" }))
+    }
+
+    /// Reads a length-prefixed UTF-8 string as a shared `Arc<str>`, through the interner when
+    /// one is attached (labels and property keys repeat across results).
+    #[inline]
+    pub fn read_interned_str(&mut self) -> FastResult<Arc<str>> {
+        let s = self.read_str()?;
+        Ok(match self.interner.as_deref_mut() {
+            Some(i) => i.intern(s),
+            None => Arc::from(s),
+        })
     }
 
     /// Reads a single UTF-8 encoded character (GraphBinary Char, 1 to 4 bytes).

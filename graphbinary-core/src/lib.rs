@@ -35,6 +35,7 @@
 mod buffer;
 mod cursor;
 mod error;
+mod intern;
 mod limits;
 mod traits;
 pub mod write;
@@ -42,6 +43,7 @@ pub mod write;
 pub use buffer::{ReadBuffer, DEFAULT_CAPACITY, MAX_PRIMITIVE_WIDTH};
 pub use cursor::{check_len, decode_char, utf8_width, Cursor};
 pub use error::{DecodeError, EncodeError, ErrorKind, FastError, FastResult};
+pub use intern::{Interner, MAX_INTERNED_ENTRIES, MAX_INTERNED_LEN};
 pub use limits::Limits;
 pub use traits::{codes, Decode, Encode, Fq, FqOpt, Nullable, Typed};
 

@@ -210,6 +210,29 @@ impl Typed for String {
     const TYPE_CODE: u8 = codes::STRING;
 }
 
+/// A String shared through the buffer's [`Interner`](crate::Interner): labels and property
+/// keys decode to one allocation per distinct value per stream.
+impl Decode for std::sync::Arc<str> {
+    const EXPECTED: &'static str = "String";
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        cur.read_interned_str()
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        buf.read_interned_string()
+    }
+}
+impl Encode for std::sync::Arc<str> {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        write::put_str(out, self)
+    }
+}
+impl Typed for std::sync::Arc<str> {
+    const TYPE_CODE: u8 = codes::STRING;
+}
+
 /// Binary (`{length}{bytes}`).
 impl Decode for Bytes {
     const EXPECTED: &'static str = "Binary";

@@ -19,3 +19,18 @@ async fn nested_reads_are_send_and_cross_refills() {
     assert_eq!(v, value);
     assert_eq!(n, None);
 }
+
+#[tokio::test]
+async fn interned_labels_share_one_allocation() {
+    use std::sync::Arc;
+    let mut bytes = Vec::new();
+    let labels: Vec<Arc<str>> = vec!["person".into(), "person".into()];
+    labels.encode(&mut bytes).unwrap();
+    labels.encode(&mut bytes).unwrap();
+    let mut buf = ReadBuffer::with_capacity(7, &bytes[..]);
+    let a = buf.read::<Vec<Arc<str>>>().await.unwrap();
+    let b = buf.read::<Vec<Arc<str>>>().await.unwrap();
+    assert_eq!(a, labels);
+    assert!(Arc::ptr_eq(&a[0], &a[1]));
+    assert!(Arc::ptr_eq(&a[0], &b[1]));
+}
