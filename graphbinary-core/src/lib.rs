@@ -45,7 +45,10 @@ pub use cursor::{check_len, decode_char, utf8_width, Cursor};
 pub use error::{DecodeError, EncodeError, ErrorKind, FastError, FastResult};
 pub use intern::{Interner, MAX_INTERNED_ENTRIES, MAX_INTERNED_LEN};
 pub use limits::Limits;
-pub use traits::{codes, Decode, Encode, Fq, FqOpt, Nullable, Typed};
+pub use traits::{
+    codes, decode_fq_typed, decode_fq_typed_slow, encode_fq_typed, Decode, Encode, Fq, FqDecode,
+    FqEncode, FqOpt, Nullable, Set, Typed,
+};
 
 #[doc(hidden)]
 pub mod __private {

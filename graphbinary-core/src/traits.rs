@@ -71,6 +71,8 @@ pub mod codes {
     pub const FLOAT: u8 = 0x08;
     /// List.
     pub const LIST: u8 = 0x09;
+    /// Set.
+    pub const SET: u8 = 0x0b;
     /// UUID.
     pub const UUID: u8 = 0x0c;
     /// Byte.
@@ -255,42 +257,140 @@ impl Typed for Bytes {
     const TYPE_CODE: u8 = codes::BINARY;
 }
 
-/// A fully-qualified, non-null value: `{type_code}{0x00}{value}`.
+/// A type that can stand as a fully-qualified item (`{type_code}{value_flag}{value}`): what a
+/// List, Set or Map holds, and what a `#[graphbinary(fq)]` field reads.
+///
+/// Types with one type code implement it through [`Typed`] (see [`decode_fq_typed`]); a
+/// dynamic value type implements it by dispatching on the type code it reads.
+pub trait FqDecode: Sized + Send {
+    /// What a value of this type is called in error messages.
+    const EXPECTED: &'static str;
+
+    /// Fast path: decodes a whole fully-qualified value from the cursor.
+    fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Self>;
+
+    /// Slow path: reads a fully-qualified value piece by piece.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe in general.
+    fn decode_fq_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send;
+}
+
+/// A type that writes itself as a fully-qualified item.
+pub trait FqEncode {
+    /// Writes `{type_code}{value_flag}{value}`.
+    fn encode_fq<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError>;
+}
+
+/// [`FqDecode::decode_fq`] for a [`Typed`] type: the type code must be `T::TYPE_CODE` and the
+/// value non-null.
+#[inline]
+pub fn decode_fq_typed<T: Decode + Typed>(cur: &mut Cursor<'_>) -> FastResult<T> {
+    cur.expect_type_code(T::TYPE_CODE, T::EXPECTED)?;
+    let at = cur.offset();
+    if !cur.read_nullable_flag(T::EXPECTED)? {
+        return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what: T::EXPECTED }));
+    }
+    T::decode(cur)
+}
+
+/// [`FqDecode::decode_fq_slow`] for a [`Typed`] type.
+///
+/// # Cancel safety
+/// Cancel safe up to the value itself; then as `T`'s slow path.
+pub async fn decode_fq_typed_slow<T: Decode + Typed, R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+) -> Result<T, DecodeError> {
+    buf.read_with(
+        |cur| {
+            cur.expect_type_code(T::TYPE_CODE, T::EXPECTED)?;
+            let at = cur.offset();
+            if !cur.read_nullable_flag(T::EXPECTED)? {
+                return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what: T::EXPECTED }));
+            }
+            Ok(())
+        },
+        T::EXPECTED,
+    )
+    .await?;
+    buf.read::<T>().await
+}
+
+/// [`FqEncode::encode_fq`] for a [`Typed`] type.
+#[inline]
+pub fn encode_fq_typed<T: Encode + Typed, B: BufMut>(
+    v: &T,
+    out: &mut B,
+) -> Result<(), EncodeError> {
+    write::put_header(out, T::TYPE_CODE);
+    v.encode(out)
+}
+
+/// Implements [`FqDecode`] and [`FqEncode`] for types that implement [`Decode`], [`Encode`]
+/// and [`Typed`].
+#[macro_export]
+macro_rules! impl_fq_via_typed {
+    ($($t:ty),* $(,)?) => {$(
+        #[automatically_derived]
+        impl $crate::FqDecode for $t {
+            const EXPECTED: &'static str = <$t as $crate::Decode>::EXPECTED;
+            #[inline]
+            fn decode_fq(cur: &mut $crate::Cursor<'_>) -> $crate::FastResult<Self> {
+                $crate::decode_fq_typed::<$t>(cur)
+            }
+            fn decode_fq_slow<R: $crate::__private::AsyncRead + Unpin + Send>(
+                buf: &mut $crate::ReadBuffer<R>,
+            ) -> impl $crate::__private::Future<Output = Result<Self, $crate::DecodeError>> + Send {
+                $crate::decode_fq_typed_slow::<$t, R>(buf)
+            }
+        }
+        #[automatically_derived]
+        impl $crate::FqEncode for $t {
+            #[inline]
+            fn encode_fq<B: $crate::__private::BufMut>(&self, out: &mut B) -> Result<(), $crate::EncodeError> {
+                $crate::encode_fq_typed(self, out)
+            }
+        }
+    )*};
+}
+
+crate::impl_fq_via_typed!(
+    i8,
+    i16,
+    i32,
+    i64,
+    f32,
+    f64,
+    bool,
+    uuid::Uuid,
+    char,
+    String,
+    Bytes,
+    std::sync::Arc<str>
+);
+
+/// A fully-qualified, non-null value: `{type_code}{0x00}{value}` (what a `#[graphbinary(fq)]`
+/// field holds). Its bare form is the fully-qualified form of `T`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Fq<T>(pub T);
 
-impl<T: Decode + Typed> Decode for Fq<T> {
+impl<T: FqDecode> Decode for Fq<T> {
     const EXPECTED: &'static str = T::EXPECTED;
     #[inline]
     fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        cur.expect_type_code(T::TYPE_CODE, T::EXPECTED)?;
-        let at = cur.offset();
-        if !cur.read_nullable_flag(T::EXPECTED)? {
-            return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what: T::EXPECTED }));
-        }
-        T::decode(cur).map(Fq)
+        T::decode_fq(cur).map(Fq)
     }
     fn decode_slow<R: AsyncRead + Unpin + Send>(
         buf: &mut ReadBuffer<R>,
     ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move {
-            buf.expect_type_code(T::TYPE_CODE, T::EXPECTED).await?;
-            let at = buf.offset();
-            if !buf.read_nullable_flag(T::EXPECTED).await? {
-                return Err(DecodeError::new(
-                    at,
-                    ErrorKind::UnexpectedNull { what: T::EXPECTED },
-                ));
-            }
-            buf.read::<T>().await.map(Fq)
-        }
+        async move { T::decode_fq_slow(buf).await.map(Fq) }
     }
 }
-impl<T: Encode + Typed> Encode for Fq<T> {
+impl<T: FqEncode> Encode for Fq<T> {
     fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-        out.put_u8(T::TYPE_CODE);
-        out.put_u8(0x00);
-        self.0.encode(out)
+        self.0.encode_fq(out)
     }
 }
 
@@ -410,49 +510,125 @@ impl<T: Encode> Encode for Nullable<T> {
     }
 }
 
+fn decode_items<T: FqDecode>(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<T>> {
+    let n = cur.read_count(what)?;
+    // Every fully-qualified item takes at least 2 bytes: a claimed count that cannot fit in
+    // what is buffered is reported at once, without decoding or allocating.
+    cur.require(n.saturating_mul(2))?;
+    cur.enter()?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(T::decode_fq(cur)?);
+    }
+    cur.leave();
+    Ok(v)
+}
+
+async fn decode_items_slow<T: FqDecode, R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+    what: &'static str,
+) -> Result<Vec<T>, DecodeError> {
+    let n = buf.read_count(what).await?;
+    buf.enter()?;
+    // Grow with what arrives, never to the claimed count up front.
+    let mut v = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        v.push(buf.read::<Fq<T>>().await?.0);
+    }
+    buf.leave();
+    Ok(v)
+}
+
+fn encode_items<T: FqEncode, B: BufMut>(
+    items: &[T],
+    out: &mut B,
+    what: &'static str,
+) -> Result<(), EncodeError> {
+    write::put_len(out, items.len(), what)?;
+    for item in items {
+        item.encode_fq(out)?;
+    }
+    Ok(())
+}
+
 /// A bare List (`{length}{item_0}...{item_n}`) whose items are fully-qualified `T`s.
-impl<T: Decode + Typed> Decode for Vec<T> {
+impl<T: FqDecode> Decode for Vec<T> {
     const EXPECTED: &'static str = "List";
     #[inline]
     fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        let n = cur.read_count("List")?;
-        // Every fully-qualified item takes at least 2 bytes: a claimed count that cannot fit
-        // in what is buffered is reported at once, without decoding or allocating.
-        cur.require(n.saturating_mul(2))?;
-        cur.enter()?;
-        let mut v = Vec::with_capacity(n);
-        for _ in 0..n {
-            v.push(Fq::<T>::decode(cur)?.0);
-        }
-        cur.leave();
-        Ok(v)
+        decode_items(cur, "List")
     }
     fn decode_slow<R: AsyncRead + Unpin + Send>(
         buf: &mut ReadBuffer<R>,
     ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move {
-            let n = buf.read_count("List").await?;
-            buf.enter()?;
-            let mut v = Vec::with_capacity(n.min(buf.capacity() / 2 + 1));
-            for _ in 0..n {
-                v.push(buf.read::<Fq<T>>().await?.0);
-            }
-            buf.leave();
-            Ok(v)
-        }
+        decode_items_slow(buf, "List")
     }
 }
-impl<T: Encode + Typed> Encode for Vec<T> {
+impl<T: FqEncode> Encode for Vec<T> {
     fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-        write::put_len(out, self.len(), "List")?;
-        for item in self {
-            out.put_u8(T::TYPE_CODE);
-            out.put_u8(0x00);
-            item.encode(out)?;
-        }
-        Ok(())
+        encode_items(self, out, "List")
     }
 }
-impl<T: Typed> Typed for Vec<T> {
+impl<T> Typed for Vec<T> {
     const TYPE_CODE: u8 = codes::LIST;
+}
+impl<T: FqDecode> FqDecode for Vec<T> {
+    const EXPECTED: &'static str = "List";
+    #[inline]
+    fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        decode_fq_typed(cur)
+    }
+    fn decode_fq_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        decode_fq_typed_slow::<Self, R>(buf)
+    }
+}
+impl<T: FqEncode> FqEncode for Vec<T> {
+    fn encode_fq<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        encode_fq_typed(self, out)
+    }
+}
+
+/// A Set (`{length}{item_0}...{item_n}`, type code 0x0b): the List layout under another code.
+/// Items keep their order as read, so a Set re-encodes byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Set<T>(pub Vec<T>);
+
+impl<T: FqDecode> Decode for Set<T> {
+    const EXPECTED: &'static str = "Set";
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        decode_items(cur, "Set").map(Set)
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move { decode_items_slow(buf, "Set").await.map(Set) }
+    }
+}
+impl<T: FqEncode> Encode for Set<T> {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        encode_items(&self.0, out, "Set")
+    }
+}
+impl<T> Typed for Set<T> {
+    const TYPE_CODE: u8 = codes::SET;
+}
+impl<T: FqDecode> FqDecode for Set<T> {
+    const EXPECTED: &'static str = "Set";
+    #[inline]
+    fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        decode_fq_typed(cur)
+    }
+    fn decode_fq_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        decode_fq_typed_slow::<Self, R>(buf)
+    }
+}
+impl<T: FqEncode> FqEncode for Set<T> {
+    fn encode_fq<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        encode_fq_typed(self, out)
+    }
 }
