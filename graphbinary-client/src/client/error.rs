@@ -10,7 +10,8 @@
 //! * [`Error::InvalidRequest`], [`Error::Config`]: the request or the builder was rejected
 //!   before anything was sent.
 //! * [`Error::Protocol`]: the server answered in a way this client does not understand.
-//! * [`Error::Conversion`], [`Error::NoResult`]: typed access to results failed.
+//! * [`Error::Conversion`], [`Error::NoResult`], [`Error::TooManyResults`]: typed access to
+//!   results failed.
 
 use std::error::Error as StdError;
 use std::fmt;
@@ -65,6 +66,9 @@ pub enum Error {
     /// A single result was requested but the response had none.
     #[error("the response has no result")]
     NoResult,
+    /// A single result was requested but the response had this many (bulks counted).
+    #[error("expected one result, the response has {0}")]
+    TooManyResults(u64),
 }
 
 /// What kind of transport failure an [`Error::Transport`] is.
