@@ -1,1 +1,11 @@
-//! The GraphBinary 4 client (work in progress).
+//! The GraphBinary 4 client for Apache TinkerPop 4 Gremlin Server.
+//!
+//! * [`model`]: the data model, a dynamic [`Value`](model::Value) and typed element structs;
+//! * [`response`]: the streaming response deserializer, a `futures::Stream` of results;
+//! * [`graphson`]: GraphSON 4 (typed JSON) output for any value;
+//! * [`text`]: Gremlin Console style text for any value.
+
+#![warn(missing_docs)]
+
+pub mod model;
+pub mod response;
