@@ -1,57 +1,108 @@
-//! Shared set-up of the end-to-end tests: the Gremlin Server URL and the skip rule.
-//!
-//! The server is the real Gremlin Server 4.0.0-beta.3 with the Modern graph, at env
-//! `GREMLIN_URL` (default `http://127.0.0.1:8182/gremlin`). When it cannot be reached a test
-//! fails if env `CI` is set, and otherwise prints a notice and returns early.
+//! Shared test helpers: locating the canonical vectors, and readers that deliver bytes in
+//! chosen pieces.
 
 #![allow(dead_code)]
 
-use std::time::Duration;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
-use graphbinary_client::client::{Client, ClientBuilder, TransportKind};
+use tokio::io::{AsyncRead, ReadBuf};
 
-/// The server URL under test.
-pub fn url() -> String {
-    std::env::var("GREMLIN_URL").unwrap_or_else(|_| "http://127.0.0.1:8182/gremlin".to_owned())
-}
-
-/// A builder for the server under test with test-friendly timeouts.
-pub fn builder() -> ClientBuilder {
-    Client::builder(url())
-        .connect_timeout(Duration::from_secs(5))
-        .read_timeout(Duration::from_secs(60))
-}
-
-/// Whether the server answers. On `false` the caller returns (after this printed why);
-/// with env `CI` set an unreachable server is a failure instead.
-pub async fn server_available(test: &str) -> bool {
-    let client = Client::builder(url())
-        .connect_timeout(Duration::from_secs(3))
-        .read_timeout(Duration::from_secs(10))
-        .build()
-        .expect("client");
-    let err = match client.request("g.inject(1)").send_raw().await {
-        Ok(_) => return true,
-        Err(e) => e,
+/// The shared directory (`GRAPHBINARY_SHARED`, else `../shared` next to the repository root).
+/// `None` (with a printed notice) when absent outside CI; a panic when absent in CI.
+pub fn shared_dir(what: &str) -> Option<PathBuf> {
+    let dir = match std::env::var_os("GRAPHBINARY_SHARED") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
     };
-    let unreachable = matches!(
-        err.transport_kind(),
-        Some(TransportKind::Connect | TransportKind::Timeout)
-    );
-    assert!(
-        unreachable,
-        "Gremlin Server at {} answered unexpectedly: {err:?}",
-        url()
-    );
+    if dir.join("vectors").is_dir() {
+        return Some(dir);
+    }
     if std::env::var_os("CI").is_some() {
         panic!(
-            "Gremlin Server unreachable at {} ({err}) and CI is set",
-            url()
+            "{what}: shared vectors not found at {} (set GRAPHBINARY_SHARED); required in CI",
+            dir.display()
         );
     }
     eprintln!(
-        "NOTICE: {test}: skipped, Gremlin Server unreachable at {} ({err}); set GREMLIN_URL or start it (cargo xtask server)",
-        url()
+        "NOTICE: {what} SKIPPED: shared vectors not found at {} (set GRAPHBINARY_SHARED)",
+        dir.display()
     );
-    false
+    None
+}
+
+/// Every `(name, bytes)` in `vectors/graphbinary-v4`, sorted by name.
+pub fn gbin_vectors(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir.join("vectors/graphbinary-v4"))
+        .expect("read vectors dir")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "gbin"))
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// A reader that delivers its bytes in the given pieces, one piece per read.
+pub struct Pieces {
+    pieces: Vec<Vec<u8>>,
+    next: usize,
+    pos: usize,
+}
+
+impl Pieces {
+    /// Delivers `bytes` split at each offset in `splits` (ascending).
+    pub fn split(bytes: &[u8], splits: &[usize]) -> Self {
+        let mut pieces = Vec::new();
+        let mut last = 0;
+        for &s in splits {
+            pieces.push(bytes[last..s].to_vec());
+            last = s;
+        }
+        pieces.push(bytes[last..].to_vec());
+        pieces.retain(|p| !p.is_empty());
+        Pieces {
+            pieces,
+            next: 0,
+            pos: 0,
+        }
+    }
+
+    /// Delivers `bytes` `n` at a time.
+    pub fn chunks(bytes: &[u8], n: usize) -> Self {
+        let splits: Vec<usize> = (n..bytes.len()).step_by(n).collect();
+        Self::split(bytes, &splits)
+    }
+}
+
+impl AsyncRead for Pieces {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = &mut *self;
+        if let Some(p) = this.pieces.get(this.next) {
+            let n = (p.len() - this.pos).min(buf.remaining());
+            buf.put_slice(&p[this.pos..this.pos + n]);
+            this.pos += n;
+            if this.pos == p.len() {
+                this.next += 1;
+                this.pos = 0;
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// Runs a future to completion on a current-thread runtime.
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f)
 }

@@ -1,0 +1,714 @@
+//! The dynamic [`Value`]: any fully-qualified GraphBinary 4 value, read by dispatching on its
+//! type code.
+
+// The slow paths spell out `impl Future + Send` so the Send bound is visible.
+#![allow(clippy::manual_async_fn)]
+
+use std::future::Future;
+use std::pin::Pin;
+
+use bytes::BufMut;
+use graphbinary_core::{
+    write, Cursor, Decode, DecodeError, Encode, EncodeError, ErrorKind, FastResult, FqDecode,
+    FqEncode, Limits, ReadBuffer,
+};
+use tokio::io::AsyncRead;
+use uuid::Uuid;
+
+use super::codes;
+use super::{
+    BigDecimal, BigInteger, CompositePdt, DateTime, Direction, Duration, Edge, Graph, Merge, Path,
+    PrimitivePdt, Property, Tree, Vertex, VertexProperty, T,
+};
+
+/// Any GraphBinary 4 value, as it stands fully-qualified (`{type_code}{value_flag}{value}`).
+///
+/// Every form is kept so that a value re-encodes byte for byte: a typed null (`01 01`) is
+/// [`Value::Null`] with its type code, distinct from the unspecified null (`FE 01`); a bulked
+/// List and an ordered Map are variants of their own; Map keys may be any value and keep
+/// their order.
+///
+/// Equality is structural: floats compare by their bits, so a NaN equals the same NaN and
+/// `-0.0` differs from `0.0` (what matters for round trips).
+///
+/// # Example
+///
+/// ```
+/// use graphbinary_client::model::Value;
+///
+/// let v = Value::from_bytes(&[0x01, 0x00, 0x00, 0x00, 0x00, 0x2a]).unwrap();
+/// assert_eq!(v, Value::Int(42));
+/// assert_eq!(v.to_bytes().unwrap(), [0x01, 0x00, 0x00, 0x00, 0x00, 0x2a]);
+/// ```
+#[derive(Debug, Clone)]
+pub enum Value {
+    /// A null: `{type_code}{0x01}`. The type code is kept (`0xfe` for the unspecified null).
+    Null(u8),
+    /// Int (0x01).
+    Int(i32),
+    /// Long (0x02).
+    Long(i64),
+    /// String (0x03).
+    String(String),
+    /// DateTime (0x04).
+    DateTime(DateTime),
+    /// Double (0x07).
+    Double(f64),
+    /// Float (0x08).
+    Float(f32),
+    /// List (0x09), standard form (value flag 0x00).
+    List(Vec<Value>),
+    /// List (0x09), bulked form (value flag 0x02): each item with its bulk.
+    BulkList(Vec<(Value, i64)>),
+    /// Map (0x0a), unordered form (value flag 0x00). Entries in the order read.
+    Map(Vec<(Value, Value)>),
+    /// Map (0x0a), ordered form (value flag 0x02).
+    OrderedMap(Vec<(Value, Value)>),
+    /// Set (0x0b). Items in the order read.
+    Set(Vec<Value>),
+    /// UUID (0x0c).
+    Uuid(Uuid),
+    /// Edge (0x0d).
+    Edge(Box<Edge>),
+    /// Path (0x0e).
+    Path(Box<Path>),
+    /// Property (0x0f).
+    Property(Box<Property>),
+    /// Graph (0x10).
+    Graph(Box<Graph>),
+    /// Vertex (0x11).
+    Vertex(Box<Vertex>),
+    /// VertexProperty (0x12).
+    VertexProperty(Box<VertexProperty>),
+    /// Direction (0x18).
+    Direction(Direction),
+    /// T (0x20).
+    T(T),
+    /// BigDecimal (0x22).
+    BigDecimal(Box<BigDecimal>),
+    /// BigInteger (0x23).
+    BigInteger(BigInteger),
+    /// Byte (0x24), signed.
+    Byte(i8),
+    /// Binary (0x25).
+    Binary(Vec<u8>),
+    /// Short (0x26).
+    Short(i16),
+    /// Boolean (0x27).
+    Boolean(bool),
+    /// Tree (0x2b).
+    Tree(Tree),
+    /// Merge (0x2e).
+    Merge(Merge),
+    /// CompositePDT (0xf0): a provider-defined composite type.
+    CompositePdt(Box<CompositePdt>),
+    /// PrimitivePDT (0xf1): a provider-defined primitive type.
+    PrimitivePdt(Box<PrimitivePdt>),
+    /// Marker (0xfd): the end of a response's result data.
+    Marker,
+    /// Char (0x80).
+    Char(char),
+    /// Duration (0x81).
+    Duration(Duration),
+}
+
+impl Value {
+    /// The type code this value is written with.
+    pub fn type_code(&self) -> u8 {
+        match self {
+            Value::Null(c) => *c,
+            Value::Int(_) => codes::INT,
+            Value::Long(_) => codes::LONG,
+            Value::String(_) => codes::STRING,
+            Value::DateTime(_) => codes::DATETIME,
+            Value::Double(_) => codes::DOUBLE,
+            Value::Float(_) => codes::FLOAT,
+            Value::List(_) | Value::BulkList(_) => codes::LIST,
+            Value::Map(_) | Value::OrderedMap(_) => codes::MAP,
+            Value::Set(_) => codes::SET,
+            Value::Uuid(_) => codes::UUID,
+            Value::Edge(_) => codes::EDGE,
+            Value::Path(_) => codes::PATH,
+            Value::Property(_) => codes::PROPERTY,
+            Value::Graph(_) => codes::GRAPH,
+            Value::Vertex(_) => codes::VERTEX,
+            Value::VertexProperty(_) => codes::VERTEX_PROPERTY,
+            Value::Direction(_) => codes::DIRECTION,
+            Value::T(_) => codes::T,
+            Value::BigDecimal(_) => codes::BIG_DECIMAL,
+            Value::BigInteger(_) => codes::BIG_INTEGER,
+            Value::Byte(_) => codes::BYTE,
+            Value::Binary(_) => codes::BINARY,
+            Value::Short(_) => codes::SHORT,
+            Value::Boolean(_) => codes::BOOLEAN,
+            Value::Tree(_) => codes::TREE,
+            Value::Merge(_) => codes::MERGE,
+            Value::CompositePdt(_) => codes::COMPOSITE_PDT,
+            Value::PrimitivePdt(_) => codes::PRIMITIVE_PDT,
+            Value::Marker => codes::MARKER,
+            Value::Char(_) => codes::CHAR,
+            Value::Duration(_) => codes::DURATION,
+        }
+    }
+
+    /// The name of this value's type, e.g. `"Int"`.
+    pub fn type_name(&self) -> &'static str {
+        codes::name(self.type_code()).unwrap_or("unknown")
+    }
+
+    /// Whether this is a null (typed or unspecified).
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null(_))
+    }
+
+    /// The string, if this is a String.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The integer, if this is a Byte, Short, Int or Long.
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Value::Byte(v) => Some(v.into()),
+            Value::Short(v) => Some(v.into()),
+            Value::Int(v) => Some(v.into()),
+            Value::Long(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Decodes one whole fully-qualified value from `bytes`, which must hold exactly one.
+    ///
+    /// Errors name the byte offset from the start of `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Value, DecodeError> {
+        Self::from_bytes_with(bytes, &Limits::DEFAULT)
+    }
+
+    /// [`Value::from_bytes`] with explicit limits.
+    pub fn from_bytes_with(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
+        let mut interner = graphbinary_core::Interner::new();
+        let mut cur = Cursor::new(bytes, 0, limits).with_interner(&mut interner);
+        let v = match decode_value(&mut cur) {
+            Ok(v) => v,
+            Err(graphbinary_core::FastError::Invalid(e)) => return Err(e),
+            Err(graphbinary_core::FastError::NeedMore(_)) => {
+                return Err(DecodeError::new(
+                    bytes.len() as u64,
+                    ErrorKind::UnexpectedEof {
+                        expected: "the rest of the value",
+                    },
+                ))
+            }
+        };
+        if cur.position() != bytes.len() {
+            return Err(DecodeError::new(
+                cur.offset(),
+                ErrorKind::Invalid {
+                    what: "value",
+                    detail: format!(
+                        "{} trailing bytes after the value",
+                        bytes.len() - cur.position()
+                    ),
+                },
+            ));
+        }
+        Ok(v)
+    }
+
+    /// Encodes this value fully-qualified.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::new();
+        self.encode_fq(&mut out)?;
+        Ok(out)
+    }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        use Value as V;
+        match (self, other) {
+            (V::Double(a), V::Double(b)) => a.to_bits() == b.to_bits(),
+            (V::Float(a), V::Float(b)) => a.to_bits() == b.to_bits(),
+            (V::Null(a), V::Null(b)) => a == b,
+            (V::Int(a), V::Int(b)) => a == b,
+            (V::Long(a), V::Long(b)) => a == b,
+            (V::String(a), V::String(b)) => a == b,
+            (V::DateTime(a), V::DateTime(b)) => a == b,
+            (V::List(a), V::List(b)) | (V::Set(a), V::Set(b)) => a == b,
+            (V::BulkList(a), V::BulkList(b)) => a == b,
+            (V::Map(a), V::Map(b)) | (V::OrderedMap(a), V::OrderedMap(b)) => a == b,
+            (V::Uuid(a), V::Uuid(b)) => a == b,
+            (V::Edge(a), V::Edge(b)) => a == b,
+            (V::Path(a), V::Path(b)) => a == b,
+            (V::Property(a), V::Property(b)) => a == b,
+            (V::Graph(a), V::Graph(b)) => a == b,
+            (V::Vertex(a), V::Vertex(b)) => a == b,
+            (V::VertexProperty(a), V::VertexProperty(b)) => a == b,
+            (V::Direction(a), V::Direction(b)) => a == b,
+            (V::T(a), V::T(b)) => a == b,
+            (V::BigDecimal(a), V::BigDecimal(b)) => a == b,
+            (V::BigInteger(a), V::BigInteger(b)) => a == b,
+            (V::Byte(a), V::Byte(b)) => a == b,
+            (V::Binary(a), V::Binary(b)) => a == b,
+            (V::Short(a), V::Short(b)) => a == b,
+            (V::Boolean(a), V::Boolean(b)) => a == b,
+            (V::Tree(a), V::Tree(b)) => a == b,
+            (V::Merge(a), V::Merge(b)) => a == b,
+            (V::CompositePdt(a), V::CompositePdt(b)) => a == b,
+            (V::PrimitivePdt(a), V::PrimitivePdt(b)) => a == b,
+            (V::Marker, V::Marker) => true,
+            (V::Char(a), V::Char(b)) => a == b,
+            (V::Duration(a), V::Duration(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Value {}
+
+macro_rules! from_impls {
+    ($($t:ty => $v:ident),* $(,)?) => {$(
+        impl From<$t> for Value {
+            fn from(v: $t) -> Self {
+                Value::$v(v.into())
+            }
+        }
+    )*};
+}
+from_impls!(
+    i8 => Byte, i16 => Short, i32 => Int, i64 => Long, f32 => Float, f64 => Double,
+    bool => Boolean, String => String, &str => String, char => Char, Uuid => Uuid,
+    DateTime => DateTime, Duration => Duration, BigInteger => BigInteger,
+    Vertex => Vertex, Edge => Edge, VertexProperty => VertexProperty, Property => Property,
+    Path => Path, Graph => Graph, Tree => Tree, Direction => Direction, T => T, Merge => Merge,
+    BigDecimal => BigDecimal, CompositePdt => CompositePdt, PrimitivePdt => PrimitivePdt,
+);
+
+impl From<Vec<Value>> for Value {
+    fn from(v: Vec<Value>) -> Self {
+        Value::List(v)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Headers
+
+/// What a header announced: a present value (with its flag) or a null.
+#[derive(Clone, Copy)]
+pub(crate) enum Header {
+    Null(u8),
+    Value(u8, u8),
+}
+
+/// Reads and checks `{type_code}{value_flag}`.
+#[inline]
+pub(crate) fn read_header(cur: &mut Cursor<'_>) -> FastResult<Header> {
+    let at = cur.offset();
+    let code = cur.read_u8()?;
+    let Some(what) = codes::name(code) else {
+        return Err(cur.error_at(at, ErrorKind::UnknownTypeCode { code }));
+    };
+    let flag = cur.read_u8()?;
+    match (flag, code) {
+        (0x01, _) => Ok(Header::Null(code)),
+        (_, codes::UNSPECIFIED_NULL) => Err(cur.error_at(
+            at + 1,
+            ErrorKind::InvalidValueFlag {
+                what: "unspecified null (only 0x01 is allowed)",
+                flag,
+            },
+        )),
+        (0x00, _) | (0x02, codes::LIST | codes::MAP) => Ok(Header::Value(code, flag)),
+        _ => Err(cur.error_at(at + 1, ErrorKind::InvalidValueFlag { what, flag })),
+    }
+}
+
+/// Reads a fully-qualified, non-null String (the layout of enums and PDT type names).
+#[inline]
+pub(crate) fn read_fq_str<'a>(cur: &mut Cursor<'a>, what: &'static str) -> FastResult<&'a str> {
+    cur.expect_type_code(codes::STRING, what)?;
+    let at = cur.offset();
+    if !cur.read_nullable_flag(what)? {
+        return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what }));
+    }
+    cur.read_str()
+}
+
+/// Slow-path [`read_fq_str`] (streams long strings).
+pub(crate) async fn read_fq_string<R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+    what: &'static str,
+) -> Result<String, DecodeError> {
+    buf.read_with(
+        |cur| {
+            cur.expect_type_code(codes::STRING, what)?;
+            let at = cur.offset();
+            if !cur.read_nullable_flag(what)? {
+                return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what }));
+            }
+            Ok(())
+        },
+        what,
+    )
+    .await?;
+    buf.read::<String>().await
+}
+
+pub(crate) fn put_fq_str<B: BufMut>(out: &mut B, s: &str) -> Result<(), EncodeError> {
+    write::put_header(out, codes::STRING);
+    write::put_str(out, s)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fast path
+
+/// Reads `{count}` and the count's fully-qualified values; `min_item` is the smallest number of
+/// bytes one item can take, so that a count that cannot be buffered bails out at once.
+#[inline]
+fn decode_values(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<Value>> {
+    let n = cur.read_count(what)?;
+    cur.require(n.saturating_mul(2))?;
+    cur.enter()?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(decode_value(cur)?);
+    }
+    cur.leave();
+    Ok(v)
+}
+
+#[inline]
+fn decode_bulk_items(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, i64)>> {
+    let n = cur.read_count("List")?;
+    cur.require(n.saturating_mul(10))?;
+    cur.enter()?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let item = decode_value(cur)?;
+        let bulk = cur.read_i64()?;
+        v.push((item, bulk));
+    }
+    cur.leave();
+    Ok(v)
+}
+
+#[inline]
+pub(crate) fn decode_entries(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, Value)>> {
+    let n = cur.read_count("Map")?;
+    cur.require(n.saturating_mul(4))?;
+    cur.enter()?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let k = decode_value(cur)?;
+        let val = decode_value(cur)?;
+        v.push((k, val));
+    }
+    cur.leave();
+    Ok(v)
+}
+
+/// Fast path: one whole fully-qualified value.
+///
+/// The arms that build larger values call out to small functions, so that this frame (one
+/// per nesting level) stays small.
+pub(crate) fn decode_value(cur: &mut Cursor<'_>) -> FastResult<Value> {
+    let (code, flag) = match read_header(cur)? {
+        Header::Null(code) => return Ok(Value::Null(code)),
+        Header::Value(code, flag) => (code, flag),
+    };
+    match code {
+        codes::INT => Ok(Value::Int(cur.read_i32()?)),
+        codes::LONG => Ok(Value::Long(cur.read_i64()?)),
+        codes::STRING => Ok(Value::String(cur.read_str()?.to_owned())),
+        codes::DOUBLE => Ok(Value::Double(cur.read_f64()?)),
+        codes::FLOAT => Ok(Value::Float(cur.read_f32()?)),
+        codes::UUID => Ok(Value::Uuid(cur.read_uuid()?)),
+        codes::BYTE => Ok(Value::Byte(cur.read_i8()?)),
+        codes::SHORT => Ok(Value::Short(cur.read_i16()?)),
+        codes::BOOLEAN => Ok(Value::Boolean(cur.read_bool()?)),
+        codes::CHAR => Ok(Value::Char(cur.read_char()?)),
+        _ => decode_structured(cur, code, flag),
+    }
+}
+
+#[inline(never)]
+fn decode_structured(cur: &mut Cursor<'_>, code: u8, flag: u8) -> FastResult<Value> {
+    match code {
+        codes::DATETIME => Ok(Value::DateTime(DateTime::decode(cur)?)),
+        codes::LIST if flag == 0x02 => decode_bulk_items(cur).map(Value::BulkList),
+        codes::LIST => decode_values(cur, "List").map(Value::List),
+        codes::MAP if flag == 0x02 => decode_entries(cur).map(Value::OrderedMap),
+        codes::MAP => decode_entries(cur).map(Value::Map),
+        codes::SET => decode_values(cur, "Set").map(Value::Set),
+        codes::EDGE => boxed(cur, Value::Edge),
+        codes::PATH => boxed(cur, Value::Path),
+        codes::PROPERTY => boxed(cur, Value::Property),
+        codes::GRAPH => boxed(cur, Value::Graph),
+        codes::VERTEX => boxed(cur, Value::Vertex),
+        codes::VERTEX_PROPERTY => boxed(cur, Value::VertexProperty),
+        codes::DIRECTION => Direction::decode(cur).map(Value::Direction),
+        codes::T => T::decode(cur).map(Value::T),
+        codes::BIG_DECIMAL => boxed(cur, Value::BigDecimal),
+        codes::BIG_INTEGER => BigInteger::decode(cur).map(Value::BigInteger),
+        codes::BINARY => Ok(Value::Binary(cur.read_len_prefixed("Binary")?.to_vec())),
+        codes::TREE => Tree::decode(cur).map(Value::Tree),
+        codes::MERGE => Merge::decode(cur).map(Value::Merge),
+        codes::COMPOSITE_PDT => boxed(cur, Value::CompositePdt),
+        codes::PRIMITIVE_PDT => boxed(cur, Value::PrimitivePdt),
+        codes::MARKER => decode_marker_value(cur).map(|()| Value::Marker),
+        codes::DURATION => Duration::decode(cur).map(Value::Duration),
+        // read_header admits only the codes handled here and in decode_value.
+        other => Err(cur.error(ErrorKind::UnknownTypeCode { code: other })),
+    }
+}
+
+/// Decodes a `T` straight into its box.
+#[inline]
+fn boxed<T: Decode>(cur: &mut Cursor<'_>, wrap: fn(Box<T>) -> Value) -> FastResult<Value> {
+    T::decode(cur).map(|v| wrap(Box::new(v)))
+}
+
+/// The Marker's 1-byte value, which must be 0x00.
+pub(crate) fn decode_marker_value(cur: &mut Cursor<'_>) -> FastResult<()> {
+    let at = cur.offset();
+    match cur.read_u8()? {
+        0 => Ok(()),
+        b => Err(cur.error_at(
+            at,
+            ErrorKind::Invalid {
+                what: "Marker",
+                detail: format!("value byte 0x{b:02x}, expected 0x00"),
+            },
+        )),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Slow path
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+async fn read_values_slow<R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+    what: &'static str,
+) -> Result<Vec<Value>, DecodeError> {
+    let n = buf.read_count(what).await?;
+    buf.enter()?;
+    let mut v = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        v.push(buf.read::<Value>().await?);
+    }
+    buf.leave();
+    Ok(v)
+}
+
+pub(crate) async fn read_entries_slow<R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+) -> Result<Vec<(Value, Value)>, DecodeError> {
+    let n = buf.read_count("Map").await?;
+    buf.enter()?;
+    let mut v = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        let k = buf.read::<Value>().await?;
+        let val = buf.read::<Value>().await?;
+        v.push((k, val));
+    }
+    buf.leave();
+    Ok(v)
+}
+
+/// Slow path: a fully-qualified value read piece by piece; every piece re-enters the fast path.
+pub(crate) fn read_value_slow<R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+) -> BoxFuture<'_, Result<Value, DecodeError>> {
+    Box::pin(async move {
+        let (code, flag) = match buf
+            .read_with(read_header, "type code and value flag")
+            .await?
+        {
+            Header::Null(code) => return Ok(Value::Null(code)),
+            Header::Value(code, flag) => (code, flag),
+        };
+        Ok(match code {
+            codes::INT => Value::Int(buf.read().await?),
+            codes::LONG => Value::Long(buf.read().await?),
+            codes::STRING => Value::String(buf.read().await?),
+            codes::DATETIME => Value::DateTime(buf.read().await?),
+            codes::DOUBLE => Value::Double(buf.read().await?),
+            codes::FLOAT => Value::Float(buf.read().await?),
+            codes::LIST if flag == 0x02 => {
+                let n = buf.read_count("List").await?;
+                buf.enter()?;
+                let mut v = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    let item = buf.read::<Value>().await?;
+                    let bulk = buf.read::<i64>().await?;
+                    v.push((item, bulk));
+                }
+                buf.leave();
+                Value::BulkList(v)
+            }
+            codes::LIST => Value::List(read_values_slow(buf, "List").await?),
+            codes::MAP if flag == 0x02 => Value::OrderedMap(read_entries_slow(buf).await?),
+            codes::MAP => Value::Map(read_entries_slow(buf).await?),
+            codes::SET => Value::Set(read_values_slow(buf, "Set").await?),
+            codes::UUID => Value::Uuid(buf.read().await?),
+            codes::EDGE => Value::Edge(Box::new(Edge::decode_slow(buf).await?)),
+            codes::PATH => Value::Path(Box::new(Path::decode_slow(buf).await?)),
+            codes::PROPERTY => Value::Property(Box::new(Property::decode_slow(buf).await?)),
+            codes::GRAPH => Value::Graph(Box::new(Graph::decode_slow(buf).await?)),
+            codes::VERTEX => Value::Vertex(Box::new(Vertex::decode_slow(buf).await?)),
+            codes::VERTEX_PROPERTY => {
+                Value::VertexProperty(Box::new(VertexProperty::decode_slow(buf).await?))
+            }
+            codes::DIRECTION => Value::Direction(buf.read().await?),
+            codes::T => Value::T(buf.read().await?),
+            codes::BIG_DECIMAL => Value::BigDecimal(Box::new(buf.read().await?)),
+            codes::BIG_INTEGER => Value::BigInteger(buf.read().await?),
+            codes::BYTE => Value::Byte(buf.read().await?),
+            codes::BINARY => Value::Binary(buf.read_len_prefixed("Binary").await?),
+            codes::SHORT => Value::Short(buf.read().await?),
+            codes::BOOLEAN => Value::Boolean(buf.read().await?),
+            codes::TREE => Value::Tree(Tree::decode_slow(buf).await?),
+            codes::MERGE => Value::Merge(buf.read().await?),
+            codes::COMPOSITE_PDT => {
+                Value::CompositePdt(Box::new(CompositePdt::decode_slow(buf).await?))
+            }
+            codes::PRIMITIVE_PDT => {
+                Value::PrimitivePdt(Box::new(PrimitivePdt::decode_slow(buf).await?))
+            }
+            codes::MARKER => {
+                buf.read_with(decode_marker_value, "Marker").await?;
+                Value::Marker
+            }
+            codes::CHAR => Value::Char(buf.read().await?),
+            codes::DURATION => Value::Duration(buf.read().await?),
+            other => return Err(buf.error(ErrorKind::UnknownTypeCode { code: other })),
+        })
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writer
+
+fn encode_values<B: BufMut>(
+    out: &mut B,
+    items: &[Value],
+    what: &'static str,
+) -> Result<(), EncodeError> {
+    write::put_len(out, items.len(), what)?;
+    for v in items {
+        v.encode_fq(out)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn encode_entries<B: BufMut>(
+    out: &mut B,
+    entries: &[(Value, Value)],
+) -> Result<(), EncodeError> {
+    write::put_len(out, entries.len(), "Map")?;
+    for (k, v) in entries {
+        k.encode_fq(out)?;
+        v.encode_fq(out)?;
+    }
+    Ok(())
+}
+
+impl FqEncode for Value {
+    fn encode_fq<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        let code = self.type_code();
+        match self {
+            Value::Null(c) => {
+                write::put_null(out, *c);
+                return Ok(());
+            }
+            Value::BulkList(_) | Value::OrderedMap(_) => {
+                out.put_u8(code);
+                out.put_u8(0x02);
+            }
+            _ => write::put_header(out, code),
+        }
+        match self {
+            Value::Null(_) => Ok(()),
+            Value::Int(v) => v.encode(out),
+            Value::Long(v) => v.encode(out),
+            Value::String(v) => write::put_str(out, v),
+            Value::DateTime(v) => v.encode(out),
+            Value::Double(v) => v.encode(out),
+            Value::Float(v) => v.encode(out),
+            Value::List(v) => encode_values(out, v, "List"),
+            Value::BulkList(v) => {
+                write::put_len(out, v.len(), "List")?;
+                for (item, bulk) in v {
+                    item.encode_fq(out)?;
+                    out.put_i64(*bulk);
+                }
+                Ok(())
+            }
+            Value::Map(v) | Value::OrderedMap(v) => encode_entries(out, v),
+            Value::Set(v) => encode_values(out, v, "Set"),
+            Value::Uuid(v) => v.encode(out),
+            Value::Edge(v) => v.encode(out),
+            Value::Path(v) => v.encode(out),
+            Value::Property(v) => v.encode(out),
+            Value::Graph(v) => v.encode(out),
+            Value::Vertex(v) => v.encode(out),
+            Value::VertexProperty(v) => v.encode(out),
+            Value::Direction(v) => v.encode(out),
+            Value::T(v) => v.encode(out),
+            Value::BigDecimal(v) => v.encode(out),
+            Value::BigInteger(v) => v.encode(out),
+            Value::Byte(v) => v.encode(out),
+            Value::Binary(v) => write::put_bytes(out, v, "Binary"),
+            Value::Short(v) => v.encode(out),
+            Value::Boolean(v) => v.encode(out),
+            Value::Tree(v) => v.encode(out),
+            Value::Merge(v) => v.encode(out),
+            Value::CompositePdt(v) => v.encode(out),
+            Value::PrimitivePdt(v) => v.encode(out),
+            Value::Marker => {
+                out.put_u8(0);
+                Ok(())
+            }
+            Value::Char(v) => v.encode(out),
+            Value::Duration(v) => v.encode(out),
+        }
+    }
+}
+
+impl FqDecode for Value {
+    const EXPECTED: &'static str = "fully-qualified value";
+    #[inline]
+    fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        decode_value(cur)
+    }
+    fn decode_fq_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        read_value_slow(buf)
+    }
+}
+
+/// A `Value` field stands fully-qualified: its bare form is its fully-qualified form.
+impl Decode for Value {
+    const EXPECTED: &'static str = "fully-qualified value";
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        decode_value(cur)
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        read_value_slow(buf)
+    }
+}
+
+impl Encode for Value {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        self.encode_fq(out)
+    }
+}
