@@ -32,8 +32,10 @@
 //! response early closes its connection (it is never returned to the pool half-read).
 
 mod body;
+mod convert;
 mod error;
 mod params;
+mod results;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,6 +46,10 @@ use reqwest::header::{
 use tokio::sync::Semaphore;
 
 pub use body::{BodyReader, ByteCounters};
+pub use convert::ConversionError;
+pub use results::ResultStream;
+
+use crate::response::ReadOptions;
 pub use error::{BoxError, Error, ServerError, TransportKind};
 pub use params::{is_valid_param_name, GremlinLiteral};
 
@@ -71,6 +77,7 @@ struct Inner {
     url: reqwest::Url,
     slots: Arc<Semaphore>,
     compression: bool,
+    read_options: ReadOptions,
 }
 
 /// Builds a [`Client`]. See [`Client::builder`].
@@ -85,6 +92,7 @@ pub struct ClientBuilder {
     application_name: String,
     pool_size: usize,
     root_certificates: Vec<Vec<u8>>,
+    read_options: ReadOptions,
 }
 
 impl ClientBuilder {
@@ -99,7 +107,15 @@ impl ClientBuilder {
             application_name: "graphbinary-rs".to_owned(),
             pool_size: DEFAULT_POOL_SIZE,
             root_certificates: Vec::new(),
+            read_options: ReadOptions::default(),
         }
+    }
+
+    /// How responses are decoded: limits against hostile input, read buffer capacity, fast
+    /// path on or off (default [`ReadOptions::default`]).
+    pub fn read_options(mut self, opts: ReadOptions) -> Self {
+        self.read_options = opts;
+        self
     }
 
     /// The server URL, `http://` or `https://` (default [`DEFAULT_URL`]).
@@ -214,6 +230,7 @@ impl ClientBuilder {
                 url,
                 slots: Arc::new(Semaphore::new(self.pool_size)),
                 compression: self.compression,
+                read_options: self.read_options,
             }),
         })
     }
@@ -327,7 +344,33 @@ impl Client {
         self.inner.compression
     }
 
-    /// A request for `gremlin`, to add parameters and options to before sending.
+    /// Sends `gremlin` with default options; the results stream as they arrive.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// let client = graphbinary_client::client::Client::new("http://127.0.0.1:8182/gremlin")?;
+    /// let n: i64 = client.submit("g.V().count()").await?.one().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn submit(&self, gremlin: impl Into<String>) -> Result<ResultStream, Error> {
+        self.request(gremlin).send().await
+    }
+
+    /// A request for `gremlin`, to add parameters and options to before sending. It can be
+    /// `.await`ed directly (same as [`RequestBuilder::send`]).
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// let client = graphbinary_client::client::Client::new("http://127.0.0.1:8182/gremlin")?;
+    /// let names = client
+    ///     .request("g.V().hasLabel(l).values('name')")
+    ///     .param("l", "person")
+    ///     .batch_size(256)
+    ///     .await?
+    ///     .all()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
     pub fn request(&self, gremlin: impl Into<String>) -> RequestBuilder {
         RequestBuilder {
             client: self.clone(),
@@ -459,6 +502,15 @@ impl RequestBuilder {
         serde_json::Value::Object(m).to_string()
     }
 
+    /// Sends the request; the results stream as they arrive. Returns once the response
+    /// headers are in (errors answered as JSON fail here; errors in the GraphBinary footer
+    /// come as the stream's last item).
+    pub async fn send(self) -> Result<ResultStream, Error> {
+        let opts = self.client.inner.read_options;
+        let raw = self.send_raw().await?;
+        Ok(ResultStream::new(raw, opts))
+    }
+
     /// Sends the request and returns the response once its headers have arrived, with the
     /// body as an [`AsyncRead`](tokio::io::AsyncRead) of (decompressed) GraphBinary.
     ///
@@ -509,6 +561,16 @@ impl RequestBuilder {
             request_id,
             body: BodyReader::new(resp, zlib, Some(permit)),
         })
+    }
+}
+
+impl std::future::IntoFuture for RequestBuilder {
+    type Output = Result<ResultStream, Error>;
+    type IntoFuture =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Self::Output> + Send + 'static>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
     }
 }
 

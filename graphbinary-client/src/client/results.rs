@@ -9,7 +9,9 @@ use futures::{Stream, StreamExt};
 use super::body::{BodyReader, ByteCounters};
 use super::error::{Error, ServerError};
 use crate::model::Value;
-use crate::response::{read_response, ReadOptions, ResponseError, ResponseStream, Status, Traverser};
+use crate::response::{
+    read_response, ReadOptions, ResponseError, ResponseStream, Status, Traverser,
+};
 
 /// The results of one request, as a [`Stream`] of [`Traverser`]s (a value and its bulk: 1
 /// unless bulked results were requested), decoded as bytes arrive.
@@ -142,12 +144,10 @@ fn push_expanded(out: &mut Vec<Value>, t: Traverser) -> Result<(), Error> {
         1 => out.push(t.value),
         n if n <= 0 => {}
         n => {
-            let n = usize::try_from(n).map_err(|_| {
-                Error::Protocol(format!("bulk {n} cannot be expanded in memory"))
-            })?;
-            out.try_reserve(n).map_err(|_| {
-                Error::Protocol(format!("bulk {n} cannot be expanded in memory"))
-            })?;
+            let n = usize::try_from(n)
+                .map_err(|_| Error::Protocol(format!("bulk {n} cannot be expanded in memory")))?;
+            out.try_reserve(n)
+                .map_err(|_| Error::Protocol(format!("bulk {n} cannot be expanded in memory")))?;
             for _ in 1..n {
                 out.push(t.value.clone());
             }
