@@ -7,5 +7,7 @@
 
 #![warn(missing_docs)]
 
+pub mod graphson;
 pub mod model;
 pub mod response;
+pub mod text;
