@@ -107,3 +107,28 @@ fn null_property_list() {
     };
     check(&bytes, &expected);
 }
+
+/// The shared vectors of whole vertices (they are fully qualified: `11 00` first).
+#[test]
+fn shared_vertex_vectors() {
+    let Some(dir) = common::vectors() else { return };
+    for file in [
+        "no-prop-vertex-v4.gbin",
+        "traversal-vertex-v4.gbin",
+        "empty-label-vertex-v4.gbin",
+        "multi-label-vertex-v4.gbin",
+    ] {
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        let v: Fq<Vertex> = common::fast(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
+        check(&bytes, &v);
+    }
+    let bytes = std::fs::read(dir.join("traversal-vertex-v4.gbin")).unwrap();
+    let v: Fq<Vertex> = common::fast(&bytes).unwrap();
+    let props = v.0.properties.unwrap();
+    assert_eq!(props.len(), 5);
+    assert_eq!(props[0].value, Value::String("marko".into()));
+    assert_eq!(
+        props[4].properties.as_ref().unwrap()[0].value,
+        Value::Int(2005)
+    );
+}

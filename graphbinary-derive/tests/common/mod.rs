@@ -137,3 +137,25 @@ pub fn unhex(s: &str) -> Vec<u8> {
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// The shared GraphBinary 4 vectors directory: `$GRAPHBINARY_SHARED/vectors/graphbinary-v4`,
+/// else `../shared/vectors/graphbinary-v4` next to the repository root. When it is absent the
+/// caller skips (with a notice), except under CI where that is a failure.
+pub fn vectors() -> Option<std::path::PathBuf> {
+    let shared = match std::env::var_os("GRAPHBINARY_SHARED") {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+    };
+    let dir = shared.join("vectors/graphbinary-v4");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("shared vectors not found at {}", dir.display());
+    }
+    eprintln!(
+        "notice: shared vectors not found at {}; skipping (set GRAPHBINARY_SHARED)",
+        dir.display()
+    );
+    None
+}
