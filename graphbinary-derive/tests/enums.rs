@@ -29,6 +29,22 @@ enum Merge {
     OutV,
 }
 
+/// T, with its type code.
+#[derive(GraphBinary, Debug, PartialEq)]
+#[graphbinary(type_code = 0x20, enum_string)]
+enum T {
+    #[graphbinary(rename = "id")]
+    Id,
+    #[graphbinary(rename = "label")]
+    Label,
+}
+
+#[test]
+fn spec_t_examples() {
+    check(&unhex("03 00 00 00 00 05 6C 61 62 65 6C"), &T::Label);
+    check(&unhex("03 00 00 00 00 02 69 64"), &T::Id);
+}
+
 #[test]
 fn spec_direction_examples() {
     check(&unhex("03 00 00 00 00 03 4F 55 54"), &Direction::Out);
@@ -99,10 +115,10 @@ fn not_a_string_is_an_error() {
 #[test]
 fn shared_vectors() {
     let Some(dir) = common::vectors() else { return };
-    for (file, expected) in [("out-direction-v4.gbin", Direction::Out)] {
-        let bytes = std::fs::read(dir.join(file)).unwrap();
-        check(&bytes, &Fq(expected));
-    }
+    let bytes = std::fs::read(dir.join("out-direction-v4.gbin")).unwrap();
+    check(&bytes, &Fq(Direction::Out));
+    let bytes = std::fs::read(dir.join("id-t-v4.gbin")).unwrap();
+    check(&bytes, &Fq(T::Id));
     for (file, expected) in [
         ("merge-on-create-v4.gbin", Merge::onCreate),
         ("merge-on-match-v4.gbin", Merge::onMatch),
