@@ -12,6 +12,9 @@ mod read;
 mod typed;
 mod write;
 
+#[cfg(test)]
+mod tests;
+
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
 

@@ -164,14 +164,25 @@ fn fq_string_header_fast(what: &TokenStream) -> TokenStream {
     }
 }
 
-/// `ErrorKind::Invalid { what, detail: format!(...) }`.
+/// `ErrorKind::Invalid { what, detail }`.
 fn invalid(what: &TokenStream, detail: TokenStream) -> TokenStream {
     quote! {
         ::graphbinary_core::ErrorKind::Invalid {
             what: #what,
-            detail: ::std::format!(#detail),
+            detail: #detail,
         }
     }
+}
+
+/// A detail message with captured variables: `format!("..{n}..")` (braces in `message`
+/// other than captures must be doubled).
+fn formatted(message: String) -> TokenStream {
+    quote!(::std::format!(#message))
+}
+
+/// A constant detail message.
+fn text(message: String) -> TokenStream {
+    quote!(::std::string::String::from(#message))
 }
 
 fn enum_matches(variants: &[Variant<'_>]) -> Vec<TokenStream> {
@@ -190,7 +201,7 @@ fn enum_unknown(variants: &[Variant<'_>], what: &TokenStream) -> TokenStream {
         "unknown variant {{other:?}}; expected one of: {}",
         name_list(variants.iter().map(|v| v.name.as_str()))
     );
-    invalid(what, quote!(#message))
+    invalid(what, formatted(message))
 }
 
 fn enum_fast(variants: &[Variant<'_>]) -> TokenStream {
@@ -249,35 +260,33 @@ fn pdt_pieces(fields: &[Field<'_>], name: &str) -> Pdt {
             quote!(let mut #local: ::core::option::Option<#ty> = ::core::option::Option::None;)
         })
         .collect();
-    let wrong_name = invalid(&what, {
-        let message = format!(
+    let wrong_name = invalid(
+        &what,
+        formatted(format!(
             "composite type name {{found:?}} where {} was expected",
             quoted(name)
-        );
-        quote!(#message)
-    });
-    let too_many = invalid(&what, {
-        let message = format!("{{n}} fields where at most {} were expected", fields.len());
-        quote!(#message)
-    });
-    let unknown = invalid(&what, {
-        let message = format!(
+        )),
+    );
+    let too_many = invalid(
+        &what,
+        formatted(format!(
+            "{{n}} fields where at most {} were expected",
+            fields.len()
+        )),
+    );
+    let unknown = invalid(
+        &what,
+        formatted(format!(
             "unknown field {{other:?}}; expected one of: {}",
             name_list(fields.iter().map(|f| f.name.as_str()))
-        );
-        quote!(#message)
-    });
+        )),
+    );
     let per_field = fields
         .iter()
         .map(|f| {
-            let dup = invalid(&what, {
-                let message = format!("field {} appears twice", quoted(&f.name));
-                quote!(#message)
-            });
-            let missing = invalid(&what, {
-                let message = format!("missing field {}", quoted(&f.name));
-                quote!(#message)
-            });
+            let name = format!("{:?}", f.name);
+            let dup = invalid(&what, text(format!("field {name} appears twice")));
+            let missing = invalid(&what, text(format!("missing field {name}")));
             (dup, missing)
         })
         .collect();

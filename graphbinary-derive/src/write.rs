@@ -59,7 +59,7 @@ fn struct_body(fields: &[Field<'_>]) -> TokenStream {
                             out,
                             <#inner as ::graphbinary_core::Typed>::TYPE_CODE,
                         );
-                        ::graphbinary_core::Encode::encode(v, out)?;
+                        <#inner as ::graphbinary_core::Encode>::encode(v, out)?;
                     }
                     ::core::option::Option::None => ::graphbinary_core::write::put_null(
                         out,
