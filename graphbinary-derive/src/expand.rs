@@ -40,6 +40,16 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
 fn placeholder(input: &DeriveInput) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    // `Decode` and `FqDecode` require `Send`; without the field bounds of a real impl, say so
+    // directly (a generic type is `Send` only when its parameters are).
+    let mut send_generics = input.generics.clone();
+    if send_generics.type_params().next().is_some() {
+        send_generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#ident #ty_generics: ::core::marker::Send));
+    }
+    let (_, _, send_where_clause) = send_generics.split_for_impl();
     let expected = crate::ast::unraw(ident);
     let attrs = ContainerAttrs::parse(&input.attrs, &mut Errors::new());
     let typed = if attrs.wants_typed {
@@ -54,7 +64,7 @@ fn placeholder(input: &DeriveInput) -> TokenStream {
                 const TYPE_CODE: u8 = #code;
             }
             #[automatically_derived]
-            impl #impl_generics ::graphbinary_core::FqDecode for #ident #ty_generics #where_clause {
+            impl #impl_generics ::graphbinary_core::FqDecode for #ident #ty_generics #send_where_clause {
                 const EXPECTED: &'static str = #expected;
                 fn decode_fq(
                     _: &mut ::graphbinary_core::Cursor<'_>,
@@ -88,7 +98,7 @@ fn placeholder(input: &DeriveInput) -> TokenStream {
     };
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::graphbinary_core::Decode for #ident #ty_generics #where_clause {
+        impl #impl_generics ::graphbinary_core::Decode for #ident #ty_generics #send_where_clause {
             const EXPECTED: &'static str = #expected;
             fn decode(
                 _: &mut ::graphbinary_core::Cursor<'_>,
