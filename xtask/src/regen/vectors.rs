@@ -753,6 +753,149 @@ mod tests {
         assert!(counts.values > 0);
     }
 
+    /// Every type code has a vector, and every non-special type has a non-null one and a
+    /// typed null one.
+    #[test]
+    fn every_type_code_is_covered() {
+        let spec = spec();
+        let root = project_root();
+        let mut seen: BTreeMap<(u8, u8), usize> = BTreeMap::new();
+        for file in vector_files(&root).unwrap() {
+            if file.ends_with(RESPONSES_FILE) {
+                continue;
+            }
+            let parsed: ValueFile = toml::from_str(&read(&root, &file).unwrap()).unwrap();
+            for v in parsed.vectors {
+                let b = parse_hex(&v.hex).unwrap();
+                *seen.entry((b[0], b[1])).or_default() += 1;
+            }
+        }
+        for t in &spec.types {
+            for &flag in &t.flags {
+                assert!(
+                    seen.contains_key(&(t.code, flag)),
+                    "no vector of {} (0x{:02x}) with value flag 0x{flag:02x}",
+                    t.name,
+                    t.code
+                );
+            }
+        }
+    }
+
+    /// The examples of the GraphBinary 4 spec are all among our vectors.
+    #[test]
+    fn spec_examples_are_present() {
+        let root = project_root();
+        let mut all = BTreeMap::new();
+        for file in vector_files(&root).unwrap() {
+            let text = read(&root, &file).unwrap();
+            if file.ends_with(RESPONSES_FILE) {
+                let parsed: ResponseFile = toml::from_str(&text).unwrap();
+                for r in parsed.responses {
+                    all.insert(r.name, parse_hex(&r.hex).unwrap());
+                }
+            } else {
+                let parsed: ValueFile = toml::from_str(&text).unwrap();
+                for v in parsed.vectors {
+                    all.insert(v.name, parse_hex(&v.hex).unwrap());
+                }
+            }
+        }
+        // (vector name, its bytes as printed in the spec text, fully qualified here)
+        let examples = [
+            ("int-1", "01 00 00 00 00 01"),
+            ("int-255", "01 00 00 00 00 ff"),
+            ("int-257", "01 00 00 00 01 01"),
+            ("int-neg-1", "01 00 ff ff ff ff"),
+            ("int-neg-2", "01 00 ff ff ff fe"),
+            ("int-null", "01 01"),
+            ("long-1", "02 00 00 00 00 00 00 00 00 01"),
+            ("long-neg-2", "02 00 ff ff ff ff ff ff ff fe"),
+            ("string-abc", "03 00 00 00 00 03 61 62 63"),
+            ("string-abcd", "03 00 00 00 00 04 61 62 63 64"),
+            ("string-empty", "03 00 00 00 00 00"),
+            ("double-1", "07 00 3f f0 00 00 00 00 00 00"),
+            ("double-0.00390625", "07 00 3f 70 00 00 00 00 00 00"),
+            ("double-0.1", "07 00 3f b9 99 99 99 99 99 9a"),
+            ("float-1", "08 00 3f 80 00 00"),
+            ("float-0.375", "08 00 3e c0 00 00"),
+            (
+                "uuid-spec-example",
+                "0c 00 00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff",
+            ),
+            ("direction-out", "18 00 03 00 00 00 00 03 4F 55 54"),
+            ("direction-in", "18 00 03 00 00 00 00 02 49 4E"),
+            ("t-label", "20 00 03 00 00 00 00 05 6C 61 62 65 6C"),
+            ("t-id", "20 00 03 00 00 00 00 02 69 64"),
+            (
+                "merge-oncreate",
+                "2e 00 03 00 00 00 00 08 6F 6E 43 72 65 61 74 65",
+            ),
+            (
+                "merge-onmatch",
+                "2e 00 03 00 00 00 00 07 6F 6E 4D 61 74 63 68",
+            ),
+            ("merge-outv", "2e 00 03 00 00 00 00 04 6F 75 74 56"),
+            ("merge-inv", "2e 00 03 00 00 00 00 03 69 6E 56"),
+            ("biginteger-0", "23 00 00 00 00 01 00"),
+            ("biginteger-1", "23 00 00 00 00 01 01"),
+            ("biginteger-127", "23 00 00 00 00 01 7f"),
+            ("biginteger-128", "23 00 00 00 00 02 00 80"),
+            ("biginteger-neg-1", "23 00 00 00 00 01 ff"),
+            ("biginteger-neg-128", "23 00 00 00 00 01 80"),
+            ("biginteger-neg-129", "23 00 00 00 00 02 ff 7f"),
+            ("byte-1", "24 00 01"),
+            ("byte-neg-1", "24 00 ff"),
+            ("short-1", "26 00 00 01"),
+            ("short-258", "26 00 01 02"),
+            ("char-a", "80 00 61"),
+            ("char-cent", "80 00 c2 a2"),
+            ("char-euro", "80 00 e2 82 ac"),
+            ("unspecified-null", "fe 01"),
+            ("marker-end-of-stream", "fd 00 00"),
+            (
+                "compositepdt-point",
+                "f0 00 03 00 00 00 00 05 50 6F 69 6E 74 0A 00 00 00 00 02
+                 03 00 00 00 00 01 78 01 00 00 00 00 01 03 00 00 00 00 01 79 01 00 00 00 00 02",
+            ),
+            (
+                "primitivepdt-uint8",
+                "f1 00 03 00 00 00 00 05 55 69 6E 74 38 03 00 00 00 00 02 31 30",
+            ),
+            (
+                "vertexproperty-spec-example",
+                "12 00 02 00 00 00 00 00 00 00 00 00 00 00 00 01 03 00 00 00 00 04 6e 61 6d 65
+                 03 00 00 00 00 05 6d 61 72 6b 6f fe 01 09 00 00 00 00 00",
+            ),
+            (
+                "edge-spec-example",
+                "0d 00 01 00 00 00 00 0d 00 00 00 01 03 00 00 00 00 08 64 65 76 65 6c 6f 70 73
+                 01 00 00 00 00 0a 00 00 00 01 03 00 00 00 00 08 73 6f 66 74 77 61 72 65
+                 01 00 00 00 00 01 00 00 00 01 03 00 00 00 00 06 70 65 72 73 6f 6e fe 01
+                 09 00 00 00 00 01 0f 00 00 00 00 05 73 69 6e 63 65 01 00 00 00 07 d9 fe 01",
+            ),
+            (
+                "vertex-spec-example",
+                "11 00 01 00 00 00 00 01 00 00 00 01 03 00 00 00 00 06 70 65 72 73 6f 6e
+                 09 00 00 00 00 01 12 00 02 00 00 00 00 00 00 00 00 09
+                 00 00 00 01 03 00 00 00 00 08 6c 6f 63 61 74 69 6f 6e
+                 03 00 00 00 00 08 73 61 6e 74 61 20 66 65 fe 01 09 00 00 00 00 01
+                 0f 00 00 00 00 09 73 74 61 72 74 54 69 6d 65 01 00 00 00 07 d5 fe 01",
+            ),
+            (
+                "response-g-v-count",
+                "84 00 02 00 00 00 00 00 00 00 00 06 fd 00 00 00 00 00 c8 01 01",
+            ),
+        ];
+        for (name, hex) in examples {
+            let got = all
+                .get(name)
+                .unwrap_or_else(|| panic!("no vector named {name:?}"));
+            assert_eq!(got, &parse_hex(hex).unwrap(), "{name}");
+        }
+        assert_eq!(all["response-g-v-count"].len(), 21);
+    }
+
     #[test]
     fn bad_vectors_are_reported_with_file_and_entry() {
         let errs = value_errors(
