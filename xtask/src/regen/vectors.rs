@@ -28,7 +28,7 @@ pub struct ValueFile {
     pub vectors: Vec<ValueVector>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ValueVector {
     pub name: String,
@@ -45,7 +45,7 @@ pub struct ResponseFile {
     pub responses: Vec<ResponseVector>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResponseVector {
     pub name: String,
@@ -69,11 +69,30 @@ pub struct ResponseVector {
     pub note: String,
 }
 
-/// Counts of what was validated.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Counts {
-    pub values: usize,
-    pub responses: usize,
+/// A validated value vector.
+#[derive(Debug, Clone)]
+pub struct LoadedValue {
+    /// The file it came from, relative to the root.
+    pub file: String,
+    /// The GraphBinary name of the file's type.
+    pub type_name: String,
+    pub type_code: u8,
+    pub vector: ValueVector,
+    pub bytes: Vec<u8>,
+}
+
+/// A validated response vector.
+#[derive(Debug, Clone)]
+pub struct LoadedResponse {
+    pub vector: ResponseVector,
+    pub bytes: Vec<u8>,
+}
+
+/// Every validated vector, value files in file-name order then file order.
+#[derive(Debug, Default, Clone)]
+pub struct Loaded {
+    pub values: Vec<LoadedValue>,
+    pub responses: Vec<LoadedResponse>,
 }
 
 /// Parse hex with optional whitespace between bytes.
@@ -513,19 +532,19 @@ fn check_graphson(file: &str, entry: &str, json: &str, errs: &mut Vec<SpecError>
     }
 }
 
-/// Validate one value-vector file's text; returns the number of vectors.
+/// Validate one value-vector file's text; returns its valid vectors.
 pub fn check_value_file(
     spec: &Spec,
     file: &str,
     text: &str,
     names: &mut BTreeMap<String, String>,
     errs: &mut Vec<SpecError>,
-) -> usize {
+) -> Vec<LoadedValue> {
     let parsed: ValueFile = match toml::from_str(text) {
         Ok(f) => f,
         Err(e) => {
             errs.push(SpecError::new(file, "", format!("invalid TOML: {e}")));
-            return 0;
+            return Vec::new();
         }
     };
     let Some(ty) = spec.find(&parsed.type_name) else {
@@ -534,12 +553,14 @@ pub fn check_value_file(
             "",
             format!("type {:?} is not in spec/types.toml", parsed.type_name),
         ));
-        return 0;
+        return Vec::new();
     };
     if parsed.vectors.is_empty() {
         errs.push(SpecError::new(file, "", "no [[vector]] entries"));
     }
+    let mut loaded = Vec::new();
     for v in &parsed.vectors {
+        let errs_before = errs.len();
         let entry = format!("vector {:?}", v.name);
         if let Some(prev) = names.insert(v.name.clone(), file.to_owned()) {
             errs.push(SpecError::new(
@@ -603,26 +624,37 @@ pub fn check_value_file(
                 "GraphSON cannot represent a Marker; omit `graphson`",
             ));
         }
+        if errs.len() == errs_before {
+            loaded.push(LoadedValue {
+                file: file.to_owned(),
+                type_name: ty.name.clone(),
+                type_code: ty.code,
+                vector: v.clone(),
+                bytes,
+            });
+        }
     }
-    parsed.vectors.len()
+    loaded
 }
 
-/// Validate the responses file's text; returns the number of vectors.
+/// Validate the responses file's text; returns its valid vectors.
 pub fn check_response_file(
     spec: &Spec,
     file: &str,
     text: &str,
     names: &mut BTreeMap<String, String>,
     errs: &mut Vec<SpecError>,
-) -> usize {
+) -> Vec<LoadedResponse> {
     let parsed: ResponseFile = match toml::from_str(text) {
         Ok(f) => f,
         Err(e) => {
             errs.push(SpecError::new(file, "", format!("invalid TOML: {e}")));
-            return 0;
+            return Vec::new();
         }
     };
+    let mut loaded = Vec::new();
     for r in &parsed.responses {
+        let errs_before = errs.len();
         let entry = format!("response {:?}", r.name);
         let mut err = |m: String| errs.push(SpecError::new(file, entry.clone(), m));
         if let Some(prev) = names.insert(r.name.clone(), file.to_owned()) {
@@ -673,8 +705,14 @@ pub fn check_response_file(
         for g in r.items_graphson.iter().flatten() {
             check_graphson(file, &format!("response {:?}", r.name), g, errs);
         }
+        if errs.len() == errs_before {
+            loaded.push(LoadedResponse {
+                vector: r.clone(),
+                bytes,
+            });
+        }
     }
-    parsed.responses.len()
+    loaded
 }
 
 /// The vector files under `root` (paths relative to it), sorted.
@@ -700,20 +738,22 @@ pub fn vector_files(root: &Path) -> Result<Vec<String>, Error> {
 }
 
 /// Validate every vector file under `root`.
-pub fn load_all(root: &Path, spec: &Spec) -> Result<Counts, Error> {
+pub fn load_all(root: &Path, spec: &Spec) -> Result<Loaded, Error> {
     let mut errs = Vec::new();
     let mut names = BTreeMap::new();
-    let mut counts = Counts::default();
+    let mut loaded = Loaded::default();
     for file in vector_files(root)? {
         let text = read(root, &file)?;
         if file.ends_with(&format!("/{RESPONSES_FILE}")) {
-            counts.responses += check_response_file(spec, &file, &text, &mut names, &mut errs);
+            let r = check_response_file(spec, &file, &text, &mut names, &mut errs);
+            loaded.responses.extend(r);
         } else {
-            counts.values += check_value_file(spec, &file, &text, &mut names, &mut errs);
+            let v = check_value_file(spec, &file, &text, &mut names, &mut errs);
+            loaded.values.extend(v);
         }
     }
     if errs.is_empty() {
-        Ok(counts)
+        Ok(loaded)
     } else {
         Err(Error::Spec(SpecErrors(errs)))
     }
@@ -749,8 +789,9 @@ mod tests {
 
     #[test]
     fn all_spec_vectors_are_valid() {
-        let counts = load_all(&project_root(), &spec()).unwrap_or_else(|e| panic!("{e}"));
-        assert!(counts.values > 0);
+        let loaded = load_all(&project_root(), &spec()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(loaded.values.len() >= 150, "{}", loaded.values.len());
+        assert!(loaded.responses.len() >= 10, "{}", loaded.responses.len());
     }
 
     /// Every type code has a vector, and every non-special type has a non-null one and a
