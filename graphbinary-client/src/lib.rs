@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+pub mod generated;
 pub mod graphson;
 pub mod model;
 pub mod response;

@@ -31,7 +31,7 @@ pub struct DateTime {
 /// A graph edge: `{id}{label}{inVId}{inVLabel}{outVId}{outVLabel}{parent}{properties}`.
 ///
 /// GraphBinary type `0x0d` (Edge).
-#[derive(Debug, Clone, PartialEq, graphbinary_derive::GraphBinary)]
+#[derive(Debug, Clone, PartialEq, Eq, graphbinary_derive::GraphBinary)]
 #[graphbinary(type_code = 0x0d)]
 pub struct Edge {
     /// Edge id (fully-qualified value).
@@ -56,7 +56,7 @@ pub struct Edge {
 /// A traversal path: the objects visited and the step labels of each.
 ///
 /// GraphBinary type `0x0e` (Path).
-#[derive(Debug, Clone, PartialEq, graphbinary_derive::GraphBinary)]
+#[derive(Debug, Clone, PartialEq, Eq, graphbinary_derive::GraphBinary)]
 #[graphbinary(type_code = 0x0e)]
 pub struct Path {
     /// Per object, the set of step labels (fully-qualified List of fully-qualified Sets of Strings).
@@ -70,7 +70,7 @@ pub struct Path {
 /// A key/value property of an edge or a meta-property of a vertex property.
 ///
 /// GraphBinary type `0x0f` (Property).
-#[derive(Debug, Clone, PartialEq, graphbinary_derive::GraphBinary)]
+#[derive(Debug, Clone, PartialEq, Eq, graphbinary_derive::GraphBinary)]
 #[graphbinary(type_code = 0x0f)]
 pub struct Property {
     /// Property key (`String {value}`).
@@ -84,7 +84,7 @@ pub struct Property {
 /// A graph vertex: `{id}{label}{properties}`.
 ///
 /// GraphBinary type `0x11` (Vertex).
-#[derive(Debug, Clone, PartialEq, graphbinary_derive::GraphBinary)]
+#[derive(Debug, Clone, PartialEq, Eq, graphbinary_derive::GraphBinary)]
 #[graphbinary(type_code = 0x11)]
 pub struct Vertex {
     /// Vertex id (fully-qualified value).
@@ -99,7 +99,7 @@ pub struct Vertex {
 /// A vertex property: `{id}{label}{value}{parent}{properties}`.
 ///
 /// GraphBinary type `0x12` (VertexProperty).
-#[derive(Debug, Clone, PartialEq, graphbinary_derive::GraphBinary)]
+#[derive(Debug, Clone, PartialEq, Eq, graphbinary_derive::GraphBinary)]
 #[graphbinary(type_code = 0x12)]
 pub struct VertexProperty {
     /// Vertex property id (fully-qualified value).
@@ -155,7 +155,7 @@ pub enum T {
 /// Arbitrary-precision signed decimal number: `unscaled * 10^-scale`.
 ///
 /// GraphBinary type `0x22` (BigDecimal).
-#[derive(Debug, Clone, PartialEq, graphbinary_derive::GraphBinary)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, graphbinary_derive::GraphBinary)]
 #[graphbinary(type_code = 0x22)]
 pub struct BigDecimal {
     /// Scale: the number of digits right of the decimal point (`Int {value}`; may be negative).
