@@ -9,5 +9,8 @@
 #![warn(missing_docs)]
 
 pub mod client;
+pub mod generated;
+pub mod graphson;
 pub mod model;
 pub mod response;
+pub mod text;

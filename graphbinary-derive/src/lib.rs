@@ -1,1 +1,123 @@
-//! Derive macros for GraphBinary 4 (work in progress).
+//! `#[derive(GraphBinary)]`: GraphBinary 4 readers and writers from annotated types.
+//!
+//! One annotated definition gives a type
+//!
+//! * `graphbinary_core::Decode`: the fast path `decode` (whole value from buffered bytes, no
+//!   I/O) and the slow path `decode_slow` (field by field from a `ReadBuffer`, each field
+//!   through `buf.read::<..>()` so that it re-enters the fast path);
+//! * `graphbinary_core::Encode`, writing exactly what the readers read;
+//! * with a type code (`type_code = ..` or `composite_pdt = ..`): `Typed`, and `FqDecode` /
+//!   `FqEncode` for the fully-qualified form `{type_code}{0x00}{value}`, so that the type can
+//!   be a List/Set/Map item or an `fq` field.
+//!
+//! The generated code names `::graphbinary_core` by absolute path: the deriving crate must
+//! depend on `graphbinary-core` directly.
+//!
+//! # Example
+//!
+//! ```
+//! use graphbinary_core::{Encode, ReadBuffer};
+//! use graphbinary_derive::GraphBinary;
+//!
+//! #[derive(GraphBinary, Debug, PartialEq)]
+//! #[graphbinary(type_code = 0x81)]
+//! struct Duration {
+//!     seconds: i64,
+//!     nanos: i32,
+//!     #[graphbinary(nullable)]
+//!     note: Option<String>,
+//! }
+//!
+//! let d = Duration { seconds: 90, nanos: 5, note: None };
+//! let mut bytes = Vec::new();
+//! d.encode(&mut bytes).unwrap();
+//! assert_eq!(bytes, [0, 0, 0, 0, 0, 0, 0, 90, 0, 0, 0, 5, 0x01]);
+//!
+//! let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+//! let read = rt.block_on(async {
+//!     // A buffer smaller than the value: read field by field on the slow path.
+//!     let mut buf = ReadBuffer::with_capacity(4, &bytes[..]);
+//!     buf.read::<Duration>().await
+//! });
+//! assert_eq!(read.unwrap(), d);
+//! ```
+//!
+//! # Attributes
+//!
+//! On the type:
+//!
+//! | attribute | meaning |
+//! |---|---|
+//! | `type_code = 0x11` | an integer literal in `0..=255`; implements `Typed`, `FqDecode`, `FqEncode` |
+//! | `enum_string` | enums of unit variants: the value is a fully-qualified String (`03 00 {len}{bytes}`) naming the variant |
+//! | `composite_pdt = "Name"` | structs: a CompositePDT (type code `0xF0`), see below; also an inherent `const TYPE_NAME: &str` |
+//!
+//! On a field of a plain struct:
+//!
+//! | attribute | layout | core type |
+//! |---|---|---|
+//! | (none) | `{value}` through the field type's `Decode`/`Encode` | `T` |
+//! | `fq` | `{type_code}{0x00}{value}` through `FqDecode`/`FqEncode` | `Fq<T>` |
+//! | `fq, nullable` on `Option<T>` | `{code}{0x00}{value}`, or null: `{code}{0x01}` (`FE 01` is accepted on input) | `FqOpt<T>` |
+//! | `nullable` on `Option<T>` | `{0x00}{value}` or `{0x01}` | `Nullable<T>` |
+//!
+//! `rename = "..."` sets the name on the wire of an `enum_string` variant (default: the variant
+//! name as written) or of a `composite_pdt` field (default: the field name, without `r#`).
+//!
+//! Fields are read and written in declaration order. A `Vec<T>` field is a bare List
+//! (`{length}{fq item}...`), `Set<T>` a bare Set; `Arc<str>` strings go through the buffer's
+//! interner.
+//!
+//! # Composite PDTs
+//!
+//! `#[graphbinary(composite_pdt = "Point")]` on `struct Point { x: i32, y: i32 }` reads and
+//! writes `{type: fq String "Point"}{fields: fq Map}`, where the Map's keys are fully-qualified
+//! Strings naming the fields and its values are fully qualified (field types need
+//! `FqDecode`/`FqEncode`). On input, keys may come in any order and the Map may be ordered
+//! (value flag `0x02`) or not; a different type name, a missing field, a repeated field and an
+//! unknown field are errors (unknown fields cannot be skipped without knowing their type, and
+//! silently dropping data would break byte-identical round trips). On output the fields are
+//! written in declaration order, with value flag `0x00`.
+//!
+//! # Errors
+//!
+//! Decode errors name the type (`Decode::EXPECTED` is the type's name) and the absolute byte
+//! offset: an unknown `enum_string` value is `ErrorKind::Invalid` at the offset of the String,
+//! with the value read and the names expected.
+//!
+//! Attribute mistakes are all reported in one compilation, each at its span, e.g.
+//! ``unknown graphbinary attribute `colour`; expected one of: `type_code`, `enum_string`,
+//! `composite_pdt` ``; the derive then still emits placeholder impls so that the mistakes are
+//! not buried under "trait not implemented" errors.
+//!
+//! # Generics
+//!
+//! A generic struct gets, per impl, a where-clause predicate for each field saying what its
+//! layout needs (e.g. `B: FqDecode` for an `fq` field of type `B`).
+
+#![warn(missing_docs)]
+
+mod ast;
+mod attr;
+mod bound;
+mod check;
+mod errors;
+mod expand;
+mod read;
+mod typed;
+mod write;
+
+#[cfg(test)]
+mod tests;
+
+use proc_macro::TokenStream;
+use syn::{parse_macro_input, DeriveInput};
+
+/// Derives `graphbinary_core::Decode` (fast and slow paths) and `Encode`, plus `Typed`,
+/// `FqDecode` and `FqEncode` when the type has a type code. See the [crate docs](crate) for the
+/// attribute language.
+#[proc_macro_derive(GraphBinary, attributes(graphbinary))]
+pub fn derive_graphbinary(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive(&input).into()
+}

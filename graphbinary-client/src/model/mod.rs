@@ -11,15 +11,17 @@
 //! [`FqDecode`]: graphbinary_core::FqDecode
 //! [`FqEncode`]: graphbinary_core::FqEncode
 
-mod elements;
 mod pdt;
 mod scalars;
 mod structure;
 mod value;
 
-pub use elements::{Edge, Path, Property, Vertex, VertexProperty};
+pub use crate::generated::{
+    BigDecimal, DateTime, Direction, Duration, Edge, Merge, Path, Property, Vertex, VertexProperty,
+    T,
+};
 pub use pdt::{CompositePdt, PdtError, PrimitivePdt};
-pub use scalars::{BigDecimal, BigInteger, DateTime, Direction, Duration, Merge, T};
+pub use scalars::BigInteger;
 pub use structure::{Graph, Tree};
 pub(crate) use value::decode_marker_value;
 pub use value::Value;

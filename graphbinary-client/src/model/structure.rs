@@ -20,8 +20,9 @@ use super::{Edge, Property, Value, Vertex, VertexProperty};
 /// A graph (Graph, 0x10): all its vertices and edges.
 ///
 /// Inside a Graph, vertices and edges have forms of their own; they are read into the usual
-/// [`Vertex`] and [`Edge`] (with `properties` always `Some`), and an edge's vertex labels,
-/// which the Graph form writes as null, are empty.
+/// [`Vertex`] and [`Edge`] (with `properties` always `Some`). The Graph form writes an edge's
+/// vertex labels as null; they are filled in from the graph's vertices when read, and written
+/// as null again.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Graph {
     /// The vertices, with their properties.
@@ -35,6 +36,33 @@ pub struct Graph {
 pub struct Tree(pub Vec<(Value, Tree)>);
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+impl Graph {
+    /// Fills in each edge's missing vertex labels from the vertex with that id.
+    fn linked(vertices: Vec<Vertex>, mut edges: Vec<Edge>) -> Graph {
+        let mut by_id = std::collections::HashMap::with_capacity(vertices.len());
+        for (i, v) in vertices.iter().enumerate() {
+            if let Ok(key) = v.id.to_bytes() {
+                by_id.entry(key).or_insert(i);
+            }
+        }
+        let labels_of = |id: &Value| {
+            id.to_bytes()
+                .ok()
+                .and_then(|k| by_id.get(&k))
+                .map(|&i| vertices[i].label.clone())
+        };
+        for e in &mut edges {
+            if e.in_v_label.is_empty() {
+                e.in_v_label = labels_of(&e.in_v_id).unwrap_or_default();
+            }
+            if e.out_v_label.is_empty() {
+                e.out_v_label = labels_of(&e.out_v_id).unwrap_or_default();
+            }
+        }
+        Graph { vertices, edges }
+    }
+}
 
 // --- Graph: fast path --------------------------------------------------------------------------
 
@@ -134,7 +162,7 @@ impl Decode for Graph {
             edges.push(decode_graph_edge(cur)?);
         }
         cur.leave();
-        Ok(Graph { vertices, edges })
+        Ok(Graph::linked(vertices, edges))
     }
     fn decode_slow<R: AsyncRead + Unpin + Send>(
         buf: &mut ReadBuffer<R>,
@@ -152,7 +180,7 @@ impl Decode for Graph {
                 edges.push(buf.read::<GraphEdge>().await?.0);
             }
             buf.leave();
-            Ok(Graph { vertices, edges })
+            Ok(Graph::linked(vertices, edges))
         }
     }
 }
@@ -242,15 +270,6 @@ impl Decode for GraphEdge {
 
 // --- Graph: writer ----------------------------------------------------------------------------
 
-fn encode_graph_labels<B: BufMut>(out: &mut B, labels: &[Arc<str>]) -> Result<(), EncodeError> {
-    if labels.is_empty() {
-        write::put_null(out, codes::UNSPECIFIED_NULL);
-        Ok(())
-    } else {
-        graphbinary_core::encode_fq_typed(&labels.to_vec(), out)
-    }
-}
-
 fn encode_properties<B: BufMut>(
     out: &mut B,
     props: &Option<Vec<Property>>,
@@ -284,9 +303,9 @@ impl Encode for Graph {
             e.id.encode(out)?;
             e.label.encode(out)?;
             e.in_v_id.encode(out)?;
-            encode_graph_labels(out, &e.in_v_label)?;
+            write::put_null(out, codes::UNSPECIFIED_NULL);
             e.out_v_id.encode(out)?;
-            encode_graph_labels(out, &e.out_v_label)?;
+            write::put_null(out, codes::UNSPECIFIED_NULL);
             e.parent.encode(out)?;
             encode_properties(out, &e.properties)?;
         }

@@ -9,12 +9,23 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, ReadBuf};
 
-/// The shared directory (`GRAPHBINARY_SHARED`, else `../shared` next to the repository root).
+/// The shared directory: `GRAPHBINARY_SHARED`, else `../shared` next to the repository root
+/// (or next to one of its ancestors, for a worktree nested deeper).
 /// `None` (with a printed notice) when absent outside CI; a panic when absent in CI.
 pub fn shared_dir(what: &str) -> Option<PathBuf> {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let dir = match std::env::var_os("GRAPHBINARY_SHARED") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+        None => repo
+            .canonicalize()
+            .ok()
+            .and_then(|r| {
+                r.ancestors()
+                    .skip(1)
+                    .map(|a| a.join("shared"))
+                    .find(|d| d.join("vectors").is_dir())
+            })
+            .unwrap_or_else(|| repo.join("../shared")),
     };
     if dir.join("vectors").is_dir() {
         return Some(dir);

@@ -1,0 +1,266 @@
+//! Parsing of `#[graphbinary(...)]` attributes into raw, per-position attribute sets.
+//!
+//! This module only reads what was written (each name at most once, values of the right
+//! literal kind) and remembers where. Which combinations make sense is decided in
+//! [`crate::check`].
+
+use proc_macro2::{Span, TokenStream};
+use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned as _;
+use syn::{Attribute, Expr, ExprLit, Lit, Token};
+
+use crate::errors::{msg, Errors};
+
+/// The attribute path: `#[graphbinary(...)]`.
+pub(crate) const GRAPHBINARY: &str = "graphbinary";
+/// Container: `type_code = <0..=255>`; also implements `Typed` and the fully-qualified form.
+pub(crate) const TYPE_CODE: &str = "type_code";
+/// Container (enums): the value is a fully-qualified String naming the variant.
+pub(crate) const ENUM_STRING: &str = "enum_string";
+/// Container (structs): a CompositePDT (0xF0) with this type name.
+pub(crate) const COMPOSITE_PDT: &str = "composite_pdt";
+/// Field: fully-qualified `{type_code}{0x00}{value}`.
+pub(crate) const FQ: &str = "fq";
+/// Field (on `Option<T>`): nullable, bare `{value_flag}{value}` or with `fq` the
+/// fully-qualified nullable form.
+pub(crate) const NULLABLE: &str = "nullable";
+/// Variant of an `enum_string` enum, or field of a `composite_pdt` struct: the name on the
+/// wire.
+pub(crate) const RENAME: &str = "rename";
+
+/// The attributes allowed on the type itself.
+pub(crate) const CONTAINER_ATTRS: &[&str] = &[TYPE_CODE, ENUM_STRING, COMPOSITE_PDT];
+/// The attributes allowed on a field.
+pub(crate) const FIELD_ATTRS: &[&str] = &[FQ, NULLABLE, RENAME];
+/// The attributes allowed on an enum variant.
+pub(crate) const VARIANT_ATTRS: &[&str] = &[RENAME];
+
+/// A value and the span of the attribute name that set it.
+#[derive(Clone)]
+pub(crate) struct Spanned<T> {
+    pub(crate) value: T,
+    pub(crate) span: Span,
+}
+
+/// Attributes on the deriving type.
+#[derive(Default)]
+pub(crate) struct ContainerAttrs {
+    pub(crate) type_code: Option<Spanned<u8>>,
+    pub(crate) enum_string: Option<Span>,
+    pub(crate) composite_pdt: Option<Spanned<String>>,
+    /// A `type_code` or `composite_pdt` was written, even if its value was bad: the
+    /// placeholder impls then include the fully-qualified traits too.
+    pub(crate) wants_typed: bool,
+}
+
+/// Attributes on a field.
+#[derive(Default)]
+pub(crate) struct FieldAttrs {
+    pub(crate) fq: Option<Span>,
+    pub(crate) nullable: Option<Span>,
+    pub(crate) rename: Option<Spanned<String>>,
+}
+
+/// Attributes on an enum variant.
+#[derive(Default)]
+pub(crate) struct VariantAttrs {
+    pub(crate) rename: Option<Spanned<String>>,
+}
+
+impl ContainerAttrs {
+    /// Reads the container attributes, recording every mistake in `errors`.
+    pub(crate) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
+        let mut out = ContainerAttrs::default();
+        each(attrs, CONTAINER_ATTRS, errors, |name, meta, errors| {
+            let span = meta.path.span();
+            match name {
+                TYPE_CODE => {
+                    out.wants_typed = true;
+                    let code = value_with(&meta, name, errors, |expr, errors| match expr {
+                        Expr::Lit(ExprLit {
+                            lit: Lit::Int(int), ..
+                        }) if matches!(int.suffix(), "" | "u8") => match int.base10_parse::<u8>() {
+                            Ok(v) => Some(v),
+                            Err(_) => {
+                                errors.spanned(expr, msg::type_code_not_u8());
+                                None
+                            }
+                        },
+                        _ => {
+                            errors.spanned(expr, msg::type_code_not_u8());
+                            None
+                        }
+                    })?;
+                    set(
+                        &mut out.type_code,
+                        code.map(|value| Spanned { value, span }),
+                    );
+                }
+                ENUM_STRING => {
+                    flag(&meta, name, errors)?;
+                    set(&mut out.enum_string, Some(span));
+                }
+                COMPOSITE_PDT => {
+                    out.wants_typed = true;
+                    let pdt = value_with(&meta, name, errors, |expr, errors| match expr {
+                        Expr::Lit(ExprLit {
+                            lit: Lit::Str(s), ..
+                        }) if !s.value().is_empty() => Some(s.value()),
+                        _ => {
+                            errors.spanned(expr, msg::pdt_name_not_str());
+                            None
+                        }
+                    })?;
+                    set(
+                        &mut out.composite_pdt,
+                        pdt.map(|value| Spanned { value, span }),
+                    );
+                }
+                _ => unreachable!("`each` passes only known names"),
+            }
+            Ok(())
+        });
+        out
+    }
+}
+
+impl FieldAttrs {
+    /// Reads a field's attributes, recording every mistake in `errors`.
+    pub(crate) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
+        let mut out = FieldAttrs::default();
+        each(attrs, FIELD_ATTRS, errors, |name, meta, errors| {
+            let span = meta.path.span();
+            match name {
+                FQ => {
+                    flag(&meta, name, errors)?;
+                    set(&mut out.fq, Some(span));
+                }
+                NULLABLE => {
+                    flag(&meta, name, errors)?;
+                    set(&mut out.nullable, Some(span));
+                }
+                RENAME => {
+                    let v = rename(&meta, errors)?;
+                    set(&mut out.rename, v.map(|value| Spanned { value, span }));
+                }
+                _ => unreachable!("`each` passes only known names"),
+            }
+            Ok(())
+        });
+        out
+    }
+}
+
+impl VariantAttrs {
+    /// Reads a variant's attributes, recording every mistake in `errors`.
+    pub(crate) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
+        let mut out = VariantAttrs::default();
+        each(attrs, VARIANT_ATTRS, errors, |_name, meta, errors| {
+            let span = meta.path.span();
+            let v = rename(&meta, errors)?;
+            set(&mut out.rename, v.map(|value| Spanned { value, span }));
+            Ok(())
+        });
+        out
+    }
+}
+
+/// Calls `f` for every name inside every `#[graphbinary(...)]` in `attrs` that is one of
+/// `known`, once per name; reports (and skips) unknown names and repeated ones.
+fn each(
+    attrs: &[Attribute],
+    known: &[&'static str],
+    errors: &mut Errors,
+    mut f: impl FnMut(&'static str, ParseNestedMeta<'_>, &mut Errors) -> syn::Result<()>,
+) {
+    let mut seen: Vec<&'static str> = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident(GRAPHBINARY)) {
+        let result = attr.parse_nested_meta(|meta| {
+            let written = meta
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_else(|| path_to_string(&meta.path));
+            match known.iter().find(|k| **k == written) {
+                Some(name) if seen.contains(name) => {
+                    errors.spanned(&meta.path, msg::duplicate(name));
+                    skip_value(&meta)
+                }
+                Some(name) => {
+                    seen.push(name);
+                    f(name, meta, errors)
+                }
+                None => {
+                    errors.spanned(&meta.path, msg::unknown(&written, known));
+                    skip_value(&meta)
+                }
+            }
+        });
+        errors.ok(result);
+    }
+}
+
+fn path_to_string(path: &syn::Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// Consumes `= <expr>` or `(...)` after an attribute name, if present.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        content.parse::<TokenStream>()?;
+    }
+    Ok(())
+}
+
+/// A marker attribute (no value): reports and skips a value if one was written.
+fn flag(meta: &ParseNestedMeta<'_>, name: &str, errors: &mut Errors) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
+        errors.spanned(&meta.path, msg::takes_no_value(name));
+        skip_value(meta)?;
+    }
+    Ok(())
+}
+
+/// A `name = <expr>` attribute: parses the expression and hands it to `check`.
+fn value_with<T>(
+    meta: &ParseNestedMeta<'_>,
+    name: &str,
+    errors: &mut Errors,
+    check: impl FnOnce(&Expr, &mut Errors) -> Option<T>,
+) -> syn::Result<Option<T>> {
+    if !meta.input.peek(Token![=]) {
+        errors.spanned(&meta.path, msg::needs_value(name));
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    let expr: Expr = meta.value()?.parse()?;
+    Ok(check(&expr, errors))
+}
+
+/// `rename = "..."`.
+fn rename(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Option<String>> {
+    value_with(meta, RENAME, errors, |expr, errors| match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.value()),
+        _ => {
+            errors.spanned(expr, msg::rename_not_str());
+            None
+        }
+    })
+}
+
+/// Stores `value` in `slot` (`each` has already rejected a repeated attribute).
+fn set<T>(slot: &mut Option<T>, value: Option<T>) {
+    if value.is_some() {
+        *slot = value;
+    }
+}

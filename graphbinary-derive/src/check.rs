@@ -1,0 +1,149 @@
+//! The rules: which attribute combinations and data shapes the derive accepts.
+//!
+//! Each rule records its error (with the span of the offending attribute, field or type) and
+//! lets the walk go on, so one compilation reports every mistake.
+
+use syn::{Data, DeriveInput, Fields, Ident, Type, Variant};
+
+use crate::ast::{option_inner, Layout};
+use crate::attr::{
+    ContainerAttrs, FieldAttrs, COMPOSITE_PDT, ENUM_STRING, FQ, NULLABLE, TYPE_CODE,
+};
+use crate::errors::{msg, Errors};
+
+/// What kind of value the container is, once its attributes agree with its data.
+pub(crate) enum Kind {
+    /// A struct with named fields (or a unit struct): its fields in order.
+    Struct,
+    /// An enum of unit variants written as a fully-qualified String.
+    EnumString,
+    /// A CompositePDT with this type name.
+    CompositePdt(String),
+}
+
+/// Decides the container's kind, reporting every conflict between its attributes and its
+/// data. `None` when it cannot be derived.
+pub(crate) fn kind(
+    input: &DeriveInput,
+    attrs: &ContainerAttrs,
+    errors: &mut Errors,
+) -> Option<Kind> {
+    let mut ok = true;
+    if let (Some(pdt), Some(_)) = (&attrs.composite_pdt, &attrs.type_code) {
+        errors.push(syn::Error::new(
+            pdt.span,
+            msg::conflict(COMPOSITE_PDT, TYPE_CODE),
+        ));
+        ok = false;
+    }
+    if let (Some(pdt), Some(_)) = (&attrs.composite_pdt, &attrs.enum_string) {
+        errors.push(syn::Error::new(
+            pdt.span,
+            msg::conflict(COMPOSITE_PDT, ENUM_STRING),
+        ));
+        ok = false;
+    }
+    let kind = match &input.data {
+        Data::Union(u) => {
+            errors.spanned(u.union_token, msg::union());
+            return None;
+        }
+        Data::Struct(s) => {
+            if let Some(span) = attrs.enum_string {
+                errors.push(syn::Error::new(span, msg::enum_string_not_enum()));
+                ok = false;
+            }
+            if let Fields::Unnamed(fields) = &s.fields {
+                errors.spanned(fields, msg::tuple_struct());
+                ok = false;
+            }
+            match &attrs.composite_pdt {
+                Some(pdt) => {
+                    if matches!(s.fields, Fields::Unit) {
+                        errors.push(syn::Error::new(pdt.span, msg::pdt_not_struct()));
+                        ok = false;
+                    }
+                    Kind::CompositePdt(pdt.value.clone())
+                }
+                None => Kind::Struct,
+            }
+        }
+        Data::Enum(e) => {
+            if let Some(pdt) = &attrs.composite_pdt {
+                errors.push(syn::Error::new(pdt.span, msg::pdt_not_struct()));
+                ok = false;
+            }
+            if attrs.enum_string.is_none() {
+                errors.spanned(&input.ident, msg::enum_needs_enum_string());
+                ok = false;
+            } else if e.variants.is_empty() {
+                errors.spanned(&input.ident, msg::no_variants());
+                ok = false;
+            }
+            Kind::EnumString
+        }
+    };
+    ok.then_some(kind)
+}
+
+/// The layout of a field from its attributes and type. `None` (with errors recorded) when
+/// they do not fit.
+pub(crate) fn field_layout<'a>(
+    ty: &'a Type,
+    attrs: &FieldAttrs,
+    in_pdt: bool,
+    errors: &mut Errors,
+) -> Option<Layout<'a>> {
+    if in_pdt {
+        let mut ok = true;
+        if let Some(span) = attrs.fq {
+            errors.push(syn::Error::new(span, msg::not_in_pdt(FQ)));
+            ok = false;
+        }
+        if let Some(span) = attrs.nullable {
+            errors.push(syn::Error::new(span, msg::not_in_pdt(NULLABLE)));
+            ok = false;
+        }
+        return ok.then_some(Layout::Fq);
+    }
+    if let Some(rename) = &attrs.rename {
+        errors.push(syn::Error::new(rename.span, msg::rename_misplaced()));
+    }
+    match (attrs.fq, attrs.nullable) {
+        (None, None) => Some(Layout::Bare),
+        (Some(_), None) => Some(Layout::Fq),
+        (fq, Some(_)) => match option_inner(ty) {
+            Some(inner) if fq.is_some() => Some(Layout::FqNullable(inner)),
+            Some(inner) => Some(Layout::Nullable(inner)),
+            None => {
+                errors.spanned(ty, msg::nullable_not_option());
+                None
+            }
+        },
+    }
+}
+
+/// A variant of an `enum_string` enum must be a unit variant.
+pub(crate) fn unit_variant(v: &Variant, errors: &mut Errors) -> Option<()> {
+    if matches!(v.fields, Fields::Unit) {
+        Some(())
+    } else {
+        errors.spanned(&v.fields, msg::variant_not_unit());
+        None
+    }
+}
+
+/// Wire names (variant Strings, PDT map keys) must be distinct.
+pub(crate) fn unique_names<'a>(
+    names: impl Iterator<Item = (&'a Ident, &'a str)>,
+    errors: &mut Errors,
+) {
+    let mut seen: Vec<&str> = Vec::new();
+    for (ident, name) in names {
+        if seen.contains(&name) {
+            errors.spanned(ident, msg::duplicate_name(name));
+        } else {
+            seen.push(name);
+        }
+    }
+}
