@@ -252,3 +252,19 @@ async fn tls_handshake_failure_is_a_tls_error() {
     let e = client.request("g.V()").send_raw().await.unwrap_err();
     assert_eq!(e.transport_kind(), Some(TransportKind::Tls), "{e:?}");
 }
+
+#[tokio::test]
+async fn bytes_after_the_zlib_stream_are_a_decompress_error() {
+    let mut body = zlib(&COUNT_BODY);
+    body.extend_from_slice(b"junk");
+    let resp = chunked_response(
+        &format!("Content-Type: {GRAPHBINARY_MIME}\r\nContent-Encoding: deflate\r\n"),
+        &body,
+        100,
+    );
+    let (url, _server) = serve_once(resp, 1000, Duration::ZERO).await;
+    let client = Client::new(&url).unwrap();
+    let mut raw = client.request("x").send_raw().await.unwrap();
+    let e = read_all(&mut raw.body).await.unwrap_err();
+    assert!(matches!(e, Error::Decompress(_)), "{e:?}");
+}

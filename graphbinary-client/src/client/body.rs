@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 use async_compression::tokio::bufread::ZlibDecoder;
 use bytes::Bytes;
 use futures::{Stream, TryStreamExt};
-use tokio::io::{AsyncRead, ReadBuf};
+use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::io::StreamReader;
 
@@ -40,7 +40,11 @@ impl ByteCounters {
 
 enum Inner {
     Plain(StreamReader<ByteStream, Bytes>),
-    Zlib(ZlibDecoder<StreamReader<ByteStream, Bytes>>),
+    /// `drained`: the zlib stream has ended and the HTTP body after it was read to its end.
+    Zlib {
+        decoder: ZlibDecoder<StreamReader<ByteStream, Bytes>>,
+        drained: bool,
+    },
 }
 
 /// The (decompressed) body of a response, as an [`AsyncRead`].
@@ -58,7 +62,7 @@ pub struct BodyReader {
 impl std::fmt::Debug for BodyReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BodyReader")
-            .field("compressed", &matches!(self.inner, Inner::Zlib(_)))
+            .field("compressed", &self.is_compressed())
             .field("counters", &self.counters)
             .finish()
     }
@@ -85,7 +89,10 @@ impl BodyReader {
             let mut d = ZlibDecoder::new(reader);
             // A response is one zlib stream; trailing bytes would be a server bug worth seeing.
             d.multiple_members(false);
-            Inner::Zlib(d)
+            Inner::Zlib {
+                decoder: d,
+                drained: false,
+            }
         } else {
             Inner::Plain(reader)
         };
@@ -98,7 +105,7 @@ impl BodyReader {
 
     /// Whether the body is being decompressed.
     pub fn is_compressed(&self) -> bool {
-        matches!(self.inner, Inner::Zlib(_))
+        matches!(self.inner, Inner::Zlib { .. })
     }
 
     /// The byte counters of this body.
@@ -117,10 +124,35 @@ impl AsyncRead for BodyReader {
         let before = buf.filled().len();
         let res = match &mut this.inner {
             Inner::Plain(r) => Pin::new(r).poll_read(cx, buf),
-            Inner::Zlib(d) => match Pin::new(d).poll_read(cx, buf) {
-                Poll::Ready(Err(e)) => Poll::Ready(Err(mark_decompress(e))),
-                other => other,
-            },
+            Inner::Zlib { decoder, drained } => {
+                if *drained {
+                    return Poll::Ready(Ok(()));
+                }
+                match Pin::new(&mut *decoder).poll_read(cx, buf) {
+                    Poll::Ready(Err(e)) => Poll::Ready(Err(mark_decompress(e))),
+                    Poll::Ready(Ok(())) if buf.filled().len() == before && buf.remaining() > 0 => {
+                        // The zlib stream has ended. Read the HTTP body to its end too, so
+                        // that the connection goes back to the pool instead of being closed
+                        // with an unfinished body.
+                        match Pin::new(decoder.get_mut()).poll_fill_buf(cx) {
+                            Poll::Pending => Poll::Pending,
+                            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+                            Poll::Ready(Ok([])) => {
+                                *drained = true;
+                                Poll::Ready(Ok(()))
+                            }
+                            Poll::Ready(Ok(rest)) => Poll::Ready(Err(io::Error::new(
+                                io::ErrorKind::InvalidData,
+                                DecompressError(io::Error::other(format!(
+                                    "{} bytes after the end of the zlib stream",
+                                    rest.len()
+                                ))),
+                            ))),
+                        }
+                    }
+                    other => other,
+                }
+            }
         };
         let n = buf.filled().len() - before;
         if n > 0 {
