@@ -36,8 +36,8 @@ use std::task::{Context, Poll};
 
 use futures::Stream;
 use graphbinary_core::{
-    Cursor, Decode, DecodeError, ErrorKind, FastError, FastResult, Limits, Nullable, ReadBuffer,
-    DEFAULT_CAPACITY,
+    Cursor, Decode, DecodeError, ErrorKind, FastError, FastResult, Fq, Limits, Nullable,
+    ReadBuffer, DEFAULT_CAPACITY,
 };
 use tokio::io::{AsyncRead, ReadBuf};
 
@@ -79,7 +79,8 @@ impl Default for ReadOptions {
 }
 
 /// One result: a value and its bulk (how many times it stands in the result; 1 when the
-/// response is not bulked).
+/// response is not bulked). In a bulked response each value is followed by its bulk as a
+/// fully-qualified Long, as Gremlin Server writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Traverser {
     /// The value.
@@ -266,7 +267,7 @@ fn read_item(cur: &mut Cursor<'_>, bulked: bool) -> FastResult<Step> {
         return Ok(Step::Marker);
     }
     let value = Value::decode(cur)?;
-    let bulk = if bulked { cur.read_i64()? } else { 1 };
+    let bulk = if bulked { Fq::<i64>::decode(cur)?.0 } else { 1 };
     Ok(Step::Item(Traverser { value, bulk }))
 }
 
@@ -288,7 +289,11 @@ async fn step_slow<R: AsyncRead + Unpin + Send>(
                 return Ok(Step::Marker);
             }
             let value = buf.read::<Value>().await?;
-            let bulk = if bulked { buf.read::<i64>().await? } else { 1 };
+            let bulk = if bulked {
+                buf.read::<Fq<i64>>().await?.0
+            } else {
+                1
+            };
             Ok(Step::Item(Traverser { value, bulk }))
         }
         Phase::Footer => {
