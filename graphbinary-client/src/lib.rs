@@ -7,6 +7,8 @@
 
 #![warn(missing_docs)]
 
+pub use graphbinary_derive::GraphBinary;
+
 pub mod generated;
 pub mod graphson;
 pub mod model;
