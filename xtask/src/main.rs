@@ -1,8 +1,16 @@
 //! Project automation: `cargo xtask <command>`.
 
+mod regen;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
+        Some("regen") => {
+            if let Err(e) = regen::run(&args[1..]) {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        }
         _ => {
             eprintln!("usage: cargo xtask <regen|server|demo|ci|bench>");
             std::process::exit(2);

@@ -1,0 +1,420 @@
+//! `cargo xtask regen [TARGET] [--check]`: generate code from `spec/`.
+//!
+//! Three stages per generator: parse the spec into a typed model ([`model`]), validate it
+//! (errors name the spec file and entry), emit Rust with `quote!` + `prettyplease` ([`emit`]).
+//! [`ensure_file`] is the one helper that writes: it compares with what is on disk and, in
+//! check mode, fails naming the stale file and the command to run.
+//!
+//! Targets: `types` (`type_code.rs`, `elements.rs`, `mod.rs` in `graphbinary-client/src/generated/`
+//! from `spec/types.toml`) and `vectors` (validates `spec/vectors/*.toml` against the types and
+//! writes them as Rust data to `generated/spec_vectors.rs`, a test-only module).
+
+pub mod emit;
+pub mod model;
+pub mod vectors;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A regen failure.
+#[derive(Debug)]
+pub enum Error {
+    /// The spec is invalid.
+    Spec(model::SpecErrors),
+    /// A generated file differs from what is on disk (check mode).
+    Stale { path: String },
+    /// Emitted tokens did not parse as a file (a bug in an emitter).
+    Emit { path: String, source: syn::Error },
+    /// Reading or writing a file failed.
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Bad command line.
+    Usage(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Spec(e) => write!(f, "{e}"),
+            Error::Stale { path } => write!(
+                f,
+                "error: {path} is out of date with spec/; run `cargo xtask regen` and commit the result"
+            ),
+            Error::Emit { path, source } => write!(f, "error: generated code for {path} does not parse: {source}"),
+            Error::Io { path, source } => write!(f, "error: {}: {source}", path.display()),
+            Error::Usage(m) => write!(f, "error: {m}\nusage: cargo xtask regen [types|vectors] [--check]"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Spec(e) => Some(e),
+            Error::Emit { source, .. } => Some(source),
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl From<model::SpecErrors> for Error {
+    fn from(e: model::SpecErrors) -> Self {
+        Error::Spec(e)
+    }
+}
+
+/// What a generator did to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Unchanged,
+    Updated,
+}
+
+/// The repository root (the parent of the xtask crate).
+pub fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+/// Read a file relative to `root`.
+pub fn read(root: &Path, rel: &str) -> Result<String, Error> {
+    let path = root.join(rel);
+    std::fs::read_to_string(&path).map_err(|source| Error::Io { path, source })
+}
+
+/// The one helper that writes generated files. Compares `contents` with the file at `rel`
+/// (relative to `root`); in check mode a difference is an [`Error::Stale`], otherwise the file
+/// is (re)written.
+pub fn ensure_file(root: &Path, rel: &str, contents: &str, check: bool) -> Result<Outcome, Error> {
+    let path = root.join(rel);
+    let old = match std::fs::read_to_string(&path) {
+        Ok(s) => Some(s),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(source) => return Err(Error::Io { path, source }),
+    };
+    if old.as_deref() == Some(contents) {
+        return Ok(Outcome::Unchanged);
+    }
+    if check {
+        return Err(Error::Stale {
+            path: rel.to_owned(),
+        });
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    std::fs::write(&path, contents).map_err(|source| Error::Io {
+        path: path.clone(),
+        source,
+    })?;
+    eprintln!("updated {rel}");
+    Ok(Outcome::Updated)
+}
+
+/// Path of the types spec, relative to the root.
+pub const TYPES_SPEC: &str = "spec/types.toml";
+/// Where generated client code goes, relative to the root.
+pub const GENERATED_DIR: &str = "graphbinary-client/src/generated";
+
+/// Parse and validate `spec/types.toml` under `root`.
+pub fn load_spec(root: &Path) -> Result<model::Spec, Error> {
+    let text = read(root, TYPES_SPEC)?;
+    Ok(model::parse_types(TYPES_SPEC, &text)?)
+}
+
+/// The files of the `types` target: (path relative to root, contents).
+pub fn types_files(spec: &model::Spec) -> Result<Vec<(String, String)>, Error> {
+    let header = emit::header("types", TYPES_SPEC);
+    let outputs = [
+        ("type_code.rs", emit::type_code(spec)),
+        ("elements.rs", emit::elements(spec)),
+        ("mod.rs", emit::module()),
+    ];
+    outputs
+        .into_iter()
+        .map(|(name, tokens)| {
+            let path = format!("{GENERATED_DIR}/{name}");
+            let text = emit::render(&header, tokens).map_err(|source| Error::Emit {
+                path: path.clone(),
+                source,
+            })?;
+            Ok((path, text))
+        })
+        .collect()
+}
+
+/// Generator of the `types` target.
+pub fn generate_types(root: &Path, check: bool) -> Result<(), Error> {
+    let spec = load_spec(root)?;
+    for (path, text) in types_files(&spec)? {
+        ensure_file(root, &path, &text, check)?;
+    }
+    Ok(())
+}
+
+/// Path of the generated vector table, relative to the root.
+pub const SPEC_VECTORS_RS: &str = "graphbinary-client/src/generated/spec_vectors.rs";
+
+/// The file of the `vectors` target: (path relative to root, contents).
+pub fn vectors_file(root: &Path, spec: &model::Spec) -> Result<(String, String), Error> {
+    let loaded = vectors::load_all(root, spec)?;
+    let header = emit::header("vectors", "spec/vectors/*.toml");
+    let text =
+        emit::render(&header, emit::spec_vectors(&loaded)).map_err(|source| Error::Emit {
+            path: SPEC_VECTORS_RS.to_owned(),
+            source,
+        })?;
+    Ok((SPEC_VECTORS_RS.to_owned(), text))
+}
+
+/// Generator of the `vectors` target: validates `spec/vectors/` and writes the vector table.
+pub fn generate_vectors(root: &Path, check: bool) -> Result<(), Error> {
+    let spec = load_spec(root)?;
+    let (path, text) = vectors_file(root, &spec)?;
+    ensure_file(root, &path, &text, check)?;
+    Ok(())
+}
+
+/// Run every generator (or one `target`).
+pub fn generate(root: &Path, target: Option<&str>, check: bool) -> Result<(), Error> {
+    match target {
+        None => {
+            generate_types(root, check)?;
+            generate_vectors(root, check)
+        }
+        Some("types") => generate_types(root, check),
+        Some("vectors") => generate_vectors(root, check),
+        Some(other) => Err(Error::Usage(format!("unknown regen target `{other}`"))),
+    }
+}
+
+/// Entry point for `cargo xtask regen ARGS`.
+pub fn run(args: &[String]) -> Result<(), Error> {
+    let mut check = false;
+    let mut target = None;
+    for a in args {
+        match a.as_str() {
+            "--check" => check = true,
+            s if s.starts_with('-') => return Err(Error::Usage(format!("unknown option `{s}`"))),
+            s if target.is_none() => target = Some(s),
+            s => return Err(Error::Usage(format!("unexpected argument `{s}`"))),
+        }
+    }
+    generate(&project_root(), target, check)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stale output is caught here (and by the CI step `cargo xtask regen --check`).
+    #[test]
+    fn generated_files_are_fresh() {
+        if let Err(e) = generate(&project_root(), None, true) {
+            panic!("{e}");
+        }
+    }
+
+    /// Every generated file: (path, contents).
+    fn all_files() -> Vec<(String, String)> {
+        let root = project_root();
+        let spec = load_spec(&root).unwrap();
+        let mut files = types_files(&spec).unwrap();
+        files.push(vectors_file(&root, &spec).unwrap());
+        files
+    }
+
+    #[test]
+    fn generated_rust_parses_and_starts_with_header() {
+        for (path, text) in all_files() {
+            let first = text.lines().next().unwrap();
+            assert!(
+                first.starts_with("// @generated by `cargo xtask regen ")
+                    && first.contains(" from spec/")
+                    && first.ends_with(". Do not edit."),
+                "{path}: {first}"
+            );
+            syn::parse_file(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        }
+    }
+
+    /// `cargo fmt --check` must accept `mod.rs` unchanged; it declares the other generated
+    /// files `#[rustfmt::skip]`, so rustfmt leaves their prettyplease formatting alone.
+    #[test]
+    fn generated_mod_rs_is_rustfmt_stable() {
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        for (path, text) in all_files() {
+            if !path.ends_with("/mod.rs") {
+                continue;
+            }
+            let child = Command::new("rustfmt")
+                .args(["--edition", "2021", "--emit", "stdout"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn();
+            let mut child = match child {
+                Ok(c) => c,
+                Err(e) => {
+                    assert!(
+                        std::env::var_os("CI").is_none(),
+                        "rustfmt not runnable: {e}"
+                    );
+                    eprintln!(
+                        "NOTICE: rustfmt not runnable ({e}); formatting of {path} not checked"
+                    );
+                    return;
+                }
+            };
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(text.as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "rustfmt failed on {path}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let formatted = String::from_utf8(out.stdout).unwrap();
+            assert_eq!(formatted, text, "rustfmt would change {path}");
+        }
+    }
+
+    #[test]
+    fn type_code_covers_every_spec_code() {
+        let spec = load_spec(&project_root()).unwrap();
+        let files = types_files(&spec).unwrap();
+        let type_code = &files
+            .iter()
+            .find(|(p, _)| p.ends_with("type_code.rs"))
+            .unwrap()
+            .1;
+        let file = syn::parse_file(type_code).unwrap();
+        let en = file
+            .items
+            .iter()
+            .find_map(|i| match i {
+                syn::Item::Enum(e) if e.ident == "TypeCode" => Some(e),
+                _ => None,
+            })
+            .expect("enum TypeCode");
+        let got: Vec<(String, String)> = en
+            .variants
+            .iter()
+            .map(|v| {
+                let (_, syn::Expr::Lit(lit)) = v.discriminant.as_ref().unwrap() else {
+                    panic!()
+                };
+                let syn::Lit::Int(i) = &lit.lit else { panic!() };
+                (v.ident.to_string(), i.to_string())
+            })
+            .collect();
+        // The codes of the GraphBinary 4 spec, "Data Type Codes", written out independently.
+        let expected = [
+            ("Int", "0x01"),
+            ("Long", "0x02"),
+            ("String", "0x03"),
+            ("DateTime", "0x04"),
+            ("Double", "0x07"),
+            ("Float", "0x08"),
+            ("List", "0x09"),
+            ("Map", "0x0a"),
+            ("Set", "0x0b"),
+            ("Uuid", "0x0c"),
+            ("Edge", "0x0d"),
+            ("Path", "0x0e"),
+            ("Property", "0x0f"),
+            ("Graph", "0x10"),
+            ("Vertex", "0x11"),
+            ("VertexProperty", "0x12"),
+            ("Direction", "0x18"),
+            ("T", "0x20"),
+            ("BigDecimal", "0x22"),
+            ("BigInteger", "0x23"),
+            ("Byte", "0x24"),
+            ("Binary", "0x25"),
+            ("Short", "0x26"),
+            ("Boolean", "0x27"),
+            ("Tree", "0x2b"),
+            ("Merge", "0x2e"),
+            ("Char", "0x80"),
+            ("Duration", "0x81"),
+            ("CompositePdt", "0xf0"),
+            ("PrimitivePdt", "0xf1"),
+            ("Marker", "0xfd"),
+            ("UnspecifiedNull", "0xfe"),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn elements_carry_the_derive_attributes() {
+        let spec = load_spec(&project_root()).unwrap();
+        let files = types_files(&spec).unwrap();
+        let elements = &files
+            .iter()
+            .find(|(p, _)| p.ends_with("elements.rs"))
+            .unwrap()
+            .1;
+        for needle in [
+            "#[graphbinary(type_code = 0x11)]\npub struct Vertex {",
+            "    #[graphbinary(fq, nullable)]\n    pub properties: Option<Vec<VertexProperty>>,",
+            "    #[graphbinary(fq)]\n    pub labels: Vec<Set<Arc<str>>>,",
+            "#[graphbinary(type_code = 0x18, enum_string)]\npub enum Direction {",
+            "    #[graphbinary(rename = \"onCreate\")]\n    OnCreate,",
+            "pub struct BigDecimal {",
+            "use crate::model::BigInteger;",
+            "use crate::model::Value;",
+            "use graphbinary_core::Set;",
+            "use std::sync::Arc;",
+        ] {
+            assert!(
+                elements.contains(needle),
+                "elements.rs lacks {needle:?}:\n{elements}"
+            );
+        }
+        // Special kinds are hand-written, not generated.
+        assert!(!elements.contains("pub struct Graph"));
+        assert!(!elements.contains("pub struct Tree"));
+    }
+
+    #[test]
+    fn ensure_file_check_mode_names_stale_file() {
+        let dir = std::env::temp_dir().join(format!("xtask-regen-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(
+            ensure_file(&dir, "a/x.rs", "one\n", false).unwrap(),
+            Outcome::Updated
+        );
+        assert_eq!(
+            ensure_file(&dir, "a/x.rs", "one\n", true).unwrap(),
+            Outcome::Unchanged
+        );
+        let err = ensure_file(&dir, "a/x.rs", "two\n", true).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "error: a/x.rs is out of date with spec/; run `cargo xtask regen` and commit the result"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("a/x.rs")).unwrap(),
+            "one\n"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
