@@ -101,10 +101,11 @@ impl<'a> Cursor<'a> {
         FastError::Invalid(DecodeError::new(offset, kind))
     }
 
-    /// "Need more": the value needs `n` more bytes past the current position.
+    /// "Need more": `missing` bytes beyond the end of the data are needed. The reported figure
+    /// counts from the start of the cursor, so it always exceeds the bytes available.
     #[cold]
-    fn need(&self, n: usize) -> FastError {
-        FastError::NeedMore(self.pos.saturating_add(n))
+    fn need(&self, missing: usize) -> FastError {
+        FastError::NeedMore(self.data.len().saturating_add(missing))
     }
 
     /// Enters a nested container, failing when the depth limit would be exceeded.
