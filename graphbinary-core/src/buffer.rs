@@ -1,6 +1,9 @@
 //! The read buffer: a synchronous fast path over buffered bytes and an async slow path that
 //! refills from the underlying reader.
 
+use std::future::Future;
+use std::task::Poll;
+
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use crate::cursor::{check_len, decode_char, invalid_bool, utf8_width, Cursor};
@@ -278,8 +281,10 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
         self.fill_between(n, n, expected).await
     }
 
-    /// Refills until at least `want` bytes are buffered, or until the stream ends with at least
-    /// `min` buffered. End of stream with fewer than `min` is [`ErrorKind::UnexpectedEof`].
+    /// Refills until at least `min` bytes are buffered, then keeps reading towards `want` only
+    /// while the reader has bytes ready: it never waits for bytes beyond `min`, which the value
+    /// may not need (on a live stream they may not come until the peer has more to send). End
+    /// of stream with fewer than `min` is [`ErrorKind::UnexpectedEof`].
     ///
     /// # Cancel safety
     /// Cancel safe, as [`ReadBuffer::fill_to`].
@@ -308,18 +313,36 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
             }
         }
         let want = want.clamp(min, self.buf.len());
-        while self.end - self.start < want {
+        while self.end - self.start < min {
             if self.fill().await? == 0 {
-                if self.end - self.start >= min {
-                    return Ok(());
-                }
                 return Err(DecodeError::new(
                     self.offset + (self.end - self.start) as u64,
                     ErrorKind::UnexpectedEof { expected },
                 ));
             }
         }
+        while self.end - self.start < want {
+            if !matches!(self.fill_ready().await?, Some(n) if n > 0) {
+                break;
+            }
+        }
         Ok(())
+    }
+
+    /// One [`ReadBuffer::fill`] if the reader has bytes ready now; `None` if it would wait.
+    ///
+    /// # Cancel safety
+    /// Cancel safe, as [`ReadBuffer::fill`].
+    async fn fill_ready(&mut self) -> Result<Option<usize>, DecodeError> {
+        std::future::poll_fn(|cx| {
+            let fill = std::pin::pin!(self.fill());
+            match fill.poll(cx) {
+                Poll::Ready(r) => Poll::Ready(r.map(Some)),
+                // Dropping a pending `fill` is cancel safe; a wakeup it registered is harmless.
+                Poll::Pending => Poll::Ready(Ok(None)),
+            }
+        })
+        .await
     }
 
     /// Whether the stream has ended with no byte left unconsumed (refilling if needed).
@@ -337,8 +360,9 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
     /// while it is incomplete; a value that needs more bytes than the buffer can hold is read
     /// by `T`'s field-by-field slow path instead.
     ///
-    /// Each refill asks for at least what the failed attempt needed and at least twice what it
-    /// saw, so a value is decoded at most a few times.
+    /// Each refill waits for what the failed attempt needed and reads ahead, without waiting,
+    /// towards twice what it saw, so a value is decoded only a few times and is returned as
+    /// soon as its last byte has arrived.
     ///
     /// # Cancel safety
     /// Cancel safe while the value fits in the buffer (nothing is consumed until it is
