@@ -120,10 +120,11 @@ impl<'a> Cursor<'a> {
         Ok(())
     }
 
-    /// Leaves a nested container entered with [`Cursor::enter`].
+    /// Leaves a nested container entered with [`Cursor::enter`] (saturating at 0, like
+    /// [`ReadBuffer::leave`](crate::ReadBuffer::leave)).
     #[inline]
     pub fn leave(&mut self) {
-        self.depth -= 1;
+        self.depth = self.depth.saturating_sub(1);
     }
 
     /// Succeeds when at least `n` bytes remain; otherwise "need more" (a lower bound that lets

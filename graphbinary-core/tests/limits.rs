@@ -277,6 +277,11 @@ fn enter_and_leave_on_the_buffer_and_the_cursor() {
     assert_eq!(e.offset(), 11);
     cur.leave();
     assert_eq!(cur.depth(), 1);
+    cur.leave();
+    cur.leave(); // saturates instead of underflowing (a debug-build panic before)
+    assert_eq!(cur.depth(), 0);
+    cur.enter().unwrap();
+    assert_eq!(cur.depth(), 1);
 }
 
 #[test]
