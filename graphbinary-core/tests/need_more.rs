@@ -175,6 +175,9 @@ fn lists_need_more_within_bounds_for_every_truncation() {
         |_| None,
     );
     check::<Vec<char>>(&enc(&vec!['a', '€', '😀']), |_| None);
+    check::<graphbinary_core::Set<i16>>(&enc(&graphbinary_core::Set(vec![1i16, 2])), |_| None);
+    let labels: Vec<std::sync::Arc<str>> = vec!["person".into(), "person".into()];
+    check::<Vec<std::sync::Arc<str>>>(&enc(&labels), |_| None);
     check::<Nullable<Vec<uuid::Uuid>>>(&enc(&Nullable(Some(vec![uuid::Uuid::max()]))), |_| None);
 }
 
