@@ -222,3 +222,103 @@ fn random_cancellations_when_everything_fits() {
         assert!(block_on(buf.is_at_end()).unwrap());
     }
 }
+
+impl Item {
+    /// Reads an item of the same kind, returning its debug form.
+    async fn read_any<R: AsyncRead + Unpin + Send>(
+        &self,
+        buf: &mut ReadBuffer<R>,
+    ) -> Result<String, DecodeError> {
+        Ok(match self {
+            Item::Bare(p) => format!("{:?}", p.read(buf).await?),
+            Item::Fq(p) => format!("{:?}", p.read_fq(buf).await?),
+            Item::OptInt(_) => format!("{:?}", buf.read::<FqOpt<i32>>().await?),
+            Item::Strings(_) => format!("{:?}", buf.read::<Fq<Vec<String>>>().await?),
+            Item::Nested(_) => format!("{:?}", buf.read::<Vec<Vec<i64>>>().await?),
+            Item::Message(_) => format!("{:?}", buf.read::<Nullable<String>>().await?),
+        })
+    }
+}
+
+/// What reading `items`' kinds over (corrupted) `data` produced: the values read (debug form)
+/// and how it ended.
+fn read_corrupted(
+    items: &[Item],
+    data: &[u8],
+    cap: usize,
+    fast: bool,
+    sizes: &[usize],
+) -> (Vec<String>, String) {
+    let mut buf = ReadBuffer::with_capacity(cap, ScriptReader::split(data, sizes))
+        .with_fast_path(fast)
+        .with_limits(graphbinary_core::Limits {
+            max_depth: 8,
+            max_collection_len: 1000,
+            max_bytes_len: 1000,
+            ..graphbinary_core::Limits::DEFAULT
+        });
+    let mut seen = Vec::new();
+    let end = block_on(async {
+        for it in items {
+            match it.read_any(&mut buf).await {
+                Ok(v) => seen.push(v),
+                Err(e) => {
+                    if let graphbinary_core::ErrorKind::UnexpectedEof { .. } = e.kind() {
+                        // The end of stream is only ever reported where the stream ended.
+                        assert_eq!(e.offset(), data.len() as u64, "{e}");
+                        return "EOF".to_string();
+                    }
+                    assert!(e.offset() < data.len() as u64, "offset past the data: {e}");
+                    return format!("{:?} at {}", e.kind(), e.offset());
+                }
+            }
+        }
+        "done".to_string()
+    });
+    (seen, end)
+}
+
+#[test]
+fn corrupted_streams_never_panic_or_hang_and_both_paths_agree() {
+    let mut agreed = 0;
+    for seed in 1..=2000u64 {
+        let mut rng = Rng(seed.wrapping_mul(0xa076_1d64_78bd_642f));
+        let count = 1 + rng.below(10);
+        let (items, mut data, _) = stream(&mut rng, count);
+        for _ in 0..1 + rng.below(3) {
+            if data.is_empty() {
+                break;
+            }
+            let at = rng.below(data.len());
+            match rng.below(5) {
+                0 => data[at] ^= 1 << rng.below(8),
+                1 => data[at] = 0,
+                2 => data[at] = 0xff,
+                3 => {
+                    data.remove(at);
+                }
+                _ => data.insert(at, rng.next() as u8),
+            }
+        }
+        let cap = [1, 3, 16, 64, 4096][rng.below(5)];
+        let sizes = [vec![], vec![1], vec![5, 2]][rng.below(3)].clone();
+        let (fast_vals, fast_end) = read_corrupted(&items, &data, cap, true, &sizes);
+        let (slow_vals, slow_end) = read_corrupted(&items, &data, cap, false, &sizes);
+        let ctx = format!("seed {seed}: {fast_end} / {slow_end}");
+        // The values both paths read agree. Where they stop may differ only when the input is
+        // both invalid and truncated: a lower bound the fast path derives from a claimed count
+        // can reach the end of stream before the slow path reaches the bad byte.
+        let n = fast_vals.len().min(slow_vals.len());
+        assert_eq!(fast_vals[..n], slow_vals[..n], "{ctx}");
+        if fast_end == slow_end {
+            assert_eq!(fast_vals, slow_vals, "{ctx}");
+            agreed += 1;
+        } else {
+            // Only the fast path may stop early at the end of stream, waiting for a claimed
+            // count's lower bound, where the slow path reaches the corrupted byte first.
+            assert_eq!(fast_end, "EOF", "{ctx}");
+            assert!(slow_end != "done", "{ctx}");
+        }
+    }
+    assert!(agreed > 1500, "{agreed}");
+}
