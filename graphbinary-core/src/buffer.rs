@@ -66,6 +66,9 @@ pub struct ReadBuffer<R> {
     fast_path: bool,
     depth: u32,
     interner: Interner,
+    /// A reader failure met while reading ahead of a value that was already complete; the
+    /// next [`ReadBuffer::fill`] reports it.
+    deferred: Option<DecodeError>,
 }
 
 impl<R> ReadBuffer<R> {
@@ -90,6 +93,7 @@ impl<R> ReadBuffer<R> {
             fast_path: true,
             depth: 0,
             interner: Interner::new(),
+            deferred: None,
         }
     }
 
@@ -230,6 +234,9 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
     /// Cancel safe: bytes are appended to the buffer only when the read completes, and
     /// moving buffered bytes to the front of the storage loses none.
     pub async fn fill(&mut self) -> Result<usize, DecodeError> {
+        if let Some(e) = self.deferred.take() {
+            return Err(e);
+        }
         if self.eof {
             return Ok(0);
         }
@@ -285,7 +292,8 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
     /// Refills until at least `min` bytes are buffered, then keeps reading towards `want` only
     /// while the reader has bytes ready: it never waits for bytes beyond `min`, which the value
     /// may not need (on a live stream they may not come until the peer has more to send). End
-    /// of stream with fewer than `min` is [`ErrorKind::UnexpectedEof`].
+    /// of stream with fewer than `min` is [`ErrorKind::UnexpectedEof`]. A reader failure while
+    /// reading ahead is kept for the next [`ReadBuffer::fill`], so a complete value is not lost.
     ///
     /// # Cancel safety
     /// Cancel safe, as [`ReadBuffer::fill_to`].
@@ -323,8 +331,15 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
             }
         }
         while self.end - self.start < want {
-            if !matches!(self.fill_ready().await?, Some(n) if n > 0) {
-                break;
+            match self.fill_ready().await {
+                Ok(Some(n)) if n > 0 => {}
+                Ok(_) => break,
+                // The bytes needed are here: the failure belongs to a later read.
+                Err(e) if matches!(e.kind(), ErrorKind::Io(_)) => {
+                    self.deferred = Some(e);
+                    break;
+                }
+                Err(e) => return Err(e),
             }
         }
         Ok(())
@@ -578,6 +593,10 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
                 self.consume(take);
                 left -= take;
                 continue;
+            }
+            // A failure deferred by a read-ahead comes first (it is where the stream broke).
+            if let Some(e) = self.deferred.take() {
+                return Err(e);
             }
             // Grow geometrically with what has arrived, bounded by what is still owed.
             let step = left.min(dst.len().max(self.buf.len()));

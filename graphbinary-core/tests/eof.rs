@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::collections::VecDeque;
 use std::error::Error as _;
 use std::io;
 use std::pin::pin;
@@ -12,6 +13,7 @@ use std::task::Poll;
 use bytes::Bytes;
 use common::*;
 use graphbinary_core::{ErrorKind, Fq, ReadBuffer};
+use tokio::io::AsyncRead;
 
 const PRE: u8 = 0x5a;
 
@@ -231,4 +233,83 @@ fn eof_then_more_reads_stay_eof_at_the_same_offset() {
     assert_eq!(block_on(buf.read::<i8>()).unwrap(), 0);
     assert_eof(&block_on(buf.read::<i8>()).unwrap_err(), 3);
     assert!(block_on(buf.is_at_end()).unwrap());
+}
+
+#[test]
+fn a_reader_error_after_a_complete_value_is_reported_by_the_next_read_not_this_one() {
+    // The value's bytes all arrived; the connection failed after them. The value is returned,
+    // and the failure (with the offset where the stream failed) comes with the next read.
+    let r = ScriptReader::new(vec![vec![0, 0, 0, 5, b'a', b'b'], b"cde".to_vec()])
+        .end(End::Error(io::ErrorKind::ConnectionReset));
+    let mut buf = ReadBuffer::with_capacity(64, r);
+    assert_eq!(block_on(buf.read::<String>()).unwrap(), "abcde");
+    let e = block_on(buf.is_at_end()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Io(io) if io.kind() == io::ErrorKind::ConnectionReset));
+    assert_eq!(e.offset(), 9);
+
+    let mut values: Vec<(String, Vec<u8>)> = Vec::new();
+    for p in one_per_type() {
+        let mut v = Vec::new();
+        p.encode_fq(&mut v);
+        values.push((format!("{p:?}"), v));
+    }
+    for (name, data) in &values {
+        for cap in 1..=32 {
+            for sizes in chunkings(data.len(), false) {
+                for fast in [true, false] {
+                    let ctx = format!("{name} cap={cap} {sizes:?} fast={fast}");
+                    let r = ScriptReader::split(data, &sizes)
+                        .end(End::Error(io::ErrorKind::ConnectionReset));
+                    let mut buf = ReadBuffer::with_capacity(cap, r).with_fast_path(fast);
+                    let p = one_per_type()
+                        .into_iter()
+                        .find(|p| format!("{p:?}") == *name)
+                        .unwrap();
+                    let got =
+                        block_on(p.read_fq(&mut buf)).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                    assert_eq!(got, p, "{ctx}");
+                    let e = block_on(buf.is_at_end()).expect_err(&ctx);
+                    assert!(matches!(e.kind(), ErrorKind::Io(_)), "{ctx}: {e:?}");
+                    assert_eq!(e.offset(), data.len() as u64, "{ctx}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_deferred_reader_error_is_reported_before_a_streamed_payload_calls_the_reader_again() {
+    // A reader that delivers its chunks, fails once, then would carry on with more bytes: the
+    // failure must not be skipped by a payload streaming past the buffer.
+    struct FailOnce(VecDeque<Option<Vec<u8>>>);
+    impl AsyncRead for FailOnce {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            _cx: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> Poll<io::Result<()>> {
+            match self.0.pop_front() {
+                Some(Some(chunk)) => buf.put_slice(&chunk),
+                Some(None) => {
+                    return Poll::Ready(Err(io::Error::new(io::ErrorKind::Interrupted, "once")))
+                }
+                None => {
+                    let n = buf.remaining();
+                    buf.put_slice(&vec![7; n]);
+                }
+            }
+            Poll::Ready(Ok(()))
+        }
+    }
+    // A fully-qualified Binary of 100 bytes: its header and length arrive in two pieces, the
+    // read-ahead after the second meets the failure, and the payload (larger than the 16-byte
+    // buffer) is streamed straight from the reader.
+    let chunks = VecDeque::from([Some(vec![0x25, 0x00, 0, 0, 0]), Some(vec![100]), None]);
+    let mut buf = ReadBuffer::with_capacity(16, FailOnce(chunks));
+    let e = block_on(buf.read::<Fq<Bytes>>()).unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Io(io) if io.kind() == io::ErrorKind::Interrupted),
+        "{e:?}"
+    );
+    assert_eq!(e.offset(), 6);
 }
