@@ -460,3 +460,28 @@ fn into_parts_returns_the_unconsumed_bytes() {
     assert_eq!(buffered, vec![2, 3, 4, 5, 6, 7]);
     assert_eq!(rest_reader, &[8, 9]);
 }
+
+#[test]
+fn read_bytes_into_appends_after_existing_bytes_across_refills() {
+    let data: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
+    for cap in [1, 2, 16, 17, 64, 1000, 4096] {
+        for n in [0usize, 1, 15, 16, 17, 63, 64, 65, 999, 2990] {
+            for per_read in [1usize, 7, usize::MAX] {
+                let r = ScriptReader::new(vec![data.clone()]).max_per_read(per_read);
+                let mut buf = ReadBuffer::with_capacity(cap, r);
+                // Some bytes consumed first, some buffered, so the copy starts mid-buffer.
+                assert_eq!(block_on(buf.read_array::<3>("x")).unwrap(), [0, 1, 2]);
+                let mut dst = vec![0xaa, 0xbb];
+                block_on(buf.read_bytes_into(n, &mut dst, "payload")).unwrap();
+                assert_eq!(dst[..2], [0xaa, 0xbb]);
+                assert!(
+                    dst[2..] == data[3..3 + n],
+                    "cap={cap} n={n} per_read={per_read}"
+                );
+                assert_eq!(buf.offset(), 3 + n as u64);
+                assert_eq!(block_on(buf.read_u8()).unwrap(), data[3 + n]);
+                assert!(buf.capacity() <= cap.max(MAX_PRIMITIVE_WIDTH));
+            }
+        }
+    }
+}
