@@ -228,7 +228,8 @@ impl<R> ReadBuffer<R> {
 impl<R: AsyncRead + Unpin> ReadBuffer<R> {
     /// Reads once from the underlying reader into free space, returning how many bytes
     /// arrived: 0 at end of stream, and also when the buffer is already full (check
-    /// [`ReadBuffer::buffered`] or use [`ReadBuffer::is_at_end`] to tell them apart).
+    /// [`ReadBuffer::buffered`] or use [`ReadBuffer::is_at_end`] to tell them apart). A reader
+    /// failure met earlier while reading ahead of a complete value is reported here first.
     ///
     /// # Cancel safety
     /// Cancel safe: bytes are appended to the buffer only when the read completes, and
