@@ -14,7 +14,7 @@ use graphbinary_core::{
 fn exact_bytes_of_each_layout() {
     assert_eq!(enc(&Fq(1i32)), [0x01, 0x00, 0, 0, 0, 1]);
     assert_eq!(enc(&FqOpt(Some(-1i16))), [0x26, 0x00, 0xff, 0xff]);
-    assert_eq!(enc(&FqOpt::<i64>(None)), [0x02, 0x01]);
+    assert_eq!(enc(&FqOpt::<i64>(None)), [0xfe, 0x01]);
     assert_eq!(enc(&Nullable(Some(true))), [0x00, 0x01]);
     assert_eq!(enc(&Nullable::<String>(None)), [0x01]);
     assert_eq!(
