@@ -8,6 +8,8 @@
 
 #![warn(missing_docs)]
 
+pub use graphbinary_derive::GraphBinary;
+
 pub mod client;
 pub mod generated;
 pub mod graphson;

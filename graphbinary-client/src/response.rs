@@ -79,7 +79,8 @@ impl Default for ReadOptions {
 }
 
 /// One result: a value and its bulk (how many times it stands in the result; 1 when the
-/// response is not bulked).
+/// response is not bulked). In a bulked response each value is followed by its bulk as a
+/// fully-qualified Long, as Gremlin Server writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Traverser {
     /// The value.
@@ -266,7 +267,6 @@ fn read_item(cur: &mut Cursor<'_>, bulked: bool) -> FastResult<Step> {
         return Ok(Step::Marker);
     }
     let value = Value::decode(cur)?;
-    // Gremlin Server 4.0.0-beta.3 writes each bulk fully qualified: `02 00 {8 bytes}`.
     let bulk = if bulked { Fq::<i64>::decode(cur)?.0 } else { 1 };
     Ok(Step::Item(Traverser { value, bulk }))
 }
@@ -353,25 +353,31 @@ impl<R: AsyncRead + Unpin + Send + 'static> Stream for ResponseStream<R> {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
         loop {
+            // Fast path: decode the next result from the buffered bytes in place, without
+            // moving the buffer.
+            if let State::Idle(buf) = &mut this.state {
+                if this.phase == Phase::Results && buf.fast_path() {
+                    let bulked = this.bulked.unwrap_or(false);
+                    match buf.try_read_with(|c| read_item(c, bulked)) {
+                        Ok(Step::Item(t)) => return Poll::Ready(Some(Ok(t))),
+                        Ok(step) => {
+                            if let Some(out) = this.apply(step) {
+                                return out;
+                            }
+                            continue;
+                        }
+                        Err(FastError::Invalid(e)) => {
+                            this.state = State::Done;
+                            return Poll::Ready(Some(Err(e.into())));
+                        }
+                        Err(FastError::NeedMore(_)) => {}
+                    }
+                }
+            }
             match std::mem::replace(&mut this.state, State::Done) {
                 State::Done => return Poll::Ready(None),
                 State::Idle(mut buf) => {
                     let bulked = this.bulked.unwrap_or(false);
-                    if this.phase == Phase::Results && buf.fast_path() {
-                        match buf.try_read_with(|c| read_item(c, bulked)) {
-                            Ok(step) => {
-                                this.state = State::Idle(buf);
-                                if let Some(out) = this.apply(step) {
-                                    return out;
-                                }
-                                continue;
-                            }
-                            Err(FastError::Invalid(e)) => {
-                                return Poll::Ready(Some(Err(e.into())));
-                            }
-                            Err(FastError::NeedMore(_)) => {}
-                        }
-                    }
                     let phase = this.phase;
                     this.state = State::Busy(Box::pin(async move {
                         let r = step_slow(&mut buf, phase, bulked).await;

@@ -71,7 +71,7 @@ async fn server_error_exits_non_zero() {
         return;
     }
     let o = query(&["g.V(.count()"]);
-    assert!(!o.status.success());
+    assert_eq!(o.status.code(), Some(2));
     let st = stderr(&o);
     assert!(st.contains("MalformedQueryException"), "{st}");
     assert!(st.contains("400"), "{st}");

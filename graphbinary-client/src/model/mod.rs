@@ -20,7 +20,7 @@ pub use crate::generated::{
     BigDecimal, DateTime, Direction, Duration, Edge, Merge, Path, Property, Vertex, VertexProperty,
     T,
 };
-pub use pdt::{CompositePdt, PdtError, PrimitivePdt};
+pub use pdt::{CompositePdt, PdtError, PdtRegistry, PrimitivePdt};
 pub use scalars::BigInteger;
 pub use structure::{Graph, Tree};
 pub(crate) use value::decode_marker_value;

@@ -2,8 +2,34 @@
 //! type name and a stringified value), decoded generically.
 //!
 //! A user maps them onto Rust types of their own with `#[derive(GraphBinary)]` and
-//! `#[graphbinary(composite_pdt = "Name")]`, then converts with [`CompositePdt::to_typed`] (or
-//! decodes the typed form directly from a response).
+//! `#[graphbinary(composite_pdt = "Name")]`, then converts with [`CompositePdt::to_typed`], or
+//! registers the type in a [`PdtRegistry`] to convert whatever arrives by its type name.
+//!
+//! ```
+//! use graphbinary_client::model::{CompositePdt, PdtRegistry, Value};
+//! use graphbinary_client::GraphBinary;
+//!
+//! #[derive(Debug, PartialEq, GraphBinary)]
+//! #[graphbinary(composite_pdt = "Point")]
+//! pub struct Point {
+//!     pub x: i32,
+//!     pub y: i32,
+//! }
+//!
+//! // 0xF0 CompositePDT "Point" {x: 1, y: 2}, as a server sends it.
+//! let bytes = [
+//!     0xf0, 0x00, 0x03, 0x00, 0, 0, 0, 5, b'P', b'o', b'i', b'n', b't', 0x0a, 0x00, 0, 0, 0, 2,
+//!     0x03, 0x00, 0, 0, 0, 1, b'x', 0x01, 0x00, 0, 0, 0, 1,
+//!     0x03, 0x00, 0, 0, 0, 1, b'y', 0x01, 0x00, 0, 0, 0, 2,
+//! ];
+//! let Value::CompositePdt(pdt) = Value::from_bytes(&bytes).unwrap() else { panic!() };
+//! assert_eq!(pdt.to_typed::<Point>().unwrap(), Point { x: 1, y: 2 });
+//!
+//! let mut registry = PdtRegistry::new();
+//! registry.register::<Point>(Point::TYPE_NAME);
+//! let any = registry.convert(&pdt).unwrap().unwrap();
+//! assert_eq!(any.downcast_ref::<Point>(), Some(&Point { x: 1, y: 2 }));
+//! ```
 
 #![allow(clippy::manual_async_fn)]
 
@@ -87,6 +113,53 @@ impl CompositePdt {
                 },
             )),
         })
+    }
+}
+
+type Converter = fn(&CompositePdt) -> Result<Box<dyn std::any::Any + Send + Sync>, PdtError>;
+
+/// Rust types registered under CompositePDT type names, to convert generic
+/// [`CompositePdt`] values into them.
+#[derive(Default, Clone)]
+pub struct PdtRegistry {
+    types: std::collections::HashMap<String, Converter>,
+}
+
+impl std::fmt::Debug for PdtRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.types.keys()).finish()
+    }
+}
+
+impl PdtRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers `T` (whose bare form is a CompositePDT's, e.g. derived with
+    /// `#[graphbinary(composite_pdt = "...")]`) under `type_name`.
+    pub fn register<T: Decode + Send + Sync + 'static>(&mut self, type_name: &str) -> &mut Self {
+        fn convert<T: Decode + Send + Sync + 'static>(
+            p: &CompositePdt,
+        ) -> Result<Box<dyn std::any::Any + Send + Sync>, PdtError> {
+            Ok(Box::new(p.to_typed::<T>()?))
+        }
+        self.types.insert(type_name.to_owned(), convert::<T>);
+        self
+    }
+
+    /// Whether a type is registered under `type_name`.
+    pub fn contains(&self, type_name: &str) -> bool {
+        self.types.contains_key(type_name)
+    }
+
+    /// Converts `pdt` into the type registered under its name: `None` when none is.
+    pub fn convert(
+        &self,
+        pdt: &CompositePdt,
+    ) -> Option<Result<Box<dyn std::any::Any + Send + Sync>, PdtError>> {
+        self.types.get(&pdt.type_name).map(|f| f(pdt))
     }
 }
 

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use serde_json::Value as Json;
 use tokio::io::{AsyncRead, ReadBuf};
 
 /// The shared directory: `GRAPHBINARY_SHARED`, else `../shared` next to the repository root
@@ -116,4 +117,75 @@ pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
         .build()
         .unwrap()
         .block_on(f)
+}
+
+/// A decimal number as (negative, significant digits, exponent of the last digit).
+pub fn decimal(s: &str) -> (bool, String, i64) {
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    let (mant, exp) = match s.find(['e', 'E']) {
+        Some(i) => (
+            &s[..i],
+            s[i + 1..].trim_start_matches('+').parse::<i64>().unwrap(),
+        ),
+        None => (s, 0),
+    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    let mut digits = format!("{int}{frac}");
+    let mut exp = exp - frac.len() as i64;
+    let trimmed = digits.trim_start_matches('0').to_owned();
+    digits = trimmed;
+    while digits.ends_with('0') {
+        digits.pop();
+        exp += 1;
+    }
+    if digits.is_empty() {
+        exp = 0;
+    }
+    (neg, digits, exp)
+}
+
+pub fn same(a: &Json, b: &Json, path: &str) -> Result<(), String> {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => {
+            if decimal(&x.to_string()) == decimal(&y.to_string()) {
+                Ok(())
+            } else {
+                Err(format!("{path}: {x} != {y}"))
+            }
+        }
+        (Json::Array(x), Json::Array(y)) => {
+            if x.len() != y.len() {
+                return Err(format!("{path}: array length {} != {}", x.len(), y.len()));
+            }
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                same(p, q, &format!("{path}[{i}]"))?;
+            }
+            Ok(())
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            let mut kx: Vec<_> = x.keys().collect();
+            let mut ky: Vec<_> = y.keys().collect();
+            kx.sort();
+            ky.sort();
+            if kx != ky {
+                return Err(format!("{path}: keys {kx:?} != {ky:?}"));
+            }
+            for k in kx {
+                same(&x[k], &y[k], &format!("{path}.{k}"))?;
+            }
+            Ok(())
+        }
+        _ if a == b => Ok(()),
+        _ => Err(format!("{path}: {a} != {b}")),
+    }
+}
+
+/// Parses both documents and compares them with [`same`].
+pub fn same_json(ours: &str, expected: &str) -> Result<(), String> {
+    let o: Json = serde_json::from_str(ours).map_err(|e| format!("invalid JSON {e}: {ours}"))?;
+    let x: Json = serde_json::from_str(expected).map_err(|e| format!("bad expected {e}"))?;
+    same(&o, &x, "$")
 }

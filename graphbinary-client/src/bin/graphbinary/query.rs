@@ -2,6 +2,10 @@
 //! stream in, as text (Gremlin Console style), GraphSON 4 (one document per line) or just
 //! their count. `--stats` prints results, bytes, seconds and results/s to stderr; while
 //! stderr is a terminal a progress line shows results and bytes so far.
+//!
+//! Exit status: 0 success (also when the output's reader goes away, e.g. `| head`); 1 a
+//! transport, format or output error; 2 the server reported an error (results before it are
+//! printed first). Errors are one line on stderr with their causes.
 
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
@@ -60,7 +64,7 @@ pub fn run(args: QueryArgs) -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the runtime: {e}");
+            eprintln!("graphbinary: cannot start the runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -68,17 +72,18 @@ pub fn run(args: QueryArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(QueryError::BrokenPipe) => ExitCode::SUCCESS,
         Err(QueryError::Client(e)) => {
-            eprint!("error: {e}");
+            let code = if e.server_error().is_some() { 2 } else { 1 };
+            eprint!("graphbinary: {e}");
             let mut src = std::error::Error::source(&e);
             while let Some(s) = src {
                 eprint!(": {s}");
                 src = s.source();
             }
             eprintln!();
-            ExitCode::FAILURE
+            ExitCode::from(code)
         }
         Err(QueryError::Io(e)) => {
-            eprintln!("error: writing output: {e}");
+            eprintln!("graphbinary: writing output: {e}");
             ExitCode::FAILURE
         }
     }

@@ -1,0 +1,194 @@
+//! The `graphbinary` binary: output formats, `--chunk-size`, and exit codes 0/1/2.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use common::{gbin_vectors, same_json, shared_dir};
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_graphbinary"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn graphbinary");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn response(items: &[&[u8]], footer: &[u8]) -> Vec<u8> {
+    let mut b = vec![0x84, 0x00];
+    for i in items {
+        b.extend_from_slice(i);
+    }
+    b.extend([0xfd, 0x00, 0x00]);
+    b.extend_from_slice(footer);
+    b
+}
+
+const OK: &[u8] = &[0, 0, 0, 200, 1, 1];
+const INT_1: &[u8] = &[0x01, 0x00, 0, 0, 0, 1];
+const STR_A: &[u8] = &[0x03, 0x00, 0, 0, 0, 1, b'a'];
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+#[test]
+fn every_vector_re_encodes_byte_for_byte_and_prints_its_graphson() {
+    let Some(dir) = shared_dir("cli") else {
+        return;
+    };
+    for (name, bytes) in gbin_vectors(&dir) {
+        for chunk in [None, Some("1")] {
+            let mut args = vec!["decode", "--value", "--format", "graphbinary"];
+            if let Some(c) = chunk {
+                args.extend(["--chunk-size", c]);
+            }
+            let o = run(&args, &bytes);
+            assert!(o.status.success(), "{name}: {}", stderr(&o));
+            assert_eq!(o.stdout, bytes, "{name} chunk {chunk:?}");
+        }
+        let path = dir.join("vectors/graphson-v4").join(format!("{name}.json"));
+        if let Ok(expected) = std::fs::read_to_string(path) {
+            let o = run(&["decode", "--value", "--format", "graphson", "-"], &bytes);
+            assert!(o.status.success(), "{name}: {}", stderr(&o));
+            let out = stdout(&o);
+            assert_eq!(out.lines().count(), 1, "{name}");
+            same_json(out.trim_end(), &expected).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        let o = run(&["decode", "--value", "--format", "text"], &bytes);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert!(!o.stdout.is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn a_response_prints_one_line_per_result() {
+    let body = response(&[INT_1, STR_A, INT_1], OK);
+    for extra in [&[][..], &["--chunk-size", "1"][..]] {
+        let mut args = vec!["decode"];
+        args.extend(extra);
+        let o = run(&args, &body);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(stdout(&o), "1\na\n1\n");
+        let mut args = vec!["decode", "--format", "count"];
+        args.extend(extra);
+        assert_eq!(stdout(&run(&args, &body)), "3\n");
+        let mut args = vec!["decode", "--format", "graphson"];
+        args.extend(extra);
+        assert_eq!(
+            stdout(&run(&args, &body)),
+            "{\"@type\":\"g:Int32\",\"@value\":1}\n\"a\"\n{\"@type\":\"g:Int32\",\"@value\":1}\n"
+        );
+        let mut args = vec!["decode", "--format", "graphbinary"];
+        args.extend(extra);
+        assert_eq!(run(&args, &body).stdout, [INT_1, STR_A, INT_1].concat());
+    }
+}
+
+#[test]
+fn bulked_results_print_once_per_bulk() {
+    let mut body = vec![0x84, 0x01];
+    body.extend(STR_A);
+    body.extend([0x02, 0x00, 0, 0, 0, 0, 0, 0, 0, 3]);
+    body.extend([0xfd, 0x00, 0x00]);
+    body.extend(OK);
+    let o = run(&["decode"], &body);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "a\na\na\n");
+    assert_eq!(stdout(&run(&["decode", "--format", "count"], &body)), "3\n");
+}
+
+#[test]
+fn a_server_error_prints_results_then_the_status_and_exits_2() {
+    let mut footer = vec![0, 0, 1, 0xf4, 0x00, 0, 0, 0, 4];
+    footer.extend(b"boom");
+    footer.extend([0x00, 0, 0, 0, 3]);
+    footer.extend(b"NPE");
+    let body = response(&[INT_1, STR_A], &footer);
+    let o = run(&["decode", "--chunk-size", "1"], &body);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "1\na\n");
+    let err = stderr(&o);
+    assert!(
+        err.contains("500") && err.contains("boom") && err.contains("NPE"),
+        "{err}"
+    );
+}
+
+#[test]
+fn malformed_input_is_one_line_naming_the_offset_and_exits_1() {
+    let body = response(&[INT_1, STR_A], OK);
+    // Truncated inside the String.
+    let o = run(&["decode"], &body[..12]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "1\n", "results before the error are printed");
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("at byte 12"), "{err}");
+    // An unknown type code.
+    let mut bad = body.clone();
+    bad[2] = 0x99;
+    let o = run(&["decode"], &bad);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("at byte 2") && err.contains("0x99"), "{err}");
+    // Wrong version.
+    let o = run(&["decode"], &[0x81, 0x00]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("0x84"));
+    // A value followed by garbage.
+    let o = run(&["decode", "--value"], &[INT_1, &[0xff]].concat());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("at byte 6"), "{}", stderr(&o));
+    // Empty input.
+    let o = run(&["decode", "--value"], &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("at byte 0"), "{}", stderr(&o));
+}
+
+#[test]
+fn garbage_never_panics() {
+    // A pseudo-random walk over byte strings: the binary must exit 0, 1 or 2, never crash.
+    let mut x: u32 = 12345;
+    for _ in 0..40 {
+        let mut b = vec![0x84, 0x00];
+        for _ in 0..(x % 64) {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            b.push((x >> 16) as u8);
+        }
+        let o = run(&["decode"], &b);
+        assert!(
+            matches!(o.status.code(), Some(0..=2)),
+            "{b:02x?}: {}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("panicked"), "{b:02x?}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_64_and_help_exits_0() {
+    assert_eq!(
+        run(&["decode", "--format", "xml"], &[]).status.code(),
+        Some(64)
+    );
+    assert_eq!(
+        run(&["decode", "--chunk-size", "0"], &[]).status.code(),
+        Some(64)
+    );
+    assert_eq!(run(&["--help"], &[]).status.code(), Some(0));
+}
