@@ -268,3 +268,65 @@ async fn bytes_after_the_zlib_stream_are_a_decompress_error() {
     let e = read_all(&mut raw.body).await.unwrap_err();
     assert!(matches!(e, Error::Decompress(_)), "{e:?}");
 }
+
+/// A TLS responder for `localhost` with a fresh self-signed certificate: answers one request
+/// with the `g.V().count()` response. Returns the URL and the certificate's PEM.
+async fn serve_tls_once() -> (String, String) {
+    use std::sync::Arc;
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let pem = cert.cert.pem();
+    let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![cert.cert.der().clone()], key)
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let (sock, _) = listener.accept().await.unwrap();
+        let Ok(mut tls) = acceptor.accept(sock).await else {
+            return; // the client rejected the certificate
+        };
+        let mut req = Vec::new();
+        let mut buf = [0u8; 4096];
+        while find(&req, b"\r\n\r\n").is_none() {
+            let n = tls.read(&mut buf).await.unwrap();
+            if n == 0 {
+                return;
+            }
+            req.extend_from_slice(&buf[..n]);
+        }
+        let resp = chunked_response(
+            &format!("Content-Type: {GRAPHBINARY_MIME}\r\n"),
+            &COUNT_BODY,
+            8,
+        );
+        tls.write_all(&resp).await.unwrap();
+        tls.shutdown().await.unwrap();
+    });
+    (format!("https://localhost:{port}/gremlin"), pem)
+}
+
+#[tokio::test]
+async fn tls_with_a_trusted_root_reads_the_body() {
+    let (url, pem) = serve_tls_once().await;
+    let client = Client::builder(&url)
+        .add_root_certificate_pem(pem)
+        .build()
+        .unwrap();
+    let mut raw = client.request("g.V().count()").send_raw().await.unwrap();
+    assert_eq!(read_all(&mut raw.body).await.unwrap(), COUNT_BODY);
+}
+
+#[tokio::test]
+async fn tls_with_an_untrusted_certificate_is_a_tls_error() {
+    let (url, _pem) = serve_tls_once().await;
+    let client = Client::new(&url).unwrap();
+    let e = client.request("g.V()").send_raw().await.unwrap_err();
+    assert_eq!(e.transport_kind(), Some(TransportKind::Tls), "{e:?}");
+}
