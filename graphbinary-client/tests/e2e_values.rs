@@ -553,3 +553,30 @@ async fn compression_on_and_off_give_identical_results() {
         assert!(ca.wire_bytes() < ca.body_bytes(), "{q}: not compressed");
     }
 }
+
+#[tokio::test]
+async fn values_stream_expands_bulks_and_ends_with_the_error() {
+    use futures::StreamExt;
+    let Some(c) = client("values_stream").await else {
+        return;
+    };
+    let vals: Vec<Value> = c
+        .request("g.inject(7,7,7)")
+        .bulk_results(true)
+        .await
+        .unwrap()
+        .values()
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    assert_eq!(vals, [Value::Int(7), Value::Int(7), Value::Int(7)]);
+    let items: Vec<_> = c
+        .submit("g.V(.count()")
+        .await
+        .unwrap()
+        .values()
+        .collect()
+        .await;
+    assert_eq!(items.len(), 1);
+    assert!(items[0].as_ref().unwrap_err().server_error().is_some());
+}

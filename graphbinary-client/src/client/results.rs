@@ -87,6 +87,17 @@ impl ResultStream {
         self.counters.clone()
     }
 
+    /// The results as a stream of values, bulks expanded (a value with bulk 3 is yielded
+    /// three times). The stream ends with the server's error, if any.
+    pub fn values(self) -> impl Stream<Item = Result<Value, Error>> + Send + Unpin {
+        self.flat_map(|r| {
+            futures::stream::iter(match r {
+                Ok(t) => Expand::Values(std::iter::repeat_n(t.value, t.bulk.max(0) as usize)),
+                Err(e) => Expand::Error(Some(e)),
+            })
+        })
+    }
+
     /// All results, bulks expanded (a value with bulk 3 appears three times).
     pub async fn all(mut self) -> Result<Vec<Value>, Error> {
         let mut out = Vec::new();
@@ -136,6 +147,23 @@ impl ResultStream {
             n = n.saturating_add(t?.bulk.max(0) as u64);
         }
         Ok(n)
+    }
+}
+
+/// The values of one traverser (its bulk expanded), or one error.
+enum Expand {
+    Values(std::iter::RepeatN<Value>),
+    Error(Option<Error>),
+}
+
+impl Iterator for Expand {
+    type Item = Result<Value, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Expand::Values(it) => it.next().map(Ok),
+            Expand::Error(e) => e.take().map(Err),
+        }
     }
 }
 
