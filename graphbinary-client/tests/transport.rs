@@ -330,3 +330,43 @@ async fn tls_with_an_untrusted_certificate_is_a_tls_error() {
     let e = client.request("g.V()").send_raw().await.unwrap_err();
     assert_eq!(e.transport_kind(), Some(TransportKind::Tls), "{e:?}");
 }
+
+#[tokio::test]
+async fn connection_lost_mid_body_is_a_transport_error_not_a_format_error() {
+    use futures::StreamExt;
+    // Header, one Int result, then the connection drops inside a declared chunk.
+    let mut resp = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {GRAPHBINARY_MIME}\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    .into_bytes();
+    resp.extend_from_slice(b"40\r\n");
+    resp.extend_from_slice(&[0x84, 0x00, 0x01, 0x00, 0, 0, 0, 42, 0x01]);
+    let (url, _server) = serve_once(resp, 10_000, Duration::ZERO).await;
+    let client = Client::new(&url).unwrap();
+    let mut s = client.submit("x").await.unwrap();
+    let first = s.next().await.unwrap().unwrap();
+    assert_eq!(first.value, graphbinary_client::model::Value::Int(42));
+    let e = s.next().await.unwrap().unwrap_err();
+    assert!(
+        matches!(
+            e.transport_kind(),
+            Some(TransportKind::Io | TransportKind::Http)
+        ),
+        "{e:?}"
+    );
+    assert!(s.next().await.is_none());
+}
+
+#[tokio::test]
+async fn invalid_graphbinary_is_a_decode_error_with_the_offset() {
+    // A valid header and Int, then type code 0x77, which does not exist.
+    let body = [0x84, 0x00, 0x01, 0x00, 0, 0, 0, 1, 0x77, 0x00];
+    let resp = chunked_response(&format!("Content-Type: {GRAPHBINARY_MIME}\r\n"), &body, 3);
+    let (url, _server) = serve_once(resp, 1000, Duration::ZERO).await;
+    let client = Client::new(&url).unwrap();
+    let e = client.submit("x").await.unwrap().all().await.unwrap_err();
+    match e {
+        Error::Decode(d) => assert_eq!(d.offset(), 8, "{d}"),
+        other => panic!("{other:?}"),
+    }
+}
