@@ -267,6 +267,7 @@ fn read_item(cur: &mut Cursor<'_>, bulked: bool) -> FastResult<Step> {
         return Ok(Step::Marker);
     }
     let value = Value::decode(cur)?;
+    // Gremlin Server 4.0.0-beta.3 writes each bulk fully qualified: `02 00 {8 bytes}`.
     let bulk = if bulked { Fq::<i64>::decode(cur)?.0 } else { 1 };
     Ok(Step::Item(Traverser { value, bulk }))
 }
