@@ -147,8 +147,7 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
     let opts = ReadOptions::default();
     let result = if args.value {
         let mut buf = ReadBuffer::with_capacity(opts.capacity, input).with_limits(opts.limits);
-        let v = buf
-            .read::<Value>()
+        let v = graphbinary_client::response::read_value(&mut buf)
             .await
             .map_err(|e| Failure::Input(format!("malformed GraphBinary value: {e}")))?;
         match buf.is_at_end().await {
