@@ -52,7 +52,10 @@ fn decode(body: &[u8], opts: ReadOptions, rt: &tokio::runtime::Runtime) -> (usiz
 }
 
 fn main() {
-    let n = 200_000;
+    let n = std::env::var("VERTICES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200_000);
     let body = body(n);
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()

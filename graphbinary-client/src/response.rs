@@ -267,6 +267,7 @@ fn read_item(cur: &mut Cursor<'_>, bulked: bool) -> FastResult<Step> {
         return Ok(Step::Marker);
     }
     let value = Value::decode(cur)?;
+    // Gremlin Server 4.0.0-beta.3 writes each bulk fully qualified: `02 00 {8 bytes}`.
     let bulk = if bulked { Fq::<i64>::decode(cur)?.0 } else { 1 };
     Ok(Step::Item(Traverser { value, bulk }))
 }
@@ -288,7 +289,7 @@ async fn step_slow<R: AsyncRead + Unpin + Send>(
                 buf.read_with(read_marker, "Marker").await?;
                 return Ok(Step::Marker);
             }
-            let value = buf.read::<Value>().await?;
+            let value = read_value(buf).await?;
             let bulk = if bulked {
                 buf.read::<Fq<i64>>().await?.0
             } else {
@@ -312,6 +313,25 @@ async fn step_slow<R: AsyncRead + Unpin + Send>(
                 exception,
             }))
         }
+    }
+}
+
+/// Reads one fully-qualified value; when the input ends inside it, the error names the exact
+/// field that was cut short (e.g. "expected 4-byte Int"), not just the value.
+///
+/// # Cancel safety
+/// As [`ReadBuffer::read`].
+pub async fn read_value<R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+) -> Result<Value, DecodeError> {
+    let start = buf.offset();
+    match buf.read::<Value>().await {
+        Err(e) if matches!(e.kind(), ErrorKind::UnexpectedEof { .. }) && buf.offset() == start => {
+            // Nothing was consumed: the value's bytes are all still buffered. Reading them
+            // piece by piece stops at the precise field where the input ends.
+            Value::decode_slow(buf).await.and(Err(e))
+        }
+        r => r,
     }
 }
 
