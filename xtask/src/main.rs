@@ -3,11 +3,13 @@
 //! This file only dispatches; each command lives in its own module.
 
 mod ci;
+mod demo;
 mod regen;
 mod server;
 mod util;
 
 const USAGE: &str = "usage: cargo xtask <regen|server|demo|ci|bench> [options]
+  demo [--port N]    start a local server if none answers and run a few queries
   regen [--check]    regenerate the Rust generated from spec/ (--check: fail if stale)
   server [--dataset NAME] [--port N] [--detach] [--stop]
                      run a local Gremlin Server 4.0.0-beta.3 (see `cargo xtask server --help`)
@@ -20,6 +22,7 @@ fn main() {
         Some("regen") => regen::run(rest).map_err(|e| anyhow::anyhow!("{e}")),
         Some("server") => server::cli(rest),
         Some("ci") => ci::cli(rest),
+        Some("demo") => demo::cli(rest),
         _ => {
             eprintln!("{USAGE}");
             std::process::exit(2);
