@@ -91,6 +91,7 @@ pub struct ClientBuilder {
     user_agent: Option<String>,
     application_name: String,
     pool_size: usize,
+    pool_idle_timeout: Option<Duration>,
     root_certificates: Vec<Vec<u8>>,
     read_options: ReadOptions,
 }
@@ -106,6 +107,7 @@ impl ClientBuilder {
             user_agent: None,
             application_name: "graphbinary-rs".to_owned(),
             pool_size: DEFAULT_POOL_SIZE,
+            pool_idle_timeout: Some(Duration::from_secs(90)),
             root_certificates: Vec::new(),
             read_options: ReadOptions::default(),
         }
@@ -170,6 +172,15 @@ impl ClientBuilder {
         self
     }
 
+    /// How long an idle pooled connection is kept; `None` keeps it until the server closes it.
+    /// Default 90 s. Set it below the server's `idleConnectionTimeoutMillis` when that is
+    /// enabled (Gremlin Server's default is 0, disabled), so that a request never races the
+    /// server closing an idle connection.
+    pub fn pool_idle_timeout(mut self, t: impl Into<Option<Duration>>) -> Self {
+        self.pool_idle_timeout = t.into();
+        self
+    }
+
     /// Trusts a PEM-encoded root certificate in addition to the platform's trust store.
     pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
         self.root_certificates.push(pem.into());
@@ -208,6 +219,7 @@ impl ClientBuilder {
             .default_headers(headers)
             .user_agent(ua)
             .pool_max_idle_per_host(self.pool_size)
+            .pool_idle_timeout(self.pool_idle_timeout)
             .tcp_nodelay(true)
             .redirect(reqwest::redirect::Policy::none());
         if let Some(t) = self.connect_timeout {
