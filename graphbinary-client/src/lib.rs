@@ -11,6 +11,7 @@
 pub use graphbinary_derive::GraphBinary;
 
 pub mod client;
+pub use client::{Client, ClientBuilder, ResultStream};
 pub mod generated;
 pub mod graphson;
 pub mod model;

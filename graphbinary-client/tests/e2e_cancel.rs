@@ -27,7 +27,7 @@ async fn drop_mid_stream_then_reuse(pool: usize) {
                 .await
                 .unwrap_or_else(|| panic!("round {round}: stream ended after {i}"))
                 .unwrap();
-            assert!(matches!(t.value, Value::Vertex(_)), "{t:?}");
+            assert!(matches!(t, Value::Vertex(_)), "{t:?}");
         }
         assert_eq!(s.results(), 10);
         drop(s);

@@ -41,7 +41,8 @@ async fn large_result_streams_in_bounded_memory() {
     let mut s = client
         .submit("g.V().repeat(both()).times(12)")
         .await
-        .unwrap();
+        .unwrap()
+        .traversers();
     let counters = s.counters();
     let mut results = 0u64;
     let mut per_id = [0u64; 7];

@@ -555,7 +555,7 @@ async fn compression_on_and_off_give_identical_results() {
 }
 
 #[tokio::test]
-async fn values_stream_expands_bulks_and_ends_with_the_error() {
+async fn result_stream_expands_bulks_and_ends_with_the_error() {
     use futures::StreamExt;
     let Some(c) = client("values_stream").await else {
         return;
@@ -565,18 +565,20 @@ async fn values_stream_expands_bulks_and_ends_with_the_error() {
         .bulk_results(true)
         .await
         .unwrap()
-        .values()
         .map(Result::unwrap)
         .collect()
         .await;
     assert_eq!(vals, [Value::Int(7), Value::Int(7), Value::Int(7)]);
-    let items: Vec<_> = c
-        .submit("g.V(.count()")
+    // Read partly as values, then as traversers: the bulk still owed comes first.
+    let mut s = c
+        .request("g.inject(7,7,7)")
+        .bulk_results(true)
         .await
-        .unwrap()
-        .values()
-        .collect()
-        .await;
+        .unwrap();
+    assert_eq!(s.next().await.unwrap().unwrap(), Value::Int(7));
+    let rest = s.traversers().all().await.unwrap();
+    assert_eq!(rest.iter().map(|t| t.bulk).sum::<i64>(), 2, "{rest:?}");
+    let items: Vec<_> = c.submit("g.V(.count()").await.unwrap().collect().await;
     assert_eq!(items.len(), 1);
     assert!(items[0].as_ref().unwrap_err().server_error().is_some());
 }

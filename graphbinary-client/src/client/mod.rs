@@ -18,6 +18,21 @@
 //! # drop(raw); Ok(()) }
 //! ```
 //!
+//! Results stream as they are decoded; the stream's last item is the server's error, if any:
+//!
+//! ```no_run
+//! use futures::TryStreamExt;
+//! use graphbinary_client::Client;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let client = Client::builder("http://127.0.0.1:8182/gremlin").build()?;
+//! let mut results = client.submit("g.V().has('name', 'marko').out('knows')").await?;
+//! while let Some(v) = results.try_next().await? {
+//!     println!("{v}");
+//! }
+//! # Ok(()) }
+//! ```
+//!
 //! # Transport
 //!
 //! HTTP goes through `reqwest` (hyper underneath) with rustls for TLS and without any of
@@ -47,7 +62,7 @@ use tokio::sync::Semaphore;
 
 pub use body::{BodyReader, ByteCounters};
 pub use convert::ConversionError;
-pub use results::ResultStream;
+pub use results::{ResultStream, TraverserStream};
 
 use crate::response::ReadOptions;
 pub use error::{BoxError, Error, ServerError, TransportKind};

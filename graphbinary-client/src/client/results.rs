@@ -1,4 +1,8 @@
 //! The results of one request, decoded as the response bytes arrive.
+//!
+//! [`ResultStream`] yields [`Value`]s (a bulked result is yielded once per bulk);
+//! [`ResultStream::traversers`] turns it into a [`TraverserStream`] of (value, bulk) pairs, for
+//! bulked responses that should stay compact.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -13,8 +17,9 @@ use crate::response::{
     read_response, ReadOptions, ResponseError, ResponseStream, Status, Traverser,
 };
 
-/// The results of one request, as a [`Stream`] of [`Traverser`]s (a value and its bulk: 1
-/// unless bulked results were requested), decoded as bytes arrive.
+/// The results of one request as a [`Stream`] of [`Value`]s, decoded as bytes arrive. A
+/// result with bulk n (see [`RequestBuilder::bulk_results`](super::RequestBuilder::bulk_results))
+/// is yielded n times; use [`ResultStream::traversers`] to keep (value, bulk) pairs instead.
 ///
 /// The stream ends after the last result when the server's final status is 200; otherwise
 /// its last item is an [`Error::Server`] (possibly after some results). Dropping it early
@@ -22,8 +27,19 @@ use crate::response::{
 ///
 /// Conveniences consume the stream: [`ResultStream::all`], [`ResultStream::one`],
 /// [`ResultStream::count`].
+#[derive(Debug)]
 pub struct ResultStream {
+    inner: TraverserStream,
+    /// A bulked value still to be yielded `.1` more times.
+    pending: Option<(Value, u64)>,
+}
+
+/// The results of one request as a [`Stream`] of [`Traverser`]s: each value with its bulk
+/// (1 unless bulked results were requested). Made by [`ResultStream::traversers`].
+pub struct TraverserStream {
     inner: ResponseStream<BodyReader>,
+    /// A traverser to yield before reading on (left over from a [`ResultStream`]).
+    first: Option<Traverser>,
     http_status: u16,
     request_id: Option<String>,
     counters: Arc<ByteCounters>,
@@ -31,9 +47,9 @@ pub struct ResultStream {
     done: bool,
 }
 
-impl std::fmt::Debug for ResultStream {
+impl std::fmt::Debug for TraverserStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ResultStream")
+        f.debug_struct("TraverserStream")
             .field("http_status", &self.http_status)
             .field("request_id", &self.request_id)
             .field("results", &self.results)
@@ -43,19 +59,7 @@ impl std::fmt::Debug for ResultStream {
     }
 }
 
-impl ResultStream {
-    pub(crate) fn new(raw: super::RawResponse, opts: ReadOptions) -> Self {
-        let counters = raw.body.counters();
-        ResultStream {
-            inner: read_response(raw.body, opts),
-            http_status: raw.status,
-            request_id: raw.request_id,
-            counters,
-            results: 0,
-            done: false,
-        }
-    }
-
+impl TraverserStream {
     /// The HTTP status of the response.
     pub fn http_status(&self) -> u16 {
         self.http_status
@@ -76,7 +80,7 @@ impl ResultStream {
         self.inner.status()
     }
 
-    /// Results (traversers) yielded so far.
+    /// Traversers decoded so far.
     pub fn results(&self) -> u64 {
         self.results
     }
@@ -87,57 +91,9 @@ impl ResultStream {
         self.counters.clone()
     }
 
-    /// The results as a stream of values, bulks expanded (a value with bulk 3 is yielded
-    /// three times). The stream ends with the server's error, if any.
-    pub fn values(self) -> impl Stream<Item = Result<Value, Error>> + Send + Unpin {
-        self.flat_map(|r| {
-            futures::stream::iter(match r {
-                Ok(t) => Expand::Values(std::iter::repeat_n(t.value, t.bulk.max(0) as usize)),
-                Err(e) => Expand::Error(Some(e)),
-            })
-        })
-    }
-
-    /// All results, bulks expanded (a value with bulk 3 appears three times).
-    pub async fn all(mut self) -> Result<Vec<Value>, Error> {
-        let mut out = Vec::new();
-        while let Some(t) = self.next().await {
-            let t = t?;
-            push_expanded(&mut out, t)?;
-        }
-        Ok(out)
-    }
-
-    /// All results as (value, bulk) traversers, bulks not expanded.
-    pub async fn all_traversers(self) -> Result<Vec<Traverser>, Error> {
+    /// All traversers.
+    pub async fn all(self) -> Result<Vec<Traverser>, Error> {
         self.collect::<Vec<_>>().await.into_iter().collect()
-    }
-
-    /// The single result, converted to `T`. Fails with [`Error::NoResult`] when there is
-    /// none, [`Error::TooManyResults`] when there is more than one (bulks counted), and with
-    /// the server's error if the response ends with one.
-    pub async fn one<T>(mut self) -> Result<T, Error>
-    where
-        T: TryFrom<Value>,
-        T::Error: std::fmt::Display,
-    {
-        let mut first: Option<Value> = None;
-        let mut count: u64 = 0;
-        while let Some(t) = self.next().await {
-            let t = t?;
-            count = count.saturating_add(t.bulk.max(0) as u64);
-            if first.is_none() && t.bulk > 0 {
-                first = Some(t.value);
-            }
-        }
-        match (first, count) {
-            (None, _) => Err(Error::NoResult),
-            (Some(v), 1) => T::try_from(v).map_err(|e| Error::Conversion {
-                target: std::any::type_name::<T>(),
-                detail: e.to_string(),
-            }),
-            (Some(_), n) => Err(Error::TooManyResults(n)),
-        }
     }
 
     /// The number of results (bulks summed), reading without keeping them.
@@ -150,46 +106,14 @@ impl ResultStream {
     }
 }
 
-/// The values of one traverser (its bulk expanded), or one error.
-enum Expand {
-    Values(std::iter::RepeatN<Value>),
-    Error(Option<Error>),
-}
-
-impl Iterator for Expand {
-    type Item = Result<Value, Error>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        match self {
-            Expand::Values(it) => it.next().map(Ok),
-            Expand::Error(e) => e.take().map(Err),
-        }
-    }
-}
-
-fn push_expanded(out: &mut Vec<Value>, t: Traverser) -> Result<(), Error> {
-    match t.bulk {
-        1 => out.push(t.value),
-        n if n <= 0 => {}
-        n => {
-            let n = usize::try_from(n)
-                .map_err(|_| Error::Protocol(format!("bulk {n} cannot be expanded in memory")))?;
-            out.try_reserve(n)
-                .map_err(|_| Error::Protocol(format!("bulk {n} cannot be expanded in memory")))?;
-            for _ in 1..n {
-                out.push(t.value.clone());
-            }
-            out.push(t.value);
-        }
-    }
-    Ok(())
-}
-
-impl Stream for ResultStream {
+impl Stream for TraverserStream {
     type Item = Result<Traverser, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
+        if let Some(t) = this.first.take() {
+            return Poll::Ready(Some(Ok(t)));
+        }
         if this.done {
             return Poll::Ready(None);
         }
@@ -227,4 +151,159 @@ impl Stream for ResultStream {
             Poll::Pending => Poll::Pending,
         }
     }
+}
+
+impl ResultStream {
+    pub(crate) fn new(raw: super::RawResponse, opts: ReadOptions) -> Self {
+        let counters = raw.body.counters();
+        ResultStream {
+            inner: TraverserStream {
+                inner: read_response(raw.body, opts),
+                first: None,
+                http_status: raw.status,
+                request_id: raw.request_id,
+                counters,
+                results: 0,
+                done: false,
+            },
+            pending: None,
+        }
+    }
+
+    /// The (value, bulk) pairs instead of expanded values. Nothing is lost: a value partly
+    /// yielded comes first with the bulk still owed.
+    pub fn traversers(self) -> TraverserStream {
+        let mut inner = self.inner;
+        if let Some((value, left)) = self.pending {
+            inner.first = Some(Traverser {
+                value,
+                bulk: i64::try_from(left).unwrap_or(i64::MAX),
+            });
+        }
+        inner
+    }
+
+    /// The HTTP status of the response.
+    pub fn http_status(&self) -> u16 {
+        self.inner.http_status()
+    }
+
+    /// The `Gremlin-RequestId` of the response.
+    pub fn request_id(&self) -> Option<&str> {
+        self.inner.request_id()
+    }
+
+    /// Whether the results are bulked; `None` until the first bytes have been read.
+    pub fn bulked(&self) -> Option<bool> {
+        self.inner.bulked()
+    }
+
+    /// The final status, once the stream has ended.
+    pub fn status(&self) -> Option<&Status> {
+        self.inner.status()
+    }
+
+    /// Traversers decoded so far (for an unbulked response: results).
+    pub fn results(&self) -> u64 {
+        self.inner.results()
+    }
+
+    /// The byte counters of the response body (shared; they keep counting while the stream
+    /// is read elsewhere).
+    pub fn counters(&self) -> Arc<ByteCounters> {
+        self.inner.counters()
+    }
+
+    /// All results, bulks expanded (a value with bulk 3 appears three times).
+    pub async fn all(self) -> Result<Vec<Value>, Error> {
+        let mut out = Vec::new();
+        let mut t = self.traversers();
+        while let Some(item) = t.next().await {
+            push_expanded(&mut out, item?)?;
+        }
+        Ok(out)
+    }
+
+    /// All results as (value, bulk) traversers, bulks not expanded.
+    pub async fn all_traversers(self) -> Result<Vec<Traverser>, Error> {
+        self.traversers().all().await
+    }
+
+    /// The single result, converted to `T`. Fails with [`Error::NoResult`] when there is
+    /// none, [`Error::TooManyResults`] when there is more than one (bulks counted), and with
+    /// the server's error if the response ends with one.
+    pub async fn one<T>(self) -> Result<T, Error>
+    where
+        T: TryFrom<Value>,
+        T::Error: std::fmt::Display,
+    {
+        let mut first: Option<Value> = None;
+        let mut count: u64 = 0;
+        let mut t = self.traversers();
+        while let Some(item) = t.next().await {
+            let item = item?;
+            count = count.saturating_add(item.bulk.max(0) as u64);
+            if first.is_none() && item.bulk > 0 {
+                first = Some(item.value);
+            }
+        }
+        match (first, count) {
+            (None, _) => Err(Error::NoResult),
+            (Some(v), 1) => T::try_from(v).map_err(|e| Error::Conversion {
+                target: std::any::type_name::<T>(),
+                detail: e.to_string(),
+            }),
+            (Some(_), n) => Err(Error::TooManyResults(n)),
+        }
+    }
+
+    /// The number of results (bulks summed), reading without keeping them.
+    pub async fn count(self) -> Result<u64, Error> {
+        self.traversers().count().await
+    }
+}
+
+impl Stream for ResultStream {
+    type Item = Result<Value, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        loop {
+            if let Some((value, left)) = &mut this.pending {
+                if *left > 1 {
+                    *left -= 1;
+                    return Poll::Ready(Some(Ok(value.clone())));
+                }
+                let (value, _) = this.pending.take().expect("checked above");
+                return Poll::Ready(Some(Ok(value)));
+            }
+            match this.inner.poll_next_unpin(cx) {
+                Poll::Ready(Some(Ok(t))) => match t.bulk {
+                    1 => return Poll::Ready(Some(Ok(t.value))),
+                    n if n <= 0 => continue,
+                    n => this.pending = Some((t.value, n as u64)),
+                },
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(e))),
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+fn push_expanded(out: &mut Vec<Value>, t: Traverser) -> Result<(), Error> {
+    match t.bulk {
+        1 => out.push(t.value),
+        n if n <= 0 => {}
+        n => {
+            let too_big = || Error::Protocol(format!("bulk {n} cannot be expanded in memory"));
+            let n = usize::try_from(n).map_err(|_| too_big())?;
+            out.try_reserve(n).map_err(|_| too_big())?;
+            for _ in 1..n {
+                out.push(t.value.clone());
+            }
+            out.push(t.value);
+        }
+    }
+    Ok(())
 }

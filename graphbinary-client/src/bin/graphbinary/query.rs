@@ -149,7 +149,7 @@ async fn query(args: QueryArgs) -> Result<(), QueryError> {
         req = req.timeout_millis(ms);
     }
     let start = Instant::now();
-    let mut stream = req.send().await?;
+    let mut stream = req.send().await?.traversers();
     let counters = stream.counters();
     let progress = io::stderr().is_terminal();
 
