@@ -237,3 +237,19 @@ fn element_text_forms() {
         "[1, b]"
     );
 }
+
+#[test]
+fn huge_bulks_are_not_expanded() {
+    let v = Value::BulkList(vec![(Value::from("a"), i64::MAX), (Value::Int(1), 2)]);
+    assert_eq!(v.to_string(), format!("[a×{}, 1×2]", i64::MAX));
+    assert_eq!(
+        to_graphson(&v),
+        format!(
+            r#"{{"@type":"g:BulkSet","@value":["a",{{"@type":"g:Int64","@value":{}}},{{"@type":"g:Int32","@value":1}},{{"@type":"g:Int64","@value":2}}]}}"#,
+            i64::MAX
+        )
+    );
+    // Small bulks still expand, and negative ones count as none.
+    let v = Value::BulkList(vec![(Value::from("a"), 2), (Value::Int(1), -5)]);
+    assert_eq!(v.to_string(), "[a, a]");
+}
