@@ -14,3 +14,8 @@ pub mod graphson;
 pub mod model;
 pub mod response;
 pub mod text;
+
+pub use model::Value;
+pub use response::{
+    read_response, ReadOptions, ResponseError, ResponseStream, ServerError, Status, Traverser,
+};
