@@ -253,3 +253,20 @@ fn huge_bulks_are_not_expanded() {
     let v = Value::BulkList(vec![(Value::from("a"), 2), (Value::Int(1), -5)]);
     assert_eq!(v.to_string(), "[a, a]");
 }
+
+#[test]
+fn a_graph_of_minimal_edges_decodes_exactly() {
+    // No vertices; two edges whose every value is FE 01 and whose lists are empty (20 bytes
+    // each): the smallest Graph edges there are.
+    let mut bytes = vec![0x10, 0x00, 0, 0, 0, 0, 0, 0, 0, 2];
+    for _ in 0..2 {
+        bytes.extend([0xfe, 0x01, 0, 0, 0, 0]); // id, label
+        bytes.extend([0xfe, 0x01, 0xfe, 0x01]); // inVId, inVLabel
+        bytes.extend([0xfe, 0x01, 0xfe, 0x01]); // outVId, outVLabel
+        bytes.extend([0xfe, 0x01, 0, 0, 0, 0]); // parent, properties
+    }
+    let v = Value::from_bytes(&bytes).unwrap();
+    let Value::Graph(g) = &v else { panic!("{v:?}") };
+    assert_eq!(g.edges.len(), 2);
+    assert_eq!(v.to_bytes().unwrap(), bytes);
+}
