@@ -72,7 +72,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     let _server = server::ensure_running("modern", port)?;
     let url = format!("http://127.0.0.1:{port}/gremlin");
     for (what, gremlin) in QUERIES {
-        println!("\n# {what}\n$ graphbinary query '{gremlin}'");
+        println!("\n# {what}\n$ graphbinary query \"{gremlin}\"");
         let mut cmd = Command::new(&bin);
         cmd.args(["query", "--url", &url]);
         if gremlin.contains("times(12)") {
