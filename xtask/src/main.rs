@@ -2,6 +2,7 @@
 //!
 //! This file only dispatches; each command lives in its own module.
 
+mod bench;
 mod ci;
 mod demo;
 mod regen;
@@ -10,6 +11,8 @@ mod util;
 
 const USAGE: &str = "usage: cargo xtask <regen|server|demo|ci|bench> [options]
   demo [--port N]    start a local server if none answers and run a few queries
+  bench [--quick] [--only inproc|e2e|memory] [--port N]
+                     run the benchmarks and write BENCHMARKS.md
   regen [--check]    regenerate the Rust generated from spec/ (--check: fail if stale)
   server [--dataset NAME] [--port N] [--detach] [--stop]
                      run a local Gremlin Server 4.0.0-beta.3 (see `cargo xtask server --help`)
@@ -23,6 +26,7 @@ fn main() {
         Some("server") => server::cli(rest),
         Some("ci") => ci::cli(rest),
         Some("demo") => demo::cli(rest),
+        Some("bench") => bench::cli(rest),
         _ => {
             eprintln!("{USAGE}");
             std::process::exit(2);

@@ -1,0 +1,249 @@
+//! The graphbinary-rs contender of `cargo xtask bench`: the same command line and JSON line as
+//! the peers in `xtask/peers/` (see its README), so all contenders are driven alike.
+//!
+//! ```text
+//! cargo run --release -p graphbinary-client --example bench_client -- \
+//!     --url http://127.0.0.1:8182/gremlin --query "g.V()" --mode latency|throughput \
+//!     [--runs N] [--concurrency C] [--requests M] [--warmup W] [--compression none|deflate] \
+//!     [--consume all|drain]
+//! ```
+//!
+//! `--consume all` (the default, like the peers) collects each response's results into a
+//! `Vec`; `drain` drops each result as soon as it is decoded (the streaming use). The JSON
+//! line adds `peak_rss_kib` (the process's `VmHWM`) to the peers' fields. `cpu_secs` is the
+//! process's user+system time during the measured part (from `/proc/self/stat`).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::StreamExt;
+use graphbinary_client::client::Client;
+use serde_json::json;
+
+struct Args {
+    url: String,
+    query: String,
+    mode: String,
+    runs: usize,
+    concurrency: usize,
+    requests: usize,
+    warmup: Option<usize>,
+    compression: bool,
+    drain: bool,
+    timeout_ms: u64,
+}
+
+fn usage(msg: &str) -> ! {
+    eprintln!("bench_client: {msg}");
+    eprintln!(
+        "usage: bench_client --url URL --query GREMLIN --mode latency|throughput [--runs N] \
+         [--concurrency C] [--requests M] [--warmup W] [--compression none|deflate] \
+         [--consume all|drain] [--timeout-ms MS]"
+    );
+    std::process::exit(2)
+}
+
+fn parse() -> Args {
+    let mut a = Args {
+        url: "http://127.0.0.1:8182/gremlin".into(),
+        query: String::new(),
+        mode: String::new(),
+        runs: 5,
+        concurrency: 64,
+        requests: 1000,
+        warmup: None,
+        compression: false,
+        drain: false,
+        timeout_ms: 600_000,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut val = || {
+            it.next()
+                .unwrap_or_else(|| usage(&format!("{flag} needs a value")))
+        };
+        let num = |s: String| -> usize { s.parse().unwrap_or_else(|_| usage("not a number")) };
+        match flag.as_str() {
+            "--url" => a.url = val(),
+            "--query" => a.query = val(),
+            "--mode" => a.mode = val(),
+            "--runs" => a.runs = num(val()),
+            "--concurrency" => a.concurrency = num(val()),
+            "--requests" => a.requests = num(val()),
+            "--warmup" => a.warmup = Some(num(val())),
+            "--timeout-ms" => a.timeout_ms = num(val()) as u64,
+            "--compression" => {
+                a.compression = match val().as_str() {
+                    "none" => false,
+                    "deflate" => true,
+                    _ => usage("--compression is none or deflate"),
+                }
+            }
+            "--consume" => {
+                a.drain = match val().as_str() {
+                    "all" => false,
+                    "drain" => true,
+                    _ => usage("--consume is all or drain"),
+                }
+            }
+            other => usage(&format!("unknown argument {other}")),
+        }
+    }
+    if a.query.is_empty() || !matches!(a.mode.as_str(), "latency" | "throughput") {
+        usage("--query and --mode latency|throughput are required");
+    }
+    a
+}
+
+/// User+system CPU seconds of this process so far.
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// Peak resident set size in KiB (`VmHWM`).
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// One request, every result consumed; returns (results, body bytes).
+async fn one(client: &Client, a: &Args) -> Result<(u64, u64), String> {
+    let mut stream = client
+        .request(a.query.clone())
+        .bulk_results(false)
+        .timeout_millis(a.timeout_ms)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    let counters = stream.counters();
+    let n = if a.drain {
+        let mut n = 0u64;
+        while let Some(r) = stream.next().await {
+            drop(r.map_err(|e| e.to_string())?);
+            n += 1;
+        }
+        n
+    } else {
+        stream.all().await.map_err(|e| e.to_string())?.len() as u64
+    };
+    Ok((n, counters.body_bytes()))
+}
+
+fn fail(msg: String) -> ! {
+    eprintln!("bench_client: request failed: {msg}");
+    std::process::exit(1)
+}
+
+async fn latency(client: Client, a: Args) -> serde_json::Value {
+    let mut expected = None;
+    let mut check = |got: (u64, u64)| match expected {
+        None => expected = Some(got),
+        Some(e) if e.0 != got.0 => fail(format!("result count {} then {}", e.0, got.0)),
+        _ => {}
+    };
+    for _ in 0..a.warmup.unwrap_or(1) {
+        check(one(&client, &a).await.unwrap_or_else(|e| fail(e)));
+    }
+    let cpu0 = cpu_secs();
+    let mut runs = Vec::new();
+    for _ in 0..a.runs {
+        let t = Instant::now();
+        let got = one(&client, &a).await.unwrap_or_else(|e| fail(e));
+        runs.push(t.elapsed().as_secs_f64());
+        check(got);
+    }
+    let cpu = cpu_secs() - cpu0;
+    let (results, bytes) = expected.unwrap_or((0, 0));
+    json!({
+        "peer": "rust", "mode": "latency", "query": a.query,
+        "compression": if a.compression { "deflate" } else { "none" },
+        "consume": if a.drain { "drain" } else { "all" },
+        "runs": runs, "results": results, "bytes": bytes, "cpu_secs": cpu,
+        "peak_rss_kib": peak_rss_kib(),
+    })
+}
+
+async fn throughput(client: Client, a: Args) -> serde_json::Value {
+    let a = Arc::new(a);
+    let run = |total: usize| {
+        let client = client.clone();
+        let a = a.clone();
+        async move {
+            let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let mut tasks = Vec::new();
+            for _ in 0..a.concurrency.min(total.max(1)) {
+                let (client, a, next) = (client.clone(), a.clone(), next.clone());
+                tasks.push(tokio::spawn(async move {
+                    let mut seen: Option<u64> = None;
+                    while next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < total {
+                        let (n, _) = one(&client, &a).await.unwrap_or_else(|e| fail(e));
+                        if seen.is_some_and(|s| s != n) {
+                            fail(format!("result count {} then {n}", seen.unwrap()));
+                        }
+                        seen = Some(n);
+                    }
+                    seen
+                }));
+            }
+            let mut counts = Vec::new();
+            for t in tasks {
+                counts.extend(t.await.expect("task"));
+            }
+            counts.dedup();
+            if counts.len() > 1 {
+                fail(format!("responses disagree: {counts:?}"));
+            }
+            counts.first().copied().unwrap_or(0)
+        }
+    };
+    run(a.warmup.unwrap_or(a.concurrency)).await;
+    let cpu0 = cpu_secs();
+    let t = Instant::now();
+    let results = run(a.requests).await;
+    let wall = t.elapsed().as_secs_f64();
+    let cpu = cpu_secs() - cpu0;
+    json!({
+        "peer": "rust", "mode": "throughput", "query": a.query,
+        "compression": if a.compression { "deflate" } else { "none" },
+        "concurrency": a.concurrency, "requests": a.requests, "wall_secs": wall,
+        "req_per_sec": a.requests as f64 / wall, "results": results, "bytes": null,
+        "cpu_secs": cpu, "peak_rss_kib": peak_rss_kib(),
+    })
+}
+
+fn main() {
+    let a = parse();
+    let pool = if a.mode == "throughput" {
+        a.concurrency
+    } else {
+        1
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let line = rt.block_on(async move {
+        let client = Client::builder(a.url.clone())
+            .pool_size(pool)
+            .compression(a.compression)
+            .read_timeout(None)
+            .build()
+            .unwrap_or_else(|e| fail(e.to_string()));
+        if a.mode == "latency" {
+            latency(client, a).await
+        } else {
+            throughput(client, a).await
+        }
+    });
+    println!("{line}");
+}

@@ -1,0 +1,814 @@
+//! `cargo xtask bench`: runs the benchmarks of issue 5 and writes `BENCHMARKS.md`.
+//!
+//! 1. In-process decoding (criterion, `graphbinary-client/benches/decode.rs`) and allocations
+//!    per result (`benches/alloc.rs`).
+//! 2. End to end against a real Gremlin Server (modern) on loopback: our client
+//!    (`examples/bench_client.rs`) and, in the same run, the peers of `xtask/peers/` (Java,
+//!    Go, Python drivers and the raw byte drain), interleaved run by run.
+//! 3. Memory: peak RSS of our client streaming a response of more than 1 GiB, each result
+//!    dropped as it is decoded.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value as Json;
+
+use crate::server;
+use crate::util::{project_root, secs, show};
+
+const HELP: &str = "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory]... [--port N]
+
+Runs the benchmarks and writes BENCHMARKS.md at the repository root (sections not run are
+left out). Starts a Gremlin Server (modern) for e2e/memory unless one answers on --port.
+
+  --quick       fewer runs and shorter measurements: a smoke check, not numbers to quote
+  --only PART   run only PART (repeatable): inproc, e2e, memory
+  --port N      the Gremlin Server port (default 8182)";
+
+const CORPORA: [&str; 6] = [
+    "vertices_200k",
+    "element_maps_100k",
+    "paths_50k",
+    "strings_1m",
+    "bulked_mixed_500k",
+    "binary_64mib",
+];
+const MODES: [(&str, &str); 4] = [
+    ("a_slice", "(a) slice"),
+    ("b_stream_8k", "(b) 8 KiB reads"),
+    ("c_stream_1k", "(c) 1 KiB reads"),
+    ("d_slow_8k", "(d) 8 KiB, slow path only"),
+];
+const CONTENDERS: [&str; 5] = ["rust", "java", "go", "python", "raw"];
+/// Latency also measures our client streaming (each result dropped as decoded).
+const LATENCY_CONTENDERS: [&str; 6] = ["rust", "rust-drain", "java", "go", "python", "raw"];
+const BIG_QUERY: &str = "g.V().repeat(both()).times(12)";
+
+struct Opts {
+    quick: bool,
+    parts: Vec<String>,
+    port: u16,
+}
+
+/// `cargo xtask bench ...`
+pub fn cli(args: &[String]) -> Result<()> {
+    let mut o = Opts {
+        quick: false,
+        parts: Vec::new(),
+        port: 8182,
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--quick" => o.quick = true,
+            "--only" => {
+                let p = it.next().context("--only needs inproc, e2e or memory")?;
+                for p in p.split(',') {
+                    if !["inproc", "e2e", "memory"].contains(&p) {
+                        bail!("--only takes inproc, e2e or memory, not {p:?}");
+                    }
+                    o.parts.push(p.to_string());
+                }
+            }
+            "--port" => o.port = it.next().context("--port needs a number")?.parse()?,
+            "-h" | "--help" => {
+                println!("{HELP}");
+                return Ok(());
+            }
+            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+        }
+    }
+    if o.parts.is_empty() {
+        o.parts = vec!["inproc".into(), "e2e".into(), "memory".into()];
+    }
+    run(&o)
+}
+
+struct Report {
+    commands: Vec<String>,
+    sections: Vec<String>,
+    raw: Vec<String>,
+}
+
+impl Report {
+    fn cmd(&mut self, c: &Command) {
+        let root = project_root();
+        let s = show(c).replace(&format!("{}/", root.display()), "");
+        self.commands.push(s);
+    }
+}
+
+fn run(o: &Opts) -> Result<()> {
+    let root = project_root();
+    let started = Instant::now();
+    let mut rep = Report {
+        commands: vec![format!(
+            "cargo xtask bench{}{}",
+            if o.quick { " --quick" } else { "" },
+            o.parts
+                .iter()
+                .map(|p| format!(" --only {p}"))
+                .collect::<String>()
+        )],
+        sections: Vec::new(),
+        raw: Vec::new(),
+    };
+    let load_before = loadavg();
+    if o.parts.iter().any(|p| p == "inproc") {
+        inproc(o, &mut rep)?;
+    }
+    let needs_server = o.parts.iter().any(|p| p == "e2e" || p == "memory");
+    if needs_server {
+        let guard = server::ensure_running("modern", o.port)?;
+        let url = guard.url();
+        let client = build_client(&mut rep)?;
+        if o.parts.iter().any(|p| p == "e2e") {
+            e2e(o, &mut rep, &url, &client)?;
+        }
+        if o.parts.iter().any(|p| p == "memory") {
+            memory(&mut rep, &url, &client)?;
+        }
+    }
+    let load_after = loadavg();
+    let mut md = String::new();
+    writeln!(md, "# Benchmarks\n")?;
+    writeln!(
+        md,
+        "Written by `cargo xtask bench` ({}) on {} in {}. All contenders ran in this same run.\n",
+        if o.quick {
+            "--quick: a smoke check, not numbers to quote"
+        } else {
+            "full run"
+        },
+        utc_now(),
+        secs(started.elapsed()),
+    )?;
+    writeln!(md, "## Machine\n")?;
+    writeln!(md, "{}", machine(&load_before, &load_after))?;
+    for s in &rep.sections {
+        writeln!(md, "{s}")?;
+    }
+    writeln!(md, "## Exact commands\n\n```")?;
+    for c in &rep.commands {
+        writeln!(md, "{c}")?;
+    }
+    writeln!(md, "```\n")?;
+    if !rep.raw.is_empty() {
+        writeln!(
+            md,
+            "<details><summary>Raw measurement lines</summary>\n\n```"
+        )?;
+        for r in &rep.raw {
+            writeln!(md, "{r}")?;
+        }
+        writeln!(md, "```\n</details>")?;
+    }
+    let out = root.join("BENCHMARKS.md");
+    std::fs::write(&out, md)?;
+    eprintln!(
+        "xtask bench: wrote {} in {}",
+        out.display(),
+        secs(started.elapsed())
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Machine
+
+fn capture(cmd: &str, args: &[&str]) -> String {
+    Command::new(cmd)
+        .args(args)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn utc_now() -> String {
+    capture("date", &["-u", "+%Y-%m-%d %H:%M UTC"])
+}
+
+fn machine(load_before: &str, load_after: &str) -> String {
+    let lscpu = capture("lscpu", &[]);
+    let pick = |key: &str| {
+        lscpu
+            .lines()
+            .find_map(|l| l.strip_prefix(key).map(|v| v.trim().to_string()))
+            .unwrap_or_else(|| "?".into())
+    };
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:").map(|v| v.trim().to_string()))
+        .unwrap_or_default();
+    let java = Command::new("java")
+        .arg("-version")
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .unwrap_or_default();
+    format!(
+        "| | |\n|---|---|\n\
+         | CPU | {} ({} CPUs, {} thread(s) per core, {}) |\n\
+         | Memory | {} |\n\
+         | Kernel | {} |\n\
+         | rustc | {} |\n\
+         | Java (driver and server) | {} |\n\
+         | Go | {} |\n\
+         | Python | {} |\n\
+         | Load average (1/5/15 min) | {} at the start, {} at the end |\n\n\
+         The machine is shared (2 cores, other jobs running), so absolute numbers move from run to\n\
+         run; the ratios between contenders measured in the same run are the stable part.\n",
+        pick("Model name:"),
+        pick("CPU(s):"),
+        pick("Thread(s) per core:"),
+        pick("Hypervisor vendor:").replace('?', "bare metal or unknown hypervisor"),
+        mem,
+        capture("uname", &["-r"]),
+        capture("rustc", &["-V"]),
+        java,
+        capture("go", &["version"]),
+        capture("python3", &["--version"]),
+        load_before,
+        load_after,
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// In-process
+
+fn inproc(o: &Opts, rep: &mut Report) -> Result<()> {
+    let root = project_root();
+    let (warm, measure) = if o.quick { ("0.5", "1") } else { ("1", "3") };
+    let crit = root.join("target/criterion");
+    for c in CORPORA {
+        let _ = std::fs::remove_dir_all(crit.join(format!("decode_{c}")));
+    }
+    let mut bench = Command::new("cargo");
+    bench
+        .current_dir(&root)
+        .args([
+            "bench",
+            "-p",
+            "graphbinary-client",
+            "--bench",
+            "decode",
+            "--",
+        ])
+        .args(["--warm-up-time", warm, "--measurement-time", measure]);
+    rep.cmd(&bench);
+    crate::util::run(&mut bench)?;
+    let mut alloc = Command::new("cargo");
+    alloc
+        .current_dir(&root)
+        .args(["bench", "-p", "graphbinary-client", "--bench", "alloc"]);
+    rep.cmd(&alloc);
+    crate::util::run(&mut alloc)?;
+
+    // (corpus, mode) -> (results, bytes, allocs per result)
+    let mut allocs = BTreeMap::new();
+    for line in std::fs::read_to_string(crit.join("alloc.jsonl"))?.lines() {
+        let j: Json = serde_json::from_str(line)?;
+        allocs.insert(
+            (
+                j["corpus"].as_str().unwrap_or("").to_string(),
+                j["mode"].as_str().unwrap_or("").to_string(),
+            ),
+            (
+                j["results"].as_f64().unwrap_or(0.0),
+                j["bytes"].as_f64().unwrap_or(0.0),
+                j["allocs_per_result"].as_f64().unwrap_or(f64::NAN),
+            ),
+        );
+        rep.raw.push(line.to_string());
+    }
+    let median = |corpus: &str, mode: &str| -> Result<f64> {
+        let p = crit.join(format!("decode_{corpus}/{mode}/new/estimates.json"));
+        let j: Json = serde_json::from_str(
+            &std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?,
+        )?;
+        Ok(j["median"]["point_estimate"].as_f64().unwrap_or(f64::NAN) / 1e9)
+    };
+
+    let mut s = String::new();
+    writeln!(s, "## 1. In-process decoding\n")?;
+    writeln!(
+        s,
+        "Each corpus is a whole GraphBinary 4 response generated in-process by the model's writer\n\
+         (deterministic; see `graphbinary-client/benches/common/mod.rs`). Every result is dropped\n\
+         as soon as it is decoded. (a) the fast path over one contiguous slice; (b) `read_response`\n\
+         over a reader that returns 8 KiB per read (read buffer 64 KiB); (c) 1 KiB per read;\n\
+         (d) as (b) with `ReadOptions::fast_path = false`, so every value takes the async slow path.\n\
+         Time: criterion median of 10 samples of the benchmark thread's CPU time\n\
+         (`CLOCK_THREAD_CPUTIME_ID`; everything runs on that one thread, a current-thread runtime),\n\
+         since wall time on this shared machine moved by up to 2x between runs. MB = 10^6 bytes.\n\
+         Allocations: a counting global allocator around one drain (`benches/alloc.rs`).\n"
+    )?;
+    writeln!(
+        s,
+        "| corpus | size | mode | median | results/s | MB/s | allocations/result |\n\
+         |---|---:|---|---:|---:|---:|---:|"
+    )?;
+    let mut mbs = BTreeMap::new();
+    for c in CORPORA {
+        for (m, label) in MODES {
+            let t = median(c, m)?;
+            let (results, bytes, apr) = allocs
+                .get(&(c.to_string(), m.to_string()))
+                .copied()
+                .unwrap_or((f64::NAN, f64::NAN, f64::NAN));
+            let mb_s = bytes / t / 1e6;
+            mbs.insert((c, m), mb_s);
+            writeln!(
+                s,
+                "| {c} | {:.1} MB | {label} | {} | {} | {:.0} | {:.2} |",
+                bytes / 1e6,
+                fmt_secs(t),
+                fmt_rate(results / t),
+                mb_s,
+                apr
+            )?;
+        }
+    }
+    writeln!(s, "\n### Targets\n")?;
+    writeln!(s, "| target | measured | met? |\n|---|---|---|")?;
+    let v_a = mbs[&("vertices_200k", "a_slice")];
+    writeln!(
+        s,
+        "| (a) >= 600 MB/s on vertices_200k | {v_a:.0} MB/s ({:.2}x of target) | {} |",
+        v_a / 600.0,
+        yes(v_a >= 600.0)
+    )?;
+    for c in CORPORA {
+        let r = mbs[&(c, "b_stream_8k")] / mbs[&(c, "a_slice")];
+        writeln!(
+            s,
+            "| (b) >= 0.95x (a) on {c} | {r:.2}x | {} |",
+            yes(r >= 0.95)
+        )?;
+    }
+    for c in CORPORA {
+        let r = mbs[&(c, "b_stream_8k")] / mbs[&(c, "d_slow_8k")];
+        // A single value larger than the read buffer takes the slow path in (b) as well.
+        let verdict = if c == "binary_64mib" {
+            "n/a: one value larger than the buffer streams by the slow path in (b) too"
+        } else {
+            yes(r >= 2.0)
+        };
+        writeln!(s, "| (b) >= 2x (d) on {c} | {r:.2}x | {verdict} |")?;
+    }
+    let bin = mbs[&("binary_64mib", "b_stream_8k")];
+    writeln!(
+        s,
+        "| 64 MiB Binary streamed (b) >= 1.5 GB/s | {:.2} GB/s | {} |\n",
+        bin / 1000.0,
+        yes(bin >= 1500.0)
+    )?;
+    rep.sections.push(s);
+    Ok(())
+}
+
+fn yes(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "**no**"
+    }
+}
+
+fn fmt_secs(t: f64) -> String {
+    if t >= 1.0 {
+        format!("{t:.2} s")
+    } else if t >= 1e-3 {
+        format!("{:.1} ms", t * 1e3)
+    } else {
+        format!("{:.0} µs", t * 1e6)
+    }
+}
+
+fn fmt_rate(r: f64) -> String {
+    if r >= 1e6 {
+        format!("{:.2} M", r / 1e6)
+    } else if r >= 1e3 {
+        format!("{:.1} k", r / 1e3)
+    } else {
+        format!("{r:.1}")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// End to end
+
+fn build_client(rep: &mut Report) -> Result<PathBuf> {
+    let root = project_root();
+    let mut c = Command::new("cargo");
+    c.current_dir(&root).args([
+        "build",
+        "--release",
+        "-p",
+        "graphbinary-client",
+        "--example",
+        "bench_client",
+    ]);
+    rep.cmd(&c);
+    crate::util::run(&mut c)?;
+    Ok(root.join("target/release/examples/bench_client"))
+}
+
+/// The command that runs `contender` with the peers' common arguments.
+fn contender_cmd(contender: &str, client: &Path) -> Command {
+    if contender == "rust" {
+        Command::new(client)
+    } else if contender == "rust-drain" {
+        let mut c = Command::new(client);
+        c.args(["--consume", "drain"]);
+        c
+    } else {
+        let mut c = Command::new(project_root().join("xtask/peers/peer"));
+        c.arg(contender);
+        c
+    }
+}
+
+/// Runs one measurement; the parsed JSON line, or the failure.
+fn measure(
+    rep: &mut Report,
+    contender: &str,
+    client: &Path,
+    args: &[String],
+) -> Result<Json, String> {
+    let mut c = contender_cmd(contender, client);
+    c.current_dir(project_root()).args(args);
+    rep.cmd(&c);
+    eprintln!("xtask bench: {}", show(&c));
+    let out = c.output().map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with('{'));
+    match (out.status.success(), line) {
+        (true, Some(l)) => {
+            rep.raw.push(l.to_string());
+            serde_json::from_str(l).map_err(|e| format!("bad JSON line: {e}"))
+        }
+        _ => {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let last = err
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            Err(format!(
+                "{} ({})",
+                out.status,
+                last.chars().take(160).collect::<String>()
+            ))
+        }
+    }
+}
+
+fn median_of(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn peers_setup(rep: &mut Report) -> Result<()> {
+    let mut c = Command::new(project_root().join("xtask/peers/setup.sh"));
+    c.current_dir(project_root());
+    rep.cmd(&c);
+    crate::util::run(&mut c)
+}
+
+#[derive(Default)]
+struct Latency {
+    runs: Vec<f64>,
+    cpu_per_req: Vec<f64>,
+    results: Option<f64>,
+    bytes: Option<f64>,
+    error: Option<String>,
+}
+
+fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
+    peers_setup(rep)?;
+    let reps = if o.quick { 1 } else { 5 };
+    let url = url.to_string();
+    let base = |q: &str, mode: &str| -> Vec<String> {
+        ["--url", &url, "--query", q, "--mode", mode]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let mut s = String::new();
+    writeln!(
+        s,
+        "## 2. End to end: Gremlin Server 4.0.0-beta.3 on loopback\n"
+    )?;
+    writeln!(
+        s,
+        "Modern graph (TinkerGraph), HTTP/1.1, `Accept: application/vnd.graphbinary-v4.0`, no\n\
+         compression, `bulkResults` off; every contender consumes every result (our client:\n\
+         `ResultStream::all()`, like the drivers' `all()`; \"streaming\" drops each result as it\n\
+         is decoded instead of collecting them). `raw` POSTs and drains the body without\n\
+         decoding anything: the floor. Client CPU is the contender process's user+system time\n\
+         during the measured part. Contenders run interleaved, {reps} round(s).\n"
+    )?;
+
+    // Latency workloads.
+    for (q, runs) in [
+        (BIG_QUERY, if o.quick { 2 } else { 5 }),
+        ("g.V()", if o.quick { 20 } else { 200 }),
+    ] {
+        let mut lat: BTreeMap<&str, Latency> = BTreeMap::new();
+        {
+            for c in LATENCY_CONTENDERS {
+                let mut args = base(q, "latency");
+                args.extend(["--runs".to_string(), runs.to_string()]);
+                let e = lat.entry(c).or_default();
+                match measure(rep, c, client, &args) {
+                    Ok(j) => {
+                        let r: Vec<f64> = j["runs"]
+                            .as_array()
+                            .map(|a| a.iter().filter_map(Json::as_f64).collect())
+                            .unwrap_or_default();
+                        if let Some(cpu) = j["cpu_secs"].as_f64() {
+                            e.cpu_per_req.push(cpu / r.len().max(1) as f64);
+                        }
+                        e.runs.extend(r);
+                        e.results = j["results"].as_f64().or(e.results);
+                        e.bytes = j["bytes"].as_f64().or(e.bytes);
+                    }
+                    Err(err) => e.error = Some(err),
+                }
+            }
+        }
+        writeln!(
+            s,
+            "### Latency of `{q}` (median of {runs} sequential requests, one connection)\n"
+        )?;
+        writeln!(
+            s,
+            "| contender | median wall | min | max | client CPU/request | results | vs raw | vs ours |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|"
+        )?;
+        let med = |c: &str| {
+            lat.get(c)
+                .map(|l| median_of(l.runs.clone()))
+                .unwrap_or(f64::NAN)
+        };
+        let (raw, ours) = (med("raw"), med("rust"));
+        for c in LATENCY_CONTENDERS {
+            let l = &lat[c];
+            if let Some(e) = &l.error {
+                writeln!(
+                    s,
+                    "| {} | failed: {} | | | | | | |",
+                    name(c),
+                    e.replace('|', "/")
+                )?;
+                continue;
+            }
+            let m = med(c);
+            let min = l.runs.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = l.runs.iter().copied().fold(0.0, f64::max);
+            writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {:.2}x | {:.2}x |",
+                name(c),
+                fmt_secs(m),
+                fmt_secs(min),
+                fmt_secs(max),
+                fmt_secs(median_of(l.cpu_per_req.clone())),
+                l.results
+                    .map(|r| format!("{r}"))
+                    .or(l.bytes.map(|b| format!("({b} bytes)")))
+                    .unwrap_or_default(),
+                m / raw,
+                m / ours
+            )?;
+        }
+        if q == BIG_QUERY {
+            let fastest_peer = ["java", "go", "python"]
+                .iter()
+                .map(|c| med(c))
+                .filter(|m| m.is_finite())
+                .fold(f64::INFINITY, f64::min);
+            let drain = med("rust-drain");
+            writeln!(
+                s,
+                "\nTarget: ours within 1.1x the raw drain: {:.2}x collecting every result, {}; \
+                 {:.2}x streaming, {}; within 1.1x the fastest client: {:.2}x of the fastest \
+                 peer, {}.\n",
+                ours / raw,
+                yes(ours <= 1.1 * raw),
+                drain / raw,
+                yes(drain <= 1.1 * raw),
+                ours / fastest_peer,
+                yes(ours <= 1.1 * fastest_peer)
+            )?;
+        } else {
+            writeln!(s)?;
+        }
+    }
+
+    // Throughput.
+    let requests = if o.quick { 500 } else { 3000 };
+    writeln!(
+        s,
+        "### Throughput of `g.V()` ({requests} requests per measurement, pool = concurrency; \
+         median of {reps} round(s))\n"
+    )?;
+    writeln!(
+        s,
+        "| concurrency | contender | median req/s | client CPU per 1000 req | vs best peer |\n\
+         |---:|---|---:|---:|---:|"
+    )?;
+    let mut verdicts = Vec::new();
+    for conc in [64, 256, 1000] {
+        let mut rps: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+        let mut cpu: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+        let mut errs: BTreeMap<&str, String> = BTreeMap::new();
+        for _ in 0..reps {
+            for c in CONTENDERS {
+                let mut args = base("g.V()", "throughput");
+                args.extend([
+                    "--concurrency".into(),
+                    conc.to_string(),
+                    "--requests".into(),
+                    requests.to_string(),
+                ]);
+                match measure(rep, c, client, &args) {
+                    Ok(j) => {
+                        rps.entry(c)
+                            .or_default()
+                            .push(j["req_per_sec"].as_f64().unwrap_or(f64::NAN));
+                        cpu.entry(c).or_default().push(
+                            j["cpu_secs"].as_f64().unwrap_or(f64::NAN) / requests as f64 * 1000.0,
+                        );
+                    }
+                    Err(e) => {
+                        errs.insert(c, e);
+                    }
+                }
+            }
+        }
+        let med = |c: &str| rps.get(c).map(|v| median_of(v.clone())).unwrap_or(f64::NAN);
+        let best_peer = ["java", "go", "python"]
+            .iter()
+            .map(|c| med(c))
+            .filter(|m| m.is_finite())
+            .fold(0.0, f64::max);
+        for c in CONTENDERS {
+            if !rps.contains_key(c) {
+                let e = errs.get(c).cloned().unwrap_or_default();
+                writeln!(
+                    s,
+                    "| {conc} | {} | failed: {} | | |",
+                    name(c),
+                    e.replace('|', "/")
+                )?;
+                continue;
+            }
+            let extra = if errs.contains_key(c) {
+                format!(" ({} of {reps} rounds failed)", reps - rps[c].len())
+            } else {
+                String::new()
+            };
+            writeln!(
+                s,
+                "| {conc} | {} | {:.0}{extra} | {} | {:.2}x |",
+                name(c),
+                med(c),
+                fmt_secs(median_of(cpu[c].clone())),
+                med(c) / best_peer
+            )?;
+        }
+        verdicts.push(format!(
+            "concurrency {conc}: {:.2}x the best peer, {}",
+            med("rust") / best_peer,
+            yes(med("rust") >= best_peer)
+        ));
+    }
+    writeln!(
+        s,
+        "\nTarget: throughput >= best peer at each concurrency: {}.\n",
+        verdicts.join("; ")
+    )?;
+    rep.sections.push(s);
+    Ok(())
+}
+
+fn name(c: &str) -> &'static str {
+    match c {
+        "rust" => "**graphbinary-rs** (ours)",
+        "rust-drain" => "**graphbinary-rs**, streaming (each result dropped)",
+        "java" => "Java driver 4.0.0-beta.3",
+        "go" => "gremlin-go v4.0.0-beta.3",
+        "python" => "gremlinpython 4.0.0b3",
+        "raw" => "raw byte drain (floor)",
+        _ => "?",
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory
+
+/// A query whose response is more than 1 GiB: 484,692 results (walks of length 13 on modern),
+/// each a 2,300-character String.
+fn memory_query() -> String {
+    format!(
+        "g.V().repeat(both()).times(13).constant('{}')",
+        "x".repeat(2300)
+    )
+}
+
+fn memory(rep: &mut Report, url: &str, client: &Path) -> Result<()> {
+    let q = memory_query();
+    let args: Vec<String> = [
+        "--url",
+        url,
+        "--query",
+        &q,
+        "--mode",
+        "latency",
+        "--runs",
+        "1",
+        "--warmup",
+        "0",
+        "--consume",
+        "drain",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut c = Command::new(client);
+    c.args(&args);
+    let shown = show(&c).replace(&"x".repeat(2300), "x…(2,300 x)…x");
+    rep.commands
+        .push(shown.replace(&format!("{}/", project_root().display()), ""));
+    eprintln!("xtask bench: {shown}");
+    let out = c.output()?;
+    if !out.status.success() {
+        bail!(
+            "memory run failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let line = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let j: Json = serde_json::from_str(&line)?;
+    let bytes = j["bytes"].as_f64().unwrap_or(0.0);
+    let rss = j["peak_rss_kib"].as_f64().unwrap_or(f64::NAN);
+    let wall = j["runs"][0].as_f64().unwrap_or(f64::NAN);
+    rep.raw.push(line.replace(&"x".repeat(2300), "x…x"));
+    let mut s = String::new();
+    writeln!(s, "## 3. Memory while streaming a large response\n")?;
+    writeln!(
+        s,
+        "Our client (`bench_client --consume drain`) streams \
+         `g.V().repeat(both()).times(13).constant('x…x')` (a 2,300-character literal), dropping \
+         each result as it is decoded; peak RSS is the process's `VmHWM`.\n"
+    )?;
+    writeln!(
+        s,
+        "| response body | results | wall | throughput | peak RSS | target < 32 MiB |\n\
+         |---:|---:|---:|---:|---:|---|"
+    )?;
+    writeln!(
+        s,
+        "| {:.2} GiB | {} | {} | {:.0} MB/s | {:.1} MiB | {} |\n",
+        bytes / (1u64 << 30) as f64,
+        j["results"],
+        fmt_secs(wall),
+        bytes / wall / 1e6,
+        rss / 1024.0,
+        yes(rss < 32.0 * 1024.0 && bytes >= (1u64 << 30) as f64)
+    )?;
+    rep.sections.push(s);
+    Ok(())
+}
