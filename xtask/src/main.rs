@@ -1,5 +1,6 @@
 //! Project automation: `cargo xtask <command>`.
 
+mod fuzz;
 mod regen;
 
 fn main() {
@@ -11,8 +12,14 @@ fn main() {
                 std::process::exit(1);
             }
         }
+        Some("fuzz") => {
+            if let Err(e) = fuzz::main(&args[1..]) {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        }
         _ => {
-            eprintln!("usage: cargo xtask <regen|server|demo|ci|bench>");
+            eprintln!("usage: cargo xtask <regen|server|demo|ci|bench|fuzz>");
             std::process::exit(2);
         }
     }
