@@ -3,12 +3,14 @@
 //! * [`model`]: the data model, a dynamic [`Value`](model::Value) and typed element structs;
 //! * [`response`]: the streaming response deserializer, a `futures::Stream` of results;
 //! * [`graphson`]: GraphSON 4 (typed JSON) output for any value;
-//! * [`text`]: Gremlin Console style text for any value.
+//! * [`text`]: Gremlin Console style text for any value;
+//! * [`error`]: errors and their causes on one line.
 
 #![warn(missing_docs)]
 
 pub use graphbinary_derive::GraphBinary;
 
+pub mod error;
 pub mod generated;
 pub mod graphson;
 pub mod model;

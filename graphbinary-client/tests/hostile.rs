@@ -406,3 +406,44 @@ fn errors_chain_their_sources_and_print_on_one_line() {
     );
     assert!(chain.iter().all(|l| !l.contains('\n')));
 }
+
+#[test]
+fn an_io_error_keeps_its_cause_and_offset_on_one_line() {
+    struct Failing(usize);
+    impl tokio::io::AsyncRead for Failing {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            if self.0 == 0 {
+                return std::task::Poll::Ready(Err(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionReset,
+                    "connection reset by peer",
+                )));
+            }
+            self.0 -= 1;
+            buf.put_slice(&[0x84, 0x00, 0x01][..buf.remaining().min(3)]);
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let e = rt.block_on(async {
+        let mut s = read_response(Failing(1), ReadOptions::default());
+        s.next().await.unwrap().unwrap_err()
+    });
+    assert_eq!(e.offset(), Some(3));
+    let ResponseError::Decode(d) = &e else {
+        panic!("{e}")
+    };
+    let ErrorKind::Io(io) = d.kind() else {
+        panic!("{d}")
+    };
+    assert_eq!(io.kind(), std::io::ErrorKind::ConnectionReset);
+    assert_eq!(
+        graphbinary_client::error::one_line(&e),
+        "malformed response: at byte 3: I/O error: connection reset by peer"
+    );
+}
