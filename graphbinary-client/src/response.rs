@@ -267,6 +267,7 @@ fn read_item(cur: &mut Cursor<'_>, bulked: bool) -> FastResult<Step> {
         return Ok(Step::Marker);
     }
     let value = Value::decode(cur)?;
+    // Gremlin Server 4.0.0-beta.3 writes each bulk fully qualified: `02 00 {8 bytes}`.
     let bulk = if bulked { Fq::<i64>::decode(cur)?.0 } else { 1 };
     Ok(Step::Item(Traverser { value, bulk }))
 }
@@ -288,7 +289,7 @@ async fn step_slow<R: AsyncRead + Unpin + Send>(
                 buf.read_with(read_marker, "Marker").await?;
                 return Ok(Step::Marker);
             }
-            let value = buf.read::<Value>().await?;
+            let value = read_value(buf).await?;
             let bulk = if bulked {
                 buf.read::<Fq<i64>>().await?.0
             } else {
@@ -312,6 +313,25 @@ async fn step_slow<R: AsyncRead + Unpin + Send>(
                 exception,
             }))
         }
+    }
+}
+
+/// Reads one fully-qualified value; when the input ends inside it, the error names the exact
+/// field that was cut short (e.g. "expected 4-byte Int"), not just the value.
+///
+/// # Cancel safety
+/// As [`ReadBuffer::read`].
+pub async fn read_value<R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+) -> Result<Value, DecodeError> {
+    let start = buf.offset();
+    match buf.read::<Value>().await {
+        Err(e) if matches!(e.kind(), ErrorKind::UnexpectedEof { .. }) && buf.offset() == start => {
+            // Nothing was consumed: the value's bytes are all still buffered. Reading them
+            // piece by piece stops at the precise field where the input ends.
+            Value::decode_slow(buf).await.and(Err(e))
+        }
+        r => r,
     }
 }
 
@@ -353,25 +373,31 @@ impl<R: AsyncRead + Unpin + Send + 'static> Stream for ResponseStream<R> {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
         loop {
+            // Fast path: decode the next result from the buffered bytes in place, without
+            // moving the buffer.
+            if let State::Idle(buf) = &mut this.state {
+                if this.phase == Phase::Results && buf.fast_path() {
+                    let bulked = this.bulked.unwrap_or(false);
+                    match buf.try_read_with(|c| read_item(c, bulked)) {
+                        Ok(Step::Item(t)) => return Poll::Ready(Some(Ok(t))),
+                        Ok(step) => {
+                            if let Some(out) = this.apply(step) {
+                                return out;
+                            }
+                            continue;
+                        }
+                        Err(FastError::Invalid(e)) => {
+                            this.state = State::Done;
+                            return Poll::Ready(Some(Err(e.into())));
+                        }
+                        Err(FastError::NeedMore(_)) => {}
+                    }
+                }
+            }
             match std::mem::replace(&mut this.state, State::Done) {
                 State::Done => return Poll::Ready(None),
                 State::Idle(mut buf) => {
                     let bulked = this.bulked.unwrap_or(false);
-                    if this.phase == Phase::Results && buf.fast_path() {
-                        match buf.try_read_with(|c| read_item(c, bulked)) {
-                            Ok(step) => {
-                                this.state = State::Idle(buf);
-                                if let Some(out) = this.apply(step) {
-                                    return out;
-                                }
-                                continue;
-                            }
-                            Err(FastError::Invalid(e)) => {
-                                return Poll::Ready(Some(Err(e.into())));
-                            }
-                            Err(FastError::NeedMore(_)) => {}
-                        }
-                    }
                     let phase = this.phase;
                     this.state = State::Busy(Box::pin(async move {
                         let r = step_slow(&mut buf, phase, bulked).await;

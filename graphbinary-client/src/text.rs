@@ -1,4 +1,4 @@
-//! Text forms: Gremlin Console style [`Display`](std::fmt::Display) for [`Value`] (`v[1]`,
+//! Text forms: Gremlin Console style [`Display`] for [`Value`] (`v[1]`,
 //! `e[7][1-knows->2]`, `vp[name->marko]`, `[k:v]`, ...), and the Java-compatible renderings
 //! of numbers, dates and durations that GraphSON shares.
 

@@ -1,6 +1,9 @@
 //! The read buffer: a synchronous fast path over buffered bytes and an async slow path that
 //! refills from the underlying reader.
 
+use std::future::Future;
+use std::task::Poll;
+
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use crate::cursor::{check_len, check_room, decode_char, invalid_bool, utf8_width, Cursor};
@@ -63,6 +66,9 @@ pub struct ReadBuffer<R> {
     fast_path: bool,
     depth: u32,
     interner: Interner,
+    /// A reader failure met while reading ahead of a value that was already complete; the
+    /// next [`ReadBuffer::fill`] reports it.
+    deferred: Option<DecodeError>,
 }
 
 impl<R> ReadBuffer<R> {
@@ -87,6 +93,7 @@ impl<R> ReadBuffer<R> {
             fast_path: true,
             depth: 0,
             interner: Interner::new(),
+            deferred: None,
         }
     }
 
@@ -220,12 +227,17 @@ impl<R> ReadBuffer<R> {
 
 impl<R: AsyncRead + Unpin> ReadBuffer<R> {
     /// Reads once from the underlying reader into free space, returning how many bytes
-    /// arrived (0 at end of stream).
+    /// arrived: 0 at end of stream, and also when the buffer is already full (check
+    /// [`ReadBuffer::buffered`] or use [`ReadBuffer::is_at_end`] to tell them apart). A reader
+    /// failure met earlier while reading ahead of a complete value is reported here first.
     ///
     /// # Cancel safety
     /// Cancel safe: bytes are appended to the buffer only when the read completes, and
     /// moving buffered bytes to the front of the storage loses none.
     pub async fn fill(&mut self) -> Result<usize, DecodeError> {
+        if let Some(e) = self.deferred.take() {
+            return Err(e);
+        }
         if self.eof {
             return Ok(0);
         }
@@ -278,8 +290,11 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
         self.fill_between(n, n, expected).await
     }
 
-    /// Refills until at least `want` bytes are buffered, or until the stream ends with at least
-    /// `min` buffered. End of stream with fewer than `min` is [`ErrorKind::UnexpectedEof`].
+    /// Refills until at least `min` bytes are buffered, then keeps reading towards `want` only
+    /// while the reader has bytes ready: it never waits for bytes beyond `min`, which the value
+    /// may not need (on a live stream they may not come until the peer has more to send). End
+    /// of stream with fewer than `min` is [`ErrorKind::UnexpectedEof`]. A reader failure while
+    /// reading ahead is kept for the next [`ReadBuffer::fill`], so a complete value is not lost.
     ///
     /// # Cancel safety
     /// Cancel safe, as [`ReadBuffer::fill_to`].
@@ -308,18 +323,43 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
             }
         }
         let want = want.clamp(min, self.buf.len());
-        while self.end - self.start < want {
+        while self.end - self.start < min {
             if self.fill().await? == 0 {
-                if self.end - self.start >= min {
-                    return Ok(());
-                }
                 return Err(DecodeError::new(
                     self.offset + (self.end - self.start) as u64,
                     ErrorKind::UnexpectedEof { expected },
                 ));
             }
         }
+        while self.end - self.start < want {
+            match self.fill_ready().await {
+                Ok(Some(n)) if n > 0 => {}
+                Ok(_) => break,
+                // The bytes needed are here: the failure belongs to a later read.
+                Err(e) if matches!(e.kind(), ErrorKind::Io(_)) => {
+                    self.deferred = Some(e);
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+        }
         Ok(())
+    }
+
+    /// One [`ReadBuffer::fill`] if the reader has bytes ready now; `None` if it would wait.
+    ///
+    /// # Cancel safety
+    /// Cancel safe, as [`ReadBuffer::fill`].
+    async fn fill_ready(&mut self) -> Result<Option<usize>, DecodeError> {
+        std::future::poll_fn(|cx| {
+            let fill = std::pin::pin!(self.fill());
+            match fill.poll(cx) {
+                Poll::Ready(r) => Poll::Ready(r.map(Some)),
+                // Dropping a pending `fill` is cancel safe; a wakeup it registered is harmless.
+                Poll::Pending => Poll::Ready(Ok(None)),
+            }
+        })
+        .await
     }
 
     /// Whether the stream has ended with no byte left unconsumed (refilling if needed).
@@ -337,8 +377,9 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
     /// while it is incomplete; a value that needs more bytes than the buffer can hold is read
     /// by `T`'s field-by-field slow path instead.
     ///
-    /// Each refill asks for at least what the failed attempt needed and at least twice what it
-    /// saw, so a value is decoded at most a few times.
+    /// Each refill waits for what the failed attempt needed and reads ahead, without waiting,
+    /// towards twice what it saw, so a value is decoded only a few times and is returned as
+    /// soon as its last byte has arrived.
     ///
     /// # Cancel safety
     /// Cancel safe while the value fits in the buffer (nothing is consumed until it is
@@ -555,6 +596,10 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
                 self.consume(take);
                 left -= take;
                 continue;
+            }
+            // A failure deferred by a read-ahead comes first (it is where the stream broke).
+            if let Some(e) = self.deferred.take() {
+                return Err(e);
             }
             // Grow geometrically with what has arrived, bounded by what is still owed.
             let step = left.min(dst.len().max(self.buf.len()));

@@ -101,10 +101,11 @@ impl<'a> Cursor<'a> {
         FastError::Invalid(DecodeError::new(offset, kind))
     }
 
-    /// "Need more": the value needs `n` more bytes past the current position.
+    /// "Need more": `missing` bytes beyond the end of the data are needed. The reported figure
+    /// counts from the start of the cursor, so it always exceeds the bytes available.
     #[cold]
-    fn need(&self, n: usize) -> FastError {
-        FastError::NeedMore(self.pos.saturating_add(n))
+    fn need(&self, missing: usize) -> FastError {
+        FastError::NeedMore(self.data.len().saturating_add(missing))
     }
 
     /// Enters a nested container, failing when the depth limit would be exceeded.
@@ -119,10 +120,11 @@ impl<'a> Cursor<'a> {
         Ok(())
     }
 
-    /// Leaves a nested container entered with [`Cursor::enter`].
+    /// Leaves a nested container entered with [`Cursor::enter`] (saturating at 0, like
+    /// [`ReadBuffer::leave`](crate::ReadBuffer::leave)).
     #[inline]
     pub fn leave(&mut self) {
-        self.depth -= 1;
+        self.depth = self.depth.saturating_sub(1);
     }
 
     /// Succeeds when at least `n` bytes remain; otherwise "need more" (a lower bound that lets

@@ -11,12 +11,23 @@ use std::fmt;
 ///
 /// The offset counts every byte consumed from the underlying reader since the
 /// [`ReadBuffer`](crate::ReadBuffer) was created (for a response body: from its first byte).
-#[derive(Debug, thiserror::Error)]
-#[error("at byte {offset}: {kind}")]
+#[derive(Debug)]
 pub struct DecodeError {
     offset: u64,
-    #[source]
     kind: ErrorKind,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at byte {}: {}", self.offset, self.kind)
+    }
+}
+
+/// The kind is already part of the message; the source is what caused the kind (an I/O error).
+impl std::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.kind)
+    }
 }
 
 impl DecodeError {

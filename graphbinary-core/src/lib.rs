@@ -10,7 +10,7 @@
 //! * the traits [`Decode`], [`Encode`] and [`Typed`] that derived and hand-written types
 //!   implement, with implementations for the primitives and the generic layouts
 //!   ([`Fq`], [`FqOpt`], [`Nullable`], `Vec<T>` as a List);
-//! * [`write`], big-endian write primitives into a [`bytes::BufMut`];
+//! * [`write`](mod@write), big-endian write primitives into a [`bytes::BufMut`];
 //! * [`Limits`] against hostile input, and typed errors ([`DecodeError`], [`EncodeError`]).
 //!
 //! # Example

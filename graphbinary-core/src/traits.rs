@@ -394,8 +394,11 @@ impl<T: FqEncode> Encode for Fq<T> {
     }
 }
 
-/// A fully-qualified, nullable value: `{type_code}{0x00}{value}` or a null, written as
-/// `{type_code}{0x01}`. On input the unspecified null `FE 01` is accepted too.
+/// A fully-qualified, nullable value: `{type_code}{0x00}{value}` or a null.
+///
+/// On input both null forms are accepted: the typed null `{type_code}{0x01}` and the
+/// unspecified null `FE 01`. A null is written as `FE 01`, as TinkerPop's serializers write a
+/// null in a slot that holds an object (e.g. the `properties` of a reference element).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct FqOpt<T>(pub Option<T>);
 
@@ -455,14 +458,13 @@ impl<T: Decode + Typed> Decode for FqOpt<T> {
 }
 impl<T: Encode + Typed> Encode for FqOpt<T> {
     fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-        out.put_u8(T::TYPE_CODE);
         match &self.0 {
             Some(v) => {
-                out.put_u8(0x00);
+                write::put_header(out, T::TYPE_CODE);
                 v.encode(out)
             }
             None => {
-                out.put_u8(0x01);
+                write::put_null(out, codes::UNSPECIFIED_NULL);
                 Ok(())
             }
         }

@@ -131,18 +131,18 @@ impl<'a> Container<'a> {
             Some(Shape::CompositePdt { .. }) => Some(COMPOSITE_PDT_CODE),
             _ => attrs.type_code.map(|c| c.value),
         };
-        match shape {
-            Some(shape) if errors.is_empty() => Ok(Container {
-                ident: &input.ident,
-                generics: &input.generics,
-                expected: unraw(&input.ident),
-                type_code,
-                shape,
-            }),
-            _ => Err(errors
-                .finish(())
-                .expect_err("a rejected input has recorded an error")),
-        }
+        // Every rejection above has recorded an error, so `errors` is not empty when `shape`
+        // is `None`.
+        let shape = errors.finish(shape)?;
+        Ok(Container {
+            ident: &input.ident,
+            generics: &input.generics,
+            expected: unraw(&input.ident),
+            type_code,
+            shape: shape.ok_or_else(|| {
+                syn::Error::new_spanned(&input.ident, "GraphBinary cannot be derived for this type")
+            })?,
+        })
     }
 
     /// The fields of a struct shape (none for an enum).

@@ -91,14 +91,11 @@ impl ContainerAttrs {
                             None
                         }
                     })?;
-                    set(
-                        &mut out.type_code,
-                        code.map(|value| Spanned { value, span }),
-                    );
+                    out.type_code = code.map(|value| Spanned { value, span });
                 }
                 ENUM_STRING => {
                     flag(&meta, name, errors)?;
-                    set(&mut out.enum_string, Some(span));
+                    out.enum_string = Some(span);
                 }
                 COMPOSITE_PDT => {
                     out.wants_typed = true;
@@ -111,10 +108,7 @@ impl ContainerAttrs {
                             None
                         }
                     })?;
-                    set(
-                        &mut out.composite_pdt,
-                        pdt.map(|value| Spanned { value, span }),
-                    );
+                    out.composite_pdt = pdt.map(|value| Spanned { value, span });
                 }
                 _ => unreachable!("`each` passes only known names"),
             }
@@ -133,15 +127,15 @@ impl FieldAttrs {
             match name {
                 FQ => {
                     flag(&meta, name, errors)?;
-                    set(&mut out.fq, Some(span));
+                    out.fq = Some(span);
                 }
                 NULLABLE => {
                     flag(&meta, name, errors)?;
-                    set(&mut out.nullable, Some(span));
+                    out.nullable = Some(span);
                 }
                 RENAME => {
                     let v = rename(&meta, errors)?;
-                    set(&mut out.rename, v.map(|value| Spanned { value, span }));
+                    out.rename = v.map(|value| Spanned { value, span });
                 }
                 _ => unreachable!("`each` passes only known names"),
             }
@@ -158,7 +152,7 @@ impl VariantAttrs {
         each(attrs, VARIANT_ATTRS, errors, |_name, meta, errors| {
             let span = meta.path.span();
             let v = rename(&meta, errors)?;
-            set(&mut out.rename, v.map(|value| Spanned { value, span }));
+            out.rename = v.map(|value| Spanned { value, span });
             Ok(())
         });
         out
@@ -256,11 +250,4 @@ fn rename(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Option
             None
         }
     })
-}
-
-/// Stores `value` in `slot` (`each` has already rejected a repeated attribute).
-fn set<T>(slot: &mut Option<T>, value: Option<T>) {
-    if value.is_some() {
-        *slot = value;
-    }
 }

@@ -44,11 +44,6 @@ impl Errors {
         }
     }
 
-    /// Whether no error was recorded.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.combined.is_none()
-    }
-
     /// `Ok(value)` when no error was recorded, else all of them.
     pub(crate) fn finish<T>(self, value: T) -> syn::Result<T> {
         match self.combined {

@@ -58,7 +58,7 @@
 //! |---|---|---|
 //! | (none) | `{value}` through the field type's `Decode`/`Encode` | `T` |
 //! | `fq` | `{type_code}{0x00}{value}` through `FqDecode`/`FqEncode` | `Fq<T>` |
-//! | `fq, nullable` on `Option<T>` | `{code}{0x00}{value}`, or null: `{code}{0x01}` (`FE 01` is accepted on input) | `FqOpt<T>` |
+//! | `fq, nullable` on `Option<T>` | `{code}{0x00}{value}`, or null: written `FE 01` as TinkerPop does (`{code}{0x01}` is accepted on input) | `FqOpt<T>` |
 //! | `nullable` on `Option<T>` | `{0x00}{value}` or `{0x01}` | `Nullable<T>` |
 //!
 //! `rename = "..."` sets the name on the wire of an `enum_string` variant (default: the variant

@@ -61,9 +61,11 @@ fn struct_body(fields: &[Field<'_>]) -> TokenStream {
                         );
                         <#inner as ::graphbinary_core::Encode>::encode(v, out)?;
                     }
+                    // A null in an object slot is the unspecified null, as TinkerPop
+                    // writes it (and as core's `FqOpt` does).
                     ::core::option::Option::None => ::graphbinary_core::write::put_null(
                         out,
-                        <#inner as ::graphbinary_core::Typed>::TYPE_CODE,
+                        ::graphbinary_core::codes::UNSPECIFIED_NULL,
                     ),
                 }
             },

@@ -96,16 +96,19 @@ fn spec_vertex_property_example() {
     check(&fq, &Fq(expected));
 }
 
-/// A vertex whose properties are a fully-qualified null List (`09 01`).
+/// A reference vertex: its properties are the unspecified null (`FE 01`), as TinkerPop
+/// writes it; a typed null List (`09 01`) reads the same.
 #[test]
 fn null_property_list() {
-    let bytes = unhex("01 00 00 00 00 01  00 00 00 00  09 01");
+    let bytes = unhex("01 00 00 00 00 01  00 00 00 00  fe 01");
     let expected = Vertex {
         id: Value::Int(1),
         label: vec![],
         properties: None,
     };
     check(&bytes, &expected);
+    let typed: Vertex = common::fast(&unhex("01 00 00 00 00 01  00 00 00 00  09 01")).unwrap();
+    assert_eq!(typed, expected);
 }
 
 /// The shared vectors of whole vertices (they are fully qualified: `11 00` first).

@@ -58,7 +58,7 @@ fn nulls_round_trip() {
         00 00 00 00
         00 00 00 00
         02 00 80 00 00 00 00 00 00 00
-        01 01
+        fe 01
         01
         ",
     );
@@ -73,14 +73,14 @@ fn nulls_round_trip() {
 }
 
 #[test]
-fn fq_nullable_accepts_the_unspecified_null() {
-    let bytes = unhex("00 00 00 00  00 00 00 00  02 00 00 00 00 00 00 00 00 00  fe 01  01");
+fn fq_nullable_accepts_the_typed_null() {
+    let bytes = unhex("00 00 00 00  00 00 00 00  02 00 00 00 00 00 00 00 00 00  01 01  01");
     let v: AllKinds = common::fast(&bytes).unwrap();
     assert_eq!(v.fq_nullable, None);
-    // ...and writes the typed null back.
+    // ...and writes the unspecified null, as TinkerPop does.
     let mut out = Vec::new();
     graphbinary_core::Encode::encode(&v, &mut out).unwrap();
-    assert_eq!(&out[18..20], &[0x01, 0x01]);
+    assert_eq!(&out[18..20], &[0xfe, 0x01]);
 }
 
 #[test]

@@ -132,6 +132,29 @@ pub enum Direction {
     Both,
 }
 
+impl Direction {
+    /// Every variant, in the order of the spec.
+    pub const ALL: [Direction; 3] = [Direction::Out, Direction::In, Direction::Both];
+    /// The name of the variant on the wire, e.g. `OUT`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Direction::Out => "OUT",
+            Direction::In => "IN",
+            Direction::Both => "BOTH",
+        }
+    }
+    /// The variant named `name` on the wire (case-sensitive), or `None`.
+    pub fn from_name(name: &str) -> Option<Direction> {
+        Direction::ALL.into_iter().find(|v| v.as_str() == name)
+    }
+}
+
+impl ::core::fmt::Display for Direction {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Tokens naming the intrinsic parts of an element; the value is a fully-qualified String.
 ///
 /// GraphBinary type `0x20` (T): the value is a fully-qualified String naming the variant.
@@ -152,10 +175,34 @@ pub enum T {
     Value,
 }
 
+impl T {
+    /// Every variant, in the order of the spec.
+    pub const ALL: [T; 4] = [T::Id, T::Key, T::Label, T::Value];
+    /// The name of the variant on the wire, e.g. `id`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            T::Id => "id",
+            T::Key => "key",
+            T::Label => "label",
+            T::Value => "value",
+        }
+    }
+    /// The variant named `name` on the wire (case-sensitive), or `None`.
+    pub fn from_name(name: &str) -> Option<T> {
+        T::ALL.into_iter().find(|v| v.as_str() == name)
+    }
+}
+
+impl ::core::fmt::Display for T {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Arbitrary-precision signed decimal number: `unscaled * 10^-scale`.
 ///
 /// GraphBinary type `0x22` (BigDecimal).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, graphbinary_derive::GraphBinary)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, graphbinary_derive::GraphBinary)]
 #[graphbinary(type_code = 0x22)]
 pub struct BigDecimal {
     /// Scale: the number of digits right of the decimal point (`Int {value}`; may be negative).
@@ -184,10 +231,48 @@ pub enum Merge {
     InV,
 }
 
+impl Merge {
+    /// Every variant, in the order of the spec.
+    pub const ALL: [Merge; 4] = [
+        Merge::OnCreate,
+        Merge::OnMatch,
+        Merge::OutV,
+        Merge::InV,
+    ];
+    /// The name of the variant on the wire, e.g. `onCreate`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Merge::OnCreate => "onCreate",
+            Merge::OnMatch => "onMatch",
+            Merge::OutV => "outV",
+            Merge::InV => "inV",
+        }
+    }
+    /// The variant named `name` on the wire (case-sensitive), or `None`.
+    pub fn from_name(name: &str) -> Option<Merge> {
+        Merge::ALL.into_iter().find(|v| v.as_str() == name)
+    }
+}
+
+impl ::core::fmt::Display for Merge {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A time-based amount of time: seconds and a nanosecond adjustment.
 ///
 /// GraphBinary type `0x81` (Duration).
-#[derive(Debug, Clone, PartialEq, Copy, Eq, Hash, graphbinary_derive::GraphBinary)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Copy,
+    Eq,
+    Hash,
+    Default,
+    graphbinary_derive::GraphBinary
+)]
 #[graphbinary(type_code = 0x81)]
 pub struct Duration {
     /// Whole seconds (`Long {value}`; may be negative).

@@ -1523,7 +1523,7 @@ pub const SPEC_RESPONSES: &[SpecResponse] = &[
         status_message: None,
         exception: None,
         items_graphson: Some(&["\"marko\"", "\"josh\""]),
-        note: "bulked flag 01: each item is followed by a fully-qualified Long bulk (02 00 + 8 bytes)",
+        note: "bulked flag 01: each item is followed by a FULLY-QUALIFIED Long bulk (02 00 + 8 bytes), not a bare Long: the server adds traverser.bulk() to the data list and writes every entry with writer.write (HttpGremlinEndpointHandler, GraphBinaryMessageSerializerV4); the Java driver reads it with reader.read (GraphBinaryStreamResponseReader)",
     },
     SpecResponse {
         name: "response-bulked-empty",

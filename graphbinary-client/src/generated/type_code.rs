@@ -73,7 +73,7 @@ pub enum TypeCode {
 
 impl TypeCode {
     /// Every type code, in ascending order of code.
-    pub const ALL: [TypeCode; 32usize] = [
+    pub const ALL: [TypeCode; 32] = [
         TypeCode::Int,
         TypeCode::Long,
         TypeCode::String,

@@ -67,7 +67,23 @@ pub mod codes {
     pub const DURATION: u8 = 0x81;
 
     /// The name of a GraphBinary 4 type code, or `None` for a code v4 does not define.
+    #[inline]
     pub fn name(code: u8) -> Option<&'static str> {
+        NAMES[code as usize]
+    }
+
+    /// [`name`] for every byte, computed once at compile time (a table lookup per value read).
+    static NAMES: [Option<&'static str>; 256] = {
+        let mut t = [None; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = name_of(i as u8);
+            i += 1;
+        }
+        t
+    };
+
+    const fn name_of(code: u8) -> Option<&'static str> {
         Some(match code {
             INT => "Int",
             LONG => "Long",

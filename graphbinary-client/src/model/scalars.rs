@@ -1,6 +1,5 @@
-//! BigInteger (hand-written: a newtype over two's complement bytes), and hand-written
-//! additions to the generated scalar types: BigDecimal's Java rendering and the wire names of
-//! the enums Direction, T and Merge.
+//! BigInteger (hand-written: a newtype over two's complement bytes), and BigDecimal's Java
+//! rendering (an addition to the generated struct).
 
 #![allow(clippy::manual_async_fn)]
 
@@ -14,7 +13,7 @@ use num_bigint::BigInt;
 use tokio::io::AsyncRead;
 
 use super::codes;
-use super::{BigDecimal, Direction, Merge, T};
+use super::BigDecimal;
 
 /// An arbitrary-precision integer (BigInteger, 0x23): big-endian two's complement bytes,
 /// `8 * len` bits wide.
@@ -132,29 +131,5 @@ impl BigDecimal {
         s
     }
 }
-
-macro_rules! string_enum {
-    ($name:ident { $($v:ident = $s:literal),* $(,)? }) => {
-        impl $name {
-            /// The name as written on the wire.
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$v => $s,)* }
-            }
-            /// The variant named `s` (as written on the wire).
-            pub fn from_name(s: &str) -> Option<Self> {
-                match s { $($s => Some($name::$v),)* _ => None }
-            }
-        }
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
-}
-
-string_enum!(Direction { Out = "OUT", In = "IN", Both = "BOTH" });
-string_enum!(T { Id = "id", Label = "label", Key = "key", Value = "value" });
-string_enum!(Merge { OnCreate = "onCreate", OnMatch = "onMatch", OutV = "outV", InV = "inV" });
 
 graphbinary_core::impl_fq_via_typed!(BigInteger);

@@ -182,9 +182,10 @@ impl Value {
 
     /// Decodes one whole fully-qualified value from `bytes`, which must hold exactly one.
     ///
-    /// Errors name the byte offset from the start of `bytes`.
+    /// Errors name the byte offset from the start of `bytes`. The limits are those of
+    /// [`ReadOptions::default`](crate::response::ReadOptions).
     pub fn from_bytes(bytes: &[u8]) -> Result<Value, DecodeError> {
-        Self::from_bytes_with(bytes, &Limits::DEFAULT)
+        Self::from_bytes_with(bytes, &crate::response::ReadOptions::default().limits)
     }
 
     /// [`Value::from_bytes`] with explicit limits.

@@ -246,12 +246,16 @@ mod tests {
         }
     }
 
-    /// `cargo fmt --check` must accept generated files unchanged.
+    /// `cargo fmt --check` must accept `mod.rs` unchanged; it declares the other generated
+    /// files `#[rustfmt::skip]`, so rustfmt leaves their prettyplease formatting alone.
     #[test]
-    fn generated_rust_is_rustfmt_stable() {
+    fn generated_mod_rs_is_rustfmt_stable() {
         use std::io::Write;
         use std::process::{Command, Stdio};
         for (path, text) in all_files() {
+            if !path.ends_with("/mod.rs") {
+                continue;
+            }
             let child = Command::new("rustfmt")
                 .args(["--edition", "2021", "--emit", "stdout"])
                 .stdin(Stdio::piped())

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::model::{Kind, Spec, SpecError, SpecErrors};
+use super::model::{Spec, SpecError, SpecErrors};
 use super::{read, Error};
 
 /// Directory of the vector files, relative to the root.
@@ -617,11 +617,13 @@ pub fn check_value_file(
             )),
             Ok(_) => {}
         }
-        if ty.kind == Kind::Special && ty.code == MARKER && v.graphson.is_some() {
+        // GraphSON has no Marker, and only a bare `null` (the unspecified null's) for nulls.
+        let typed_null = ty.code != NULL && bytes.get(1) == Some(&0x01);
+        if v.graphson.is_some() && (ty.code == MARKER || typed_null) {
             errs.push(SpecError::new(
                 file,
                 &entry,
-                "GraphSON cannot represent a Marker; omit `graphson`",
+                "GraphSON cannot represent a Marker or a typed null; omit `graphson`",
             ));
         }
         if errs.len() == errs_before {
@@ -963,6 +965,11 @@ name = "short"
 hex = "01 01"
 note = "n"
 graphson = "{"
+[[vector]]
+name = "typed-null-with-graphson"
+hex = "01 01"
+note = "n"
+graphson = "null"
 "#,
         );
         let expect = [
@@ -977,6 +984,12 @@ graphson = "{"
         }
         assert!(
             errs.iter().any(|g| g.contains("graphson is not JSON")),
+            "{errs:#?}"
+        );
+        assert!(
+            errs.iter().any(|g| g.contains(
+                "vector \"typed-null-with-graphson\": GraphSON cannot represent a Marker or a typed null"
+            )),
             "{errs:#?}"
         );
     }

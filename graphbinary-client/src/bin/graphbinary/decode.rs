@@ -1,0 +1,236 @@
+//! `graphbinary decode`: decode GraphBinary 4 from a file or stdin.
+//!
+//! ```text
+//! graphbinary decode [--value] [--format text|graphson|graphbinary|count] [--chunk-size N] [FILE|-]
+//! ```
+//!
+//! Input is a whole GraphBinary 4 response, or with `--value` a single fully-qualified value.
+//! Output, one result per line (a bulked result once per bulk):
+//! `text` in the Gremlin Console's style, `graphson` one GraphSON 4 document per line,
+//! `graphbinary` each result re-encoded fully-qualified (raw bytes), `count` the number of
+//! results. `--chunk-size N` feeds the decoder N bytes per read.
+//!
+//! Exit status: 0 success; 1 malformed input (one line on stderr naming the byte offset and
+//! what was expected) or an I/O error; 2 the response's status is not 200 (results printed
+//! first, then code, message and exception on stderr).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use futures::StreamExt;
+use graphbinary_client::error::one_line;
+use graphbinary_client::graphson::write_graphson;
+use graphbinary_client::model::Value;
+use graphbinary_client::response::{read_response, ChunkedReader, ReadOptions, ResponseError};
+use graphbinary_core::{FqEncode, ReadBuffer};
+use tokio::io::AsyncRead;
+
+/// Arguments of `graphbinary decode`.
+#[derive(Debug, clap::Args)]
+pub struct DecodeArgs {
+    /// The input is one fully-qualified value, not a whole response.
+    #[arg(long)]
+    value: bool,
+    /// How to print each result.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Feed the decoder at most N bytes per read.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    chunk_size: Option<u32>,
+    /// Input file; `-` or nothing for stdin.
+    file: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// One line per result, as the Gremlin Console prints it.
+    Text,
+    /// One GraphSON 4 document per line.
+    Graphson,
+    /// Each result re-encoded as fully-qualified GraphBinary, back to back.
+    Graphbinary,
+    /// The number of results.
+    Count,
+}
+
+/// What went wrong, mapped to the exit status.
+enum Failure {
+    /// Malformed input or I/O: exit 1.
+    Input(String),
+    /// The server's status was not 200: exit 2.
+    Status(graphbinary_client::response::ServerError),
+}
+
+type Input = Box<dyn AsyncRead + Unpin + Send>;
+
+struct Printer<W: Write> {
+    out: W,
+    format: Format,
+    count: u128,
+    line: String,
+    bytes: Vec<u8>,
+}
+
+impl<W: Write> Printer<W> {
+    fn print(&mut self, v: &Value, times: i64) -> std::io::Result<()> {
+        let times = times.max(0) as u64;
+        match self.format {
+            Format::Count => {
+                self.count += u128::from(times);
+                return Ok(());
+            }
+            Format::Text => {
+                self.line.clear();
+                use std::fmt::Write as _;
+                let _ = writeln!(self.line, "{v}");
+            }
+            Format::Graphson => {
+                self.line.clear();
+                write_graphson(&mut self.line, v);
+                self.line.push('\n');
+            }
+            Format::Graphbinary => {
+                self.bytes.clear();
+                v.encode_fq(&mut self.bytes)
+                    .map_err(|e| std::io::Error::other(e.to_string()))?;
+            }
+        }
+        let data = if self.format == Format::Graphbinary {
+            &self.bytes[..]
+        } else {
+            self.line.as_bytes()
+        };
+        for _ in 0..times {
+            self.out.write_all(data)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        if self.format == Format::Count {
+            writeln!(self.out, "{}", self.count)?;
+        }
+        self.out.flush()
+    }
+}
+
+async fn open(args: &DecodeArgs) -> Result<Input, Failure> {
+    let input: Input = match &args.file {
+        Some(p) if p.as_os_str() != "-" => Box::new(
+            tokio::fs::File::open(p)
+                .await
+                .map_err(|e| Failure::Input(format!("cannot open {}: {e}", p.display())))?,
+        ),
+        _ => Box::new(tokio::io::stdin()),
+    };
+    Ok(match args.chunk_size {
+        Some(n) => Box::new(ChunkedReader::new(input, n as usize)),
+        None => input,
+    })
+}
+
+fn io_failure(e: std::io::Error) -> Failure {
+    Failure::Input(format!("cannot write output: {e}"))
+}
+
+async fn decode(args: DecodeArgs) -> Result<(), Failure> {
+    let input = open(&args).await?;
+    let stdout = std::io::stdout();
+    let mut printer = Printer {
+        out: std::io::BufWriter::new(stdout.lock()),
+        format: args.format,
+        count: 0,
+        line: String::new(),
+        bytes: Vec::new(),
+    };
+    let opts = ReadOptions::default();
+    let result = if args.value {
+        let mut buf = ReadBuffer::with_capacity(opts.capacity, input).with_limits(opts.limits);
+        let v = graphbinary_client::response::read_value(&mut buf)
+            .await
+            .map_err(|e| {
+                Failure::Input(format!("malformed GraphBinary value: {}", one_line(&e)))
+            })?;
+        match buf.is_at_end().await {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(Failure::Input(format!(
+                    "malformed GraphBinary value: at byte {}: expected the end of input after the value",
+                    buf.offset()
+                )))
+            }
+            Err(e) => {
+                return Err(Failure::Input(format!(
+                    "malformed GraphBinary value: {}",
+                    one_line(&e)
+                )))
+            }
+        }
+        printer.print(&v, 1).map_err(io_failure)?;
+        Ok(())
+    } else {
+        let mut results = read_response(input, opts);
+        let mut outcome = Ok(());
+        while let Some(r) = results.next().await {
+            match r {
+                Ok(t) => printer.print(&t.value, t.bulk).map_err(io_failure)?,
+                Err(ResponseError::Server(se)) => outcome = Err(Failure::Status(se)),
+                Err(e @ ResponseError::Decode(_)) => outcome = Err(Failure::Input(one_line(&e))),
+            }
+        }
+        outcome
+    };
+    // Print what was decoded before reporting a failure.
+    printer.finish().map_err(io_failure)?;
+    result
+}
+
+fn run_on_this_thread(args: DecodeArgs) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("graphbinary: cannot start the runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match rt.block_on(decode(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(msg)) => {
+            // Broken pipe on stdout (e.g. `| head`) is not an error of ours.
+            if msg.contains("Broken pipe") {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("graphbinary: {}", msg.replace('\n', " "));
+            ExitCode::from(1)
+        }
+        Err(Failure::Status(se)) => {
+            eprintln!("status: {}", se.code);
+            eprintln!("message: {}", se.message.as_deref().unwrap_or("null"));
+            eprintln!("exception: {}", se.exception.as_deref().unwrap_or("null"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs `graphbinary decode`.
+///
+/// Decoding nests one group of stack frames per nesting level; a large stack keeps the
+/// configured depth limit (not the stack) the bound, in every build profile.
+pub fn run(args: DecodeArgs) -> ExitCode {
+    match std::thread::Builder::new()
+        .name("graphbinary-decode".into())
+        .stack_size(256 << 20)
+        .spawn(move || run_on_this_thread(args))
+    {
+        Ok(h) => h.join().unwrap_or(ExitCode::from(1)),
+        Err(e) => {
+            eprintln!("graphbinary: cannot start: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
