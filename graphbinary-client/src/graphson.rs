@@ -1,8 +1,9 @@
 //! GraphSON 4 output: TinkerPop's typed JSON (`{"@type":"g:Int32","@value":1}`) for any
 //! [`Value`], as Gremlin Server 4 writes it.
 //!
-//! Strings, Booleans and nulls are untyped; a bulked List is written expanded; numbers,
-//! dates and durations are rendered as Java renders them.
+//! Strings, Booleans and nulls are untyped; a bulked List is written expanded (up to
+//! [`MAX_BULK_EXPANSION`](crate::text::MAX_BULK_EXPANSION) items; past it as GraphSON 3's
+//! `g:BulkSet`); numbers, dates and durations are rendered as Java renders them.
 //!
 //! ```
 //! use graphbinary_client::graphson::to_graphson;
@@ -19,7 +20,25 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use crate::model::{Edge, Property, Value, Vertex, VertexProperty};
-use crate::text::{base64, expand_bulk, java_double, java_float};
+use crate::text::{base64, expand_bulk, expanded_len, java_double, java_float};
+
+/// Appends a bulked result: the value alone when `bulk` is 1, else GraphSON 3's
+/// `{"@type":"g:Traverser","@value":{"bulk":...,"value":...}}`.
+pub fn write_graphson_traverser(out: &mut String, v: &Value, bulk: i64) {
+    if bulk == 1 {
+        return write_graphson(out, v);
+    }
+    let mut w = Writer { out };
+    w.open("g:Traverser");
+    w.out.push('{');
+    w.key("bulk");
+    w.typed_raw("g:Int64", &bulk.to_string());
+    w.out.push(',');
+    w.key("value");
+    w.value(v);
+    w.out.push('}');
+    w.close();
+}
 
 /// The GraphSON 4 document for `v`, on one line.
 pub fn to_graphson(v: &Value) -> String {
@@ -266,7 +285,24 @@ impl Writer<'_> {
             Value::Double(x) => self.float("g:Double", java_double(*x), x.is_finite()),
             Value::Float(x) => self.float("g:Float", java_float(*x), x.is_finite()),
             Value::List(items) => self.typed_array("g:List", items.iter()),
-            Value::BulkList(items) => self.typed_array("g:List", expand_bulk(items)),
+            Value::BulkList(items) if expanded_len(items).is_some() => {
+                self.typed_array("g:List", expand_bulk(items))
+            }
+            Value::BulkList(items) => {
+                // Too large to expand: GraphSON 3's lossless form, item then bulk.
+                self.open("g:BulkSet");
+                self.out.push('[');
+                for (i, (item, n)) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.value(item);
+                    self.out.push(',');
+                    self.typed_raw("g:Int64", &n.to_string());
+                }
+                self.out.push(']');
+                self.close();
+            }
             Value::Map(e) | Value::OrderedMap(e) => self.map(e),
             Value::Set(items) => self.typed_array("g:Set", items.iter()),
             Value::Uuid(u) => self.typed_str("g:UUID", &u.to_string()),

@@ -263,7 +263,25 @@ fn map<'a>(
     f.write_char(']')
 }
 
-/// Expands a bulked List (bulks below 1 count as none).
+/// The most items a bulked List (or a bulked result) is expanded to for display. Past it,
+/// text shows each item with its bulk (`josh×3`) and GraphSON writes the List in GraphSON 3's
+/// lossless `g:BulkSet` form, so that a huge (or corrupted) bulk cannot make output endless.
+pub const MAX_BULK_EXPANSION: u64 = 1 << 20;
+
+/// The number of items a bulked List expands to (bulks below 1 count as none), if it is at
+/// most [`MAX_BULK_EXPANSION`].
+pub(crate) fn expanded_len(items: &[(Value, i64)]) -> Option<u64> {
+    let mut total: u64 = 0;
+    for (_, n) in items {
+        total = total.checked_add((*n).max(0) as u64)?;
+        if total > MAX_BULK_EXPANSION {
+            return None;
+        }
+    }
+    Some(total)
+}
+
+/// Expands a bulked List (bulks below 1 count as none). Callers check [`expanded_len`] first.
 pub(crate) fn expand_bulk(items: &[(Value, i64)]) -> impl Iterator<Item = &Value> {
     items
         .iter()
@@ -330,7 +348,17 @@ impl Display for Value {
             Value::Double(v) => f.write_str(&java_double(*v)),
             Value::Float(v) => f.write_str(&java_float(*v)),
             Value::List(v) | Value::Set(v) => list(f, v.iter()),
-            Value::BulkList(v) => list(f, expand_bulk(v)),
+            Value::BulkList(v) if expanded_len(v).is_some() => list(f, expand_bulk(v)),
+            Value::BulkList(v) => {
+                f.write_char('[')?;
+                for (i, (item, n)) in v.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{item}×{n}")?;
+                }
+                f.write_char(']')
+            }
             Value::Map(v) | Value::OrderedMap(v) => map(f, v.iter().map(|(k, v)| (k, v))),
             Value::Uuid(v) => v.fmt(f),
             Value::Edge(v) => v.fmt(f),

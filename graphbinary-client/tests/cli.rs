@@ -113,6 +113,32 @@ fn bulked_results_print_once_per_bulk() {
 }
 
 #[test]
+fn a_huge_bulk_prints_once_with_its_bulk() {
+    let mut body = vec![0x84, 0x01];
+    body.extend(STR_A);
+    body.extend([0x02, 0x00, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+    body.extend([0xfd, 0x00, 0x00]);
+    body.extend(OK);
+    let o = run(&["decode"], &body);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), format!("a (bulk {})\n", i64::MAX));
+    let o = run(&["decode", "--format", "graphson"], &body);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{{\"@type\":\"g:Traverser\",\"@value\":{{\"bulk\":{{\"@type\":\"g:Int64\",\"@value\":{}}},\"value\":\"a\"}}}}\n",
+            i64::MAX
+        )
+    );
+    assert_eq!(
+        stdout(&run(&["decode", "--format", "count"], &body)),
+        format!("{}\n", i64::MAX)
+    );
+    let o = run(&["decode", "--format", "graphbinary"], &body);
+    assert_eq!(o.stdout, body[2..body.len() - 9]);
+}
+
+#[test]
 fn a_server_error_prints_results_then_the_status_and_exits_2() {
     let mut footer = vec![0, 0, 1, 0xf4, 0x00, 0, 0, 0, 4];
     footer.extend(b"boom");

@@ -237,3 +237,36 @@ fn element_text_forms() {
         "[1, b]"
     );
 }
+
+#[test]
+fn huge_bulks_are_not_expanded() {
+    let v = Value::BulkList(vec![(Value::from("a"), i64::MAX), (Value::Int(1), 2)]);
+    assert_eq!(v.to_string(), format!("[a×{}, 1×2]", i64::MAX));
+    assert_eq!(
+        to_graphson(&v),
+        format!(
+            r#"{{"@type":"g:BulkSet","@value":["a",{{"@type":"g:Int64","@value":{}}},{{"@type":"g:Int32","@value":1}},{{"@type":"g:Int64","@value":2}}]}}"#,
+            i64::MAX
+        )
+    );
+    // Small bulks still expand, and negative ones count as none.
+    let v = Value::BulkList(vec![(Value::from("a"), 2), (Value::Int(1), -5)]);
+    assert_eq!(v.to_string(), "[a, a]");
+}
+
+#[test]
+fn a_graph_of_minimal_edges_decodes_exactly() {
+    // No vertices; two edges whose every value is FE 01 and whose lists are empty (20 bytes
+    // each): the smallest Graph edges there are.
+    let mut bytes = vec![0x10, 0x00, 0, 0, 0, 0, 0, 0, 0, 2];
+    for _ in 0..2 {
+        bytes.extend([0xfe, 0x01, 0, 0, 0, 0]); // id, label
+        bytes.extend([0xfe, 0x01, 0xfe, 0x01]); // inVId, inVLabel
+        bytes.extend([0xfe, 0x01, 0xfe, 0x01]); // outVId, outVLabel
+        bytes.extend([0xfe, 0x01, 0, 0, 0, 0]); // parent, properties
+    }
+    let v = Value::from_bytes(&bytes).unwrap();
+    let Value::Graph(g) = &v else { panic!("{v:?}") };
+    assert_eq!(g.edges.len(), 2);
+    assert_eq!(v.to_bytes().unwrap(), bytes);
+}

@@ -46,12 +46,19 @@ pub fn main(args: &[String]) -> Result<(), String> {
             }
         }
     }
-    if targets.is_empty() {
-        targets = TARGETS.iter().map(|t| t.to_string()).collect();
-    }
     if !installed() {
         return Err("cargo-fuzz is not installed: `cargo install cargo-fuzz` (and `rustup toolchain install nightly`)".into());
     }
+    if targets.is_empty() {
+        return run_all(seconds);
+    }
+    run(&targets, seconds)
+}
+
+/// Seeds the corpora and runs every target for `seconds`: the step `cargo xtask ci` runs when
+/// [`installed`] (60 s a target).
+pub fn run_all(seconds: u64) -> Result<(), String> {
+    let targets: Vec<String> = TARGETS.iter().map(|t| t.to_string()).collect();
     run(&targets, seconds)
 }
 

@@ -1,26 +1,39 @@
 //! Project automation: `cargo xtask <command>`.
+//!
+//! This file only dispatches; each command lives in its own module.
 
+mod ci;
+mod demo;
 mod fuzz;
 mod regen;
+mod server;
+mod util;
+
+const USAGE: &str = "usage: cargo xtask <regen|server|demo|ci|bench|fuzz> [options]
+  demo [--port N]    start a local server if none answers and run a few queries
+  regen [--check]    regenerate the Rust generated from spec/ (--check: fail if stale)
+  server [--dataset NAME] [--port N] [--detach] [--stop]
+                     run a local Gremlin Server 4.0.0-beta.3 (see `cargo xtask server --help`)
+  ci [--no-server]   run every check and test (see `cargo xtask ci --help`)
+  fuzz [--seconds N] [TARGET...]
+                     seed the fuzz corpora from spec/vectors and run each cargo-fuzz target N s";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("regen") => {
-            if let Err(e) = regen::run(&args[1..]) {
-                eprintln!("{e}");
-                std::process::exit(1);
-            }
-        }
-        Some("fuzz") => {
-            if let Err(e) = fuzz::main(&args[1..]) {
-                eprintln!("{e}");
-                std::process::exit(1);
-            }
-        }
+    let rest = args.get(1..).unwrap_or_default();
+    let result = match args.first().map(String::as_str) {
+        Some("regen") => regen::run(rest).map_err(|e| anyhow::anyhow!("{e}")),
+        Some("server") => server::cli(rest),
+        Some("ci") => ci::cli(rest),
+        Some("demo") => demo::cli(rest),
+        Some("fuzz") => fuzz::main(rest).map_err(|e| anyhow::anyhow!("{e}")),
         _ => {
-            eprintln!("usage: cargo xtask <regen|server|demo|ci|bench|fuzz>");
+            eprintln!("{USAGE}");
             std::process::exit(2);
         }
+    };
+    if let Err(err) = result {
+        eprintln!("error: {err:#}");
+        std::process::exit(1);
     }
 }

@@ -156,7 +156,8 @@ impl Decode for Graph {
             vertices.push(decode_graph_vertex(cur)?);
         }
         let n = cur.read_count("Graph edges")?;
-        cur.require(n.saturating_mul(24))?;
+        // The smallest edge: id, in/out ids, labels and parent all `FE 01`, empty lists: 20 bytes.
+        cur.require(n.saturating_mul(20))?;
         let mut edges = Vec::with_capacity(n);
         for _ in 0..n {
             edges.push(decode_graph_edge(cur)?);

@@ -5,7 +5,8 @@
 //! ```
 //!
 //! Input is a whole GraphBinary 4 response, or with `--value` a single fully-qualified value.
-//! Output, one result per line (a bulked result once per bulk):
+//! Output, one result per line (a bulked result once per bulk; a bulk above
+//! `MAX_BULK_EXPANSION` is printed once with its bulk instead):
 //! `text` in the Gremlin Console's style, `graphson` one GraphSON 4 document per line,
 //! `graphbinary` each result re-encoded fully-qualified (raw bytes), `count` the number of
 //! results. `--chunk-size N` feeds the decoder N bytes per read.
@@ -21,10 +22,11 @@ use std::process::ExitCode;
 use clap::ValueEnum;
 use futures::StreamExt;
 use graphbinary_client::error::one_line;
-use graphbinary_client::graphson::write_graphson;
+use graphbinary_client::graphson::{write_graphson, write_graphson_traverser};
 use graphbinary_client::model::Value;
 use graphbinary_client::response::{read_response, ChunkedReader, ReadOptions, ResponseError};
-use graphbinary_core::{FqEncode, ReadBuffer};
+use graphbinary_client::text::MAX_BULK_EXPANSION;
+use graphbinary_core::{Encode, Fq, FqEncode, ReadBuffer};
 use tokio::io::AsyncRead;
 
 /// Arguments of `graphbinary decode`.
@@ -74,27 +76,43 @@ struct Printer<W: Write> {
 }
 
 impl<W: Write> Printer<W> {
-    fn print(&mut self, v: &Value, times: i64) -> std::io::Result<()> {
-        let times = times.max(0) as u64;
+    /// Prints a result `bulk` times, or once with its bulk when the bulk is above
+    /// [`MAX_BULK_EXPANSION`].
+    fn print(&mut self, v: &Value, bulk: i64) -> std::io::Result<()> {
+        let times = bulk.max(0) as u64;
+        let expand = times <= MAX_BULK_EXPANSION;
+        self.line.clear();
+        self.bytes.clear();
         match self.format {
             Format::Count => {
                 self.count += u128::from(times);
                 return Ok(());
             }
             Format::Text => {
-                self.line.clear();
                 use std::fmt::Write as _;
-                let _ = writeln!(self.line, "{v}");
+                let _ = write!(self.line, "{v}");
+                if !expand {
+                    let _ = write!(self.line, " (bulk {bulk})");
+                }
+                self.line.push('\n');
             }
-            Format::Graphson => {
-                self.line.clear();
+            Format::Graphson if expand => {
                 write_graphson(&mut self.line, v);
                 self.line.push('\n');
             }
+            Format::Graphson => {
+                write_graphson_traverser(&mut self.line, v, bulk);
+                self.line.push('\n');
+            }
             Format::Graphbinary => {
-                self.bytes.clear();
                 v.encode_fq(&mut self.bytes)
                     .map_err(|e| std::io::Error::other(e.to_string()))?;
+                if !expand {
+                    // The value once, then its bulk as a fully-qualified Long (the wire form).
+                    Fq(bulk)
+                        .encode(&mut self.bytes)
+                        .map_err(|e| std::io::Error::other(e.to_string()))?;
+                }
             }
         }
         let data = if self.format == Format::Graphbinary {
@@ -102,7 +120,7 @@ impl<W: Write> Printer<W> {
         } else {
             self.line.as_bytes()
         };
-        for _ in 0..times {
+        for _ in 0..if expand { times } else { 1 } {
             self.out.write_all(data)?;
         }
         Ok(())

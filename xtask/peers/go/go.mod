@@ -1,0 +1,3 @@
+module graphbinary-rs/peers
+
+go 1.25

@@ -1,0 +1,216 @@
+//! `cargo xtask ci`: every check and test, in the order CI runs them.
+//!
+//! Steps: `cargo xtask regen --check`, `cargo fmt --check`,
+//! `cargo clippy -D warnings`, then `cargo test --workspace` with `GREMLIN_URL` pointing at a
+//! real Gremlin Server (modern dataset) that is started for the tests and stopped afterwards,
+//! whatever they do. All steps run even after a failure; a summary follows; the exit status is
+//! non-zero if any step failed.
+
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+
+use crate::server;
+use crate::util::{project_root, run, secs};
+
+const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N]
+
+Runs regen --check, fmt --check, clippy -D warnings, and cargo test --workspace
+against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
+already answers there with the modern graph is reused).
+
+  --no-server  run the tests without a server (GREMLIN_URL unset: end-to-end tests skip)
+  --port N     server port (default 8182, or GREMLIN_SERVER_PORT)";
+
+/// Outcome of one step, for the summary.
+struct Step {
+    name: &'static str,
+    outcome: Result<()>,
+    took: std::time::Duration,
+}
+
+/// Test counts summed over every `test result:` line of `cargo test`.
+#[derive(Default)]
+struct TestTotals {
+    passed: u64,
+    failed: u64,
+    ignored: u64,
+}
+
+impl TestTotals {
+    /// Adds the counts of a libtest summary line such as
+    /// `test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; ...`.
+    fn add_line(&mut self, line: &str) {
+        let Some(rest) = line.trim().strip_prefix("test result: ") else {
+            return;
+        };
+        for part in rest.split(['.', ';']) {
+            let mut words = part.split_whitespace();
+            if let (Some(n), Some(what)) = (words.next(), words.next()) {
+                let Ok(n) = n.parse::<u64>() else { continue };
+                match what {
+                    "passed" => self.passed += n,
+                    "failed" => self.failed += n,
+                    "ignored" => self.ignored += n,
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// Runs `cargo test`, echoing its stdout line by line and counting its results.
+fn run_tests(cmd: &mut Command, totals: &mut TestTotals) -> Result<()> {
+    use std::io::BufRead;
+    let shown = crate::util::show(cmd);
+    let mut child = cmd.stdout(std::process::Stdio::piped()).spawn()?;
+    let stdout = child.stdout.take().expect("piped stdout");
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line?;
+        println!("{line}");
+        totals.add_line(&line);
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("`{shown}` failed ({status})");
+    }
+    Ok(())
+}
+
+/// `cargo xtask ci ...`
+pub fn cli(args: &[String]) -> Result<()> {
+    let mut with_server = true;
+    let mut port = server::default_port()?;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--no-server" => with_server = false,
+            "--port" => {
+                port = match it.next().map(|p| p.parse()) {
+                    Some(Ok(p)) => p,
+                    _ => bail!("--port needs a number 1-65535"),
+                }
+            }
+            "-h" | "--help" => {
+                println!("{HELP}");
+                return Ok(());
+            }
+            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+        }
+    }
+    let root = project_root();
+    let started = Instant::now();
+    let mut totals = TestTotals::default();
+    let mut steps = Vec::new();
+    let mut step = |name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
+        eprintln!("\n==> {name}");
+        let t = Instant::now();
+        let outcome = f();
+        if let Err(err) = &outcome {
+            eprintln!("==> {name}: FAILED: {err:#}");
+        }
+        steps.push(Step {
+            name,
+            outcome,
+            took: t.elapsed(),
+        });
+    };
+    let cargo = || {
+        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cmd.current_dir(&root);
+        cmd
+    };
+
+    step("regen --check", &mut || {
+        run(Command::new(std::env::current_exe()?)
+            .current_dir(&root)
+            .args(["regen", "--check"]))
+    });
+    step("fmt --check", &mut || {
+        run(cargo().args(["fmt", "--all", "--check"]))
+    });
+    step("clippy", &mut || {
+        run(cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+    });
+    if with_server {
+        let mut guard = None;
+        step("gremlin server", &mut || {
+            guard = Some(server::ensure_running("modern", port)?);
+            Ok(())
+        });
+        if let Some(guard) = &guard {
+            let url = guard.url();
+            step("test", &mut || {
+                eprintln!("GREMLIN_URL={url}");
+                run_tests(
+                    cargo()
+                        .args(["test", "--workspace"])
+                        .env("GREMLIN_URL", &url),
+                    &mut totals,
+                )
+            });
+        }
+        // Stops the server if we started it, also after failed tests.
+        if guard.as_ref().is_some_and(server::Guard::reused) {
+            eprintln!("xtask: leaving the reused Gremlin Server running");
+        }
+        drop(guard);
+    } else {
+        step("test (no server)", &mut || {
+            run_tests(
+                cargo()
+                    .args(["test", "--workspace"])
+                    .env_remove("GREMLIN_URL"),
+                &mut totals,
+            )
+        });
+    }
+
+    eprintln!("\n==> summary ({} in all)", secs(started.elapsed()));
+    let mut failed = 0;
+    for s in &steps {
+        let verdict = if s.outcome.is_ok() { "ok" } else { "FAILED" };
+        failed += usize::from(s.outcome.is_err());
+        eprintln!("  {:<16} {:<7} {}", s.name, verdict, secs(s.took));
+    }
+    if with_server && !steps.iter().any(|s| s.name == "test") {
+        bail!("tests not run: the Gremlin Server did not start");
+    }
+    eprintln!(
+        "  (cargo test: {} passed, {} failed, {} ignored in all test binaries)",
+        totals.passed, totals.failed, totals.ignored
+    );
+    // The closing line, in the plain form CI log readers understand: test counts, not steps.
+    println!(
+        "tests: {} passed, {} failed, {} skipped",
+        totals.passed, totals.failed, totals.ignored
+    );
+    if failed > 0 {
+        bail!("{failed} step(s) failed");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TestTotals;
+
+    #[test]
+    fn sums_libtest_summaries() {
+        let mut t = TestTotals::default();
+        t.add_line("test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s");
+        t.add_line(
+            "test result: FAILED. 1 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out",
+        );
+        t.add_line("running 3 tests");
+        assert_eq!((t.passed, t.failed, t.ignored), (4, 2, 1));
+    }
+}

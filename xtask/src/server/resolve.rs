@@ -1,0 +1,127 @@
+//! Finding the tools (java 17+, mvn) and the Gremlin Server jars.
+//!
+//! The jars are resolved by Maven from `xtask/gremlin/pom.xml` and copied into
+//! `.gremlin-server/lib/`, next to a stamp holding the pom they came from; later runs reuse them
+//! while the pom is unchanged.
+//!
+//! Maven resolves through its usual repositories, the local one (`~/.m2`) first. When none of
+//! them has TinkerPop 4.0.0-beta.3 the error says so plainly, and names the alternative:
+//! `GREMLIN_SERVER_HOME` pointing at an unpacked Gremlin Server 4.0.0-beta.3 distribution,
+//! whose `lib/` is used as it is.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, ensure, Context, Result};
+
+use crate::util::{on_path, secs, show};
+
+/// The TinkerPop release we run.
+pub const TINKERPOP_VERSION: &str = "4.0.0-beta.3";
+/// maven-dependency-plugin, pinned so Maven does not pick an old default.
+const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.9.0";
+
+/// Checks that `java` (17 or newer) and, if `need_mvn`, `mvn` are on `PATH`.
+pub fn check_tools(need_mvn: bool) -> Result<()> {
+    let mut missing = Vec::new();
+    if !on_path("java") {
+        missing.push("java (a JDK 17 or newer, e.g. Debian's openjdk-17-jdk-headless)");
+    }
+    if need_mvn && !on_path("mvn") {
+        missing.push("mvn (Apache Maven 3, e.g. Debian's maven)");
+    }
+    if !missing.is_empty() {
+        bail!(
+            "not found on PATH: {}; the local Gremlin Server needs them",
+            missing.join(" and ")
+        );
+    }
+    let major = java_major_version()?;
+    ensure!(
+        major >= 17,
+        "`java` on PATH is version {major}; Gremlin Server {TINKERPOP_VERSION} needs 17 or newer"
+    );
+    Ok(())
+}
+
+fn java_major_version() -> Result<u32> {
+    let out = Command::new("java")
+        .arg("-version")
+        .output()
+        .context("running `java -version`")?;
+    // `java -version` prints e.g. `openjdk version "17.0.15" 2025-04-15` (or "1.8.0_392").
+    let text = String::from_utf8_lossy(&out.stderr);
+    let quoted = text
+        .split('"')
+        .nth(1)
+        .with_context(|| format!("cannot read the version in `java -version`: {text}"))?;
+    let mut parts = quoted.split(['.', '-', '+', '_']);
+    let first: u32 = parts.next().unwrap_or_default().parse().unwrap_or(0);
+    Ok(if first == 1 {
+        parts.next().and_then(|p| p.parse().ok()).unwrap_or(0)
+    } else {
+        first
+    })
+}
+
+/// Makes sure `state_dir/lib` holds the server's runtime jars; returns that directory.
+pub fn ensure_jars(root: &Path, state_dir: &Path) -> Result<PathBuf> {
+    let pom_path = root.join("xtask/gremlin/pom.xml");
+    let pom = fs::read_to_string(&pom_path).with_context(|| format!("reading {pom_path:?}"))?;
+    let lib = state_dir.join("lib");
+    let stamp = lib.join(".resolved-from-pom.xml");
+    if fs::read_to_string(&stamp).ok().as_deref() == Some(pom.as_str()) {
+        check_tools(false)?;
+        return Ok(lib);
+    }
+    check_tools(true)?;
+    let started = Instant::now();
+    eprintln!("xtask: resolving Gremlin Server {TINKERPOP_VERSION} jars with Maven ...");
+    let tmp = state_dir.join("lib.partial");
+    let _ = fs::remove_dir_all(&tmp);
+    if let Err(err) = copy_dependencies(&pom_path, &tmp) {
+        if err.to_string().contains("org.apache.tinkerpop") {
+            bail!(
+                "Maven cannot resolve org.apache.tinkerpop:gremlin-server:{TINKERPOP_VERSION} from \
+                 the repositories it reaches (nor from the local repository ~/.m2). Make the \
+                 {TINKERPOP_VERSION} artifacts available to Maven, or set GREMLIN_SERVER_HOME to \
+                 an unpacked Gremlin Server {TINKERPOP_VERSION} distribution.\n\n{err}"
+            );
+        }
+        return Err(err);
+    }
+    let _ = fs::remove_dir_all(&lib);
+    fs::rename(&tmp, &lib)?;
+    fs::write(&stamp, &pom)?;
+    let jars = fs::read_dir(&lib)?.count() - 1;
+    eprintln!(
+        "xtask: resolved {jars} jars into {} in {}",
+        lib.display(),
+        secs(started.elapsed())
+    );
+    Ok(lib)
+}
+
+fn copy_dependencies(pom: &Path, out_dir: &Path) -> Result<()> {
+    let mut cmd = Command::new("mvn");
+    cmd.args(["-B", "-q", "-f"])
+        .arg(pom)
+        .arg(format!("{DEPENDENCY_PLUGIN}:copy-dependencies"))
+        .arg(format!("-DoutputDirectory={}", out_dir.display()))
+        .arg("-DincludeScope=runtime")
+        .stdin(Stdio::null());
+    let out = cmd
+        .output()
+        .with_context(|| format!("running `{}`", show(&cmd)))?;
+    if !out.status.success() {
+        bail!(
+            "`{}` failed:\n{}{}",
+            show(&cmd),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(())
+}
