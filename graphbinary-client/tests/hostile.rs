@@ -243,15 +243,27 @@ fn nested_properties(depth: usize) -> Vec<u8> {
     v
 }
 
+/// A Tree `depth` levels deep: each level one entry whose child is the next level.
+fn nested_trees(depth: usize) -> Vec<u8> {
+    let mut v = vec![0x2b, 0x00];
+    for _ in 0..depth {
+        v.extend_from_slice(&[0, 0, 0, 1, 0x01, 0x00, 0, 0, 0, 1]);
+    }
+    v.extend_from_slice(&[0, 0, 0, 0]);
+    v
+}
+
 #[test]
 fn nesting_100_000_deep_is_a_depth_limit_not_a_stack_overflow() {
     // (generator, bytes per level before the nested value, offset of the nesting check
     // within a level)
     type Gen = fn(usize) -> Vec<u8>;
-    let kinds: [(&str, Gen, u64, u64); 3] = [
+    let kinds: [(&str, Gen, u64, u64); 4] = [
         ("lists", nested_lists, 6, 2),
         ("vertices", nested_vertices, 2, 2),
         ("properties", nested_properties, 7, 2),
+        // A Tree's levels are bare Trees (no header): each level is its count and one key.
+        ("trees", nested_trees, 10, 2),
     ];
     for (kind, gen, per_level, check_at) in kinds {
         let bytes = gen(100_000);
