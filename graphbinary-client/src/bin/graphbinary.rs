@@ -2,6 +2,8 @@
 //!
 //! * `graphbinary decode [--value] [--format text|graphson|graphbinary|count] [--chunk-size N]
 //!   [FILE|-]`: decode a GraphBinary 4 response (or one value) and print its results.
+//! * `graphbinary query [--url URL] [--format text|graphson|count] [--bulk] [--stats] GREMLIN`:
+//!   send a script to Gremlin Server and print the results as they stream in.
 //!
 //! Exit status: 0 success; 1 malformed input or an I/O error; 2 the server's status was not
 //! 200; 64 a usage error.
@@ -12,6 +14,8 @@ use clap::{Parser, Subcommand};
 
 #[path = "graphbinary/decode.rs"]
 mod decode;
+#[path = "graphbinary/query.rs"]
+mod query;
 
 /// GraphBinary 4 tools for Apache TinkerPop 4 Gremlin Server.
 #[derive(Debug, Parser)]
@@ -25,6 +29,8 @@ struct Cli {
 enum Command {
     /// Decode a GraphBinary 4 response (or, with --value, one value) and print its results.
     Decode(decode::DecodeArgs),
+    /// Send a gremlin-lang script to Gremlin Server and print the results as they stream in.
+    Query(query::QueryArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,5 +45,6 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Decode(args) => decode::run(args),
+        Command::Query(args) => query::run(args),
     }
 }

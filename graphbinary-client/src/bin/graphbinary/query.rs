@@ -1,0 +1,271 @@
+//! `graphbinary query`: sends a script to Gremlin Server and prints the results as they
+//! stream in, as text (Gremlin Console style), GraphSON 4 (one document per line) or just
+//! their count. `--stats` prints results, bytes, seconds and results/s to stderr; while
+//! stderr is a terminal a progress line shows results and bytes so far.
+//!
+//! Exit status: 0 success (also when the output's reader goes away, e.g. `| head`); 1 a
+//! transport, format or output error; 2 the server reported an error (results before it are
+//! printed first). Errors are one line on stderr with their causes.
+
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use graphbinary_client::client::{ByteCounters, Client, Error, DEFAULT_URL};
+use graphbinary_client::graphson::write_graphson;
+use graphbinary_client::response::Traverser;
+
+/// How results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum QueryFormat {
+    /// One Gremlin Console style line per result.
+    Text,
+    /// One GraphSON 4 document per line.
+    Graphson,
+    /// Only the number of results.
+    Count,
+}
+
+/// Arguments of `graphbinary query`.
+#[derive(Debug, clap::Args)]
+pub struct QueryArgs {
+    /// Server URL (default: env GREMLIN_URL, else http://127.0.0.1:8182/gremlin).
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Output format. With --bulk a result of bulk n > 1 is printed once, followed by
+    /// `\tx{n}` (text) or as {"bulk":n,"value":...} (graphson).
+    #[arg(long, value_enum, default_value_t = QueryFormat::Text)]
+    pub format: QueryFormat,
+    /// Ask for bulked results (equal results merged into value + count).
+    #[arg(long)]
+    pub bulk: bool,
+    /// Print results, bytes, seconds and results/s to stderr at the end.
+    #[arg(long)]
+    pub stats: bool,
+    /// Results per HTTP chunk (server default 64).
+    #[arg(long)]
+    pub batch_size: Option<u32>,
+    /// Server-side timeout in milliseconds.
+    #[arg(long)]
+    pub timeout_millis: Option<u64>,
+    /// Do not ask for compressed responses.
+    #[arg(long)]
+    pub no_compression: bool,
+    /// The gremlin-lang script.
+    pub gremlin: String,
+}
+
+/// Runs the subcommand; errors are printed to stderr.
+///
+/// Like `decode`, on a thread with a large stack, so that the decoder's depth limit (not the
+/// stack) bounds how deeply nested a result may be.
+pub fn run(args: QueryArgs) -> ExitCode {
+    match std::thread::Builder::new()
+        .name("graphbinary-query".into())
+        .stack_size(256 << 20)
+        .spawn(move || run_on_this_thread(args))
+    {
+        Ok(h) => h.join().unwrap_or(ExitCode::from(1)),
+        Err(e) => {
+            eprintln!("graphbinary: cannot start: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run_on_this_thread(args: QueryArgs) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("graphbinary: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(query(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(QueryError::BrokenPipe) => ExitCode::SUCCESS,
+        Err(QueryError::Client(e)) => {
+            let code = if e.server_error().is_some() { 2 } else { 1 };
+            eprint!("graphbinary: {e}");
+            let mut src = std::error::Error::source(&e);
+            while let Some(s) = src {
+                eprint!(": {s}");
+                src = s.source();
+            }
+            eprintln!();
+            ExitCode::from(code)
+        }
+        Err(QueryError::Io(e)) => {
+            eprintln!("graphbinary: writing output: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+enum QueryError {
+    Client(Error),
+    Io(io::Error),
+    /// The reader of our output went away (e.g. `| head`): stop quietly.
+    BrokenPipe,
+}
+
+impl From<Error> for QueryError {
+    fn from(e: Error) -> Self {
+        QueryError::Client(e)
+    }
+}
+
+impl From<io::Error> for QueryError {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            QueryError::BrokenPipe
+        } else {
+            QueryError::Io(e)
+        }
+    }
+}
+
+async fn query(args: QueryArgs) -> Result<(), QueryError> {
+    let url = args
+        .url
+        .clone()
+        .or_else(|| std::env::var("GREMLIN_URL").ok())
+        .unwrap_or_else(|| DEFAULT_URL.to_owned());
+    let client = Client::builder(url)
+        .compression(!args.no_compression)
+        .build()?;
+    let mut req = client.request(args.gremlin.clone());
+    if args.bulk {
+        req = req.bulk_results(true);
+    }
+    if let Some(n) = args.batch_size {
+        req = req.batch_size(n);
+    }
+    if let Some(ms) = args.timeout_millis {
+        req = req.timeout_millis(ms);
+    }
+    let start = Instant::now();
+    let mut stream = req.send().await?.traversers();
+    let counters = stream.counters();
+    let progress = io::stderr().is_terminal();
+
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let mut line = String::new();
+    let mut results: u64 = 0;
+    let mut drew = false;
+    let outcome: Result<(), QueryError> = if !progress {
+        loop {
+            match stream.next().await {
+                None => break Ok(()),
+                Some(Err(e)) => break Err(e.into()),
+                Some(Ok(t)) => {
+                    results += t.bulk.max(0) as u64;
+                    if let Err(e) = print(&mut out, &mut line, args.format, args.bulk, t) {
+                        break Err(e.into());
+                    }
+                }
+            }
+        }
+    } else {
+        // Redraw at most every 100 ms: checked per result while results flow, and on a
+        // timer while the stream waits for bytes.
+        let period = Duration::from_millis(100);
+        let mut last = Instant::now();
+        let mut items: u64 = 0;
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                biased;
+                item = stream.next() => match item {
+                    None => break Ok(()),
+                    Some(Err(e)) => break Err(e.into()),
+                    Some(Ok(t)) => {
+                        results += t.bulk.max(0) as u64;
+                        if let Err(e) = print(&mut out, &mut line, args.format, args.bulk, t) {
+                            break Err(e.into());
+                        }
+                        items += 1;
+                        if items % 64 == 0 && last.elapsed() >= period {
+                            draw_progress(results, &counters, start);
+                            last = Instant::now();
+                            drew = true;
+                        }
+                    }
+                },
+                _ = tick.tick() => {
+                    if last.elapsed() >= period {
+                        draw_progress(results, &counters, start);
+                        last = Instant::now();
+                        drew = true;
+                    }
+                }
+            }
+        }
+    };
+    if drew {
+        // Clear the progress line.
+        eprint!("\r\x1b[2K");
+    }
+    if outcome.is_ok() && args.format == QueryFormat::Count {
+        writeln!(out, "{results}")?;
+    }
+    out.flush()?;
+    if args.stats {
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!(
+            "{results} results, {} bytes ({} on the wire), {secs:.3} s, {:.0} results/s",
+            counters.body_bytes(),
+            counters.wire_bytes(),
+            results as f64 / secs.max(1e-9)
+        );
+    }
+    outcome
+}
+
+fn print(
+    out: &mut impl Write,
+    line: &mut String,
+    format: QueryFormat,
+    bulk: bool,
+    t: Traverser,
+) -> io::Result<()> {
+    match format {
+        QueryFormat::Count => Ok(()),
+        QueryFormat::Text => {
+            if bulk && t.bulk != 1 {
+                writeln!(out, "{}\tx{}", t.value, t.bulk)
+            } else {
+                writeln!(out, "{}", t.value)
+            }
+        }
+        QueryFormat::Graphson => {
+            line.clear();
+            if bulk {
+                line.push_str("{\"bulk\":");
+                line.push_str(&t.bulk.to_string());
+                line.push_str(",\"value\":");
+                write_graphson(line, &t.value);
+                line.push('}');
+            } else {
+                write_graphson(line, &t.value);
+            }
+            line.push('\n');
+            out.write_all(line.as_bytes())
+        }
+    }
+}
+
+fn draw_progress(results: u64, counters: &ByteCounters, start: Instant) {
+    let secs = start.elapsed().as_secs_f64();
+    eprint!(
+        "\r\x1b[2K{results} results, {} bytes, {secs:.1} s",
+        counters.body_bytes()
+    );
+    let _ = io::stderr().flush();
+}

@@ -1,0 +1,162 @@
+//! Conversions from a result [`Value`] to Rust types, for [`ResultStream::one`]
+//! (`TryFrom<Value>`).
+//!
+//! Integers widen losslessly (an Int converts to `i64`) and narrow only when the value fits;
+//! a Float widens to `f64`. Nothing converts across kinds (no number from a String).
+//!
+//! [`ResultStream::one`]: super::ResultStream::one
+
+use std::fmt;
+
+use crate::model::{DateTime, Value};
+
+/// A [`Value`] of a type other than the requested one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConversionError {
+    /// The requested Rust type.
+    pub target: &'static str,
+    /// The GraphBinary type of the value found, e.g. `"String"`.
+    pub found: &'static str,
+}
+
+impl fmt::Display for ConversionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "expected {}, found a {}", self.target, self.found)
+    }
+}
+
+impl std::error::Error for ConversionError {}
+
+fn err(target: &'static str, v: &Value) -> ConversionError {
+    ConversionError {
+        target,
+        found: v.type_name(),
+    }
+}
+
+macro_rules! int_from_value {
+    ($($t:ty),*) => {$(
+        impl TryFrom<Value> for $t {
+            type Error = ConversionError;
+            fn try_from(v: Value) -> Result<Self, ConversionError> {
+                v.as_i64()
+                    .and_then(|n| <$t>::try_from(n).ok())
+                    .ok_or_else(|| err(stringify!($t), &v))
+            }
+        }
+    )*};
+}
+int_from_value!(i8, i16, i32, i64);
+
+impl TryFrom<Value> for f64 {
+    type Error = ConversionError;
+    fn try_from(v: Value) -> Result<Self, ConversionError> {
+        match v {
+            Value::Double(d) => Ok(d),
+            Value::Float(f) => Ok(f.into()),
+            other => Err(err("f64", &other)),
+        }
+    }
+}
+
+impl TryFrom<Value> for f32 {
+    type Error = ConversionError;
+    fn try_from(v: Value) -> Result<Self, ConversionError> {
+        match v {
+            Value::Float(f) => Ok(f),
+            other => Err(err("f32", &other)),
+        }
+    }
+}
+
+impl TryFrom<Value> for bool {
+    type Error = ConversionError;
+    fn try_from(v: Value) -> Result<Self, ConversionError> {
+        match v {
+            Value::Boolean(b) => Ok(b),
+            other => Err(err("bool", &other)),
+        }
+    }
+}
+
+impl TryFrom<Value> for String {
+    type Error = ConversionError;
+    fn try_from(v: Value) -> Result<Self, ConversionError> {
+        match v {
+            Value::String(s) => Ok(s),
+            other => Err(err("String", &other)),
+        }
+    }
+}
+
+impl TryFrom<Value> for uuid::Uuid {
+    type Error = ConversionError;
+    fn try_from(v: Value) -> Result<Self, ConversionError> {
+        match v {
+            Value::Uuid(u) => Ok(u),
+            other => Err(err("Uuid", &other)),
+        }
+    }
+}
+
+impl TryFrom<Value> for DateTime {
+    type Error = ConversionError;
+    fn try_from(v: Value) -> Result<Self, ConversionError> {
+        match v {
+            Value::DateTime(d) => Ok(d),
+            other => Err(err("DateTime", &other)),
+        }
+    }
+}
+
+impl TryFrom<Value> for Vec<Value> {
+    type Error = ConversionError;
+    /// A List or Set's items (a bulked List expanded).
+    fn try_from(v: Value) -> Result<Self, ConversionError> {
+        match v {
+            Value::List(items) | Value::Set(items) => Ok(items),
+            Value::BulkList(items) => {
+                let mut out = Vec::new();
+                for (item, bulk) in items {
+                    for _ in 0..bulk.max(0) {
+                        out.push(item.clone());
+                    }
+                }
+                Ok(out)
+            }
+            other => Err(err("Vec<Value>", &other)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_widen_and_narrow_only_when_they_fit() {
+        assert_eq!(i64::try_from(Value::Int(29)), Ok(29));
+        assert_eq!(i32::try_from(Value::Long(7)), Ok(7));
+        assert_eq!(
+            i32::try_from(Value::Long(1 << 40)),
+            Err(ConversionError {
+                target: "i32",
+                found: "Long"
+            })
+        );
+        assert!(i64::try_from(Value::String("1".into())).is_err());
+    }
+
+    #[test]
+    fn other_kinds() {
+        assert_eq!(f64::try_from(Value::Float(0.5)), Ok(0.5));
+        assert_eq!(String::try_from(Value::String("x".into())), Ok("x".into()));
+        assert!(bool::try_from(Value::Int(1)).is_err());
+        assert_eq!(
+            Vec::<Value>::try_from(Value::BulkList(vec![(Value::Int(1), 2)])),
+            Ok(vec![Value::Int(1), Value::Int(1)])
+        );
+        let e = String::try_from(Value::Int(1)).unwrap_err();
+        assert_eq!(e.to_string(), "expected String, found a Int");
+    }
+}

@@ -1,0 +1,291 @@
+//! The client's error type: transport, server, format and usage errors kept apart.
+//!
+//! * [`Error::Transport`]: the bytes did not get through (connect refused, TLS handshake,
+//!   connect or read timeout, connection reset, ...). [`TransportKind`] says which.
+//! * [`Error::Server`]: the server answered with an error, either as an HTTP status with a JSON
+//!   `{"message": ...}` body or as a GraphBinary footer whose status code is not 200 (which
+//!   Gremlin Server sends inside an HTTP 200 response). See [`ServerError`].
+//! * [`Error::Decode`] and [`Error::Decompress`]: the bytes arrived but are not valid
+//!   GraphBinary (with the byte offset) or not a valid zlib stream.
+//! * [`Error::InvalidRequest`], [`Error::Config`]: the request or the builder was rejected
+//!   before anything was sent.
+//! * [`Error::Protocol`]: the server answered in a way this client does not understand.
+//! * [`Error::Conversion`], [`Error::NoResult`], [`Error::TooManyResults`]: typed access to
+//!   results failed.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::io;
+
+use graphbinary_core::{DecodeError, ErrorKind};
+
+/// A boxed error source.
+pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+
+/// Every error the client returns. The underlying cause is available through
+/// [`std::error::Error::source`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The client configuration is invalid (e.g. an unparsable URL or PEM certificate).
+    #[error("invalid client configuration: {0}")]
+    Config(String),
+    /// The request is invalid and was not sent (e.g. a parameter name that is not an
+    /// identifier).
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+    /// The request or response did not get through.
+    #[error("{kind} error talking to the server")]
+    Transport {
+        /// What failed.
+        kind: TransportKind,
+        /// The cause.
+        #[source]
+        source: BoxError,
+    },
+    /// The server reported an error.
+    #[error(transparent)]
+    Server(#[from] ServerError),
+    /// The response body is not valid GraphBinary.
+    #[error("invalid GraphBinary response")]
+    Decode(#[source] DecodeError),
+    /// The response body claims `Content-Encoding: deflate` but is not a valid zlib stream.
+    #[error("invalid compressed response body")]
+    Decompress(#[source] io::Error),
+    /// The response is not what the protocol allows (e.g. an unexpected content type).
+    #[error("unexpected response: {0}")]
+    Protocol(String),
+    /// A result could not be converted to the requested Rust type.
+    #[error("cannot convert result to {target}: {detail}")]
+    Conversion {
+        /// The requested type.
+        target: &'static str,
+        /// Why.
+        detail: String,
+    },
+    /// A single result was requested but the response had none.
+    #[error("the response has no result")]
+    NoResult,
+    /// A single result was requested but the response had this many (bulks counted).
+    #[error("expected one result, the response has {0}")]
+    TooManyResults(u64),
+}
+
+/// What kind of transport failure an [`Error::Transport`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TransportKind {
+    /// The connection could not be established (refused, DNS, unreachable).
+    Connect,
+    /// The TLS handshake or a TLS record failed (e.g. an untrusted certificate).
+    Tls,
+    /// The connect or read timeout expired.
+    Timeout,
+    /// The connection failed while sending the request or reading the response.
+    Io,
+    /// Any other HTTP-level failure.
+    Http,
+}
+
+impl fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TransportKind::Connect => "connect",
+            TransportKind::Tls => "TLS",
+            TransportKind::Timeout => "timeout",
+            TransportKind::Io => "I/O",
+            TransportKind::Http => "HTTP",
+        })
+    }
+}
+
+/// An error reported by Gremlin Server.
+///
+/// Gremlin Server reports errors in two places: before it has read the request, as an HTTP
+/// status with a JSON body `{"message": ...}` (then [`ServerError::code`] is the HTTP status
+/// and [`ServerError::exception`] is `None`); afterwards, in the GraphBinary footer, with
+/// a status code, message and exception name (e.g. `MalformedQueryException`), usually inside
+/// an HTTP 200 response, possibly after some results were already delivered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerError {
+    /// The HTTP status of the response.
+    pub http_status: u16,
+    /// The Gremlin status code (the footer's, or the HTTP status for JSON errors), e.g. 400,
+    /// 500.
+    pub code: i32,
+    /// The server's message.
+    pub message: Option<String>,
+    /// The server's short exception name, e.g. `ServerTimeoutExceededException`.
+    pub exception: Option<String>,
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "server error {}", self.code)?;
+        if let Some(e) = &self.exception {
+            write!(f, " ({e})")?;
+        }
+        if let Some(m) = &self.message {
+            write!(f, ": {m}")?;
+        }
+        Ok(())
+    }
+}
+
+impl StdError for ServerError {}
+
+impl Error {
+    /// The server error, if this is one.
+    pub fn server_error(&self) -> Option<&ServerError> {
+        match self {
+            Error::Server(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The transport failure kind, if this is a transport error.
+    pub fn transport_kind(&self) -> Option<TransportKind> {
+        match self {
+            Error::Transport { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a transport timeout (connect or read).
+    pub fn is_timeout(&self) -> bool {
+        self.transport_kind() == Some(TransportKind::Timeout)
+    }
+
+    pub(crate) fn from_reqwest(e: reqwest::Error) -> Self {
+        let kind = classify_reqwest(&e);
+        Error::Transport {
+            kind,
+            source: Box::new(e),
+        }
+    }
+
+    /// Converts an I/O error raised while reading the response body.
+    pub(crate) fn from_body_io(e: io::Error) -> Self {
+        if e.get_ref()
+            .is_some_and(|inner| inner.is::<reqwest::Error>())
+        {
+            let inner = e.into_inner().expect("checked above");
+            return match inner.downcast::<reqwest::Error>() {
+                Ok(re) => Error::from_reqwest(*re),
+                Err(other) => Error::Transport {
+                    kind: TransportKind::Io,
+                    source: other,
+                },
+            };
+        }
+        if e.get_ref()
+            .is_some_and(|inner| inner.is::<DecompressError>())
+        {
+            return Error::Decompress(e);
+        }
+        let kind = if e.kind() == io::ErrorKind::TimedOut {
+            TransportKind::Timeout
+        } else {
+            TransportKind::Io
+        };
+        Error::Transport {
+            kind,
+            source: Box::new(e),
+        }
+    }
+}
+
+impl From<DecodeError> for Error {
+    /// I/O failures surfaced by the decoder become transport or decompression errors; every
+    /// other decode error is a format error.
+    fn from(e: DecodeError) -> Self {
+        if matches!(e.kind(), ErrorKind::Io(_)) {
+            if let ErrorKind::Io(io) = e.into_kind() {
+                return Error::from_body_io(io);
+            }
+            unreachable!("checked above");
+        }
+        Error::Decode(e)
+    }
+}
+
+/// Marks an I/O error that came from the zlib decoder rather than from the network.
+#[derive(Debug, thiserror::Error)]
+#[error("zlib: {0}")]
+pub(crate) struct DecompressError(#[source] pub(crate) io::Error);
+
+fn classify_reqwest(e: &reqwest::Error) -> TransportKind {
+    if has_source::<rustls::Error>(e) {
+        TransportKind::Tls
+    } else if e.is_timeout() {
+        TransportKind::Timeout
+    } else if e.is_connect() {
+        TransportKind::Connect
+    } else if e.is_body() || e.is_request() || has_source::<io::Error>(e) {
+        TransportKind::Io
+    } else {
+        TransportKind::Http
+    }
+}
+
+fn has_source<T: StdError + 'static>(e: &(dyn StdError + 'static)) -> bool {
+    let mut cur: Option<&(dyn StdError + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if err.is::<T>() {
+            return true;
+        }
+        // An io::Error's `source` skips its custom payload; step into the payload itself.
+        cur = match err.downcast_ref::<io::Error>().and_then(|io| io.get_ref()) {
+            Some(inner) => Some(inner as &(dyn StdError + 'static)),
+            None => err.source(),
+        };
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_io_error_from_decompressor_is_decompress() {
+        let io = io::Error::new(
+            io::ErrorKind::InvalidData,
+            DecompressError(io::Error::other("bad header")),
+        );
+        let e = Error::from(DecodeError::new(7, ErrorKind::Io(io)));
+        assert!(matches!(e, Error::Decompress(_)), "{e:?}");
+    }
+
+    #[test]
+    fn decode_format_error_stays_decode_with_offset() {
+        let e = Error::from(DecodeError::new(
+            42,
+            ErrorKind::UnknownTypeCode { code: 0x77 },
+        ));
+        match e {
+            Error::Decode(d) => assert_eq!(d.offset(), 42),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn plain_io_timeout_is_timeout() {
+        let e = Error::from_body_io(io::Error::new(io::ErrorKind::TimedOut, "slow"));
+        assert!(e.is_timeout());
+    }
+
+    #[test]
+    fn server_error_display_names_code_exception_message() {
+        let e = ServerError {
+            http_status: 200,
+            code: 400,
+            message: Some("bad".into()),
+            exception: Some("MalformedQueryException".into()),
+        };
+        assert_eq!(
+            e.to_string(),
+            "server error 400 (MalformedQueryException): bad"
+        );
+    }
+}

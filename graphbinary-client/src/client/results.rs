@@ -1,0 +1,309 @@
+//! The results of one request, decoded as the response bytes arrive.
+//!
+//! [`ResultStream`] yields [`Value`]s (a bulked result is yielded once per bulk);
+//! [`ResultStream::traversers`] turns it into a [`TraverserStream`] of (value, bulk) pairs, for
+//! bulked responses that should stay compact.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::{Stream, StreamExt};
+
+use super::body::{BodyReader, ByteCounters};
+use super::error::{Error, ServerError};
+use crate::model::Value;
+use crate::response::{
+    read_response, ReadOptions, ResponseError, ResponseStream, Status, Traverser,
+};
+
+/// The results of one request as a [`Stream`] of [`Value`]s, decoded as bytes arrive. A
+/// result with bulk n (see [`RequestBuilder::bulk_results`](super::RequestBuilder::bulk_results))
+/// is yielded n times; use [`ResultStream::traversers`] to keep (value, bulk) pairs instead.
+///
+/// The stream ends after the last result when the server's final status is 200; otherwise
+/// its last item is an [`Error::Server`] (possibly after some results). Dropping it early
+/// cancels the request: the connection is closed and its pool slot freed.
+///
+/// Conveniences consume the stream: [`ResultStream::all`], [`ResultStream::one`],
+/// [`ResultStream::count`].
+#[derive(Debug)]
+pub struct ResultStream {
+    inner: TraverserStream,
+    /// A bulked value still to be yielded `.1` more times.
+    pending: Option<(Value, u64)>,
+}
+
+/// The results of one request as a [`Stream`] of [`Traverser`]s: each value with its bulk
+/// (1 unless bulked results were requested). Made by [`ResultStream::traversers`].
+pub struct TraverserStream {
+    inner: ResponseStream<BodyReader>,
+    /// A traverser to yield before reading on (left over from a [`ResultStream`]).
+    first: Option<Traverser>,
+    http_status: u16,
+    request_id: Option<String>,
+    counters: Arc<ByteCounters>,
+    results: u64,
+    done: bool,
+}
+
+impl std::fmt::Debug for TraverserStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraverserStream")
+            .field("http_status", &self.http_status)
+            .field("request_id", &self.request_id)
+            .field("results", &self.results)
+            .field("wire_bytes", &self.counters.wire_bytes())
+            .field("body_bytes", &self.counters.body_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TraverserStream {
+    /// The HTTP status of the response.
+    pub fn http_status(&self) -> u16 {
+        self.http_status
+    }
+
+    /// The `Gremlin-RequestId` of the response.
+    pub fn request_id(&self) -> Option<&str> {
+        self.request_id.as_deref()
+    }
+
+    /// Whether the results are bulked; `None` until the first bytes have been read.
+    pub fn bulked(&self) -> Option<bool> {
+        self.inner.bulked()
+    }
+
+    /// The final status, once the stream has ended.
+    pub fn status(&self) -> Option<&Status> {
+        self.inner.status()
+    }
+
+    /// Traversers decoded so far.
+    pub fn results(&self) -> u64 {
+        self.results
+    }
+
+    /// The byte counters of the response body (shared; they keep counting while the stream
+    /// is read elsewhere).
+    pub fn counters(&self) -> Arc<ByteCounters> {
+        self.counters.clone()
+    }
+
+    /// All traversers.
+    pub async fn all(self) -> Result<Vec<Traverser>, Error> {
+        self.collect::<Vec<_>>().await.into_iter().collect()
+    }
+
+    /// The number of results (bulks summed), reading without keeping them.
+    pub async fn count(mut self) -> Result<u64, Error> {
+        let mut n: u64 = 0;
+        while let Some(t) = self.next().await {
+            n = n.saturating_add(t?.bulk.max(0) as u64);
+        }
+        Ok(n)
+    }
+}
+
+impl Stream for TraverserStream {
+    type Item = Result<Traverser, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if let Some(t) = this.first.take() {
+            return Poll::Ready(Some(Ok(t)));
+        }
+        if this.done {
+            return Poll::Ready(None);
+        }
+        match this.inner.poll_next_unpin(cx) {
+            Poll::Ready(Some(Ok(t))) => {
+                this.results += 1;
+                Poll::Ready(Some(Ok(t)))
+            }
+            Poll::Ready(Some(Err(e))) => {
+                this.done = true;
+                Poll::Ready(Some(Err(match e {
+                    ResponseError::Server(s) => Error::Server(ServerError {
+                        http_status: this.http_status,
+                        code: s.code,
+                        message: s.message,
+                        exception: s.exception,
+                    }),
+                    ResponseError::Decode(d) => Error::from(d),
+                })))
+            }
+            Poll::Ready(None) => {
+                this.done = true;
+                if this.http_status != 200 {
+                    // A GraphBinary body with status 200 under a non-200 HTTP status: keep the
+                    // HTTP status as the error rather than claim success.
+                    return Poll::Ready(Some(Err(Error::Server(ServerError {
+                        http_status: this.http_status,
+                        code: i32::from(this.http_status),
+                        message: None,
+                        exception: None,
+                    }))));
+                }
+                Poll::Ready(None)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl ResultStream {
+    pub(crate) fn new(raw: super::RawResponse, opts: ReadOptions) -> Self {
+        let counters = raw.body.counters();
+        ResultStream {
+            inner: TraverserStream {
+                inner: read_response(raw.body, opts),
+                first: None,
+                http_status: raw.status,
+                request_id: raw.request_id,
+                counters,
+                results: 0,
+                done: false,
+            },
+            pending: None,
+        }
+    }
+
+    /// The (value, bulk) pairs instead of expanded values. Nothing is lost: a value partly
+    /// yielded comes first with the bulk still owed.
+    pub fn traversers(self) -> TraverserStream {
+        let mut inner = self.inner;
+        if let Some((value, left)) = self.pending {
+            inner.first = Some(Traverser {
+                value,
+                bulk: i64::try_from(left).unwrap_or(i64::MAX),
+            });
+        }
+        inner
+    }
+
+    /// The HTTP status of the response.
+    pub fn http_status(&self) -> u16 {
+        self.inner.http_status()
+    }
+
+    /// The `Gremlin-RequestId` of the response.
+    pub fn request_id(&self) -> Option<&str> {
+        self.inner.request_id()
+    }
+
+    /// Whether the results are bulked; `None` until the first bytes have been read.
+    pub fn bulked(&self) -> Option<bool> {
+        self.inner.bulked()
+    }
+
+    /// The final status, once the stream has ended.
+    pub fn status(&self) -> Option<&Status> {
+        self.inner.status()
+    }
+
+    /// Traversers decoded so far (for an unbulked response: results).
+    pub fn results(&self) -> u64 {
+        self.inner.results()
+    }
+
+    /// The byte counters of the response body (shared; they keep counting while the stream
+    /// is read elsewhere).
+    pub fn counters(&self) -> Arc<ByteCounters> {
+        self.inner.counters()
+    }
+
+    /// All results, bulks expanded (a value with bulk 3 appears three times).
+    pub async fn all(self) -> Result<Vec<Value>, Error> {
+        let mut out = Vec::new();
+        let mut t = self.traversers();
+        while let Some(item) = t.next().await {
+            push_expanded(&mut out, item?)?;
+        }
+        Ok(out)
+    }
+
+    /// All results as (value, bulk) traversers, bulks not expanded.
+    pub async fn all_traversers(self) -> Result<Vec<Traverser>, Error> {
+        self.traversers().all().await
+    }
+
+    /// The single result, converted to `T`. Fails with [`Error::NoResult`] when there is
+    /// none, [`Error::TooManyResults`] when there is more than one (bulks counted), and with
+    /// the server's error if the response ends with one.
+    pub async fn one<T>(self) -> Result<T, Error>
+    where
+        T: TryFrom<Value>,
+        T::Error: std::fmt::Display,
+    {
+        let mut first: Option<Value> = None;
+        let mut count: u64 = 0;
+        let mut t = self.traversers();
+        while let Some(item) = t.next().await {
+            let item = item?;
+            count = count.saturating_add(item.bulk.max(0) as u64);
+            if first.is_none() && item.bulk > 0 {
+                first = Some(item.value);
+            }
+        }
+        match (first, count) {
+            (None, _) => Err(Error::NoResult),
+            (Some(v), 1) => T::try_from(v).map_err(|e| Error::Conversion {
+                target: std::any::type_name::<T>(),
+                detail: e.to_string(),
+            }),
+            (Some(_), n) => Err(Error::TooManyResults(n)),
+        }
+    }
+
+    /// The number of results (bulks summed), reading without keeping them.
+    pub async fn count(self) -> Result<u64, Error> {
+        self.traversers().count().await
+    }
+}
+
+impl Stream for ResultStream {
+    type Item = Result<Value, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        loop {
+            if let Some((value, left)) = &mut this.pending {
+                if *left > 1 {
+                    *left -= 1;
+                    return Poll::Ready(Some(Ok(value.clone())));
+                }
+                let (value, _) = this.pending.take().expect("checked above");
+                return Poll::Ready(Some(Ok(value)));
+            }
+            match this.inner.poll_next_unpin(cx) {
+                Poll::Ready(Some(Ok(t))) => match t.bulk {
+                    1 => return Poll::Ready(Some(Ok(t.value))),
+                    n if n <= 0 => continue,
+                    n => this.pending = Some((t.value, n as u64)),
+                },
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(e))),
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+fn push_expanded(out: &mut Vec<Value>, t: Traverser) -> Result<(), Error> {
+    match t.bulk {
+        1 => out.push(t.value),
+        n if n <= 0 => {}
+        n => {
+            let too_big = || Error::Protocol(format!("bulk {n} cannot be expanded in memory"));
+            let n = usize::try_from(n).map_err(|_| too_big())?;
+            out.try_reserve(n).map_err(|_| too_big())?;
+            for _ in 1..n {
+                out.push(t.value.clone());
+            }
+            out.push(t.value);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,372 @@
+//! Transport-level tests of the HTTP client against a tiny local HTTP/1.1 responder: the
+//! request it sends (headers, body), zlib decoding per response, JSON errors, timeouts.
+//! (End-to-end behaviour against the real Gremlin Server is in `e2e_*.rs`.)
+
+use std::io::Write;
+use std::time::Duration;
+
+use graphbinary_client::client::{Client, Error, TransportKind, GRAPHBINARY_MIME};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// Accepts one connection, reads one request (headers + Content-Length body), answers with
+/// `response` (written in pieces of `chunk` bytes, pausing `pause` between them), and returns
+/// the raw request text.
+async fn serve_once(
+    response: Vec<u8>,
+    chunk: usize,
+    pause: Duration,
+) -> (String, tokio::task::JoinHandle<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/gremlin", listener.local_addr().unwrap());
+    let handle = tokio::spawn(async move {
+        let (mut sock, _) = listener.accept().await.unwrap();
+        let mut req = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            let n = sock.read(&mut buf).await.unwrap();
+            assert!(n > 0, "client closed before sending a whole request");
+            req.extend_from_slice(&buf[..n]);
+            if let Some(end) = find(&req, b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&req[..end]).to_ascii_lowercase();
+                let len: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .map(|v| v.trim().parse().unwrap())
+                    .unwrap_or(0);
+                if req.len() >= end + 4 + len {
+                    break;
+                }
+            }
+        }
+        for piece in response.chunks(chunk.max(1)) {
+            if sock.write_all(piece).await.is_err() {
+                break;
+            }
+            tokio::time::sleep(pause).await;
+        }
+        let _ = sock.shutdown().await;
+        String::from_utf8(req).unwrap()
+    });
+    (url, handle)
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The exact body Gremlin Server sends for `g.V().count()` on Modern.
+const COUNT_BODY: [u8; 21] = [
+    0x84, 0x00, 0x02, 0x00, 0, 0, 0, 0, 0, 0, 0, 6, 0xfd, 0x00, 0x00, 0, 0, 0, 0xc8, 0x01, 0x01,
+];
+
+fn chunked_response(headers: &str, body: &[u8], chunk: usize) -> Vec<u8> {
+    let mut out =
+        format!("HTTP/1.1 200 OK\r\n{headers}Transfer-Encoding: chunked\r\n\r\n").into_bytes();
+    for c in body.chunks(chunk) {
+        out.extend_from_slice(format!("{:x}\r\n", c.len()).as_bytes());
+        out.extend_from_slice(c);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"0\r\ncode: 200\r\n\r\n");
+    out
+}
+
+fn zlib(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+async fn read_all(body: &mut graphbinary_client::client::BodyReader) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    body.read_to_end(&mut out).await.map_err(|e| {
+        Error::from(graphbinary_core::DecodeError::new(
+            0,
+            graphbinary_core::ErrorKind::Io(e),
+        ))
+    })?;
+    Ok(out)
+}
+
+#[tokio::test]
+async fn sends_exactly_one_accept_encoding_and_the_protocol_headers() {
+    let resp = chunked_response(
+        &format!("Content-Type: {GRAPHBINARY_MIME}\r\n"),
+        &COUNT_BODY,
+        7,
+    );
+    let (url, server) = serve_once(resp, 1000, Duration::ZERO).await;
+    let client = Client::builder(&url)
+        .basic_auth("user", "pass")
+        .build()
+        .unwrap();
+    let mut raw = client
+        .request("g.V().count()")
+        .param("x", 1i32)
+        .send_raw()
+        .await
+        .unwrap();
+    assert_eq!(raw.status, 200);
+    assert!(!raw.body.is_compressed());
+    assert_eq!(read_all(&mut raw.body).await.unwrap(), COUNT_BODY);
+    let req = server.await.unwrap();
+    let lower = req.to_ascii_lowercase();
+    assert!(req.starts_with("POST /gremlin HTTP/1.1\r\n"), "{req}");
+    assert_eq!(lower.matches("accept-encoding:").count(), 1, "{req}");
+    assert!(lower.contains("\r\naccept-encoding: deflate\r\n"), "{req}");
+    assert_eq!(lower.matches("\r\naccept:").count(), 1, "{req}");
+    assert!(
+        lower.contains(&format!("\r\naccept: {GRAPHBINARY_MIME}\r\n")),
+        "{req}"
+    );
+    assert!(
+        lower.contains("\r\ncontent-type: application/json\r\n"),
+        "{req}"
+    );
+    assert!(
+        lower.contains("\r\nauthorization: basic dxnlcjpwyxnz\r\n"),
+        "{req}"
+    );
+    assert!(lower.contains(" gremlin-rust."), "{req}");
+    assert!(
+        req.ends_with(r#"{"gremlin":"g.V().count()","parameters":"[x:1i]"}"#),
+        "{req}"
+    );
+}
+
+#[tokio::test]
+async fn compression_off_sends_no_accept_encoding() {
+    let resp = chunked_response(
+        &format!("Content-Type: {GRAPHBINARY_MIME}\r\n"),
+        &COUNT_BODY,
+        100,
+    );
+    let (url, server) = serve_once(resp, 1000, Duration::ZERO).await;
+    let client = Client::builder(&url).compression(false).build().unwrap();
+    let mut raw = client.request("g.V().count()").send_raw().await.unwrap();
+    assert_eq!(read_all(&mut raw.body).await.unwrap(), COUNT_BODY);
+    let req = server.await.unwrap().to_ascii_lowercase();
+    assert!(!req.contains("accept-encoding"), "{req}");
+}
+
+#[tokio::test]
+async fn zlib_body_is_decoded_per_response_header_across_tiny_chunks() {
+    let payload: Vec<u8> = (0..50_000u32).flat_map(|i| i.to_be_bytes()).collect();
+    let resp = chunked_response(
+        &format!("Content-Type: {GRAPHBINARY_MIME}\r\nContent-Encoding: deflate\r\n"),
+        &zlib(&payload),
+        13,
+    );
+    let (url, _server) = serve_once(resp, 777, Duration::ZERO).await;
+    let client = Client::new(&url).unwrap();
+    let mut raw = client.request("x").send_raw().await.unwrap();
+    assert!(raw.body.is_compressed());
+    let counters = raw.body.counters();
+    assert_eq!(read_all(&mut raw.body).await.unwrap(), payload);
+    assert_eq!(counters.body_bytes(), payload.len() as u64);
+    assert!(counters.wire_bytes() < counters.body_bytes());
+}
+
+#[tokio::test]
+async fn corrupt_zlib_is_a_decompress_error() {
+    let resp = chunked_response(
+        &format!("Content-Type: {GRAPHBINARY_MIME}\r\nContent-Encoding: deflate\r\n"),
+        // Raw deflate without the zlib header: what a wrong decoder choice would produce.
+        &[0x4b, 0x4c, 0x4a, 0x06, 0x00],
+        100,
+    );
+    let (url, _server) = serve_once(resp, 1000, Duration::ZERO).await;
+    let client = Client::new(&url).unwrap();
+    let mut raw = client.request("x").send_raw().await.unwrap();
+    let e = read_all(&mut raw.body).await.unwrap_err();
+    assert!(matches!(e, Error::Decompress(_)), "{e:?}");
+}
+
+#[tokio::test]
+async fn json_error_becomes_server_error() {
+    let body = r#"{"message":"no gremlin script supplied"}"#;
+    let resp = format!(
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let (url, _server) = serve_once(resp.into_bytes(), 1000, Duration::ZERO).await;
+    let client = Client::new(&url).unwrap();
+    let e = client.request("").send_raw().await.unwrap_err();
+    let s = e.server_error().expect("a server error");
+    assert_eq!(s.http_status, 400);
+    assert_eq!(s.code, 400);
+    assert_eq!(s.message.as_deref(), Some("no gremlin script supplied"));
+    assert_eq!(s.exception, None);
+}
+
+#[tokio::test]
+async fn read_timeout_mid_body_is_a_timeout_transport_error() {
+    let mut resp = chunked_response(
+        &format!("Content-Type: {GRAPHBINARY_MIME}\r\n"),
+        &COUNT_BODY,
+        5,
+    );
+    resp.truncate(resp.len() - 20);
+    // The responder writes the head and the first chunks, then stalls for 2 s.
+    let split = find(&resp, b"\r\n\r\n").unwrap() + 4 + 10;
+    let (url, _server) = serve_once(resp, split, Duration::from_secs(2)).await;
+    let client = Client::builder(&url)
+        .read_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let mut raw = client.request("x").send_raw().await.unwrap();
+    let e = read_all(&mut raw.body).await.unwrap_err();
+    assert_eq!(e.transport_kind(), Some(TransportKind::Timeout), "{e:?}");
+}
+
+#[tokio::test]
+async fn connection_refused_is_a_connect_error() {
+    // Bind then drop to get a port nobody listens on.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let client = Client::new(format!("http://127.0.0.1:{port}/gremlin")).unwrap();
+    let e = client.request("g.V()").send_raw().await.unwrap_err();
+    assert_eq!(e.transport_kind(), Some(TransportKind::Connect), "{e:?}");
+    assert!(std::error::Error::source(&e).is_some());
+}
+
+#[tokio::test]
+async fn tls_handshake_failure_is_a_tls_error() {
+    // A plain-HTTP speaker behind an https:// URL: it answers the ClientHello with HTTP text,
+    // which is not a TLS record.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("https://{}/gremlin", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (mut sock, _) = listener.accept().await.unwrap();
+        let mut buf = [0u8; 1024];
+        let _ = sock.read(&mut buf).await;
+        let _ = sock
+            .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            .await;
+        let _ = sock.shutdown().await;
+    });
+    let client = Client::new(&url).unwrap();
+    let e = client.request("g.V()").send_raw().await.unwrap_err();
+    assert_eq!(e.transport_kind(), Some(TransportKind::Tls), "{e:?}");
+}
+
+#[tokio::test]
+async fn bytes_after_the_zlib_stream_are_a_decompress_error() {
+    let mut body = zlib(&COUNT_BODY);
+    body.extend_from_slice(b"junk");
+    let resp = chunked_response(
+        &format!("Content-Type: {GRAPHBINARY_MIME}\r\nContent-Encoding: deflate\r\n"),
+        &body,
+        100,
+    );
+    let (url, _server) = serve_once(resp, 1000, Duration::ZERO).await;
+    let client = Client::new(&url).unwrap();
+    let mut raw = client.request("x").send_raw().await.unwrap();
+    let e = read_all(&mut raw.body).await.unwrap_err();
+    assert!(matches!(e, Error::Decompress(_)), "{e:?}");
+}
+
+/// A TLS responder for `localhost` with a fresh self-signed certificate: answers one request
+/// with the `g.V().count()` response. Returns the URL and the certificate's PEM.
+async fn serve_tls_once() -> (String, String) {
+    use std::sync::Arc;
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let pem = cert.cert.pem();
+    let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![cert.cert.der().clone()], key)
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let (sock, _) = listener.accept().await.unwrap();
+        let Ok(mut tls) = acceptor.accept(sock).await else {
+            return; // the client rejected the certificate
+        };
+        let mut req = Vec::new();
+        let mut buf = [0u8; 4096];
+        while find(&req, b"\r\n\r\n").is_none() {
+            let n = tls.read(&mut buf).await.unwrap();
+            if n == 0 {
+                return;
+            }
+            req.extend_from_slice(&buf[..n]);
+        }
+        let resp = chunked_response(
+            &format!("Content-Type: {GRAPHBINARY_MIME}\r\n"),
+            &COUNT_BODY,
+            8,
+        );
+        tls.write_all(&resp).await.unwrap();
+        tls.shutdown().await.unwrap();
+    });
+    (format!("https://localhost:{port}/gremlin"), pem)
+}
+
+#[tokio::test]
+async fn tls_with_a_trusted_root_reads_the_body() {
+    let (url, pem) = serve_tls_once().await;
+    let client = Client::builder(&url)
+        .add_root_certificate_pem(pem)
+        .build()
+        .unwrap();
+    let mut raw = client.request("g.V().count()").send_raw().await.unwrap();
+    assert_eq!(read_all(&mut raw.body).await.unwrap(), COUNT_BODY);
+}
+
+#[tokio::test]
+async fn tls_with_an_untrusted_certificate_is_a_tls_error() {
+    let (url, _pem) = serve_tls_once().await;
+    let client = Client::new(&url).unwrap();
+    let e = client.request("g.V()").send_raw().await.unwrap_err();
+    assert_eq!(e.transport_kind(), Some(TransportKind::Tls), "{e:?}");
+}
+
+#[tokio::test]
+async fn connection_lost_mid_body_is_a_transport_error_not_a_format_error() {
+    use futures::StreamExt;
+    // Header, one Int result, then the connection drops inside a declared chunk.
+    let mut resp = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {GRAPHBINARY_MIME}\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    .into_bytes();
+    resp.extend_from_slice(b"40\r\n");
+    resp.extend_from_slice(&[0x84, 0x00, 0x01, 0x00, 0, 0, 0, 42, 0x01]);
+    let (url, _server) = serve_once(resp, 10_000, Duration::ZERO).await;
+    let client = Client::new(&url).unwrap();
+    let mut s = client.submit("x").await.unwrap();
+    let first = s.next().await.unwrap().unwrap();
+    assert_eq!(first, graphbinary_client::model::Value::Int(42));
+    let e = s.next().await.unwrap().unwrap_err();
+    assert!(
+        matches!(
+            e.transport_kind(),
+            Some(TransportKind::Io | TransportKind::Http)
+        ),
+        "{e:?}"
+    );
+    assert!(s.next().await.is_none());
+}
+
+#[tokio::test]
+async fn invalid_graphbinary_is_a_decode_error_with_the_offset() {
+    // A valid header and Int, then type code 0x77, which does not exist.
+    let body = [0x84, 0x00, 0x01, 0x00, 0, 0, 0, 1, 0x77, 0x00];
+    let resp = chunked_response(&format!("Content-Type: {GRAPHBINARY_MIME}\r\n"), &body, 3);
+    let (url, _server) = serve_once(resp, 1000, Duration::ZERO).await;
+    let client = Client::new(&url).unwrap();
+    let e = client.submit("x").await.unwrap().all().await.unwrap_err();
+    match e {
+        Error::Decode(d) => assert_eq!(d.offset(), 8, "{d}"),
+        other => panic!("{other:?}"),
+    }
+}
