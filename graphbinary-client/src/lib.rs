@@ -4,7 +4,8 @@
 //! * [`response`]: the streaming response deserializer, a `futures::Stream` of results;
 //! * [`graphson`]: GraphSON 4 (typed JSON) output for any value;
 //! * [`text`]: Gremlin Console style text for any value;
-//! * [`client`]: the asynchronous HTTP client.
+//! * [`client`]: the asynchronous HTTP client;
+//! * [`error`]: errors and their causes on one line.
 
 #![warn(missing_docs)]
 
@@ -12,6 +13,7 @@ pub use graphbinary_derive::GraphBinary;
 
 pub mod client;
 pub use client::{Client, ClientBuilder, ResultStream};
+pub mod error;
 pub mod generated;
 pub mod graphson;
 pub mod model;

@@ -6,7 +6,7 @@ use std::task::Poll;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-use crate::cursor::{check_len, decode_char, invalid_bool, utf8_width, Cursor};
+use crate::cursor::{check_len, check_room, decode_char, invalid_bool, utf8_width, Cursor};
 use crate::error::{DecodeError, ErrorKind, FastError, FastResult};
 use crate::intern::Interner;
 use crate::limits::Limits;
@@ -556,7 +556,9 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
     ) -> Result<usize, DecodeError> {
         let at = self.offset;
         let n = self.read_i32().await?;
-        check_len(what, n, limit).map_err(|k| DecodeError::new(at, k))
+        check_len(what, n, limit)
+            .and_then(|n| check_room(what, n, self.offset, &self.limits))
+            .map_err(|k| DecodeError::new(at, k))
     }
 
     /// Reads a collection count checked against [`Limits::max_collection_len`].

@@ -223,7 +223,9 @@ impl<'a> Cursor<'a> {
     pub fn read_len(&mut self, what: &'static str, limit: usize) -> FastResult<usize> {
         let at = self.offset();
         let n = self.read_i32()?;
-        check_len(what, n, limit).map_err(|k| self.error_at(at, k))
+        check_len(what, n, limit)
+            .and_then(|n| check_room(what, n, self.offset(), self.limits))
+            .map_err(|k| self.error_at(at, k))
     }
 
     /// Reads a collection count (List, Set, Map, ...) checked against
@@ -315,6 +317,28 @@ pub fn check_len(what: &'static str, n: i32, limit: usize) -> Result<usize, Erro
             length: n as u64,
             limit: limit as u64,
         });
+    }
+    Ok(n)
+}
+
+/// Checks that `n` bytes (or items, each at least one byte) can still follow at absolute
+/// `offset` within [`Limits::max_response_size`], when one is set.
+#[inline]
+pub fn check_room(
+    what: &'static str,
+    n: usize,
+    offset: u64,
+    limits: &Limits,
+) -> Result<usize, ErrorKind> {
+    if let Some(max) = limits.max_response_size {
+        let room = max.saturating_sub(offset);
+        if n as u64 > room {
+            return Err(ErrorKind::LengthLimit {
+                what,
+                length: n as u64,
+                limit: room,
+            });
+        }
     }
     Ok(n)
 }

@@ -41,7 +41,7 @@ mod traits;
 pub mod write;
 
 pub use buffer::{ReadBuffer, DEFAULT_CAPACITY, MAX_PRIMITIVE_WIDTH};
-pub use cursor::{check_len, decode_char, utf8_width, Cursor};
+pub use cursor::{check_len, check_room, decode_char, utf8_width, Cursor};
 pub use error::{DecodeError, EncodeError, ErrorKind, FastError, FastResult};
 pub use intern::{Interner, MAX_INTERNED_ENTRIES, MAX_INTERNED_LEN};
 pub use limits::Limits;

@@ -513,11 +513,11 @@ impl<T: Encode> Encode for Nullable<T> {
 }
 
 fn decode_items<T: FqDecode>(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<T>> {
+    cur.enter()?;
     let n = cur.read_count(what)?;
     // Every fully-qualified item takes at least 2 bytes: a claimed count that cannot fit in
     // what is buffered is reported at once, without decoding or allocating.
     cur.require(n.saturating_mul(2))?;
-    cur.enter()?;
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
         v.push(T::decode_fq(cur)?);
@@ -530,8 +530,8 @@ async fn decode_items_slow<T: FqDecode, R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
     what: &'static str,
 ) -> Result<Vec<T>, DecodeError> {
-    let n = buf.read_count(what).await?;
     buf.enter()?;
+    let n = buf.read_count(what).await?;
     // Grow with what arrives, never to the claimed count up front.
     let mut v = Vec::with_capacity(n.min(1024));
     for _ in 0..n {

@@ -208,7 +208,8 @@ fn depth_limit_on_nested_lists() {
             }
         }
     }
-    // Below that, a DepthLimit error right after the count of the list one level too deep.
+    // Below that, a DepthLimit error right after the header of the list one level too deep
+    // (checked before its count is read, the same on both paths).
     for max_depth in 0..5u32 {
         let limits = Limits {
             max_depth,
@@ -220,10 +221,10 @@ fn depth_limit_on_nested_lists() {
             "{e:?}"
         );
         // Level k (0-based) starts at 1 + 6k (4-byte count + 2-byte header per level above),
-        // and the error is reported after its 4-byte count.
+        // and the error is reported at its 4-byte count.
         assert_eq!(
             e.offset(),
-            1 + 6 * max_depth as u64 + 4,
+            1 + 6 * max_depth as u64,
             "max_depth={max_depth}"
         );
     }
@@ -242,7 +243,7 @@ fn depth_counts_from_a_slow_read_into_a_nested_fast_read() {
     let mut buf = ReadBuffer::with_capacity(32, &bytes[..]).with_limits(limits);
     let e = block_on(buf.read::<Vec<Vec<i32>>>()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::DepthLimit { limit: 1 }));
-    assert_eq!(e.offset(), 4 + 2 + 4);
+    assert_eq!(e.offset(), 4 + 2);
     let limits = Limits {
         max_depth: 2,
         ..Limits::DEFAULT
@@ -335,12 +336,25 @@ fn response_size_limit_applies_to_streamed_payloads() {
         let mut buf = ReadBuffer::with_capacity(64, &data[..])
             .with_limits(limits)
             .with_fast_path(fast);
+        // A length the response cannot hold is refused at the length, before streaming.
         let e = block_on(buf.read::<Bytes>()).unwrap_err();
         assert!(
-            matches!(e.kind(), ErrorKind::ResponseLimit { limit: 50_000 }),
+            matches!(
+                e.kind(),
+                ErrorKind::LengthLimit {
+                    length: 100_000,
+                    limit: 49_996,
+                    ..
+                }
+            ),
             "{e:?}"
         );
-        assert_eq!(e.offset(), 50_000);
+        assert_eq!(e.offset(), 0);
+        assert!(
+            buf.offset() <= 4,
+            "streamed past the length: {}",
+            buf.offset()
+        );
     }
 }
 

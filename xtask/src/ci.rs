@@ -174,6 +174,15 @@ pub fn cli(args: &[String]) -> Result<()> {
         });
     }
 
+    // A short coverage-guided fuzz run of every target, where cargo-fuzz is installed.
+    if crate::fuzz::installed() {
+        step("fuzz (60 s a target)", &mut || {
+            crate::fuzz::run_all(60).map_err(|e| anyhow::anyhow!(e))
+        });
+    } else {
+        eprintln!("\n==> fuzz: skipped (cargo-fuzz is not installed: `cargo install cargo-fuzz`)");
+    }
+
     eprintln!("\n==> summary ({} in all)", secs(started.elapsed()));
     let mut failed = 0;
     for s in &steps {

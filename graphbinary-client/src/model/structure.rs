@@ -330,8 +330,8 @@ fn read_tree_slow<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
 ) -> BoxFuture<'_, Result<Tree, DecodeError>> {
     Box::pin(async move {
-        let n = buf.read_count("Tree").await?;
         buf.enter()?;
+        let n = buf.read_count("Tree").await?;
         let mut v = Vec::with_capacity(n.min(1024));
         for _ in 0..n {
             let key = buf.read::<Value>().await?;
@@ -346,9 +346,9 @@ fn read_tree_slow<R: AsyncRead + Unpin + Send>(
 impl Decode for Tree {
     const EXPECTED: &'static str = "Tree";
     fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        cur.enter()?;
         let n = cur.read_count("Tree")?;
         cur.require(n.saturating_mul(6))?;
-        cur.enter()?;
         let mut v = Vec::with_capacity(n);
         for _ in 0..n {
             let key = Value::decode(cur)?;

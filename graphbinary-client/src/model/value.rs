@@ -370,9 +370,9 @@ pub(crate) fn put_fq_str<B: BufMut>(out: &mut B, s: &str) -> Result<(), EncodeEr
 /// bytes one item can take, so that a count that cannot be buffered bails out at once.
 #[inline]
 fn decode_values(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<Value>> {
+    cur.enter()?;
     let n = cur.read_count(what)?;
     cur.require(n.saturating_mul(2))?;
-    cur.enter()?;
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
         v.push(decode_value(cur)?);
@@ -383,9 +383,9 @@ fn decode_values(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<Val
 
 #[inline]
 fn decode_bulk_items(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, i64)>> {
+    cur.enter()?;
     let n = cur.read_count("List")?;
     cur.require(n.saturating_mul(10))?;
-    cur.enter()?;
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
         let item = decode_value(cur)?;
@@ -398,9 +398,9 @@ fn decode_bulk_items(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, i64)>> {
 
 #[inline]
 pub(crate) fn decode_entries(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, Value)>> {
+    cur.enter()?;
     let n = cur.read_count("Map")?;
     cur.require(n.saturating_mul(4))?;
-    cur.enter()?;
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
         let k = decode_value(cur)?;
@@ -435,8 +435,22 @@ pub(crate) fn decode_value(cur: &mut Cursor<'_>) -> FastResult<Value> {
     }
 }
 
+/// Stack kept free below each structured value: when less remains, the next levels run on a
+/// fresh heap-allocated stack segment of [`STACK_SEGMENT`] bytes (see [`stacker`]). Together
+/// with the depth limit this makes the readers safe on any thread stack, also in unoptimized
+/// builds, where one nesting level can take tens of KiB of stack.
+const RED_ZONE: usize = 128 * 1024;
+/// Size of each extra stack segment.
+const STACK_SEGMENT: usize = 2 * 1024 * 1024;
+
 #[inline(never)]
 fn decode_structured(cur: &mut Cursor<'_>, code: u8, flag: u8) -> FastResult<Value> {
+    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+        decode_structured_here(cur, code, flag)
+    })
+}
+
+fn decode_structured_here(cur: &mut Cursor<'_>, code: u8, flag: u8) -> FastResult<Value> {
     match code {
         codes::DATETIME => Ok(Value::DateTime(DateTime::decode(cur)?)),
         codes::LIST if flag == 0x02 => decode_bulk_items(cur).map(Value::BulkList),
@@ -444,12 +458,12 @@ fn decode_structured(cur: &mut Cursor<'_>, code: u8, flag: u8) -> FastResult<Val
         codes::MAP if flag == 0x02 => decode_entries(cur).map(Value::OrderedMap),
         codes::MAP => decode_entries(cur).map(Value::Map),
         codes::SET => decode_values(cur, "Set").map(Value::Set),
-        codes::EDGE => boxed(cur, Value::Edge),
-        codes::PATH => boxed(cur, Value::Path),
-        codes::PROPERTY => boxed(cur, Value::Property),
+        codes::EDGE => nested(cur, Value::Edge),
+        codes::PATH => nested(cur, Value::Path),
+        codes::PROPERTY => nested(cur, Value::Property),
         codes::GRAPH => boxed(cur, Value::Graph),
-        codes::VERTEX => boxed(cur, Value::Vertex),
-        codes::VERTEX_PROPERTY => boxed(cur, Value::VertexProperty),
+        codes::VERTEX => nested(cur, Value::Vertex),
+        codes::VERTEX_PROPERTY => nested(cur, Value::VertexProperty),
         codes::DIRECTION => Direction::decode(cur).map(Value::Direction),
         codes::T => T::decode(cur).map(Value::T),
         codes::BIG_DECIMAL => boxed(cur, Value::BigDecimal),
@@ -470,6 +484,17 @@ fn decode_structured(cur: &mut Cursor<'_>, code: u8, flag: u8) -> FastResult<Val
 #[inline]
 fn boxed<T: Decode>(cur: &mut Cursor<'_>, wrap: fn(Box<T>) -> Value) -> FastResult<Value> {
     T::decode(cur).map(|v| wrap(Box::new(v)))
+}
+
+/// Decodes a structured element (one that holds further values) into its box, counting it as
+/// one nesting level: the depth is checked before recursing, so no input can overflow the
+/// stack.
+#[inline]
+fn nested<T: Decode>(cur: &mut Cursor<'_>, wrap: fn(Box<T>) -> Value) -> FastResult<Value> {
+    cur.enter()?;
+    let v = T::decode(cur)?;
+    cur.leave();
+    Ok(wrap(Box::new(v)))
 }
 
 /// The Marker's 1-byte value, which must be 0x00.
@@ -496,8 +521,8 @@ async fn read_values_slow<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
     what: &'static str,
 ) -> Result<Vec<Value>, DecodeError> {
-    let n = buf.read_count(what).await?;
     buf.enter()?;
+    let n = buf.read_count(what).await?;
     let mut v = Vec::with_capacity(n.min(1024));
     for _ in 0..n {
         v.push(buf.read::<Value>().await?);
@@ -509,8 +534,8 @@ async fn read_values_slow<R: AsyncRead + Unpin + Send>(
 pub(crate) async fn read_entries_slow<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
 ) -> Result<Vec<(Value, Value)>, DecodeError> {
-    let n = buf.read_count("Map").await?;
     buf.enter()?;
+    let n = buf.read_count("Map").await?;
     let mut v = Vec::with_capacity(n.min(1024));
     for _ in 0..n {
         let k = buf.read::<Value>().await?;
@@ -522,74 +547,126 @@ pub(crate) async fn read_entries_slow<R: AsyncRead + Unpin + Send>(
 }
 
 /// Slow path: a fully-qualified value read piece by piece; every piece re-enters the fast path.
+///
+/// Each nesting level costs one boxed future here and one in [`read_body_slow`], so that the
+/// stack used while polling a deeply nested value stays small per level (the frame of this
+/// future's `poll` holds only the header read and a pointer); the depth limit bounds the
+/// number of levels.
 pub(crate) fn read_value_slow<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
-) -> BoxFuture<'_, Result<Value, DecodeError>> {
-    Box::pin(async move {
-        let (code, flag) = match buf
+) -> GrowStack<BoxFuture<'_, Result<Value, DecodeError>>> {
+    GrowStack(Box::pin(async move {
+        match buf
             .read_with(read_header, "type code and value flag")
             .await?
         {
-            Header::Null(code) => return Ok(Value::Null(code)),
-            Header::Value(code, flag) => (code, flag),
+            Header::Null(code) => Ok(Value::Null(code)),
+            Header::Value(code, flag) => read_body_slow(buf, code, flag).await,
+        }
+    }))
+}
+
+/// A future polled on a fresh stack segment when the current stack runs low (the slow-path
+/// counterpart of [`decode_structured`]'s [`stacker::maybe_grow`]): polling a value nested
+/// `n` deep polls `n` futures inside one another.
+pub(crate) struct GrowStack<F>(F);
+
+impl<F: Future + Unpin> Future for GrowStack<F> {
+    type Output = F::Output;
+    fn poll(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        let inner = &mut self.0;
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || Pin::new(inner).poll(cx))
+    }
+}
+
+/// Reads a structured element (one that holds further values) on the slow path, counting it
+/// as one nesting level.
+async fn nested_slow<R: AsyncRead + Unpin + Send, T: Decode>(
+    buf: &mut ReadBuffer<R>,
+) -> Result<Box<T>, DecodeError> {
+    buf.enter()?;
+    let v = T::decode_slow(buf).await?;
+    buf.leave();
+    Ok(Box::new(v))
+}
+
+/// Slow path: the value after its header. Every arm is its own boxed future, so no arm's
+/// state or temporaries weigh on the stack of another (which matters for deep nesting in
+/// unoptimized builds).
+fn read_body_slow<R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+    code: u8,
+    flag: u8,
+) -> BoxFuture<'_, Result<Value, DecodeError>> {
+    macro_rules! arm {
+        ($e:expr) => {
+            Box::pin(async move { Ok($e) })
         };
-        Ok(match code {
-            codes::INT => Value::Int(buf.read().await?),
-            codes::LONG => Value::Long(buf.read().await?),
-            codes::STRING => Value::String(buf.read().await?),
-            codes::DATETIME => Value::DateTime(buf.read().await?),
-            codes::DOUBLE => Value::Double(buf.read().await?),
-            codes::FLOAT => Value::Float(buf.read().await?),
-            codes::LIST if flag == 0x02 => {
-                let n = buf.read_count("List").await?;
-                buf.enter()?;
-                let mut v = Vec::with_capacity(n.min(1024));
-                for _ in 0..n {
-                    let item = buf.read::<Value>().await?;
-                    let bulk = buf.read::<i64>().await?;
-                    v.push((item, bulk));
-                }
-                buf.leave();
-                Value::BulkList(v)
+    }
+    match code {
+        codes::INT => arm!(Value::Int(buf.read().await?)),
+        codes::LONG => arm!(Value::Long(buf.read().await?)),
+        codes::STRING => arm!(Value::String(buf.read().await?)),
+        codes::DATETIME => arm!(Value::DateTime(buf.read().await?)),
+        codes::DOUBLE => arm!(Value::Double(buf.read().await?)),
+        codes::FLOAT => arm!(Value::Float(buf.read().await?)),
+        codes::LIST if flag == 0x02 => arm!({
+            buf.enter()?;
+            let n = buf.read_count("List").await?;
+            let mut v = Vec::with_capacity(n.min(1024));
+            for _ in 0..n {
+                let item = buf.read::<Value>().await?;
+                let bulk = buf.read::<i64>().await?;
+                v.push((item, bulk));
             }
-            codes::LIST => Value::List(read_values_slow(buf, "List").await?),
-            codes::MAP if flag == 0x02 => Value::OrderedMap(read_entries_slow(buf).await?),
-            codes::MAP => Value::Map(read_entries_slow(buf).await?),
-            codes::SET => Value::Set(read_values_slow(buf, "Set").await?),
-            codes::UUID => Value::Uuid(buf.read().await?),
-            codes::EDGE => Value::Edge(Box::new(Edge::decode_slow(buf).await?)),
-            codes::PATH => Value::Path(Box::new(Path::decode_slow(buf).await?)),
-            codes::PROPERTY => Value::Property(Box::new(Property::decode_slow(buf).await?)),
-            codes::GRAPH => Value::Graph(Box::new(Graph::decode_slow(buf).await?)),
-            codes::VERTEX => Value::Vertex(Box::new(Vertex::decode_slow(buf).await?)),
-            codes::VERTEX_PROPERTY => {
-                Value::VertexProperty(Box::new(VertexProperty::decode_slow(buf).await?))
-            }
-            codes::DIRECTION => Value::Direction(buf.read().await?),
-            codes::T => Value::T(buf.read().await?),
-            codes::BIG_DECIMAL => Value::BigDecimal(Box::new(buf.read().await?)),
-            codes::BIG_INTEGER => Value::BigInteger(buf.read().await?),
-            codes::BYTE => Value::Byte(buf.read().await?),
-            codes::BINARY => Value::Binary(buf.read_len_prefixed("Binary").await?),
-            codes::SHORT => Value::Short(buf.read().await?),
-            codes::BOOLEAN => Value::Boolean(buf.read().await?),
-            codes::TREE => Value::Tree(Tree::decode_slow(buf).await?),
-            codes::MERGE => Value::Merge(buf.read().await?),
-            codes::COMPOSITE_PDT => {
-                Value::CompositePdt(Box::new(CompositePdt::decode_slow(buf).await?))
-            }
-            codes::PRIMITIVE_PDT => {
-                Value::PrimitivePdt(Box::new(PrimitivePdt::decode_slow(buf).await?))
-            }
-            codes::MARKER => {
-                buf.read_with(decode_marker_value, "Marker").await?;
-                Value::Marker
-            }
-            codes::CHAR => Value::Char(buf.read().await?),
-            codes::DURATION => Value::Duration(buf.read().await?),
-            other => return Err(buf.error(ErrorKind::UnknownTypeCode { code: other })),
-        })
-    })
+            buf.leave();
+            Value::BulkList(v)
+        }),
+        codes::LIST => arm!(Value::List(read_values_slow(buf, "List").await?)),
+        codes::MAP if flag == 0x02 => arm!(Value::OrderedMap(read_entries_slow(buf).await?)),
+        codes::MAP => arm!(Value::Map(read_entries_slow(buf).await?)),
+        codes::SET => arm!(Value::Set(read_values_slow(buf, "Set").await?)),
+        codes::UUID => arm!(Value::Uuid(buf.read().await?)),
+        codes::EDGE => arm!(Value::Edge(nested_slow(buf).await?)),
+        codes::PATH => arm!(Value::Path(nested_slow(buf).await?)),
+        codes::PROPERTY => arm!(Value::Property(nested_slow(buf).await?)),
+        codes::GRAPH => arm!(Value::Graph(Box::new(Graph::decode_slow(buf).await?))),
+        codes::VERTEX => arm!(Value::Vertex(nested_slow(buf).await?)),
+        codes::VERTEX_PROPERTY => arm!(Value::VertexProperty(nested_slow(buf).await?)),
+        codes::DIRECTION => arm!(Value::Direction(buf.read().await?)),
+        codes::T => arm!(Value::T(buf.read().await?)),
+        codes::BIG_DECIMAL => arm!(Value::BigDecimal(Box::new(buf.read().await?))),
+        codes::BIG_INTEGER => arm!(Value::BigInteger(buf.read().await?)),
+        codes::BYTE => arm!(Value::Byte(buf.read().await?)),
+        codes::BINARY => arm!(Value::Binary(buf.read_len_prefixed("Binary").await?)),
+        codes::SHORT => arm!(Value::Short(buf.read().await?)),
+        codes::BOOLEAN => arm!(Value::Boolean(buf.read().await?)),
+        codes::TREE => arm!(Value::Tree(Tree::decode_slow(buf).await?)),
+        codes::MERGE => arm!(Value::Merge(buf.read().await?)),
+        codes::COMPOSITE_PDT => {
+            arm!(Value::CompositePdt(Box::new(
+                CompositePdt::decode_slow(buf).await?
+            )))
+        }
+        codes::PRIMITIVE_PDT => {
+            arm!(Value::PrimitivePdt(Box::new(
+                PrimitivePdt::decode_slow(buf).await?
+            )))
+        }
+        codes::MARKER => arm!({
+            buf.read_with(decode_marker_value, "Marker").await?;
+            Value::Marker
+        }),
+        codes::CHAR => arm!(Value::Char(buf.read().await?)),
+        codes::DURATION => arm!(Value::Duration(buf.read().await?)),
+        other => {
+            let e = buf.error(ErrorKind::UnknownTypeCode { code: other });
+            Box::pin(async move { Err(e) })
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

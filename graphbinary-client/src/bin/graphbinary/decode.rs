@@ -21,6 +21,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use futures::StreamExt;
+use graphbinary_client::error::one_line;
 use graphbinary_client::graphson::{write_graphson, write_graphson_traverser};
 use graphbinary_client::model::Value;
 use graphbinary_client::response::{read_response, ChunkedReader, ReadOptions, ResponseError};
@@ -167,7 +168,9 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
         let mut buf = ReadBuffer::with_capacity(opts.capacity, input).with_limits(opts.limits);
         let v = graphbinary_client::response::read_value(&mut buf)
             .await
-            .map_err(|e| Failure::Input(format!("malformed GraphBinary value: {e}")))?;
+            .map_err(|e| {
+                Failure::Input(format!("malformed GraphBinary value: {}", one_line(&e)))
+            })?;
         match buf.is_at_end().await {
             Ok(true) => {}
             Ok(false) => {
@@ -176,7 +179,12 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
                     buf.offset()
                 )))
             }
-            Err(e) => return Err(Failure::Input(format!("malformed GraphBinary value: {e}"))),
+            Err(e) => {
+                return Err(Failure::Input(format!(
+                    "malformed GraphBinary value: {}",
+                    one_line(&e)
+                )))
+            }
         }
         printer.print(&v, 1).map_err(io_failure)?;
         Ok(())
@@ -187,7 +195,7 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
             match r {
                 Ok(t) => printer.print(&t.value, t.bulk).map_err(io_failure)?,
                 Err(ResponseError::Server(se)) => outcome = Err(Failure::Status(se)),
-                Err(e @ ResponseError::Decode(_)) => outcome = Err(Failure::Input(e.to_string())),
+                Err(e @ ResponseError::Decode(_)) => outcome = Err(Failure::Input(one_line(&e))),
             }
         }
         outcome
