@@ -43,8 +43,25 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // Decoding nests one group of stack frames per nesting level; a large stack keeps the
+    // configured depth limit (not the stack) the bound, in every build profile.
     match cli.command {
-        Command::Decode(args) => decode::run(args),
-        Command::Query(args) => query::run(args),
+        Command::Decode(args) => on_large_stack("graphbinary-decode", move || decode::run(args)),
+        Command::Query(args) => on_large_stack("graphbinary-query", move || query::run(args)),
+    }
+}
+
+/// Runs `f` on a thread with a 256 MiB stack and returns its exit code.
+fn on_large_stack(name: &str, f: impl FnOnce() -> ExitCode + Send + 'static) -> ExitCode {
+    match std::thread::Builder::new()
+        .name(name.into())
+        .stack_size(256 << 20)
+        .spawn(f)
+    {
+        Ok(h) => h.join().unwrap_or(ExitCode::from(1)),
+        Err(e) => {
+            eprintln!("graphbinary: cannot start: {e}");
+            ExitCode::from(1)
+        }
     }
 }

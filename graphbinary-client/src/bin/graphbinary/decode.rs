@@ -205,7 +205,7 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
     result
 }
 
-fn run_on_this_thread(args: DecodeArgs) -> ExitCode {
+pub fn run(args: DecodeArgs) -> ExitCode {
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -231,24 +231,6 @@ fn run_on_this_thread(args: DecodeArgs) -> ExitCode {
             eprintln!("message: {}", se.message.as_deref().unwrap_or("null"));
             eprintln!("exception: {}", se.exception.as_deref().unwrap_or("null"));
             ExitCode::from(2)
-        }
-    }
-}
-
-/// Runs `graphbinary decode`.
-///
-/// Decoding nests one group of stack frames per nesting level; a large stack keeps the
-/// configured depth limit (not the stack) the bound, in every build profile.
-pub fn run(args: DecodeArgs) -> ExitCode {
-    match std::thread::Builder::new()
-        .name("graphbinary-decode".into())
-        .stack_size(256 << 20)
-        .spawn(move || run_on_this_thread(args))
-    {
-        Ok(h) => h.join().unwrap_or(ExitCode::from(1)),
-        Err(e) => {
-            eprintln!("graphbinary: cannot start: {e}");
-            ExitCode::from(1)
         }
     }
 }

@@ -56,25 +56,7 @@ pub struct QueryArgs {
     pub gremlin: String,
 }
 
-/// Runs the subcommand; errors are printed to stderr.
-///
-/// Like `decode`, on a thread with a large stack, so that the decoder's depth limit (not the
-/// stack) bounds how deeply nested a result may be.
 pub fn run(args: QueryArgs) -> ExitCode {
-    match std::thread::Builder::new()
-        .name("graphbinary-query".into())
-        .stack_size(256 << 20)
-        .spawn(move || run_on_this_thread(args))
-    {
-        Ok(h) => h.join().unwrap_or(ExitCode::from(1)),
-        Err(e) => {
-            eprintln!("graphbinary: cannot start: {e}");
-            ExitCode::from(1)
-        }
-    }
-}
-
-fn run_on_this_thread(args: QueryArgs) -> ExitCode {
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
