@@ -17,14 +17,14 @@ fn body(n: usize) -> Vec<u8> {
     for i in 0..n {
         let vp = |id: i64, label: &Arc<str>, value: Value| VertexProperty {
             id: Value::Long(id),
-            label: vec![label.clone()],
+            label: vec![label.clone()].into(),
             value,
             parent: Value::Null(0xfe),
             properties: Some(vec![]),
         };
         let v = Vertex {
             id: Value::Long(i as i64),
-            label: vec![person.clone()],
+            label: vec![person.clone()].into(),
             properties: Some(vec![
                 vp(2 * i as i64, &name, Value::String(format!("person-{i}"))),
                 vp(2 * i as i64 + 1, &age, Value::Int((i % 90) as i32)),

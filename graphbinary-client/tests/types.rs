@@ -152,7 +152,7 @@ fn big_decimals_render_like_java() {
 fn vp(id: i64, key: &str, value: Value) -> VertexProperty {
     VertexProperty {
         id: Value::Long(id),
-        label: vec![Arc::from(key)],
+        label: vec![Arc::from(key)].into(),
         value,
         parent: Value::Null(0xfe),
         properties: Some(vec![Property {
@@ -168,16 +168,16 @@ fn graphs_link_edge_vertex_labels_and_write_them_as_null() {
     let person: Arc<str> = Arc::from("person");
     let v = |id| Vertex {
         id: Value::Int(id),
-        label: vec![person.clone()],
+        label: vec![person.clone()].into(),
         properties: Some(vec![vp(id as i64 * 10, "name", Value::from("x"))]),
     };
     let e = Edge {
         id: Value::Int(7),
-        label: vec![Arc::from("knows")],
+        label: vec![Arc::from("knows")].into(),
         in_v_id: Value::Int(2),
-        in_v_label: vec![person.clone()],
+        in_v_label: vec![person.clone()].into(),
         out_v_id: Value::Int(1),
-        out_v_label: vec![person.clone()],
+        out_v_label: vec![person.clone()].into(),
         parent: Value::Null(0xfe),
         properties: Some(vec![]),
     };
@@ -228,7 +228,7 @@ fn element_text_forms() {
     assert_eq!(p.to_string(), "p[weight->0.5]");
     let vx = Value::Vertex(Box::new(Vertex {
         id: Value::Long(1),
-        label: vec![],
+        label: vec![].into(),
         properties: None,
     }));
     assert_eq!(vx.to_string(), "v[1]");

@@ -255,11 +255,13 @@ impl<'a> Cursor<'a> {
     /// one is attached (labels and property keys repeat across results).
     #[inline]
     pub fn read_interned_str(&mut self) -> FastResult<Arc<str>> {
-        let s = self.read_str()?;
-        Ok(match self.interner.as_deref_mut() {
-            Some(i) => i.intern(s),
-            None => Arc::from(s),
-        })
+        let start = self.offset();
+        let bytes = self.read_len_prefixed("String")?;
+        let s = match self.interner.as_deref_mut() {
+            Some(i) => i.intern_utf8(bytes),
+            None => std::str::from_utf8(bytes).map(Arc::from),
+        };
+        s.map_err(|_| self.error_at(start, ErrorKind::InvalidUtf8 { what: "String" }))
     }
 
     /// Reads a single UTF-8 encoded character (GraphBinary Char, 1 to 4 bytes).

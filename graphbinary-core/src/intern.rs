@@ -4,8 +4,10 @@
 //! Interning them hands out one shared `Arc<str>` per distinct string instead of allocating
 //! each occurrence, which is most of the allocation cost of decoding graph elements.
 
+use std::borrow::Borrow;
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::str::Utf8Error;
 use std::sync::Arc;
 
 /// Strings longer than this are never interned (they are unlikely to repeat).
@@ -17,7 +19,30 @@ pub const MAX_INTERNED_ENTRIES: usize = 4096;
 /// Interns short strings as shared `Arc<str>`, bounded in size.
 #[derive(Debug, Default, Clone)]
 pub struct Interner {
-    set: HashSet<Arc<str>, BuildHasherDefault<WordHasher>>,
+    set: HashSet<Key, BuildHasherDefault<WordHasher>>,
+}
+
+/// An interned string, found by its bytes, so that a hit needs no UTF-8 validation.
+#[derive(Debug, Clone)]
+struct Key(Arc<str>);
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_bytes() == other.0.as_bytes()
+    }
+}
+impl Eq for Key {}
+impl Hash for Key {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.as_bytes().hash(state)
+    }
+}
+impl Borrow<[u8]> for Key {
+    #[inline]
+    fn borrow(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
 }
 
 /// A fast non-cryptographic hasher for the short strings the interner holds (a word-at-a-time
@@ -76,12 +101,37 @@ impl Interner {
         if s.len() > MAX_INTERNED_LEN {
             return Arc::from(s);
         }
-        if let Some(a) = self.set.get(s) {
-            return a.clone();
+        if let Some(k) = self.set.get(s.as_bytes()) {
+            return k.0.clone();
         }
+        self.insert(s)
+    }
+
+    /// Like [`Interner::intern`] for bytes that should be UTF-8: bytes equal to a held string
+    /// return it without validation (a held string is valid UTF-8); other bytes are validated.
+    ///
+    /// ```
+    /// let mut i = graphbinary_core::Interner::new();
+    /// let a = i.intern_utf8(b"person").unwrap();
+    /// assert!(std::sync::Arc::ptr_eq(&a, &i.intern_utf8(b"person").unwrap()));
+    /// assert!(i.intern_utf8(&[0xff]).is_err());
+    /// ```
+    #[inline]
+    pub fn intern_utf8(&mut self, bytes: &[u8]) -> Result<Arc<str>, Utf8Error> {
+        if bytes.len() > MAX_INTERNED_LEN {
+            return std::str::from_utf8(bytes).map(Arc::from);
+        }
+        if let Some(k) = self.set.get(bytes) {
+            return Ok(k.0.clone());
+        }
+        Ok(self.insert(std::str::from_utf8(bytes)?))
+    }
+
+    /// Allocates `s` and keeps it when there is room (`s` is short and not held yet).
+    fn insert(&mut self, s: &str) -> Arc<str> {
         let a: Arc<str> = Arc::from(s);
         if self.set.len() < MAX_INTERNED_ENTRIES {
-            self.set.insert(a.clone());
+            self.set.insert(Key(a.clone()));
         }
         a
     }

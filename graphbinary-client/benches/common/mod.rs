@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::StreamExt;
-use graphbinary_client::model::{Edge, Path, Value, Vertex, VertexProperty, T};
+use graphbinary_client::model::{Edge, Labels, Path, Value, Vertex, VertexProperty, T};
 use graphbinary_client::response::{read_response, ReadOptions};
 use graphbinary_core::{Cursor, Decode, Fq, FqEncode, Interner, Set};
 use tokio::io::{AsyncRead, ReadBuf};
@@ -108,8 +108,8 @@ fn name(rng: &mut Rng) -> String {
     format!("{n}-{}", rng.below(100_000))
 }
 
-fn labels(s: &str) -> Vec<Arc<str>> {
-    vec![Arc::from(s)]
+fn labels(s: &str) -> Labels {
+    Labels::from(Arc::<str>::from(s))
 }
 
 fn vertex_property(id: i64, key: &str, value: Value) -> VertexProperty {

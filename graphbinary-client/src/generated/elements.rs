@@ -6,6 +6,7 @@
 //! `crate::model`.
 
 use crate::model::BigInteger;
+use crate::model::Labels;
 use crate::model::Value;
 use graphbinary_core::Set;
 use std::sync::Arc;
@@ -37,15 +38,15 @@ pub struct Edge {
     /// Edge id (fully-qualified value).
     pub id: Value,
     /// Edge labels (`List {value}` of Strings).
-    pub label: Vec<Arc<str>>,
+    pub label: Labels,
     /// Id of the incoming (head) vertex (fully-qualified value).
     pub in_v_id: Value,
     /// Labels of the incoming vertex (`List {value}` of Strings).
-    pub in_v_label: Vec<Arc<str>>,
+    pub in_v_label: Labels,
     /// Id of the outgoing (tail) vertex (fully-qualified value).
     pub out_v_id: Value,
     /// Labels of the outgoing vertex (`List {value}` of Strings).
-    pub out_v_label: Vec<Arc<str>>,
+    pub out_v_label: Labels,
     /// Parent vertex (fully-qualified value); TinkerPop always sends null (`FE 01`).
     pub parent: Value,
     /// Edge properties: a fully-qualified List of Property, or null.
@@ -90,7 +91,7 @@ pub struct Vertex {
     /// Vertex id (fully-qualified value).
     pub id: Value,
     /// Vertex labels (`List {value}` of Strings).
-    pub label: Vec<Arc<str>>,
+    pub label: Labels,
     /// Vertex properties: a fully-qualified List of VertexProperty, or null.
     #[graphbinary(fq, nullable)]
     pub properties: Option<Vec<VertexProperty>>,
@@ -105,7 +106,7 @@ pub struct VertexProperty {
     /// Vertex property id (fully-qualified value).
     pub id: Value,
     /// Labels, i.e. the property key (`List {value}` of Strings).
-    pub label: Vec<Arc<str>>,
+    pub label: Labels,
     /// Property value (fully-qualified value).
     pub value: Value,
     /// Parent vertex (fully-qualified value); TinkerPop always sends null (`FE 01`).

@@ -11,6 +11,7 @@
 //! [`FqDecode`]: graphbinary_core::FqDecode
 //! [`FqEncode`]: graphbinary_core::FqEncode
 
+mod labels;
 mod pdt;
 mod scalars;
 mod structure;
@@ -20,6 +21,7 @@ pub use crate::generated::{
     BigDecimal, DateTime, Direction, Duration, Edge, Merge, Path, Property, Vertex, VertexProperty,
     T,
 };
+pub use labels::Labels;
 pub use pdt::{CompositePdt, PdtError, PdtRegistry, PrimitivePdt};
 pub use scalars::BigInteger;
 pub use structure::{Graph, Tree};

@@ -15,7 +15,7 @@ use graphbinary_core::{
 use tokio::io::AsyncRead;
 
 use super::codes;
-use super::{Edge, Property, Value, Vertex, VertexProperty};
+use super::{Edge, Labels, Property, Value, Vertex, VertexProperty};
 
 /// A graph (Graph, 0x10): all its vertices and edges.
 ///
@@ -71,9 +71,9 @@ fn decode_properties(cur: &mut Cursor<'_>) -> FastResult<Vec<Property>> {
 }
 
 /// The Graph form's vertex labels of an edge: null (the usual) or a List of Strings.
-fn labels_from_value(v: Value, at: u64) -> Result<Vec<Arc<str>>, DecodeError> {
+fn labels_from_value(v: Value, at: u64) -> Result<Labels, DecodeError> {
     match v {
-        Value::Null(_) => Ok(Vec::new()),
+        Value::Null(_) => Ok(Labels::default()),
         Value::List(items) => items
             .into_iter()
             .map(|i| match i {

@@ -237,6 +237,7 @@ pub const KNOWN_RUST_TYPES: &[(&str, Option<&str>)] = &[
     ("Set", Some("graphbinary_core::Set")),
     ("Value", Some("crate::model::Value")),
     ("BigInteger", Some("crate::model::BigInteger")),
+    ("Labels", Some("crate::model::Labels")),
 ];
 
 /// Derives a spec entry may add.
