@@ -101,7 +101,7 @@ fn input() -> (Vec<u8>, Vec<(Value, i64)>) {
         Value::Map(vec![(Value::String("k".into()), Value::Double(f64::NAN))]),
         Value::Vertex(Box::new(Vertex {
             id: Value::Long(7),
-            label: vec!["person".into()],
+            label: vec![std::sync::Arc::<str>::from("person")].into(),
             properties: None,
         })),
         Value::Null(0xfe),

@@ -9,8 +9,8 @@ use std::task::{Context, Poll};
 
 use futures::StreamExt;
 use graphbinary_client::model::{
-    BigDecimal, BigInteger, CompositePdt, DateTime, Direction, Duration, Edge, Graph, Merge, Path,
-    PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
+    BigDecimal, BigInteger, CompositePdt, DateTime, Direction, Duration, Edge, Graph, Labels,
+    Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
 use graphbinary_core::{ErrorKind, ReadBuffer, Set};
@@ -64,8 +64,13 @@ fn label() -> impl Strategy<Value = Arc<str>> {
     prop_oneof![Just("person"), Just("knows"), Just("name"), Just("ü∂")].prop_map(Arc::from)
 }
 
-fn labels() -> impl Strategy<Value = Vec<Arc<str>>> {
+fn label_list() -> impl Strategy<Value = Vec<Arc<str>>> {
     prop::collection::vec(label(), 0..3)
+}
+
+/// An element's labels (held inline when there is one).
+fn labels() -> impl Strategy<Value = Labels> {
+    label_list().prop_map(Labels::from)
 }
 
 fn leaf() -> impl Strategy<Value = Value> {
@@ -194,7 +199,10 @@ fn value() -> impl Strategy<Value = Value> {
             pairs.prop_map(Value::OrderedMap),
             items.clone().prop_map(Value::Set),
             edge(inner.clone()).prop_map(|e| Value::Edge(Box::new(e))),
-            (prop::collection::vec(labels().prop_map(Set), 0..3), items)
+            (
+                prop::collection::vec(label_list().prop_map(Set), 0..3),
+                items
+            )
                 .prop_map(|(labels, objects)| Value::Path(Box::new(Path { labels, objects }))),
             property(inner.clone()).prop_map(|p| Value::Property(Box::new(p))),
             (
