@@ -3,8 +3,9 @@
 //! Steps: `cargo xtask regen --check`, `cargo fmt --check`,
 //! `cargo clippy -D warnings`, then `cargo test --workspace` with `GREMLIN_URL` pointing at a
 //! real Gremlin Server (modern dataset) that is started for the tests and stopped afterwards,
-//! whatever they do. All steps run even after a failure; a summary follows; the exit status is
-//! non-zero if any step failed.
+//! whatever they do, then a 60 s run of each fuzz target when cargo-fuzz is installed. All
+//! steps run even after a failure; a summary follows; the exit status is non-zero if any step
+//! failed.
 
 use std::process::Command;
 use std::time::Instant;
@@ -18,7 +19,8 @@ const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N]
 
 Runs regen --check, fmt --check, clippy -D warnings, and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
-already answers there with the modern graph is reused).
+already answers there with the modern graph is reused), then a 60 s run of each fuzz target
+when cargo-fuzz is installed.
 
   --no-server  run the tests without a server (GREMLIN_URL unset: end-to-end tests skip)
   --port N     server port (default 8182, or GREMLIN_SERVER_PORT)";
