@@ -11,44 +11,58 @@ use std::fmt;
 ///
 /// The offset counts every byte consumed from the underlying reader since the
 /// [`ReadBuffer`](crate::ReadBuffer) was created (for a response body: from its first byte).
+///
+/// It is one pointer wide (the details are boxed), so that results carrying it stay small on
+/// the hot path where errors never happen.
+pub struct DecodeError(Box<Inner>);
+
 #[derive(Debug)]
-pub struct DecodeError {
+struct Inner {
     offset: u64,
     kind: ErrorKind,
 }
 
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DecodeError")
+            .field("offset", &self.0.offset)
+            .field("kind", &self.0.kind)
+            .finish()
+    }
+}
+
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "at byte {}: {}", self.offset, self.kind)
+        write!(f, "at byte {}: {}", self.0.offset, self.0.kind)
     }
 }
 
 /// The kind is already part of the message; the source is what caused the kind (an I/O error).
 impl std::error::Error for DecodeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(&self.kind)
+        std::error::Error::source(&self.0.kind)
     }
 }
 
 impl DecodeError {
     /// An error of `kind` at absolute byte `offset`.
     pub fn new(offset: u64, kind: ErrorKind) -> Self {
-        Self { offset, kind }
+        Self(Box::new(Inner { offset, kind }))
     }
 
     /// The absolute byte offset (from the start of the stream) where the error was found.
     pub fn offset(&self) -> u64 {
-        self.offset
+        self.0.offset
     }
 
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.0.kind
     }
 
     /// Consumes the error, returning what went wrong.
     pub fn into_kind(self) -> ErrorKind {
-        self.kind
+        self.0.kind
     }
 }
 
