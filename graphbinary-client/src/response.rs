@@ -132,7 +132,7 @@ pub enum ResponseError {
     Decode(#[from] DecodeError),
     /// The server's status was not 200. Results before it were yielded.
     #[error(transparent)]
-    Server(#[from] ServerError),
+    Server(Box<ServerError>),
 }
 
 impl ResponseError {
@@ -259,17 +259,13 @@ fn read_marker(cur: &mut Cursor<'_>) -> FastResult<()> {
     crate::model::decode_marker_value(cur)
 }
 
-/// Fast path: one result (value and bulk) or the marker.
+/// Fast path: one result (value and bulk).
 #[inline]
-fn read_item(cur: &mut Cursor<'_>, bulked: bool) -> FastResult<Step> {
-    if cur.peek_u8()? == codes::MARKER {
-        read_marker(cur)?;
-        return Ok(Step::Marker);
-    }
+fn read_traverser(cur: &mut Cursor<'_>, bulked: bool) -> FastResult<Traverser> {
     let value = Value::decode(cur)?;
     // Gremlin Server 4.0.0-beta.3 writes each bulk fully qualified: `02 00 {8 bytes}`.
     let bulk = if bulked { Fq::<i64>::decode(cur)?.0 } else { 1 };
-    Ok(Step::Item(Traverser { value, bulk }))
+    Ok(Traverser { value, bulk })
 }
 
 async fn step_slow<R: AsyncRead + Unpin + Send>(
@@ -356,11 +352,13 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
                 if code == STATUS_OK {
                     Some(Poll::Ready(None))
                 } else {
-                    Some(Poll::Ready(Some(Err(ResponseError::Server(ServerError {
-                        code,
-                        message: s.message,
-                        exception: s.exception,
-                    })))))
+                    Some(Poll::Ready(Some(Err(ResponseError::Server(Box::new(
+                        ServerError {
+                            code,
+                            message: s.message,
+                            exception: s.exception,
+                        },
+                    ))))))
                 }
             }
         }
@@ -372,27 +370,35 @@ impl<R: AsyncRead + Unpin + Send + 'static> Stream for ResponseStream<R> {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
-        loop {
+        'step: loop {
             // Fast path: decode the next result from the buffered bytes in place, without
             // moving the buffer.
-            if let State::Idle(buf) = &mut this.state {
-                if this.phase == Phase::Results && buf.fast_path() {
-                    let bulked = this.bulked.unwrap_or(false);
-                    match buf.try_read_with(|c| read_item(c, bulked)) {
-                        Ok(Step::Item(t)) => return Poll::Ready(Some(Ok(t))),
-                        Ok(step) => {
-                            if let Some(out) = this.apply(step) {
-                                return out;
-                            }
-                            continue;
-                        }
-                        Err(FastError::Invalid(e)) => {
-                            this.state = State::Done;
-                            return Poll::Ready(Some(Err(e.into())));
-                        }
-                        Err(FastError::NeedMore(_)) => {}
-                    }
+            'fast: {
+                let State::Idle(buf) = &mut this.state else {
+                    break 'fast;
+                };
+                if this.phase != Phase::Results || !buf.fast_path() {
+                    break 'fast;
                 }
+                let bulked = this.bulked.unwrap_or(false);
+                let invalid = if buf.buffered().first() == Some(&codes::MARKER) {
+                    match buf.try_read_with(read_marker) {
+                        Ok(()) => {
+                            this.phase = Phase::Footer;
+                            continue 'step;
+                        }
+                        Err(FastError::Invalid(e)) => e,
+                        Err(FastError::NeedMore(_)) => break 'fast,
+                    }
+                } else {
+                    match buf.try_read_with(|c| read_traverser(c, bulked)) {
+                        Ok(t) => return Poll::Ready(Some(Ok(t))),
+                        Err(FastError::Invalid(e)) => e,
+                        Err(FastError::NeedMore(_)) => break 'fast,
+                    }
+                };
+                this.state = State::Done;
+                return Poll::Ready(Some(Err(invalid.into())));
             }
             match std::mem::replace(&mut this.state, State::Done) {
                 State::Done => return Poll::Ready(None),

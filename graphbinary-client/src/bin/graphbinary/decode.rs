@@ -194,7 +194,7 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
         while let Some(r) = results.next().await {
             match r {
                 Ok(t) => printer.print(&t.value, t.bulk).map_err(io_failure)?,
-                Err(ResponseError::Server(se)) => outcome = Err(Failure::Status(se)),
+                Err(ResponseError::Server(se)) => outcome = Err(Failure::Status(*se)),
                 Err(e @ ResponseError::Decode(_)) => outcome = Err(Failure::Input(one_line(&e))),
             }
         }
