@@ -204,6 +204,43 @@ impl<R> ReadBuffer<R> {
         self.try_read_with(T::decode)
     }
 
+    /// Fast path over a run of values: calls `f` again and again on one [`Cursor`] over the
+    /// buffered bytes. The bytes of each call that returns `Ok(true)` are consumed; `Ok(false)`
+    /// consumes what that call read and stops. [`FastError::NeedMore`] and errors stop too,
+    /// consuming nothing of the failed call (the bytes of the calls before it stay consumed),
+    /// with `NeedMore` counted from the first unconsumed byte.
+    ///
+    /// One cursor for the whole run: a sink such as a response reader pays the per-call setup
+    /// of [`ReadBuffer::try_read_with`] once per refill instead of once per value.
+    pub fn try_read_each(
+        &mut self,
+        mut f: impl FnMut(&mut Cursor<'_>) -> FastResult<bool>,
+    ) -> FastResult<()> {
+        let mut cur = Cursor::with_depth(
+            &self.buf[self.start..self.end],
+            self.offset,
+            &self.limits,
+            self.depth,
+        )
+        .with_interner(&mut self.interner);
+        let mut done = 0;
+        let r = loop {
+            match f(&mut cur) {
+                Ok(true) => done = cur.position(),
+                Ok(false) => {
+                    done = cur.position();
+                    break Ok(());
+                }
+                Err(FastError::NeedMore(n)) => {
+                    break Err(FastError::NeedMore(n.saturating_sub(done)))
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        self.consume(done);
+        r
+    }
+
     /// Fast path: runs `f` over a [`Cursor`] on the buffered bytes, consuming what it read only
     /// on success. On [`FastError::NeedMore`] or an error nothing is consumed.
     #[inline]
@@ -346,6 +383,21 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
         Ok(())
     }
 
+    /// Refills until at least `min` bytes are buffered, then goes on reading while the reader
+    /// has bytes ready, up to the capacity: it never waits for more than `min`. For refilling
+    /// after [`FastError::NeedMore`]`(min)`, so that the values after the incomplete one are
+    /// buffered too. `min` above the capacity is an error as for [`ReadBuffer::fill_to`].
+    ///
+    /// # Cancel safety
+    /// Cancel safe, as [`ReadBuffer::fill_to`].
+    pub async fn fill_ahead(
+        &mut self,
+        min: usize,
+        expected: &'static str,
+    ) -> Result<(), DecodeError> {
+        self.fill_between(min, self.buf.len(), expected).await
+    }
+
     /// One [`ReadBuffer::fill`] if the reader has bytes ready now; `None` if it would wait.
     ///
     /// # Cancel safety
@@ -378,8 +430,8 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
     /// by `T`'s field-by-field slow path instead.
     ///
     /// Each refill waits for what the failed attempt needed and reads ahead, without waiting,
-    /// towards twice what it saw, so a value is decoded only a few times and is returned as
-    /// soon as its last byte has arrived.
+    /// whatever the reader has ready ([`ReadBuffer::fill_ahead`]), so a value is returned as
+    /// soon as its last byte has arrived and the values after it are likely buffered.
     ///
     /// # Cancel safety
     /// Cancel safe while the value fits in the buffer (nothing is consumed until it is
@@ -403,8 +455,7 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
                     if n > self.buf.len() {
                         return T::decode_slow(self).await;
                     }
-                    let want = n.max(avail.saturating_mul(2));
-                    self.fill_between(n, want, T::EXPECTED).await?;
+                    self.fill_ahead(n, T::EXPECTED).await?;
                 }
             }
         }

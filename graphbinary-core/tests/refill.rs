@@ -485,3 +485,103 @@ fn read_bytes_into_appends_after_existing_bytes_across_refills() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Runs of values (`try_read_each`) and reading ahead (`fill_ahead`)
+// ---------------------------------------------------------------------------------------------
+
+/// Three Ints and half of a fourth, buffered.
+fn three_and_a_half_ints() -> ReadBuffer<ScriptReader> {
+    let mut bytes = Vec::new();
+    for i in [1i32, 2, 3, 4] {
+        bytes.extend(i.to_be_bytes());
+    }
+    bytes.truncate(14);
+    let mut buf = ReadBuffer::new(ScriptReader::new(vec![bytes]));
+    block_on(buf.fill_to(14, "test bytes")).unwrap();
+    buf
+}
+
+#[test]
+fn a_run_consumes_every_complete_value_and_reports_need_more_from_the_first_unconsumed_byte() {
+    let mut buf = three_and_a_half_ints();
+    let mut seen = Vec::new();
+    let r = buf.try_read_each(|cur| {
+        seen.push(cur.read_i32()?);
+        Ok(true)
+    });
+    assert_eq!(seen, [1, 2, 3]);
+    assert!(
+        matches!(r, Err(graphbinary_core::FastError::NeedMore(4))),
+        "{r:?}"
+    );
+    assert_eq!(buf.offset(), 12);
+    assert_eq!(buf.buffered(), &[0, 0]);
+}
+
+#[test]
+fn a_run_stops_at_ok_false_consuming_what_that_call_read() {
+    let mut buf = three_and_a_half_ints();
+    let mut seen = Vec::new();
+    buf.try_read_each(|cur| {
+        let v = cur.read_i32()?;
+        seen.push(v);
+        Ok(v < 2)
+    })
+    .unwrap();
+    assert_eq!(seen, [1, 2]);
+    assert_eq!(buf.offset(), 8);
+}
+
+#[test]
+fn a_failed_call_consumes_nothing_of_its_own_and_names_its_absolute_offset() {
+    let mut buf = three_and_a_half_ints();
+    let r = buf.try_read_each(|cur| {
+        let v = cur.read_i32()?;
+        if v == 3 {
+            return Err(cur.error_at(
+                cur.offset() - 4,
+                graphbinary_core::ErrorKind::Invalid {
+                    what: "test",
+                    detail: "three".into(),
+                },
+            ));
+        }
+        Ok(true)
+    });
+    match r {
+        Err(graphbinary_core::FastError::Invalid(e)) => assert_eq!(e.offset(), 8),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        buf.offset(),
+        8,
+        "the two values before the bad one stay consumed"
+    );
+    assert_eq!(buf.buffered().len(), 6);
+}
+
+#[test]
+fn fill_ahead_reads_what_is_ready_but_never_waits_beyond_min() {
+    // Four 3-byte chunks are ready, then the reader stalls (Pending, nobody wakes it).
+    let chunks = (0..4).map(|i| vec![i; 3]).collect();
+    let mut buf = ReadBuffer::with_capacity(64, ScriptReader::new(chunks).end(End::Stall));
+    {
+        let mut fut = pin!(buf.fill_ahead(2, "two bytes"));
+        assert!(
+            matches!(poll_once(fut.as_mut()), Poll::Ready(Ok(()))),
+            "completes although the reader then stalls"
+        );
+    }
+    assert_eq!(buf.buffered().len(), 12, "every ready chunk was read");
+    assert_eq!(buf.get_ref().reads, 4);
+}
+
+#[test]
+fn fill_ahead_stops_at_the_capacity() {
+    let chunks = (0..10).map(|i| vec![i; 3]).collect();
+    let mut buf = ReadBuffer::with_capacity(8, ScriptReader::new(chunks));
+    block_on(buf.fill_ahead(1, "one byte")).unwrap();
+    assert_eq!(buf.buffered().len(), 8);
+    assert_eq!(buf.get_ref().remaining(), 30 - 8);
+}
