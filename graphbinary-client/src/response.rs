@@ -332,6 +332,98 @@ pub async fn read_value<R: AsyncRead + Unpin + Send>(
 }
 
 impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
+    /// Calls `f` with each remaining result, in order, until the response ends: the results
+    /// the stream would yield, for less work per result. All results already buffered are
+    /// decoded in one synchronous loop; it awaits only to refill.
+    ///
+    /// Returns `Ok(())` when the status is 200, otherwise the error the stream would yield
+    /// (the results before it were passed to `f`). Afterwards [`ResponseStream::status`]
+    /// holds the status, as when the stream has ended.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use graphbinary_client::response::{read_response, ReadOptions};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let body: &'static [u8] = &[
+    ///     0x84, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2a, 0x01, 0x00, 0x00, 0x00, 0x00, 0x07,
+    ///     0xfd, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc8, 0x01, 0x01,
+    /// ];
+    /// let mut sum = 0;
+    /// let mut results = read_response(body, ReadOptions::default());
+    /// results
+    ///     .for_each_result(|t| sum += t.value.as_i64().unwrap() * t.bulk)
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(sum, 49);
+    /// # });
+    /// ```
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future between results loses none; the stream can go on
+    /// where `f` was last called (as [`futures::StreamExt::next`]).
+    pub async fn for_each_result(
+        &mut self,
+        mut f: impl FnMut(Traverser),
+    ) -> Result<(), ResponseError> {
+        loop {
+            if let Some(need) = self.drain_buffered(&mut f)? {
+                // Refill in place and go on; the stream's own step (below) handles the rest:
+                // a value larger than the buffer, the end of the input, the footer.
+                if let State::Idle(buf) = &mut self.state {
+                    if need <= buf.capacity() {
+                        match buf.fill_ahead(need, "a result").await {
+                            Ok(()) => continue,
+                            Err(e) if !matches!(e.kind(), ErrorKind::UnexpectedEof { .. }) => {
+                                self.state = State::Done;
+                                return Err(e.into());
+                            }
+                            // The stream's step names the field that was cut short.
+                            Err(_) => {}
+                        }
+                    }
+                }
+            }
+            match futures::StreamExt::next(self).await {
+                Some(Ok(t)) => f(t),
+                Some(Err(e)) => return Err(e),
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// Passes every result that is wholly buffered to `f`, stopping before the marker, an
+    /// incomplete result (returning how many bytes it needs at least) or an invalid one
+    /// (returning the error).
+    fn drain_buffered(
+        &mut self,
+        f: &mut impl FnMut(Traverser),
+    ) -> Result<Option<usize>, ResponseError> {
+        let State::Idle(buf) = &mut self.state else {
+            return Ok(None);
+        };
+        if self.phase != Phase::Results || !buf.fast_path() {
+            return Ok(None);
+        }
+        let bulked = self.bulked.unwrap_or(false);
+        let run = buf.try_read_each(|cur| {
+            if cur.peek_u8()? == codes::MARKER {
+                return Ok(false);
+            }
+            f(read_traverser(cur, bulked)?);
+            Ok(true)
+        });
+        match run {
+            Ok(()) => Ok(None),
+            Err(FastError::NeedMore(n)) => Ok(Some(n)),
+            Err(FastError::Invalid(e)) => {
+                self.state = State::Done;
+                Err(e.into())
+            }
+        }
+    }
+
     /// Applies one step; returns what to yield, if anything.
     fn apply(&mut self, step: Step) -> Option<Poll<Option<Result<Traverser, ResponseError>>>> {
         match step {

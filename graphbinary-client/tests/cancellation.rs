@@ -10,7 +10,8 @@
 //!   alive (no task or future holds it), and a fresh stream on fresh input then reads
 //!   everything.
 //! * Dropping only the `next()` future (as `tokio::time::timeout` does when it elapses) loses
-//!   nothing: the stream keeps its in-flight read and resumes it on the next call.
+//!   nothing: the stream keeps its in-flight read and resumes it on the next call. The same
+//!   holds for a dropped `for_each_result()` future.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -278,6 +279,41 @@ async fn a_stream_dropped_after_a_timeout_releases_its_reader() {
         assert!(tokio::time::timeout(Duration::from_millis(5), s.next())
             .await
             .is_err());
+        drop(s);
+        assert_eq!(Arc::strong_count(&alive), 1);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_timed_out_for_each_result_loses_nothing_and_resumes() {
+    let (bytes, expected) = input();
+    for opts in ways() {
+        let alive = Arc::new(());
+        let mut s = read_response(
+            SlowReader::new(
+                bytes.clone(),
+                3,
+                Some(Duration::from_millis(10)),
+                alive.clone(),
+            ),
+            opts,
+        );
+        let mut items: Vec<Item> = Vec::new();
+        let mut timeouts = 0;
+        loop {
+            let run = s.for_each_result(|t| items.push(Ok(t)));
+            match tokio::time::timeout(Duration::from_millis(3), run).await {
+                Err(_elapsed) => timeouts += 1,
+                Ok(Ok(())) => break,
+                Ok(Err(e)) => {
+                    items.push(Err(e));
+                    break;
+                }
+            }
+        }
+        assert!(timeouts > 50, "timed out {timeouts} times");
+        check_complete(&items, &expected);
+        assert!(s.next().await.is_none());
         drop(s);
         assert_eq!(Arc::strong_count(&alive), 1);
     }

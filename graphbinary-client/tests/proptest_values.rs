@@ -355,3 +355,68 @@ proptest! {
         });
     }
 }
+
+/// What a response reader produced: each result's bytes and bulk, then the error, if any.
+type Outcome = (Vec<(Vec<u8>, i64)>, Option<String>);
+
+fn error_text(e: ResponseError) -> String {
+    format!("{:?} {e}", e.offset())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// `for_each_result` passes exactly the results the stream yields, then ends with the
+    /// same error (offset and message) or status: whole, cut anywhere, bulked or not, at
+    /// any capacity and chunking.
+    #[test]
+    fn for_each_result_agrees_with_the_stream(
+        values in prop::collection::vec(
+            value().prop_filter("a top-level Marker ends the results", |v| *v != Value::Marker),
+            0..4,
+        ),
+        bulked in any::<bool>(),
+        cut in any::<prop::sample::Index>(),
+        whole in any::<bool>(),
+        cap in capacity(),
+        sizes in chunk_sizes(),
+    ) {
+        prop_assume!(values.iter().all(|v| v.to_bytes().is_ok()));
+        let mut full = vec![0x84, u8::from(bulked)];
+        for (i, v) in values.iter().enumerate() {
+            full.extend(v.to_bytes().unwrap());
+            if bulked {
+                full.extend(Value::Long(i as i64 + 2).to_bytes().unwrap());
+            }
+        }
+        full.extend_from_slice(&[0xfd, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc8, 0x01, 0x01]);
+        let body = if whole { full.clone() } else { full[..cut.index(full.len())].to_vec() };
+        let opts = ReadOptions { capacity: cap, ..ReadOptions::default() };
+        let (streamed, visited): (Outcome, Outcome) = block_on(async {
+            let mut s = read_response(RandomChunks::new(body.clone(), sizes.clone()), opts);
+            let mut got = Vec::new();
+            let mut err = None;
+            while let Some(r) = s.next().await {
+                match r {
+                    Ok(t) => got.push((t.value.to_bytes().unwrap(), t.bulk)),
+                    Err(e) => err = Some(error_text(e)),
+                }
+            }
+            let streamed = (got, err);
+            let mut s = read_response(RandomChunks::new(body.clone(), sizes.clone()), opts);
+            let mut got = Vec::new();
+            let err = s
+                .for_each_result(|t| got.push((t.value.to_bytes().unwrap(), t.bulk)))
+                .await
+                .err()
+                .map(error_text);
+            assert!(s.next().await.is_none(), "the stream has ended");
+            ((streamed), (got, err))
+        });
+        prop_assert_eq!(&visited, &streamed);
+        if whole {
+            prop_assert_eq!(visited.0.len(), values.len());
+            prop_assert!(visited.1.is_none());
+        }
+    }
+}

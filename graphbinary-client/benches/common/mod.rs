@@ -33,6 +33,8 @@ pub enum Mode {
     Slice,
     /// (b) streamed through the read buffer from a reader returning 8 KiB per read.
     Stream8k,
+    /// (b) consumed with `ResponseStream::for_each_result` instead of `StreamExt::next`.
+    Visit8k,
     /// (c) as (b) with 1 KiB per read.
     Stream1k,
     /// (d) as (b) with the fast path off: every read takes the async slow path.
@@ -41,13 +43,20 @@ pub enum Mode {
 
 impl Mode {
     /// Every mode, in report order.
-    pub const ALL: [Mode; 4] = [Mode::Slice, Mode::Stream8k, Mode::Stream1k, Mode::Slow8k];
+    pub const ALL: [Mode; 5] = [
+        Mode::Slice,
+        Mode::Stream8k,
+        Mode::Visit8k,
+        Mode::Stream1k,
+        Mode::Slow8k,
+    ];
 
     /// The benchmark id of the mode.
     pub fn id(self) -> &'static str {
         match self {
             Mode::Slice => "a_slice",
             Mode::Stream8k => "b_stream_8k",
+            Mode::Visit8k => "b_visit_8k",
             Mode::Stream1k => "c_stream_1k",
             Mode::Slow8k => "d_slow_8k",
         }
@@ -416,11 +425,28 @@ pub async fn drain_stream(bytes: &'static [u8], chunk: usize, fast_path: bool) -
     n
 }
 
+/// (b) with [`ResponseStream::for_each_result`]: every result is passed to a closure that
+/// drops it. Returns the number of results.
+pub async fn drain_visit(bytes: &'static [u8], chunk: usize) -> u64 {
+    let mut results = read_response(ChunkReader::new(bytes, chunk), ReadOptions::default());
+    let mut n = 0;
+    results
+        .for_each_result(|t| {
+            std::hint::black_box(t);
+            n += 1;
+        })
+        .await
+        .expect("corpus decodes");
+    assert_eq!(results.status().map(|s| s.code), Some(200));
+    n
+}
+
 /// Runs one drain of `corpus` in `mode`, on `rt` for the streamed modes.
 pub fn run(rt: &tokio::runtime::Runtime, corpus: &Corpus, mode: Mode) -> u64 {
     match mode {
         Mode::Slice => drain_slice(corpus.bytes),
         Mode::Stream8k => rt.block_on(drain_stream(corpus.bytes, 8 << 10, true)),
+        Mode::Visit8k => rt.block_on(drain_visit(corpus.bytes, 8 << 10)),
         Mode::Stream1k => rt.block_on(drain_stream(corpus.bytes, 1 << 10, true)),
         Mode::Slow8k => rt.block_on(drain_stream(corpus.bytes, 8 << 10, false)),
     }
