@@ -37,9 +37,10 @@ const CORPORA: [&str; 6] = [
     "bulked_mixed_500k",
     "binary_64mib",
 ];
-const MODES: [(&str, &str); 4] = [
+const MODES: [(&str, &str); 5] = [
     ("a_slice", "(a) slice"),
-    ("b_stream_8k", "(b) 8 KiB reads"),
+    ("b_stream_8k", "(b) 8 KiB reads, `StreamExt::next`"),
+    ("b_visit_8k", "(b) 8 KiB reads, `for_each_result`"),
     ("c_stream_1k", "(c) 1 KiB reads"),
     ("d_slow_8k", "(d) 8 KiB, slow path only"),
 ];
@@ -315,8 +316,11 @@ fn inproc(o: &Opts, rep: &mut Report) -> Result<()> {
         "Each corpus is a whole GraphBinary 4 response generated in-process by the model's writer\n\
          (deterministic; see `graphbinary-client/benches/common/mod.rs`). Every result is dropped\n\
          as soon as it is decoded. (a) the fast path over one contiguous slice; (b) `read_response`\n\
-         over a reader that returns 8 KiB per read (read buffer 64 KiB); (c) 1 KiB per read;\n\
-         (d) as (b) with `ReadOptions::fast_path = false`, so every value takes the async slow path.\n\
+         over a reader that returns 8 KiB per read (read buffer 64 KiB), consumed two ways: with\n\
+         `StreamExt::next` (one `poll_next` per result) and with `ResponseStream::for_each_result`\n\
+         (a closure per result; the buffered results are decoded in one synchronous loop);\n\
+         (c) 1 KiB per read, `StreamExt::next`; (d) as (b) with `StreamExt::next` and\n\
+         `ReadOptions::fast_path = false`, so every value takes the async slow path.\n\
          Time: criterion median of 10 samples of the benchmark thread's CPU time\n\
          (`CLOCK_THREAD_CPUTIME_ID`; everything runs on that one thread, a current-thread runtime),\n\
          since wall time on this shared machine moved by up to 2x between runs. MB = 10^6 bytes.\n\
@@ -358,11 +362,13 @@ fn inproc(o: &Opts, rep: &mut Report) -> Result<()> {
         yes(v_a >= 600.0)
     )?;
     for c in CORPORA {
-        let r = mbs[&(c, "b_stream_8k")] / mbs[&(c, "a_slice")];
+        let visit = mbs[&(c, "b_visit_8k")] / mbs[&(c, "a_slice")];
+        let next = mbs[&(c, "b_stream_8k")] / mbs[&(c, "a_slice")];
         writeln!(
             s,
-            "| (b) >= 0.95x (a) on {c} | {r:.2}x | {} |",
-            yes(r >= 0.95)
+            "| (b) >= 0.95x (a) on {c} | `for_each_result` {visit:.2}x; `StreamExt::next` {next:.2}x | {} with `for_each_result`; {} with `next` |",
+            yes(visit >= 0.95),
+            yes(next >= 0.95)
         )?;
     }
     for c in CORPORA {
@@ -373,12 +379,12 @@ fn inproc(o: &Opts, rep: &mut Report) -> Result<()> {
         } else {
             yes(r >= 2.0)
         };
-        writeln!(s, "| (b) >= 2x (d) on {c} | {r:.2}x | {verdict} |")?;
+        writeln!(s, "| (b) `next` >= 2x (d) on {c} | {r:.2}x | {verdict} |")?;
     }
     let bin = mbs[&("binary_64mib", "b_stream_8k")];
     writeln!(
         s,
-        "| 64 MiB Binary streamed (b) >= 1.5 GB/s | {:.2} GB/s | {} |\n",
+        "| 64 MiB Binary streamed, (b) `next` >= 1.5 GB/s | {:.2} GB/s | {} |\n",
         bin / 1000.0,
         yes(bin >= 1500.0)
     )?;
@@ -499,11 +505,68 @@ fn median_of(mut v: Vec<f64>) -> f64 {
     }
 }
 
-fn peers_setup(rep: &mut Report) -> Result<()> {
+/// Runs `xtask/peers/setup.sh`; returns a paragraph for the report saying where each peer came
+/// from: its registry, or (when the registry could not serve it) a build already in
+/// `.bench-cache` or the local Maven repository, made outside this repository.
+fn peers_setup(rep: &mut Report) -> Result<String> {
     let mut c = Command::new(project_root().join("xtask/peers/setup.sh"));
     c.current_dir(project_root());
     rep.cmd(&c);
-    crate::util::run(&mut c)
+    let out = c
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .context("could not start xtask/peers/setup.sh")?;
+    let log = String::from_utf8_lossy(&out.stderr);
+    eprint!("{log}");
+    if !out.status.success() {
+        bail!("xtask/peers/setup.sh failed ({})", out.status);
+    }
+    let unavailable: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("setup.sh: unavailable: "))
+        .collect();
+    let mut p = String::from(
+        "Peers: `xtask/peers/setup.sh` installs each from its own registry (gremlinpython from pip,\n\
+         the Java driver through Maven, gremlin-go through the Go module proxy).",
+    );
+    if unavailable.is_empty() {
+        p.push_str(" All came from there in this run.");
+    } else {
+        p.push_str(" In this run the registries could not serve:\n\n");
+        for u in &unavailable {
+            let peer = u.split(':').next().unwrap_or("");
+            let present = Command::new(project_root().join("xtask/peers/peer"))
+                .arg(peer)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.code() != Some(3));
+            let what = if present {
+                "measured with the build already in `.bench-cache`, made outside this repository \
+                 from TinkerPop's 4.0.0-beta.3 release sources"
+            } else {
+                "not measured"
+            };
+            writeln!(p, "* {u}: {what}.")?;
+        }
+    }
+    // Maven marks an artifact installed locally (not downloaded) with an empty repository id.
+    let marks = std::env::var("HOME")
+        .map(|h| {
+            PathBuf::from(h).join(
+                ".m2/repository/org/apache/tinkerpop/gremlin-driver/4.0.0-beta.3/_remote.repositories",
+            )
+        })
+        .ok()
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .unwrap_or_default();
+    if marks.contains("gremlin-driver-4.0.0-beta.3.jar>=") {
+        p.push_str(
+            "\nThe Java driver 4.0.0-beta.3 was resolved from the local Maven repository, where it was\n\
+             installed by a build made outside this repository, not downloaded from a registry.\n",
+        );
+    }
+    Ok(p)
 }
 
 #[derive(Default)]
@@ -516,7 +579,7 @@ struct Latency {
 }
 
 fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
-    peers_setup(rep)?;
+    let peers = peers_setup(rep)?;
     let reps = if o.quick { 1 } else { 5 };
     let url = url.to_string();
     let base = |q: &str, mode: &str| -> Vec<String> {
@@ -539,6 +602,7 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
          decoding anything: the floor. Client CPU is the contender process's user+system time\n\
          during the measured part. Contenders run interleaved, {reps} round(s).\n"
     )?;
+    writeln!(s, "{peers}")?;
 
     // Latency workloads.
     for (q, runs) in [
