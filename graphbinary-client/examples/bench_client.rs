@@ -9,14 +9,14 @@
 //! ```
 //!
 //! `--consume all` (the default, like the peers) collects each response's results into a
-//! `Vec`; `drain` drops each result as soon as it is decoded (the streaming use). The JSON
+//! `Vec`; `drain` drops each result as soon as it is decoded (the streaming use, with
+//! `TraverserStream::for_each_result`). The JSON
 //! line adds `peak_rss_kib` (the process's `VmHWM`) to the peers' fields. `cpu_secs` is the
 //! process's user+system time during the measured part (from `/proc/self/stat`).
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use futures::StreamExt;
 use graphbinary_client::client::Client;
 use serde_json::json;
 
@@ -118,7 +118,7 @@ fn peak_rss_kib() -> u64 {
 
 /// One request, every result consumed; returns (results, body bytes).
 async fn one(client: &Client, a: &Args) -> Result<(u64, u64), String> {
-    let mut stream = client
+    let stream = client
         .request(a.query.clone())
         .bulk_results(false)
         .timeout_millis(a.timeout_ms)
@@ -128,10 +128,11 @@ async fn one(client: &Client, a: &Args) -> Result<(u64, u64), String> {
     let counters = stream.counters();
     let n = if a.drain {
         let mut n = 0u64;
-        while let Some(r) = stream.next().await {
-            drop(r.map_err(|e| e.to_string())?);
-            n += 1;
-        }
+        stream
+            .traversers()
+            .for_each_result(|t| n += t.bulk.max(0) as u64)
+            .await
+            .map_err(|e| e.to_string())?;
         n
     } else {
         stream.all().await.map_err(|e| e.to_string())?.len() as u64

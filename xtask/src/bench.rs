@@ -598,7 +598,7 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
         "Modern graph (TinkerGraph), HTTP/1.1, `Accept: application/vnd.graphbinary-v4.0`, no\n\
          compression, `bulkResults` off; every contender consumes every result (our client:\n\
          `ResultStream::all()`, like the drivers' `all()`; \"streaming\" drops each result as it\n\
-         is decoded instead of collecting them). `raw` POSTs and drains the body without\n\
+         is decoded instead of collecting them, with `for_each_result`). `raw` POSTs and drains the body without\n\
          decoding anything: the floor. Client CPU is the contender process's user+system time\n\
          during the measured part. Contenders run interleaved, {reps} round(s).\n"
     )?;
@@ -610,10 +610,14 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
         ("g.V()", if o.quick { 20 } else { 200 }),
     ] {
         let mut lat: BTreeMap<&str, Latency> = BTreeMap::new();
-        {
-            for c in LATENCY_CONTENDERS {
+        // Rounds in rotating order, so that no contender always follows the same one (the
+        // server's garbage collection after a large response lands on whoever comes next).
+        let per_round = (runs / reps).max(1);
+        for round in 0..reps {
+            for i in 0..LATENCY_CONTENDERS.len() {
+                let c = LATENCY_CONTENDERS[(i + round) % LATENCY_CONTENDERS.len()];
                 let mut args = base(q, "latency");
-                args.extend(["--runs".to_string(), runs.to_string()]);
+                args.extend(["--runs".to_string(), per_round.to_string()]);
                 let e = lat.entry(c).or_default();
                 match measure(rep, c, client, &args) {
                     Ok(j) => {
@@ -634,7 +638,11 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
         }
         writeln!(
             s,
-            "### Latency of `{q}` (median of {runs} sequential requests, one connection)\n"
+            "### Latency of `{q}` (median of {} requests, one connection)\n\n\
+             {reps} round(s); in each, every contender in turn (the order rotating from round to\n\
+             round) runs as a fresh process: 1 warm-up request, then {per_round} timed sequential\n\
+             request(s).\n",
+            per_round * reps
         )?;
         writeln!(
             s,
