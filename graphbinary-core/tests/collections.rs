@@ -123,6 +123,34 @@ fn long_strings_are_not_interned_but_decode_exactly() {
 }
 
 #[test]
+fn the_interner_tells_apart_strings_of_every_length_that_differ_in_one_byte() {
+    // Every length up to the interning limit, and for each a variant differing in each single
+    // byte (first, middle, last: the bytes the short-string hash reads), all kept apart, and
+    // each equal string shared.
+    let mut i = Interner::new();
+    let mut all: Vec<(String, Arc<str>)> = Vec::new();
+    for n in 0..=MAX_INTERNED_LEN {
+        let base: String = (0..n).map(|k| (b'a' + (k % 26) as u8) as char).collect();
+        let mut variants = vec![base.clone()];
+        for at in 0..n {
+            let mut b = base.clone().into_bytes();
+            b[at] = b'Z';
+            variants.push(String::from_utf8(b).unwrap());
+        }
+        for v in variants {
+            let a = i.intern(&v);
+            assert_eq!(&*a, v);
+            all.push((v, a));
+        }
+    }
+    for (s, a) in &all {
+        let again = i.intern(s);
+        assert!(Arc::ptr_eq(a, &again), "{s:?} is shared");
+        assert_eq!(&*i.intern_utf8(s.as_bytes()).unwrap(), s.as_str());
+    }
+}
+
+#[test]
 fn the_interner_is_bounded() {
     let mut i = Interner::new();
     assert!(i.is_empty());
