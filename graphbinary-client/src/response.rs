@@ -372,6 +372,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
                 // Refill in place and go on; the stream's own step (below) handles the rest:
                 // a value larger than the buffer, the end of the input, the footer.
                 if let State::Idle(buf) = &mut self.state {
+                    // At least one byte more than is buffered, so that each turn waits for
+                    // progress even if `need` undercounts.
+                    let need = need.max(buf.buffered().len() + 1);
                     if need <= buf.capacity() {
                         match buf.fill_ahead(need, "a result").await {
                             Ok(()) => continue,
