@@ -204,6 +204,18 @@ impl<R> ReadBuffer<R> {
         self.try_read_with(T::decode)
     }
 
+    /// A cursor over the buffered bytes, at the buffer's offset, limits, depth and interner.
+    #[inline]
+    fn cursor(&mut self) -> Cursor<'_> {
+        Cursor::with_depth(
+            &self.buf[self.start..self.end],
+            self.offset,
+            &self.limits,
+            self.depth,
+        )
+        .with_interner(&mut self.interner)
+    }
+
     /// Fast path over a run of values: calls `f` again and again on one [`Cursor`] over the
     /// buffered bytes. The bytes of each call that returns `Ok(true)` are consumed; `Ok(false)`
     /// consumes what that call read and stops. [`FastError::NeedMore`] and errors stop too,
@@ -216,13 +228,7 @@ impl<R> ReadBuffer<R> {
         &mut self,
         mut f: impl FnMut(&mut Cursor<'_>) -> FastResult<bool>,
     ) -> FastResult<()> {
-        let mut cur = Cursor::with_depth(
-            &self.buf[self.start..self.end],
-            self.offset,
-            &self.limits,
-            self.depth,
-        )
-        .with_interner(&mut self.interner);
+        let mut cur = self.cursor();
         let mut done = 0;
         let r = loop {
             match f(&mut cur) {
@@ -248,13 +254,7 @@ impl<R> ReadBuffer<R> {
         &mut self,
         f: impl FnOnce(&mut Cursor<'_>) -> FastResult<T>,
     ) -> FastResult<T> {
-        let mut cur = Cursor::with_depth(
-            &self.buf[self.start..self.end],
-            self.offset,
-            &self.limits,
-            self.depth,
-        )
-        .with_interner(&mut self.interner);
+        let mut cur = self.cursor();
         let v = f(&mut cur)?;
         let n = cur.position();
         self.consume(n);
