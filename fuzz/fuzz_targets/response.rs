@@ -4,12 +4,12 @@
 
 use futures::StreamExt;
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
-use graphbinary_fuzz::{Chunks, LIMITS};
+use graphbinary_fuzz::{chunks, LIMITS};
 use libfuzzer_sys::fuzz_target;
 
 /// The re-encoded results and whether (and where) the stream failed.
 fn read(bytes: &[u8], opts: ReadOptions, sizes: &[u8]) -> (Vec<(Vec<u8>, i64)>, Option<String>) {
-    let mut s = read_response(Chunks::new(bytes.to_vec(), sizes), opts);
+    let mut s = read_response(chunks(bytes.to_vec(), sizes), opts);
     futures::executor::block_on(async {
         let mut out = Vec::new();
         while let Some(r) = s.next().await {

@@ -1,12 +1,9 @@
 //! Shared checks of the fuzz targets: decoding never panics, and whatever decodes re-encodes
 //! and decodes to an equal value, on the fast path and on the slow path alike.
 
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
 use graphbinary_client::model::Value;
+use graphbinary_client::response::ChunkedReader;
 use graphbinary_core::{Decode, Encode, Limits, ReadBuffer};
-use tokio::io::{AsyncRead, ReadBuf};
 
 /// Limits small enough that the fuzzer does not spend its time on huge allocations; the
 /// checks do not depend on them.
@@ -18,53 +15,11 @@ pub const LIMITS: Limits = Limits {
 };
 
 /// A reader handing out its bytes in chunks whose sizes cycle through `sizes` (each at least
-/// 1), returning `Pending` (after waking itself) before every other chunk, so that every
-/// await point of the slow path is exercised.
-pub struct Chunks {
-    data: Vec<u8>,
-    pos: usize,
-    sizes: Vec<usize>,
-    next: usize,
-    pend: bool,
-}
-
-impl Chunks {
-    /// A reader over `data` with chunk sizes `sizes`.
-    pub fn new(data: Vec<u8>, sizes: &[u8]) -> Self {
-        let sizes: Vec<usize> = if sizes.is_empty() {
-            vec![usize::MAX]
-        } else {
-            sizes.iter().map(|&s| usize::from(s).max(1)).collect()
-        };
-        Chunks {
-            data,
-            pos: 0,
-            sizes,
-            next: 0,
-            pend: false,
-        }
-    }
-}
-
-impl AsyncRead for Chunks {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let this = &mut *self;
-        this.pend = !this.pend;
-        if this.pend {
-            cx.waker().wake_by_ref();
-            return Poll::Pending;
-        }
-        let size = this.sizes[this.next % this.sizes.len()];
-        this.next += 1;
-        let n = size.min(buf.remaining()).min(this.data.len() - this.pos);
-        buf.put_slice(&this.data[this.pos..this.pos + n]);
-        this.pos += n;
-        Poll::Ready(Ok(()))
-    }
+/// 1; none: everything at once), returning `Pending` (after waking itself) before every other
+/// chunk, so that every await point of the slow path is exercised.
+pub fn chunks(data: Vec<u8>, sizes: &[u8]) -> ChunkedReader<std::io::Cursor<Vec<u8>>> {
+    let sizes: Vec<usize> = sizes.iter().map(|&s| usize::from(s)).collect();
+    ChunkedReader::with_sizes(std::io::Cursor::new(data), &sizes).pending_between_reads()
 }
 
 /// Re-encodes `v`, decodes it again and asserts equality (compared by re-encoded bytes, so
@@ -88,7 +43,7 @@ pub fn decode_all<T: Decode>(bytes: &[u8]) -> Option<T> {
 /// Decodes one `T` from `bytes` on the slow path (fast path off, tiny buffer, chunked and
 /// pending reads), requiring the input to end after it.
 pub fn decode_slow<T: Decode>(bytes: &[u8], capacity: usize, sizes: &[u8]) -> Option<T> {
-    let mut buf = ReadBuffer::with_capacity(capacity, Chunks::new(bytes.to_vec(), sizes))
+    let mut buf = ReadBuffer::with_capacity(capacity, chunks(bytes.to_vec(), sizes))
         .with_limits(LIMITS)
         .with_fast_path(false);
     futures::executor::block_on(async {

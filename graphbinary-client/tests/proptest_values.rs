@@ -3,61 +3,21 @@
 //! re-encoded bytes, so NaNs compare); a response truncated at every byte position gives its
 //! results before the cut and then an error naming that offset, never a panic.
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use futures::StreamExt;
 use graphbinary_client::model::{
     BigDecimal, BigInteger, CompositePdt, DateTime, Direction, Duration, Edge, Graph, Labels,
     Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
-use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
+use graphbinary_client::response::{read_response, ChunkedReader, ReadOptions, ResponseError};
 use graphbinary_core::{ErrorKind, ReadBuffer, Set};
 use proptest::prelude::*;
-use tokio::io::{AsyncRead, ReadBuf};
 
 /// A reader returning chunks whose sizes cycle through `sizes`, and `Pending` (after waking
 /// itself) before every other chunk.
-struct RandomChunks {
-    data: Vec<u8>,
-    pos: usize,
-    sizes: Vec<usize>,
-    next: usize,
-    pend: bool,
-}
-
-impl RandomChunks {
-    fn new(data: Vec<u8>, sizes: Vec<usize>) -> Self {
-        RandomChunks {
-            data,
-            pos: 0,
-            sizes,
-            next: 0,
-            pend: false,
-        }
-    }
-}
-
-impl AsyncRead for RandomChunks {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let this = &mut *self;
-        this.pend = !this.pend;
-        if this.pend {
-            cx.waker().wake_by_ref();
-            return Poll::Pending;
-        }
-        let size = this.sizes[this.next % this.sizes.len()];
-        this.next += 1;
-        let n = size.min(buf.remaining()).min(this.data.len() - this.pos);
-        buf.put_slice(&this.data[this.pos..this.pos + n]);
-        this.pos += n;
-        Poll::Ready(Ok(()))
-    }
+fn chunks(data: Vec<u8>, sizes: Vec<usize>) -> ChunkedReader<std::io::Cursor<Vec<u8>>> {
+    ChunkedReader::with_sizes(std::io::Cursor::new(data), &sizes).pending_between_reads()
 }
 
 fn label() -> impl Strategy<Value = Arc<str>> {
@@ -278,7 +238,7 @@ proptest! {
         prop_assume!(bytes.is_ok());
         let bytes = bytes.unwrap();
         let read = block_on(async {
-            let mut buf = ReadBuffer::with_capacity(cap, RandomChunks::new(bytes.clone(), sizes))
+            let mut buf = ReadBuffer::with_capacity(cap, chunks(bytes.clone(), sizes))
                 .with_fast_path(fast);
             let v = buf.read::<Value>().await?;
             assert!(buf.is_at_end().await?);
@@ -329,7 +289,7 @@ proptest! {
                 for fast in [true, false] {
                     let opts = ReadOptions { capacity: cap, fast_path: fast, ..ReadOptions::default() };
                     let mut s = read_response(
-                        RandomChunks::new(full[..cut].to_vec(), sizes.clone()),
+                        chunks(full[..cut].to_vec(), sizes.clone()),
                         opts,
                     );
                     let mut got = Vec::new();
@@ -393,7 +353,7 @@ proptest! {
         let body = if whole { full.clone() } else { full[..cut.index(full.len())].to_vec() };
         let opts = ReadOptions { capacity: cap, ..ReadOptions::default() };
         let (streamed, visited): (Outcome, Outcome) = block_on(async {
-            let mut s = read_response(RandomChunks::new(body.clone(), sizes.clone()), opts);
+            let mut s = read_response(chunks(body.clone(), sizes.clone()), opts);
             let mut got = Vec::new();
             let mut err = None;
             while let Some(r) = s.next().await {
@@ -403,7 +363,7 @@ proptest! {
                 }
             }
             let streamed = (got, err);
-            let mut s = read_response(RandomChunks::new(body.clone(), sizes.clone()), opts);
+            let mut s = read_response(chunks(body.clone(), sizes.clone()), opts);
             let mut got = Vec::new();
             let err = s
                 .for_each_result(|t| got.push((t.value.to_bytes().unwrap(), t.bulk)))

@@ -162,3 +162,44 @@ fn the_stream_is_send_and_unpin() {
     fn check<T: Send + Unpin>() {}
     check::<ResponseStream<tokio::net::TcpStream>>();
 }
+
+#[test]
+fn chunked_reader_cycles_its_sizes_and_pends_between_reads() {
+    use std::task::{Context, Poll};
+    use tokio::io::{AsyncRead, ReadBuf};
+    let mut r = graphbinary_client::response::ChunkedReader::with_sizes(
+        std::io::Cursor::new((0u8..10).collect::<Vec<_>>()),
+        &[1, 3],
+    )
+    .pending_between_reads();
+    let waker = futures::task::noop_waker();
+    let mut cx = Context::from_waker(&waker);
+    let mut got = Vec::new();
+    let mut pendings = 0;
+    loop {
+        let mut space = [0u8; 16];
+        let mut buf = ReadBuf::new(&mut space);
+        match std::pin::Pin::new(&mut r).poll_read(&mut cx, &mut buf) {
+            Poll::Pending => pendings += 1,
+            Poll::Ready(res) => {
+                res.unwrap();
+                if buf.filled().is_empty() {
+                    break;
+                }
+                got.push(buf.filled().to_vec());
+            }
+        }
+    }
+    assert_eq!(
+        got,
+        [
+            vec![0],
+            vec![1, 2, 3],
+            vec![4],
+            vec![5, 6, 7],
+            vec![8],
+            vec![9]
+        ]
+    );
+    assert_eq!(pendings, got.len() + 1, "one Pending before every read");
+}
