@@ -15,6 +15,26 @@ pub fn project_root() -> PathBuf {
         .unwrap_or(manifest_dir)
 }
 
+/// The shared directory beside the repository: `GRAPHBINARY_SHARED`, else `<root>/../shared`.
+/// It holds TinkerPop's vectors, its 4.0.0-beta.3 Maven artifacts (`maven/`), the gremlin-go v4
+/// module source and the data files of the test suite.
+pub fn shared_dir() -> PathBuf {
+    match std::env::var_os("GRAPHBINARY_SHARED") {
+        Some(dir) => PathBuf::from(dir),
+        None => project_root().join("../shared"),
+    }
+}
+
+/// The `file://` URL of the Maven repository (file layout) in [`shared_dir`] that serves
+/// TinkerPop 4.0.0-beta.3, which Maven Central does not; `None` when it is not there.
+pub fn shared_maven_repo() -> Option<(PathBuf, String)> {
+    let dir = shared_dir().join("maven");
+    let dir = dir.canonicalize().ok()?;
+    dir.join("org/apache/tinkerpop")
+        .is_dir()
+        .then(|| (dir.clone(), format!("file://{}", dir.display())))
+}
+
 /// Runs `cmd` with inherited stdio and fails unless it exits with status 0.
 pub fn run(cmd: &mut Command) -> Result<()> {
     let shown = show(cmd);

@@ -4,10 +4,12 @@
 //! `.gremlin-server/lib/`, next to a stamp holding the pom they came from; later runs reuse them
 //! while the pom is unchanged.
 //!
-//! Maven resolves through its usual repositories, the local one (`~/.m2`) first. When none of
-//! them has TinkerPop 4.0.0-beta.3 the error says so plainly, and names the alternative:
-//! `GREMLIN_SERVER_HOME` pointing at an unpacked Gremlin Server 4.0.0-beta.3 distribution,
-//! whose `lib/` is used as it is.
+//! Maven resolves through its usual repositories, the local one (`~/.m2`) first, plus one more:
+//! the Maven repository in file layout at `../shared/maven` (or `$GRAPHBINARY_SHARED/maven`),
+//! which holds TinkerPop 4.0.0-beta.3's own artifacts until Maven Central serves 4.0. Their
+//! third-party dependencies come from Maven Central. When neither has TinkerPop 4.0.0-beta.3 the
+//! error names both places, and the alternative: `GREMLIN_SERVER_HOME` pointing at an unpacked
+//! Gremlin Server 4.0.0-beta.3 distribution, whose `lib/` is used as it is.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -16,7 +18,7 @@ use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use crate::util::{on_path, secs, show};
+use crate::util::{on_path, secs, shared_dir, shared_maven_repo, show};
 
 /// The TinkerPop release we run.
 pub const TINKERPOP_VERSION: &str = "4.0.0-beta.3";
@@ -83,12 +85,7 @@ pub fn ensure_jars(root: &Path, state_dir: &Path) -> Result<PathBuf> {
     let _ = fs::remove_dir_all(&tmp);
     if let Err(err) = copy_dependencies(&pom_path, &tmp) {
         if err.to_string().contains("org.apache.tinkerpop") {
-            bail!(
-                "Maven cannot resolve org.apache.tinkerpop:gremlin-server:{TINKERPOP_VERSION} from \
-                 the repositories it reaches (nor from the local repository ~/.m2). Make the \
-                 {TINKERPOP_VERSION} artifacts available to Maven, or set GREMLIN_SERVER_HOME to \
-                 an unpacked Gremlin Server {TINKERPOP_VERSION} distribution.\n\n{err}"
-            );
+            bail!("{}\n\n{err}", not_found_message());
         }
         return Err(err);
     }
@@ -104,10 +101,36 @@ pub fn ensure_jars(root: &Path, state_dir: &Path) -> Result<PathBuf> {
     Ok(lib)
 }
 
+/// What to say when no repository Maven reaches has TinkerPop 4.0.0-beta.3.
+fn not_found_message() -> String {
+    let shared = shared_dir().join("maven");
+    let shared_state = match shared_maven_repo() {
+        Some((dir, _)) => format!("{} (present, but without these artifacts)", dir.display()),
+        None => format!("{} (not found)", shared.display()),
+    };
+    format!(
+        "Maven cannot resolve org.apache.tinkerpop:gremlin-server:{TINKERPOP_VERSION}. It looked \
+         in the remote repositories it reaches (Maven Central serves TinkerPop only up to 3.x) \
+         and the local repository, and in the shared TinkerPop 4 repository at {shared_state}. \
+         Put the shared folder (with maven/org/apache/tinkerpop/...) beside the repository root, \
+         or set GRAPHBINARY_SHARED to it, or set GREMLIN_SERVER_HOME to an unpacked Gremlin \
+         Server {TINKERPOP_VERSION} distribution."
+    )
+}
+
+/// `-Dtinkerpop.repo.url=...` for a pom that declares the shared TinkerPop 4 repository
+/// (`xtask/gremlin/pom.xml`, the Java peer's): its absolute URL, so the pom's relative default
+/// never matters. `None` when the shared repository is missing (Maven then reports what it
+/// could not find, and [`not_found_message`] says where to put it).
+pub fn repo_url_arg() -> Option<String> {
+    shared_maven_repo().map(|(_, url)| format!("-Dtinkerpop.repo.url={url}"))
+}
+
 fn copy_dependencies(pom: &Path, out_dir: &Path) -> Result<()> {
     let mut cmd = Command::new("mvn");
     cmd.args(["-B", "-q", "-f"])
         .arg(pom)
+        .args(repo_url_arg())
         .arg(format!("{DEPENDENCY_PLUGIN}:copy-dependencies"))
         .arg(format!("-DoutputDirectory={}", out_dir.display()))
         .arg("-DincludeScope=runtime")
