@@ -8,10 +8,14 @@
 #
 # Usage: xtask/peers/setup.sh [java] [go] [python] [raw]     (no argument: all of them)
 #
-# Every peer comes from its own package registry: gremlinpython from pip, the Java driver through
-# Maven (the local repository first), gremlin-go through the Go module proxy. A peer whose package
-# cannot be had is reported as unavailable (with the registry's answer) and the others still build;
-# the exit status is non-zero only when nothing at all could be set up.
+# Where each peer comes from: gremlinpython from pip; the Java driver through Maven, with
+# TinkerPop 4.0.0-beta.3's own artifacts from the Maven repository in ../shared/maven (Maven
+# Central serves TinkerPop only up to 3.x) and their third-party dependencies from Maven Central;
+# gremlin-go from its v4.0.0-beta.3 module source in ../shared/gremlin-go-4.0.0-beta.3 (the Go
+# module proxy refuses the v4 module), its own dependencies from the Go module proxy.
+# GRAPHBINARY_SHARED moves ../shared. A peer that cannot be had is reported as unavailable (with
+# the tool's answer) and the others still build; the exit status is non-zero only when nothing at
+# all could be set up.
 set -euo pipefail
 
 TP_TAG=4.0.0-beta.3
@@ -44,6 +48,12 @@ fi
 if has go || has raw; then need go "Go 1.25+ is required for the Go peer and the raw drain"; fi
 if has python; then need python3 "Python 3.9+ is required for the Python peer"; fi
 mkdir -p "$out" "$cache/src"
+shared="${GRAPHBINARY_SHARED:-$repo/../shared}"
+shared="$(cd "$shared" 2>/dev/null && pwd || echo "$shared")"
+# Written by each step that builds a peer, read by `cargo xtask bench` for its report.
+origin_file="$out/origins.txt"
+touch "$origin_file"
+origin() { grep -v "^$1 " "$origin_file" > "$origin_file.tmp" || true; echo "$1 $2" >> "$origin_file.tmp"; mv "$origin_file.tmp" "$origin_file"; }
 
 unavailable=()
 built=()
@@ -58,6 +68,7 @@ if has python; then
     "$cache/python/bin/pip" install -q --disable-pip-version-check "gremlinpython==$PY_VERSION"
     done_step "installed"
   fi
+  origin python "gremlinpython $PY_VERSION from PyPI (pip, in a venv)"
   built+=(python)
 fi
 
@@ -65,37 +76,56 @@ fi
 if has raw; then
   step "raw: building rawdrain (Go standard library only) into $out"
   (cd "$here/go" && go build -trimpath -o "$out/" ./cmd/rawdrain)
+  origin raw "Go standard library only"
   built+=(raw)
   done_step "built"
 fi
 
 # ---------------------------------------------------------------- go
 if has go; then
-  step "go: building gopeer against gremlin-go $TP_TAG from the Go module proxy"
-  if log=$(cd "$here/gremlin-go" && GOFLAGS=-mod=mod go build -trimpath -o "$out/" ./cmd/gopeer 2>&1); then
-    built+=(go)
-    done_step "built"
-  else
-    echo "$log" | tail -5 >&2
-    unavailable+=("go: github.com/apache/tinkerpop/gremlin-go/v4@$TP_TAG could not be resolved through the Go module proxy")
+  gomod_src="$shared/gremlin-go-$TP_TAG"
+  step "go: building gopeer against the gremlin-go $TP_TAG source in $gomod_src"
+  if [ ! -f "$gomod_src/go.mod" ]; then
+    unavailable+=("go: no gremlin-go $TP_TAG module source at $gomod_src (the Go module proxy refuses the v4 module; put ../shared beside the repository or set GRAPHBINARY_SHARED)")
     done_step "unavailable"
+  else
+    # A copy of the peer's go.mod whose replace directive names the shared source by its
+    # absolute path (the committed go.mod's relative one assumes ../shared beside the repo).
+    modfile="$cache/gopeer.mod"
+    cp "$here/gremlin-go/go.mod" "$modfile"
+    cp "$here/gremlin-go/go.sum" "$cache/gopeer.sum"
+    (cd "$here/gremlin-go" && go mod edit -modfile="$modfile" \
+        -replace="github.com/apache/tinkerpop/gremlin-go/v4=$gomod_src")
+    if log=$(cd "$here/gremlin-go" && go build -mod=mod -modfile="$modfile" -trimpath -o "$out/" ./cmd/gopeer 2>&1); then
+      origin go "gremlin-go v$TP_TAG built from its module source in ../shared (dependencies from the Go module proxy)"
+      built+=(go)
+      done_step "built"
+    else
+      echo "$log" | tail -5 >&2
+      unavailable+=("go: gopeer did not build against $gomod_src")
+      done_step "unavailable"
+    fi
   fi
 fi
 
 # ---------------------------------------------------------------- java
 if has java; then
-  step "java: building the Java peer (gremlin-driver $TP_TAG resolved by Maven)"
+  step "java: building the Java peer (gremlin-driver $TP_TAG from $shared/maven, the rest from Maven Central)"
   jdir="$here/java"
+  repo_arg=()
+  [ -d "$shared/maven/org/apache/tinkerpop" ] && repo_arg=("-Dtinkerpop.repo.url=file://$shared/maven")
   if [ -f "$jdir/target/cp.txt" ] && [ -f "$jdir/target/classes/peers/Peer.class" ] \
      && [ -z "$(find "$jdir/pom.xml" "$jdir/src" -newer "$jdir/target/cp.txt" -type f | head -1)" ]; then
+    origin java "gremlin-driver $TP_TAG from the Maven repository in ../shared/maven (third-party jars from Maven Central)"
     built+=(java)
     done_step "up to date"
-  elif log=$(cd "$jdir" && mvn -B -q -Dstyle.color=never package 2>&1); then
+  elif log=$(cd "$jdir" && mvn -B -q -Dstyle.color=never "${repo_arg[@]}" package 2>&1); then
+    origin java "gremlin-driver $TP_TAG from the Maven repository in ../shared/maven (third-party jars from Maven Central)"
     built+=(java)
     done_step "built"
   else
     echo "$log" | grep -m3 -i "could not\|not found\|error" >&2 || true
-    unavailable+=("java: org.apache.tinkerpop:gremlin-driver:$TP_TAG could not be resolved by Maven")
+    unavailable+=("java: org.apache.tinkerpop:gremlin-driver:$TP_TAG could not be resolved by Maven (looked in $shared/maven and the remote repositories)")
     done_step "unavailable"
   fi
 fi

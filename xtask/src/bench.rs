@@ -506,9 +506,12 @@ fn median_of(mut v: Vec<f64>) -> f64 {
 }
 
 /// Runs `xtask/peers/setup.sh`; returns a paragraph for the report saying where each peer came
-/// from: its registry, or (when the registry could not serve it) a build already in
-/// `.bench-cache` or the local Maven repository, made outside this repository.
+/// from, as setup.sh recorded it in `.bench-cache/peers/origins.txt` for this run, and which
+/// could not be set up (with setup.sh's reason).
 fn peers_setup(rep: &mut Report) -> Result<String> {
+    let origins_path = project_root().join(".bench-cache/peers/origins.txt");
+    // Only what this run of setup.sh records counts.
+    let _ = std::fs::remove_file(&origins_path);
     let mut c = Command::new(project_root().join("xtask/peers/setup.sh"));
     c.current_dir(project_root());
     rep.cmd(&c);
@@ -521,50 +524,18 @@ fn peers_setup(rep: &mut Report) -> Result<String> {
     if !out.status.success() {
         bail!("xtask/peers/setup.sh failed ({})", out.status);
     }
-    let unavailable: Vec<&str> = log
-        .lines()
-        .filter_map(|l| l.strip_prefix("setup.sh: unavailable: "))
-        .collect();
-    let mut p = String::from(
-        "Peers: `xtask/peers/setup.sh` installs each from its own registry (gremlinpython from pip,\n\
-         the Java driver through Maven, gremlin-go through the Go module proxy).",
-    );
-    if unavailable.is_empty() {
-        p.push_str(" All came from there in this run.");
-    } else {
-        p.push_str(" In this run the registries could not serve:\n\n");
-        for u in &unavailable {
-            let peer = u.split(':').next().unwrap_or("");
-            let present = Command::new(project_root().join("xtask/peers/peer"))
-                .arg(peer)
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .status()
-                .is_ok_and(|s| s.code() != Some(3));
-            let what = if present {
-                "measured with the build already in `.bench-cache`, made outside this repository \
-                 from TinkerPop's 4.0.0-beta.3 release sources"
-            } else {
-                "not measured"
-            };
-            writeln!(p, "* {u}: {what}.")?;
+    let origins = std::fs::read_to_string(&origins_path).unwrap_or_default();
+    let mut p = String::from("Peers, as `xtask/peers/setup.sh` set them up in this run:\n\n");
+    for line in origins.lines() {
+        if let Some((peer, from)) = line.split_once(' ') {
+            writeln!(p, "* {peer}: {from}.")?;
         }
     }
-    // Maven marks an artifact installed locally (not downloaded) with an empty repository id.
-    let marks = std::env::var("HOME")
-        .map(|h| {
-            PathBuf::from(h).join(
-                ".m2/repository/org/apache/tinkerpop/gremlin-driver/4.0.0-beta.3/_remote.repositories",
-            )
-        })
-        .ok()
-        .and_then(|f| std::fs::read_to_string(f).ok())
-        .unwrap_or_default();
-    if marks.contains("gremlin-driver-4.0.0-beta.3.jar>=") {
-        p.push_str(
-            "\nThe Java driver 4.0.0-beta.3 was resolved from the local Maven repository, where it was\n\
-             installed by a build made outside this repository, not downloaded from a registry.\n",
-        );
+    for u in log
+        .lines()
+        .filter_map(|l| l.strip_prefix("setup.sh: unavailable: "))
+    {
+        writeln!(p, "* unavailable, not measured: {u}.")?;
     }
     Ok(p)
 }

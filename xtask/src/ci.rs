@@ -3,9 +3,9 @@
 //! Steps: `cargo xtask regen --check`, `cargo fmt --check`,
 //! `cargo clippy -D warnings`, then `cargo test --workspace` with `GREMLIN_URL` pointing at a
 //! real Gremlin Server (modern dataset) that is started for the tests and stopped afterwards,
-//! whatever they do, then a 60 s run of each fuzz target when cargo-fuzz is installed. All
-//! steps run even after a failure; a summary follows; the exit status is non-zero if any step
-//! failed.
+//! whatever they do, then a 60 s run of each fuzz target (installing cargo-fuzz first when it
+//! is missing). All steps run even after a failure; a summary follows; the exit status is
+//! non-zero if any step failed.
 
 use std::process::Command;
 use std::time::Instant;
@@ -20,7 +20,7 @@ const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N]
 Runs regen --check, fmt --check, clippy -D warnings, and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
 already answers there with the modern graph is reused), then a 60 s run of each fuzz target
-when cargo-fuzz is installed.
+(cargo-fuzz is installed with `cargo install` first when missing; it needs the nightly toolchain).
 
   --no-server  run the tests without a server (GREMLIN_URL unset: end-to-end tests skip)
   --port N     server port (default 8182, or GREMLIN_SERVER_PORT)";
@@ -176,13 +176,23 @@ pub fn cli(args: &[String]) -> Result<()> {
         });
     }
 
-    // A short coverage-guided fuzz run of every target, where cargo-fuzz is installed.
+    // A short coverage-guided fuzz run of every target. cargo-fuzz comes from cargo's registry and is
+    // installed here when missing (it needs the nightly toolchain, which rustup provides), so a
+    // fresh machine fuzzes too; if it cannot be installed the step fails rather than skips.
+    if !crate::fuzz::installed() {
+        step("install cargo-fuzz", &mut || {
+            run(Command::new("cargo").args(["install", "cargo-fuzz", "--locked"]))?;
+            anyhow::ensure!(
+                crate::fuzz::installed(),
+                "`cargo +nightly fuzz` still does not run (is the nightly toolchain installed?)"
+            );
+            Ok(())
+        });
+    }
     if crate::fuzz::installed() {
         step("fuzz (60 s a target)", &mut || {
             crate::fuzz::run_all(60).map_err(|e| anyhow::anyhow!(e))
         });
-    } else {
-        eprintln!("\n==> fuzz: skipped (cargo-fuzz is not installed: `cargo install cargo-fuzz`)");
     }
 
     eprintln!("\n==> summary ({} in all)", secs(started.elapsed()));
