@@ -18,6 +18,8 @@ use anyhow::{bail, Context, Result};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
+pub use resolve::TINKERPOP_VERSION;
+
 use crate::util::{project_root, secs};
 
 /// Datasets that TinkerPop's `TinkerFactoryDataLoader` knows (an unknown name only logs a warning
