@@ -596,6 +596,13 @@ impl Runner {
             format!("g{prefix}{rest}")
         };
         let mut answer = self.submit(&st.source, &full, &rendered).await;
+        if let Err(e) = &answer {
+            // Only the server's errors are the traversal's; ours (transport, decoding) fail the
+            // scenario whatever it expects.
+            if e.starts_with(CLIENT_ERROR) {
+                bail!("{e}");
+            }
+        }
         if next {
             answer = answer.and_then(|r| match r.into_iter().next() {
                 None => Err("next() on an empty result".to_string()),
@@ -659,10 +666,12 @@ fn unquote(s: &str) -> &str {
         .unwrap_or(s)
 }
 
+const CLIENT_ERROR: &str = "client error: ";
+
 fn error_text(e: ClientError) -> String {
     match e {
         ClientError::Server(s) => s.message.clone().unwrap_or_else(|| s.to_string()),
-        other => format!("client error: {other:#}"),
+        other => format!("{CLIENT_ERROR}{other:#}"),
     }
 }
 
