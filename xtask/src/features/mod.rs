@@ -59,7 +59,7 @@ pub enum Mode {
 }
 
 impl Mode {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Mode::Plain => "plain",
             Mode::Bulked => "bulked",
@@ -189,7 +189,6 @@ fn run(opts: &Options) -> Result<Totals> {
         .build()?;
     let mut all = Totals::default();
     let mut per_mode = Vec::new();
-    let mut outcomes_plain = Vec::new();
     for &mode in &opts.modes {
         let t = Instant::now();
         let mut runner = Runner {
@@ -268,17 +267,21 @@ fn run(opts: &Options) -> Result<Totals> {
             secs(t.elapsed())
         );
         eprintln!("{line}");
-        per_mode.push((mode, totals));
+        per_mode.push(ModeRun {
+            mode,
+            outcomes,
+            took: t.elapsed(),
+        });
         all.passed += totals.passed;
         all.failed += totals.failed;
         all.skipped += totals.skipped;
         all.retried += totals.retried;
-        if outcomes_plain.is_empty() {
-            outcomes_plain = outcomes;
-        }
     }
     if opts.compare_go {
-        gocompare::run(&url, &dir, &per_mode, &outcomes_plain)?;
+        if let Err(e) = gocompare::run(&url, &dir, &scenarios, &per_mode) {
+            all.failed += 1;
+            println!("FAIL --compare-go: {e:#}");
+        }
     }
     eprintln!("xtask: features took {}", secs(started.elapsed()));
     println!(
@@ -286,6 +289,13 @@ fn run(opts: &Options) -> Result<Totals> {
         all.passed, all.failed, all.skipped
     );
     Ok(all)
+}
+
+/// One mode's run: its counts and each scenario's outcome, in scenario order.
+pub struct ModeRun {
+    pub mode: Mode,
+    pub outcomes: Vec<(String, Outcome)>,
+    pub took: Duration,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
