@@ -43,7 +43,8 @@ nothing answers at --url).
   --mode M        plain (bulkResults off), bulked (bulkResults on) or all (both; default plain)
   --features DIR  run the .feature files under DIR instead of those in the gremlin-test jar
   --only S        run only the scenarios whose `file: name` contains S
-  --url URL       server URL (default http://127.0.0.1:8184/gremlin)
+  --url URL       server URL (default http://127.0.0.1:8184/gremlin); on 127.0.0.1 or
+                  localhost an integration server is started on its port if none answers
   --compare-go    also run gremlin-go's cucumber runner against the same server and write
                   CONFORMANCE.md (ours vs gremlin-go, per feature directory)
   --verbose       print every scenario's outcome
@@ -142,16 +143,29 @@ pub fn default_features_dir() -> Result<PathBuf> {
             "the gremlin-test jar is not at {}",
             jar.display()
         );
-        std::fs::create_dir_all(&out)?;
-        crate::util::run(
-            std::process::Command::new("unzip")
-                .args(["-q", "-o"])
+        // Unpacked beside, then renamed: an interrupted unpacking is never taken for the files.
+        let partial = project_root().join(format!("target/tinkerpop-features/{version}.partial"));
+        let _ = std::fs::remove_dir_all(&partial);
+        std::fs::create_dir_all(&partial)?;
+        // `unzip` where there is one, else the JDK's `jar` (the server needs a JDK anyway).
+        let member = "org/apache/tinkerpop/gremlin/test/features/";
+        let mut cmd = if crate::util::on_path("unzip") {
+            let mut c = std::process::Command::new("unzip");
+            c.args(["-q", "-o"])
                 .arg(&jar)
-                .arg("org/apache/tinkerpop/gremlin/test/features/*")
+                .arg(format!("{member}*"))
                 .arg("-d")
-                .arg(&out),
-        )
-        .context("unpacking the feature files (needs `unzip`)")?;
+                .arg(&partial);
+            c
+        } else {
+            let mut c = std::process::Command::new("jar");
+            c.arg("xf").arg(&jar).arg(member).current_dir(&partial);
+            c
+        };
+        crate::util::run(&mut cmd)
+            .context("unpacking the feature files (needs `unzip` or `jar`)")?;
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::rename(&partial, &out)?;
     }
     Ok(dir)
 }
@@ -174,12 +188,15 @@ fn run(opts: &Options) -> Result<Totals> {
         scenarios.len()
     );
 
-    let (url, _guard) = match &opts.url {
-        Some(u) => (u.clone(), None),
-        None => {
-            let guard = server::ensure_running(server::INTEGRATION, DEFAULT_PORT)?;
-            (guard.url(), Some(guard))
-        }
+    // A local URL gets a server started on its port when none answers there (and a reused one
+    // is left running); any other URL is taken as it is.
+    let url = opts
+        .url
+        .clone()
+        .unwrap_or_else(|| server::url(DEFAULT_PORT));
+    let guard = match local_port(&url) {
+        Some(port) => Some(server::ensure_running(server::INTEGRATION, port)?),
+        None => None,
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -187,6 +204,7 @@ fn run(opts: &Options) -> Result<Totals> {
     let client = Client::builder(&url)
         .read_timeout(Duration::from_secs(120))
         .build()?;
+    check_layout(&rt, &client, &url)?;
     let mut all = Totals::default();
     let mut per_mode = Vec::new();
     for &mode in &opts.modes {
@@ -284,6 +302,8 @@ fn run(opts: &Options) -> Result<Totals> {
         }
     }
     eprintln!("xtask: features took {}", secs(started.elapsed()));
+    // Stops a server we started before the closing line, so that the line is the last.
+    drop(guard);
     println!(
         "features: {} passed, {} failed, {} skipped",
         all.passed, all.failed, all.skipped
@@ -296,6 +316,40 @@ pub struct ModeRun {
     pub mode: Mode,
     pub outcomes: Vec<(String, Outcome)>,
     pub took: Duration,
+}
+
+/// The port of an `http://127.0.0.1:PORT/...` or `http://localhost:PORT/...` URL.
+fn local_port(url: &str) -> Option<u16> {
+    let rest = url.strip_prefix("http://")?;
+    let authority = rest.split('/').next()?;
+    let (host, port) = authority.rsplit_once(':')?;
+    matches!(host, "127.0.0.1" | "localhost")
+        .then(|| port.parse().ok())
+        .flatten()
+}
+
+/// Fails unless the server has the integration layout (a reused server may be another one).
+fn check_layout(rt: &tokio::runtime::Runtime, client: &Client, url: &str) -> Result<()> {
+    for (source, count) in [("gmodern", 6), ("gcrew", 6), ("ggrateful", 808)] {
+        let got: Result<i64, _> = rt.block_on(async {
+            client
+                .request("g.V().count()")
+                .g(source)
+                .send()
+                .await?
+                .one()
+                .await
+        });
+        match got {
+            Ok(n) if n == count => {}
+            other => bail!(
+                "the server at {url} does not have the integration layout ({source}: \
+                 g.V().count() gave {other:?}, not {count}); start one with \
+                 `cargo xtask server --dataset integration --port {DEFAULT_PORT}`"
+            ),
+        }
+    }
+    Ok(())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -843,4 +897,70 @@ fn tree_matches(tree: &graphbinary_client::model::Tree, want: &[TreeNode], lk: &
                 .iter()
                 .any(|(k, sub)| matches(k, &w.value, lk) && tree_matches(sub, &w.children, lk))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_local_urls_get_a_server() {
+        assert_eq!(local_port("http://127.0.0.1:8184/gremlin"), Some(8184));
+        assert_eq!(local_port("http://localhost:9000/gremlin"), Some(9000));
+        assert_eq!(local_port("http://example.org:8184/gremlin"), None);
+        assert_eq!(local_port("https://127.0.0.1:8184/gremlin"), None);
+    }
+
+    #[test]
+    fn trees_nest_by_three_spaces() {
+        let t = parse_tree("|--marko\n   |--josh\n      |--lop\n   |--vadas\n|--peter\n").unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].children.len(), 2);
+        assert_eq!(t[0].children[0].children.len(), 1);
+        assert_eq!(t[0].children[0].children[0].value, Typed::Str("lop".into()));
+        assert!(t[1].children.is_empty());
+    }
+
+    #[test]
+    fn sources_follow_the_glvs_plus_our_graphs() {
+        let sc = |tags: &[&str], text: &str| {
+            Scenario {
+            file: "x.feature".into(),
+            name: "x".into(),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            steps: gherkin::Feature::parse(
+                format!("Feature: f\n  Scenario: x\n    Given the traversal of\n      \"\"\"\n      {text}\n      \"\"\"\n"),
+                gherkin::GherkinEnv::default(),
+            )
+            .unwrap()
+            .scenarios
+            .remove(0)
+            .steps,
+        }
+        };
+        assert_eq!(source_for("modern", &sc(&[], "g.V()")), "gmodern");
+        assert_eq!(source_for("empty", &sc(&[], "g.V()")), "ggraph");
+        assert_eq!(
+            source_for("empty", &sc(&["MultiLabel"], "g.V()")),
+            "gmultilabel"
+        );
+        assert_eq!(
+            source_for("empty", &sc(&["AllowNullPropertyValues"], "g.V()")),
+            "gnullable"
+        );
+        assert_eq!(
+            source_for("modern", &sc(&["MultiLabelDefault"], "g.V()")),
+            "gmodernmultilabel"
+        );
+        assert_eq!(
+            source_for(
+                "zoo",
+                &sc(
+                    &["MultiLabel", "MultiLabelDefault"],
+                    r#"g.with("singlelabel").V()"#
+                )
+            ),
+            "gzoo"
+        );
+    }
 }
