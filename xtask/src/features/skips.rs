@@ -34,6 +34,10 @@ struct File {
 pub struct Skips(HashMap<(String, String), Entry>);
 
 impl Skips {
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.0.values()
+    }
+
     pub fn get(&self, file: &str, scenario: &str) -> Option<&Entry> {
         self.0.get(&(file.to_string(), scenario.to_string()))
     }
