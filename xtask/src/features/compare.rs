@@ -201,6 +201,52 @@ pub fn matches(actual: &Value, expected: &Typed, lk: &Lookup) -> bool {
     }
 }
 
+/// For subgraphs: the element is the expected one by id (as [`matches`]) and, where the
+/// graph's own element is known, has its label, ends and properties (keys and values).
+pub fn same_element(actual: &Value, expected: &Typed, lk: &Lookup) -> bool {
+    if !matches(actual, expected, lk) {
+        return false;
+    }
+    fn props<'a>(it: impl Iterator<Item = (&'a str, &'a Value)>) -> Vec<(String, Value)> {
+        let mut v: Vec<(String, Value)> = it.map(|(k, v)| (k.to_string(), v.clone())).collect();
+        v.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| a.1.to_string().cmp(&b.1.to_string()))
+        });
+        v
+    }
+    match (actual, expected) {
+        (Value::Vertex(a), Typed::Vertex(name)) => {
+            match lk.vertices.get(name) {
+                Some(w) => {
+                    a.label == w.label
+                        && props(
+                            a.properties.iter().flatten().map(|p| {
+                                (p.label.as_slice().first().map_or("", |l| &**l), &p.value)
+                            }),
+                        ) == props(
+                            w.properties.iter().flatten().map(|p| {
+                                (p.label.as_slice().first().map_or("", |l| &**l), &p.value)
+                            }),
+                        )
+                }
+                None => true,
+            }
+        }
+        (Value::Edge(a), Typed::Edge(name)) => match lk.edges.get(name) {
+            Some(w) => {
+                a.label == w.label
+                    && a.out_v_id == w.out_v_id
+                    && a.in_v_id == w.in_v_id
+                    && props(a.properties.iter().flatten().map(|p| (&*p.key, &p.value)))
+                        == props(w.properties.iter().flatten().map(|p| (&*p.key, &p.value)))
+            }
+            None => true,
+        },
+        _ => true,
+    }
+}
+
 /// A bulked list with each item repeated by its bulk.
 pub fn expand(items: &[(Value, i64)]) -> Vec<Value> {
     let mut out = Vec::new();
@@ -222,12 +268,22 @@ fn ordered<'a>(
 
 /// Multiset equality. Matching is equality, so the first unused match is as good as any.
 pub fn unordered(actual: &[Value], want: &[Typed], lk: &Lookup) -> bool {
+    unordered_by(actual, want, lk, matches)
+}
+
+/// [`unordered`] with another element test.
+pub fn unordered_by(
+    actual: &[Value],
+    want: &[Typed],
+    lk: &Lookup,
+    test: fn(&Value, &Typed, &Lookup) -> bool,
+) -> bool {
     if actual.len() != want.len() {
         return false;
     }
     let mut used = vec![false; actual.len()];
     want.iter().all(|w| {
-        let hit = (0..actual.len()).find(|&i| !used[i] && matches(&actual[i], w, lk));
+        let hit = (0..actual.len()).find(|&i| !used[i] && test(&actual[i], w, lk));
         hit.map(|i| used[i] = true).is_some()
     })
 }

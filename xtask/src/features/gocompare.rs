@@ -94,8 +94,24 @@ pub fn run(url: &str, dir: &Path, scenarios: &[Scenario], runs: &[ModeRun]) -> R
     for line in report.lines().filter(|l| l.starts_with("| **all**")) {
         eprintln!("{line}");
     }
+    // Side by side, on stdout before the closing line.
+    for run in runs {
+        let (mut p, mut f, mut s) = (0, 0, 0);
+        for (_, o) in &run.outcomes {
+            match o {
+                Outcome::Passed => p += 1,
+                Outcome::Failed => f += 1,
+                Outcome::Skipped => s += 1,
+            }
+        }
+        let label = format!("ours ({})", run.mode.name());
+        println!("{label:<14} {p} passed, {f} failed, {s} skipped");
+    }
     let (p, f, s) = go_totals(scenarios, &go);
-    println!("gremlin-go: {p} passed, {f} failed, {s} skipped (not selected or undefined)");
+    println!(
+        "{:<14} {p} passed, {f} failed, {s} skipped (not selected by its tags, or undefined)",
+        "gremlin-go"
+    );
     eprintln!("xtask: wrote CONFORMANCE.md");
     Ok(())
 }

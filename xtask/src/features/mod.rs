@@ -846,14 +846,14 @@ fn check_result(rest: &str, step: &gherkin::Step, st: &State) -> Result<()> {
                     .iter()
                     .map(|v| Value::Vertex(Box::new(v.clone())))
                     .collect();
-                compare::unordered(&got, &want, lk)
+                compare::unordered_by(&got, &want, lk, compare::same_element)
             } else {
                 let got: Vec<Value> = g
                     .edges
                     .iter()
                     .map(|e| Value::Edge(Box::new(e.clone())))
                     .collect();
-                compare::unordered(&got, &want, lk)
+                compare::unordered_by(&got, &want, lk, compare::same_element)
             };
             if !ok {
                 bail!(
