@@ -497,7 +497,7 @@ impl Runner {
         let mut out = Vec::new();
         let read = stream
             .for_each_result(|t| {
-                for _ in 0..t.bulk.max(1) {
+                for _ in 0..t.bulk {
                     out.push(t.value.clone());
                 }
             })
