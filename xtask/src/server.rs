@@ -81,7 +81,7 @@ under .gremlin-server/. Needs java 17+ and mvn on PATH.
   --dataset NAME  modern (default), classic, crew, grateful, sink, airroutes, zoo, or
                   integration: TinkerPop's integration-server layout (g/ggraph empty, gmodern,
                   gclassic, gcrew, ggrateful, gsink, gzoo, gmultilabel, gimmutable, gtx, plus
-                  gnullable and gmodernmultilabel), as `cargo xtask features` needs
+                  gnullable, gmodernmultilabel, gmultilabeldefault), as `cargo xtask features` needs
   --port N        TCP port (default 8182, or GREMLIN_SERVER_PORT)
   --detach        leave it running in the background (pid and log in .gremlin-server/)
   --stop          stop the detached server on --port
