@@ -3,9 +3,10 @@
 //! Steps: `cargo xtask regen --check`, `cargo fmt --check`,
 //! `cargo clippy -D warnings`, then `cargo test --workspace` with `GREMLIN_URL` pointing at a
 //! real Gremlin Server (modern dataset) that is started for the tests and stopped afterwards,
-//! whatever they do, then a 60 s run of each fuzz target (installing cargo-fuzz first when it
-//! is missing). All steps run even after a failure; a summary follows; the exit status is
-//! non-zero if any step failed.
+//! whatever they do, then TinkerPop's Gherkin feature suite in both modes against the
+//! integration server (`cargo xtask features --mode all`), then a 60 s run of each fuzz target
+//! (installing cargo-fuzz first when it is missing). All steps run even after a failure; a
+//! summary follows; the exit status is non-zero if any step failed.
 
 use std::process::Command;
 use std::time::Instant;
@@ -15,15 +16,20 @@ use anyhow::{bail, Result};
 use crate::server;
 use crate::util::{project_root, run, secs};
 
-const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N]
+const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N] [--features-port N]
 
 Runs regen --check, fmt --check, clippy -D warnings, and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
-already answers there with the modern graph is reused), then a 60 s run of each fuzz target
-(cargo-fuzz is installed with `cargo install` first when missing; it needs the nightly toolchain).
+already answers there with the modern graph is reused), then TinkerPop's Gherkin feature suite
+in both modes (`cargo xtask features --mode all`) against the integration server on
+127.0.0.1:<features-port> (default 8184; started if none answers), then a 60 s run of each
+fuzz target (cargo-fuzz is installed with `cargo install` first when missing; it needs the
+nightly toolchain).
 
-  --no-server  run the tests without a server (GREMLIN_URL unset: end-to-end tests skip)
-  --port N     server port (default 8182, or GREMLIN_SERVER_PORT)";
+  --no-server        run the tests without a server (GREMLIN_URL unset: end-to-end tests
+                     skip) and no feature suite
+  --port N           server port (default 8182, or GREMLIN_SERVER_PORT)
+  --features-port N  integration server port for the feature suite (default 8184)";
 
 /// Outcome of one step, for the summary.
 struct Step {
@@ -84,6 +90,7 @@ fn run_tests(cmd: &mut Command, totals: &mut TestTotals) -> Result<()> {
 pub fn cli(args: &[String]) -> Result<()> {
     let mut with_server = true;
     let mut port = server::default_port()?;
+    let mut features_port = crate::features::DEFAULT_PORT;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -92,6 +99,12 @@ pub fn cli(args: &[String]) -> Result<()> {
                 port = match it.next().map(|p| p.parse()) {
                     Some(Ok(p)) => p,
                     _ => bail!("--port needs a number 1-65535"),
+                }
+            }
+            "--features-port" => {
+                features_port = match it.next().map(|p| p.parse()) {
+                    Some(Ok(p)) => p,
+                    _ => bail!("--features-port needs a number 1-65535"),
                 }
             }
             "-h" | "--help" => {
@@ -165,6 +178,15 @@ pub fn cli(args: &[String]) -> Result<()> {
             eprintln!("xtask: leaving the reused Gremlin Server running");
         }
         drop(guard);
+        // TinkerPop's Gherkin suite, both modes, on its own integration server.
+        step("features (plain + bulked)", &mut || {
+            let guard = server::ensure_running(server::INTEGRATION, features_port)?;
+            let outcome = run(Command::new(std::env::current_exe()?)
+                .current_dir(&root)
+                .args(["features", "--mode", "all", "--url", &guard.url()]));
+            drop(guard);
+            outcome
+        });
     } else {
         step("test (no server)", &mut || {
             run_tests(
@@ -200,7 +222,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     for s in &steps {
         let verdict = if s.outcome.is_ok() { "ok" } else { "FAILED" };
         failed += usize::from(s.outcome.is_err());
-        eprintln!("  {:<16} {:<7} {}", s.name, verdict, secs(s.took));
+        eprintln!("  {:<26} {:<7} {}", s.name, verdict, secs(s.took));
     }
     if with_server && !steps.iter().any(|s| s.name == "test") {
         bail!("tests not run: the Gremlin Server did not start");

@@ -5,18 +5,21 @@
 mod bench;
 mod ci;
 mod demo;
+mod features;
 mod fuzz;
 mod regen;
 mod server;
 mod util;
 
-const USAGE: &str = "usage: cargo xtask <regen|server|demo|ci|bench|fuzz> [options]
+const USAGE: &str = "usage: cargo xtask <regen|server|demo|features|ci|bench|fuzz> [options]
   demo [--port N]    start a local server if none answers and run a few queries
   bench [--quick] [--only inproc|e2e|memory] [--port N]
                      run the benchmarks and write BENCHMARKS.md
   regen [--check]    regenerate the Rust generated from spec/ (--check: fail if stale)
   server [--dataset NAME] [--port N] [--detach] [--stop]
                      run a local Gremlin Server 4.0.0-beta.3 (see `cargo xtask server --help`)
+  features [--mode plain|bulked|all] [--features DIR] [--only S] [--url URL] [--compare-go]
+                     run TinkerPop's Gherkin feature suite (see `cargo xtask features --help`)
   ci [--no-server]   run every check and test (see `cargo xtask ci --help`)
   fuzz [--seconds N] [TARGET...]
                      seed the fuzz corpora from spec/vectors and run each cargo-fuzz target N s";
@@ -29,6 +32,7 @@ fn main() {
         Some("server") => server::cli(rest),
         Some("ci") => ci::cli(rest),
         Some("demo") => demo::cli(rest),
+        Some("features") => features::cli(rest),
         Some("bench") => bench::cli(rest),
         Some("fuzz") => fuzz::main(rest).map_err(|e| anyhow::anyhow!("{e}")),
         _ => {

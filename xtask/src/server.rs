@@ -18,6 +18,8 @@ use anyhow::{bail, Context, Result};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
+pub use resolve::TINKERPOP_VERSION;
+
 use crate::util::{project_root, secs};
 
 /// Datasets that TinkerPop's `TinkerFactoryDataLoader` knows (an unknown name only logs a warning
@@ -30,7 +32,11 @@ pub const DATASETS: &[&str] = &[
     "sink",
     "airroutes",
     "zoo",
+    INTEGRATION,
 ];
+/// Not a dataset but a layout: the graphs and traversal sources of TinkerPop's integration
+/// server (`gmodern`, `gcrew`, ..., `ggraph`, `gtx`), which the Gherkin feature suite runs on.
+pub const INTEGRATION: &str = "integration";
 /// The default port, as in TinkerPop's own configs.
 pub const DEFAULT_PORT: u16 = 8182;
 
@@ -72,7 +78,10 @@ const HELP: &str = "usage: cargo xtask server [--dataset NAME] [--port N] [--det
 Runs a real Gremlin Server 4.0.0-beta.3 (TinkerGraph) on 127.0.0.1, resolved with Maven and cached
 under .gremlin-server/. Needs java 17+ and mvn on PATH.
 
-  --dataset NAME  modern (default), classic, crew, grateful, sink, airroutes, zoo
+  --dataset NAME  modern (default), classic, crew, grateful, sink, airroutes, zoo, or
+                  integration: TinkerPop's integration-server layout (g/ggraph empty, gmodern,
+                  gclassic, gcrew, ggrateful, gsink, gzoo, gmultilabel, gimmutable, gtx, plus
+                  gnullable, gmodernmultilabel, gmultilabeldefault), as `cargo xtask features` needs
   --port N        TCP port (default 8182, or GREMLIN_SERVER_PORT)
   --detach        leave it running in the background (pid and log in .gremlin-server/)
   --stop          stop the detached server on --port
@@ -342,11 +351,29 @@ fn start(dataset: &str, port: u16, mode: Mode) -> Result<Child> {
 fn write_config(root: &Path, state: &Path, dataset: &str, port: u16) -> Result<PathBuf> {
     let templates = root.join("xtask/gremlin");
     let conf = state.join("conf");
-    for file in ["logback.xml", "tinkergraph-empty.properties"] {
+    let (template, files): (&str, &[&str]) = if dataset == INTEGRATION {
+        copy_suite_data(state)?;
+        (
+            "gremlin-server-integration.yaml.in",
+            &[
+                "logback.xml",
+                "tinkergraph-service.properties",
+                "tinkergraph-multilabel.properties",
+                "tinkergraph-nullable.properties",
+                "tinkertransactiongraph-service.properties",
+            ],
+        )
+    } else {
+        (
+            "gremlin-server.yaml.in",
+            &["logback.xml", "tinkergraph-empty.properties"],
+        )
+    };
+    for file in files {
         fs::copy(templates.join(file), conf.join(file))
             .with_context(|| format!("copying {file} into {}", conf.display()))?;
     }
-    let template = fs::read_to_string(templates.join("gremlin-server.yaml.in"))?;
+    let template = fs::read_to_string(templates.join(template))?;
     let yaml = template
         .replace("@HOST@", "127.0.0.1")
         .replace("@PORT@", &port.to_string())
@@ -355,6 +382,25 @@ fn write_config(root: &Path, state: &Path, dataset: &str, port: u16) -> Result<P
     let path = conf.join(format!("gremlin-server-{dataset}-{port}.yaml"));
     fs::write(&path, yaml)?;
     Ok(path)
+}
+
+/// The files Read.feature's `g.io("data/tinkerpop-modern.*").read()` open, relative to the
+/// server's working directory (the state directory): copied from the shared folder's
+/// `tinkerpop-data/` on every start, never kept in the repository.
+fn copy_suite_data(state: &Path) -> Result<()> {
+    let from = crate::util::shared_dir().join("tinkerpop-data");
+    let to = state.join("data");
+    fs::create_dir_all(&to)?;
+    for ext in ["kryo", "json", "xml"] {
+        let name = format!("tinkerpop-modern.{ext}");
+        fs::copy(from.join(&name), to.join(&name)).with_context(|| {
+            format!(
+                "copying {name} from {} (the data files of TinkerPop's test suite)",
+                from.display()
+            )
+        })?;
+    }
+    Ok(())
 }
 
 fn wait_until_answering(child: &mut Child, port: u16) -> Result<()> {

@@ -1,0 +1,985 @@
+//! `cargo xtask features`: TinkerPop's own Gherkin feature suite (the one its drivers run),
+//! through `graphbinary_client::Client`, against the integration server
+//! (`cargo xtask server --dataset integration`).
+//!
+//! The feature files are read at run time from the gremlin-test jar in `../shared/maven`
+//! (unpacked into `target/tinkerpop-features/`), or from `--features DIR`. Each scenario's
+//! traversal text is sent as gremlin-lang with `g` set to the graph's traversal source and every
+//! `using the parameter` value as a typed parameter in the request's `parameters` field; side
+//! effects become `withSideEffect` source steps, as gremlin-python and gremlin-javascript
+//! apply them. Results are checked with the semantics in [`compare`]. Scenarios listed in
+//! `xtask/features-skip.toml` are skipped or expected to fail, each with its reason.
+
+mod compare;
+mod gocompare;
+mod notation;
+mod skips;
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use graphbinary_client::client::Error as ClientError;
+use graphbinary_client::{Client, Value};
+
+use crate::server;
+use crate::util::{project_root, secs, shared_dir};
+use compare::{matches, Lookup};
+use notation::Typed;
+
+/// The port of the integration server this command starts when none answers at `--url`.
+pub const DEFAULT_PORT: u16 = 8184;
+
+const HELP: &str =
+    "usage: cargo xtask features [--mode plain|bulked|all] [--features DIR] [--only SUBSTRING]
+                              [--url URL] [--compare-go] [--verbose]
+
+Runs TinkerPop 4.0.0-beta.3's Gherkin feature suite through graphbinary_client::Client against
+the integration server (started with `cargo xtask server --dataset integration --port 8184` if
+nothing answers at --url).
+
+  --mode M        plain (bulkResults off), bulked (bulkResults on) or all (both; default plain)
+  --features DIR  run the .feature files under DIR instead of those in the gremlin-test jar
+  --only S        run only the scenarios whose `file: name` contains S
+  --url URL       server URL (default http://127.0.0.1:8184/gremlin); on 127.0.0.1 or
+                  localhost an integration server is started on its port if none answers
+  --compare-go    also run gremlin-go's cucumber runner against the same server and write
+                  CONFORMANCE.md (ours vs gremlin-go, per feature directory)
+  --verbose       print every scenario's outcome
+
+Prints one line per failing scenario and ends with `features: N passed, N failed, N skipped`.
+Exit status 1 on a failure, including a scenario that xtask/features-skip.toml expects to fail
+but that passes.";
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    Plain,
+    Bulked,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Plain => "plain",
+            Mode::Bulked => "bulked",
+        }
+    }
+}
+
+struct Options {
+    modes: Vec<Mode>,
+    features: Option<PathBuf>,
+    only: Option<String>,
+    url: Option<String>,
+    compare_go: bool,
+    verbose: bool,
+}
+
+/// `cargo xtask features ...`
+pub fn cli(args: &[String]) -> Result<()> {
+    let mut opts = Options {
+        modes: vec![Mode::Plain],
+        features: None,
+        only: None,
+        url: None,
+        compare_go: false,
+        verbose: false,
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--mode" => {
+                opts.modes = match it.next().map(String::as_str) {
+                    Some("plain") => vec![Mode::Plain],
+                    Some("bulked") => vec![Mode::Bulked],
+                    Some("all") => vec![Mode::Plain, Mode::Bulked],
+                    _ => bail!("--mode needs plain, bulked or all"),
+                }
+            }
+            "--features" => {
+                opts.features = Some(it.next().context("--features needs a directory")?.into())
+            }
+            "--only" => opts.only = Some(it.next().context("--only needs a string")?.clone()),
+            "--url" => opts.url = Some(it.next().context("--url needs a URL")?.clone()),
+            "--compare-go" => opts.compare_go = true,
+            "--verbose" | "-v" => opts.verbose = true,
+            "-h" | "--help" => {
+                println!("{HELP}");
+                return Ok(());
+            }
+            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+        }
+    }
+    let totals = run(&opts)?;
+    if totals.failed > 0 {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// The counts of one run (all modes together).
+#[derive(Default, Clone, Copy, Debug)]
+pub struct Totals {
+    pub passed: usize,
+    pub failed: usize,
+    pub skipped: usize,
+    pub retried: usize,
+}
+
+/// The directory of TinkerPop's feature files: unpacked from the gremlin-test jar into
+/// `target/tinkerpop-features/` at first use.
+pub fn default_features_dir() -> Result<PathBuf> {
+    let version = server::TINKERPOP_VERSION;
+    let jar = shared_dir().join(format!(
+        "maven/org/apache/tinkerpop/gremlin-test/{version}/gremlin-test-{version}.jar"
+    ));
+    let out = project_root().join(format!("target/tinkerpop-features/{version}"));
+    let dir = out.join("org/apache/tinkerpop/gremlin/test/features");
+    if !dir.is_dir() {
+        anyhow::ensure!(
+            jar.is_file(),
+            "the gremlin-test jar is not at {}",
+            jar.display()
+        );
+        // Unpacked beside, then renamed: an interrupted unpacking is never taken for the files.
+        let partial = project_root().join(format!("target/tinkerpop-features/{version}.partial"));
+        let _ = std::fs::remove_dir_all(&partial);
+        std::fs::create_dir_all(&partial)?;
+        // `unzip` where there is one, else the JDK's `jar` (the server needs a JDK anyway).
+        let member = "org/apache/tinkerpop/gremlin/test/features/";
+        let mut cmd = if crate::util::on_path("unzip") {
+            let mut c = std::process::Command::new("unzip");
+            c.args(["-q", "-o"])
+                .arg(&jar)
+                .arg(format!("{member}*"))
+                .arg("-d")
+                .arg(&partial);
+            c
+        } else {
+            let mut c = std::process::Command::new("jar");
+            c.arg("xf").arg(&jar).arg(member).current_dir(&partial);
+            c
+        };
+        crate::util::run(&mut cmd)
+            .context("unpacking the feature files (needs `unzip` or `jar`)")?;
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::rename(&partial, &out)?;
+    }
+    Ok(dir)
+}
+
+fn run(opts: &Options) -> Result<Totals> {
+    let started = Instant::now();
+    let dir = match &opts.features {
+        Some(d) => d.clone(),
+        None => default_features_dir()?,
+    };
+    let mut scenarios = load(&dir)?;
+    let parsed = scenarios.len();
+    let skips = skips::load(&project_root().join("xtask/features-skip.toml"))?;
+    // An entry that names no scenario of TinkerPop's files is stale (or misspelt).
+    let mut stale = 0;
+    if opts.features.is_none() {
+        for e in skips.entries() {
+            if !scenarios
+                .iter()
+                .any(|s| s.file == e.file && s.name == e.scenario)
+            {
+                stale += 1;
+                println!(
+                    "FAIL xtask/features-skip.toml: {}: {} names no scenario",
+                    e.file, e.scenario
+                );
+            }
+        }
+    }
+    if let Some(only) = &opts.only {
+        scenarios.retain(|s| s.id().contains(only.as_str()));
+    }
+    eprintln!(
+        "xtask: {parsed} scenarios parsed from {}; running {}",
+        dir.display(),
+        scenarios.len()
+    );
+
+    // A local URL gets a server started on its port when none answers there (and a reused one
+    // is left running); any other URL is taken as it is.
+    let url = opts
+        .url
+        .clone()
+        .unwrap_or_else(|| server::url(DEFAULT_PORT));
+    let guard = match local_port(&url) {
+        Some(port) => Some(server::ensure_running(server::INTEGRATION, port)?),
+        None => None,
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let client = Client::builder(&url)
+        .read_timeout(Duration::from_secs(120))
+        .build()?;
+    check_layout(&rt, &client, &url)?;
+    let mut all = Totals {
+        failed: stale,
+        ..Totals::default()
+    };
+    let mut per_mode = Vec::new();
+    for &mode in &opts.modes {
+        let t = Instant::now();
+        let mut runner = Runner {
+            client: client.clone(),
+            mode,
+            lookups: BTreeMap::new(),
+            responses: Default::default(),
+            bulked: Default::default(),
+        };
+        let mut totals = Totals::default();
+        let mut outcomes = Vec::new();
+        for sc in &scenarios {
+            let skip = skips.get(&sc.file, &sc.name);
+            if let Some(entry) = skip.filter(|e| e.expect == skips::Expect::Skip) {
+                totals.skipped += 1;
+                if opts.verbose {
+                    println!("SKIP [{}] {}: {}", mode.name(), sc.id(), entry.reason);
+                }
+                outcomes.push((sc.file.clone(), Outcome::Skipped));
+                continue;
+            }
+            let mut result = rt.block_on(runner.scenario(sc));
+            if result.is_err() {
+                let again = rt.block_on(runner.scenario(sc));
+                if again.is_ok() {
+                    totals.retried += 1;
+                }
+                result = again;
+            }
+            let expected_fail = skip.is_some();
+            let outcome = match (result, expected_fail) {
+                (Ok(()), false) => {
+                    totals.passed += 1;
+                    if opts.verbose {
+                        println!("ok   [{}] {}", mode.name(), sc.id());
+                    }
+                    Outcome::Passed
+                }
+                (Err(_), true) => {
+                    totals.skipped += 1;
+                    Outcome::Skipped
+                }
+                (Ok(()), true) => {
+                    totals.failed += 1;
+                    println!(
+                        "FAIL [{}] {}: listed in xtask/features-skip.toml as failing, but passes",
+                        mode.name(),
+                        sc.id()
+                    );
+                    Outcome::Failed
+                }
+                (Err(why), false) => {
+                    totals.failed += 1;
+                    println!("FAIL [{}] {}: {}", mode.name(), sc.id(), one_line(&why));
+                    Outcome::Failed
+                }
+            };
+            outcomes.push((sc.file.clone(), outcome));
+        }
+        let (responses, bulked) = (runner.responses.get(), runner.bulked.get());
+        eprintln!("xtask: {responses} responses, {bulked} of them bulked");
+        if (mode == Mode::Bulked) != (bulked > 0) {
+            totals.failed += 1;
+            println!(
+                "FAIL [{}] the server sent {bulked} bulked responses of {responses}",
+                mode.name()
+            );
+        }
+        let line = format!(
+            "{}: {} passed, {} failed, {} skipped ({} retried) in {}",
+            mode.name(),
+            totals.passed,
+            totals.failed,
+            totals.skipped,
+            totals.retried,
+            secs(t.elapsed())
+        );
+        eprintln!("{line}");
+        per_mode.push(ModeRun {
+            mode,
+            outcomes,
+            took: t.elapsed(),
+        });
+        all.passed += totals.passed;
+        all.failed += totals.failed;
+        all.skipped += totals.skipped;
+        all.retried += totals.retried;
+    }
+    if opts.compare_go {
+        if let Err(e) = gocompare::run(&url, &dir, &scenarios, &per_mode) {
+            all.failed += 1;
+            println!("FAIL --compare-go: {e:#}");
+        }
+    }
+    eprintln!("xtask: features took {}", secs(started.elapsed()));
+    // Stops a server we started before the closing line, so that the line is the last.
+    drop(guard);
+    println!(
+        "features: {} passed, {} failed, {} skipped",
+        all.passed, all.failed, all.skipped
+    );
+    Ok(all)
+}
+
+/// One mode's run: its counts and each scenario's outcome, in scenario order.
+pub struct ModeRun {
+    pub mode: Mode,
+    pub outcomes: Vec<(String, Outcome)>,
+    pub took: Duration,
+}
+
+/// The port of an `http://127.0.0.1:PORT/...` or `http://localhost:PORT/...` URL.
+fn local_port(url: &str) -> Option<u16> {
+    let rest = url.strip_prefix("http://")?;
+    let authority = rest.split('/').next()?;
+    let (host, port) = authority.rsplit_once(':')?;
+    matches!(host, "127.0.0.1" | "localhost")
+        .then(|| port.parse().ok())
+        .flatten()
+}
+
+/// Fails unless the server has the integration layout (a reused server may be another one).
+fn check_layout(rt: &tokio::runtime::Runtime, client: &Client, url: &str) -> Result<()> {
+    for (source, count) in [("gmodern", 6), ("gcrew", 6), ("ggrateful", 808)] {
+        let got: Result<i64, _> = rt.block_on(async {
+            client
+                .request("g.V().count()")
+                .g(source)
+                .send()
+                .await?
+                .one()
+                .await
+        });
+        match got {
+            Ok(n) if n == count => {}
+            other => bail!(
+                "the server at {url} does not have the integration layout ({source}: \
+                 g.V().count() gave {other:?}, not {count}); start one with \
+                 `cargo xtask server --dataset integration --port {DEFAULT_PORT}`"
+            ),
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Outcome {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+fn one_line(s: &str) -> String {
+    let s = s.replace('\n', " ");
+    if s.chars().count() > 600 {
+        let cut: String = s.chars().take(600).collect();
+        format!("{cut}...")
+    } else {
+        s
+    }
+}
+
+/// One scenario with its effective tags.
+pub struct Scenario {
+    /// Path relative to the features directory, e.g. `map/Select.feature`.
+    pub file: String,
+    pub name: String,
+    pub tags: HashSet<String>,
+    pub steps: Vec<gherkin::Step>,
+}
+
+impl Scenario {
+    fn id(&self) -> String {
+        format!("{}: {}", self.file, self.name)
+    }
+}
+
+/// Parses every `.feature` file under `dir`, in path order.
+pub fn load(dir: &Path) -> Result<Vec<Scenario>> {
+    let mut files = Vec::new();
+    collect(dir, &mut files)?;
+    files.sort();
+    anyhow::ensure!(
+        !files.is_empty(),
+        "no .feature files under {}",
+        dir.display()
+    );
+    let mut out = Vec::new();
+    for path in files {
+        let feature = gherkin::Feature::parse_path(&path, gherkin::GherkinEnv::default())
+            .with_context(|| format!("parsing {}", path.display()))?;
+        let file = path
+            .strip_prefix(dir)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        let ftags: HashSet<String> = feature.tags.iter().map(|t| norm_tag(t)).collect();
+        for sc in feature.scenarios {
+            let mut tags = ftags.clone();
+            tags.extend(sc.tags.iter().map(|t| norm_tag(t)));
+            out.push(Scenario {
+                file: file.clone(),
+                name: sc.name,
+                tags,
+                steps: sc.steps,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn norm_tag(t: &str) -> String {
+    t.trim_start_matches('@').to_string()
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "feature") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// What a traversal gave: its results (bulks expanded), or the server's error message.
+type Answer = std::result::Result<Vec<Value>, String>;
+
+struct Runner {
+    client: Client,
+    mode: Mode,
+    /// Lookups of the graphs that are never modified, by traversal source.
+    lookups: BTreeMap<String, std::rc::Rc<Lookup>>,
+    /// Responses read, and how many of them came bulked.
+    responses: std::cell::Cell<usize>,
+    bulked: std::cell::Cell<usize>,
+}
+
+/// Per-scenario state.
+struct State {
+    source: String,
+    empty: bool,
+    lookup: std::rc::Rc<Lookup>,
+    params: Vec<(String, Typed)>,
+    side_effects: Vec<(String, Typed)>,
+    traversal: Option<String>,
+    rendered: Vec<(String, String)>,
+    answer: Option<Answer>,
+    /// The entry count when `iterated next` gave a map.
+    next_map_len: Option<usize>,
+}
+
+impl Runner {
+    async fn submit(&self, source: &str, text: &str, params: &[(String, String)]) -> Answer {
+        let mut req = self.client.request(text).g(source).language("gremlin-lang");
+        for (k, v) in params {
+            req = req.param_literal(k, v);
+        }
+        if self.mode == Mode::Bulked {
+            req = req.bulk_results(true);
+        }
+        let stream = match req.send().await {
+            Ok(s) => s,
+            Err(e) => return Err(error_text(e)),
+        };
+        let mut stream = stream.traversers();
+        let mut out = Vec::new();
+        let read = stream
+            .for_each_result(|t| {
+                for _ in 0..t.bulk {
+                    out.push(t.value.clone());
+                }
+            })
+            .await;
+        self.responses.set(self.responses.get() + 1);
+        if stream.bulked() == Some(true) {
+            self.bulked.set(self.bulked.get() + 1);
+        }
+        match read {
+            Ok(()) => Ok(out),
+            Err(e) => Err(error_text(e)),
+        }
+    }
+
+    async fn lookup_of(&self, source: &str) -> Result<Lookup> {
+        let v = self
+            .submit(source, "g.V()", &[])
+            .await
+            .map_err(|e| anyhow::anyhow!("g.V() on {source}: {e}"))?;
+        let e = self
+            .submit(source, "g.E()", &[])
+            .await
+            .map_err(|e| anyhow::anyhow!("g.E() on {source}: {e}"))?;
+        Ok(Lookup::new(v, e))
+    }
+
+    async fn cached_lookup(&mut self, source: &str) -> Result<std::rc::Rc<Lookup>> {
+        if let Some(l) = self.lookups.get(source) {
+            return Ok(l.clone());
+        }
+        let l = std::rc::Rc::new(self.lookup_of(source).await?);
+        self.lookups.insert(source.to_string(), l.clone());
+        Ok(l)
+    }
+
+    /// Runs one scenario; `Err` says why it failed.
+    async fn scenario(&mut self, sc: &Scenario) -> std::result::Result<(), String> {
+        self.scenario_inner(sc).await.map_err(|e| format!("{e:#}"))
+    }
+
+    async fn scenario_inner(&mut self, sc: &Scenario) -> Result<()> {
+        let mut st = State {
+            source: String::new(),
+            empty: false,
+            lookup: Default::default(),
+            params: Vec::new(),
+            side_effects: Vec::new(),
+            traversal: None,
+            rendered: Vec::new(),
+            answer: None,
+            next_map_len: None,
+        };
+        for step in &sc.steps {
+            let text = step.value.trim();
+            if text == "an unsupported test" {
+                return Ok(());
+            }
+            if let Some(graph) = text
+                .strip_prefix("the ")
+                .and_then(|t| t.strip_suffix(" graph"))
+                .filter(|g| !g.contains(' '))
+            {
+                st.source = source_for(graph, sc);
+                st.empty = graph == "empty";
+                if st.empty {
+                    self.submit(&st.source, "g.V().drop()", &[])
+                        .await
+                        .map_err(|e| anyhow::anyhow!("resetting {}: {e}", st.source))?;
+                    st.lookup = Default::default();
+                } else {
+                    st.lookup = self.cached_lookup(&st.source).await?;
+                }
+            } else if text == "the graph initializer of" {
+                let init = step
+                    .docstring
+                    .as_deref()
+                    .context("initializer without text")?;
+                let res = self.submit(&st.source, init.trim(), &[]).await;
+                match res {
+                    Ok(r) if !r.is_empty() => {}
+                    Ok(_) => bail!("the graph initializer returned nothing"),
+                    Err(e) => bail!("the graph initializer failed: {e}"),
+                }
+                st.lookup = std::rc::Rc::new(self.lookup_of(&st.source).await?);
+            } else if let Some(rest) = text.strip_prefix("using the parameter ") {
+                let (name, value) = defined_as(rest)?;
+                st.params.push((name, notation::parse(&value)?));
+            } else if let Some(rest) = text.strip_prefix("using the side effect ") {
+                let (name, value) = defined_as(rest)?;
+                st.side_effects.push((name, notation::parse(&value)?));
+            } else if text == "the traversal of" {
+                let t = step
+                    .docstring
+                    .as_deref()
+                    .context("traversal without text")?;
+                st.traversal = Some(t.trim().to_string());
+            } else if text == "iterated to list" || text == "iterated next" {
+                self.execute(sc, &mut st, text == "iterated next").await?;
+            } else if let Some(rest) = text.strip_prefix("the traversal will raise an error") {
+                let answer = st.answer.as_ref().context("nothing was iterated")?;
+                let Err(message) = answer else {
+                    bail!(
+                        "expected an error{rest}; got {}",
+                        show(answer.as_ref().unwrap())
+                    );
+                };
+                if let Some(m) = rest.strip_prefix(" with message ") {
+                    let (how, want) = m
+                        .split_once(" text of ")
+                        .context("bad error-message step")?;
+                    let want = unquote(want).to_uppercase();
+                    let got = message.to_uppercase();
+                    let ok = match how {
+                        "containing" => got.contains(&want),
+                        "starting" => got.starts_with(&want),
+                        "ending" => got.ends_with(&want),
+                        other => bail!("unknown comparison {other:?}"),
+                    };
+                    if !ok {
+                        bail!("expected an error {how} {want:?}; got error {message:?}");
+                    }
+                }
+            } else if text == "nothing should happen because" {
+            } else if text.starts_with("the file ") {
+                // @StepWrite: the server writes the file on its own disk.
+                bail!("{text:?} cannot be checked from a remote client; list it as a skip");
+            } else if let Some(rest) = text.strip_prefix("the graph should return ") {
+                let (n, t) = rest
+                    .split_once(" for count of ")
+                    .context("bad count step")?;
+                let n: usize = n.parse()?;
+                let t = unquote(t).replace("\\\"", "\"");
+                let got = self
+                    .submit(&st.source, &format!("{t}.count()"), &st.rendered)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("{t}.count() failed: {e}"))?;
+                let count = match got.as_slice() {
+                    [Value::Long(c)] => *c as usize,
+                    other => bail!("{t}.count() gave {}", show(other)),
+                };
+                if count != n {
+                    bail!("expected {n} for count of {t}; got {count}");
+                }
+            } else if let Some(rest) = text.strip_prefix("the result should ") {
+                check_result(rest, step, &st)?;
+            } else {
+                bail!("unknown step {text:?}");
+            }
+        }
+        Ok(())
+    }
+
+    async fn execute(&mut self, sc: &Scenario, st: &mut State, next: bool) -> Result<()> {
+        let text = st.traversal.clone().context("no traversal")?;
+        let mut rendered = Vec::new();
+        for (k, v) in &st.params {
+            rendered.push((k.clone(), compare::literal(v, &st.lookup)?));
+        }
+        let mut prefix = String::new();
+        if sc.tags.contains("GraphComputerOnly") {
+            // What withComputer() becomes in gremlin-lang (which has no withComputer).
+            prefix.push_str(".withStrategies(VertexProgramStrategy)");
+        }
+        for (k, v) in &st.side_effects {
+            let mut key = String::new();
+            graphbinary_client::client::GremlinLiteral::write_literal(k.as_str(), &mut key);
+            let _ = write!(
+                prefix,
+                ".withSideEffect({key},{})",
+                compare::literal(v, &st.lookup)?
+            );
+        }
+        let full = if prefix.is_empty() {
+            text
+        } else {
+            let rest = text
+                .strip_prefix('g')
+                .context("traversal does not start with g")?;
+            format!("g{prefix}{rest}")
+        };
+        let mut answer = self.submit(&st.source, &full, &rendered).await;
+        if let Err(e) = &answer {
+            // Only the server's errors are the traversal's; ours (transport, decoding) fail the
+            // scenario whatever it expects.
+            if e.starts_with(CLIENT_ERROR) {
+                bail!("{e}");
+            }
+        }
+        if next {
+            answer = answer.and_then(|r| match r.into_iter().next() {
+                None => Err("next() on an empty result".to_string()),
+                Some(Value::List(items)) | Some(Value::Set(items)) => Ok(items),
+                Some(Value::BulkList(items)) => Ok(compare::expand(&items)),
+                Some(other) => {
+                    // A map iterates as its entries (as the GLVs count it); tables compare
+                    // the map itself.
+                    if let Value::Map(m) | Value::OrderedMap(m) = &other {
+                        st.next_map_len = Some(m.len());
+                    }
+                    Ok(vec![other])
+                }
+            });
+        }
+        st.answer = Some(answer);
+        st.rendered = rendered;
+        if st.empty {
+            st.lookup = std::rc::Rc::new(self.lookup_of(&st.source).await?);
+        }
+        Ok(())
+    }
+}
+
+/// The traversal source of a graph, as the GLVs map them, plus our extra sources: a graph
+/// that keeps null property values, and the multi-label default (labels as sets) unless the
+/// traversal itself asks for `with("singlelabel")`, which the server refuses to combine.
+fn source_for(graph: &str, sc: &Scenario) -> String {
+    let tags = &sc.tags;
+    let single = sc.steps.iter().any(|s| {
+        s.docstring
+            .as_deref()
+            .is_some_and(|d| d.contains("with(\"singlelabel\")"))
+    });
+    let multi_default = tags.contains("MultiLabelDefault") && !single;
+    match graph {
+        "empty" if tags.contains("AllowNullPropertyValues") => "gnullable".into(),
+        "empty" if multi_default => "gmultilabeldefault".into(),
+        "empty" if tags.contains("MultiLabel") => "gmultilabel".into(),
+        "empty" => "ggraph".into(),
+        "modern" if multi_default => "gmodernmultilabel".into(),
+        other => format!("g{other}"),
+    }
+}
+
+/// `NAME defined as "VALUE"` (escaped quotes inside unescaped).
+fn defined_as(rest: &str) -> Result<(String, String)> {
+    let (name, value) = rest
+        .split_once(" defined as ")
+        .context("bad `defined as` step")?;
+    Ok((
+        name.trim().to_string(),
+        unquote(value).replace("\\\"", "\""),
+    ))
+}
+
+fn unquote(s: &str) -> &str {
+    let s = s.trim();
+    s.strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or(s)
+}
+
+const CLIENT_ERROR: &str = "client error: ";
+
+fn error_text(e: ClientError) -> String {
+    match e {
+        ClientError::Server(s) => s.message.clone().unwrap_or_else(|| s.to_string()),
+        other => format!("{CLIENT_ERROR}{other:#}"),
+    }
+}
+
+fn show(values: &[Value]) -> String {
+    let mut s = String::from("[");
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let _ = write!(s, "{v}");
+        if s.len() > 400 {
+            s.push_str(", ...");
+            break;
+        }
+    }
+    s.push(']');
+    s
+}
+
+fn table_column(step: &gherkin::Step) -> Result<(String, Vec<String>)> {
+    let table = step.table.as_ref().context("step without a table")?;
+    let mut rows = table.rows.iter();
+    let header = rows.next().context("empty table")?;
+    let head = header.first().cloned().unwrap_or_default();
+    Ok((
+        head,
+        rows.map(|r| r.first().cloned().unwrap_or_default())
+            .collect(),
+    ))
+}
+
+fn check_result(rest: &str, step: &gherkin::Step, st: &State) -> Result<()> {
+    let answer = st.answer.as_ref().context("nothing was iterated")?;
+    let results = match answer {
+        Ok(r) => r,
+        Err(e) => bail!("expected results; got error {e:?}"),
+    };
+    let lk = &st.lookup;
+    let parse_rows = |rows: &[String]| -> Result<Vec<Typed>> {
+        rows.iter().map(|r| notation::parse(r)).collect()
+    };
+    match rest {
+        "be empty" => {
+            if !results.is_empty() {
+                bail!("expected no results; got {}", show(results));
+            }
+        }
+        "be ordered" | "be unordered" | "be of" => {
+            let (_, rows) = table_column(step)?;
+            let want = parse_rows(&rows)?;
+            let ok = match rest {
+                "be ordered" => {
+                    results.len() == want.len()
+                        && results.iter().zip(&want).all(|(a, w)| matches(a, w, lk))
+                }
+                "be unordered" => compare::unordered(results, &want, lk),
+                _ => results
+                    .iter()
+                    .all(|a| want.iter().any(|w| matches(a, w, lk))),
+            };
+            if !ok {
+                bail!(
+                    "expected {} {}; got {}",
+                    rest.trim_start_matches("be "),
+                    rows.join(" | "),
+                    show(results)
+                );
+            }
+        }
+        "be a tree with a structure of" => {
+            let doc = step.docstring.as_deref().unwrap_or_default();
+            let want = parse_tree(doc)?;
+            let Some(Value::Tree(tree)) = results.first() else {
+                bail!("expected a tree; got {}", show(results));
+            };
+            if !tree_matches(tree, &want, lk) {
+                bail!("expected the tree\n{doc}\ngot {}", show(results));
+            }
+        }
+        "be a subgraph with the following" => {
+            let (head, rows) = table_column(step)?;
+            let want = parse_rows(&rows)?;
+            let Some(Value::Graph(g)) = results.first() else {
+                bail!("expected a subgraph; got {}", show(results));
+            };
+            let ok = if head == "vertices" {
+                let got: Vec<Value> = g
+                    .vertices
+                    .iter()
+                    .map(|v| Value::Vertex(Box::new(v.clone())))
+                    .collect();
+                compare::unordered_by(&got, &want, lk, compare::same_element)
+            } else {
+                let got: Vec<Value> = g
+                    .edges
+                    .iter()
+                    .map(|e| Value::Edge(Box::new(e.clone())))
+                    .collect();
+                compare::unordered_by(&got, &want, lk, compare::same_element)
+            };
+            if !ok {
+                bail!(
+                    "expected a subgraph with {head} {}; got {} vertices, {} edges",
+                    rows.join(" | "),
+                    g.vertices.len(),
+                    g.edges.len()
+                );
+            }
+        }
+        other => {
+            if let Some(n) = other.strip_prefix("have a count of ") {
+                let n: usize = n.trim().parse()?;
+                if st.next_map_len.unwrap_or(results.len()) != n {
+                    bail!(
+                        "expected a count of {n}; got {}: {}",
+                        results.len(),
+                        show(results)
+                    );
+                }
+            } else {
+                bail!("unknown assertion {other:?}");
+            }
+        }
+    }
+    Ok(())
+}
+
+struct TreeNode {
+    value: Typed,
+    children: Vec<TreeNode>,
+}
+
+/// An ASCII tree, three spaces a level, each line `|--value`.
+fn parse_tree(doc: &str) -> Result<Vec<TreeNode>> {
+    let mut lines: Vec<(usize, Typed)> = Vec::new();
+    for line in doc.lines().filter(|l| !l.trim().is_empty()) {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let value = line.trim().trim_start_matches("|--").trim();
+        lines.push((indent / 3, notation::parse(value)?));
+    }
+    fn build(lines: &[(usize, Typed)], i: &mut usize, level: usize) -> Vec<TreeNode> {
+        let mut out = Vec::new();
+        while *i < lines.len() && lines[*i].0 >= level {
+            let value = lines[*i].1.clone();
+            *i += 1;
+            let children = build(lines, i, level + 1);
+            out.push(TreeNode { value, children });
+        }
+        out
+    }
+    let mut i = 0;
+    Ok(build(&lines, &mut i, 0))
+}
+
+fn tree_matches(tree: &graphbinary_client::model::Tree, want: &[TreeNode], lk: &Lookup) -> bool {
+    tree.0.len() == want.len()
+        && want.iter().all(|w| {
+            tree.0
+                .iter()
+                .any(|(k, sub)| matches(k, &w.value, lk) && tree_matches(sub, &w.children, lk))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_local_urls_get_a_server() {
+        assert_eq!(local_port("http://127.0.0.1:8184/gremlin"), Some(8184));
+        assert_eq!(local_port("http://localhost:9000/gremlin"), Some(9000));
+        assert_eq!(local_port("http://example.org:8184/gremlin"), None);
+        assert_eq!(local_port("https://127.0.0.1:8184/gremlin"), None);
+    }
+
+    #[test]
+    fn trees_nest_by_three_spaces() {
+        let t = parse_tree("|--marko\n   |--josh\n      |--lop\n   |--vadas\n|--peter\n").unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].children.len(), 2);
+        assert_eq!(t[0].children[0].children.len(), 1);
+        assert_eq!(t[0].children[0].children[0].value, Typed::Str("lop".into()));
+        assert!(t[1].children.is_empty());
+    }
+
+    #[test]
+    fn sources_follow_the_glvs_plus_our_graphs() {
+        let sc = |tags: &[&str], text: &str| {
+            Scenario {
+            file: "x.feature".into(),
+            name: "x".into(),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            steps: gherkin::Feature::parse(
+                format!("Feature: f\n  Scenario: x\n    Given the traversal of\n      \"\"\"\n      {text}\n      \"\"\"\n"),
+                gherkin::GherkinEnv::default(),
+            )
+            .unwrap()
+            .scenarios
+            .remove(0)
+            .steps,
+        }
+        };
+        assert_eq!(source_for("modern", &sc(&[], "g.V()")), "gmodern");
+        assert_eq!(source_for("empty", &sc(&[], "g.V()")), "ggraph");
+        assert_eq!(
+            source_for("empty", &sc(&["MultiLabel"], "g.V()")),
+            "gmultilabel"
+        );
+        assert_eq!(
+            source_for("empty", &sc(&["AllowNullPropertyValues"], "g.V()")),
+            "gnullable"
+        );
+        assert_eq!(
+            source_for("modern", &sc(&["MultiLabelDefault"], "g.V()")),
+            "gmodernmultilabel"
+        );
+        assert_eq!(
+            source_for(
+                "zoo",
+                &sc(
+                    &["MultiLabel", "MultiLabelDefault"],
+                    r#"g.with("singlelabel").V()"#
+                )
+            ),
+            "gzoo"
+        );
+    }
+}
