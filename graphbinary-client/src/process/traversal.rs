@@ -561,7 +561,8 @@ impl Writer {
                 self.out.push_str(name);
                 self.out.push('(');
                 let collection = matches!(*name, "within" | "without");
-                let any_param = args.iter().any(|(a, p)| *p && matches!(a, Arg::Param(_)));
+                let any_param = !self.literal_only
+                    && args.iter().any(|(a, p)| *p && matches!(a, Arg::Param(_)));
                 let single_list_or_traversal = args.len() == 1
                     && matches!(&args[0].0, Arg::Lit(Lit::List(_)) | Arg::Traversal(_));
                 if collection && !any_param && !single_list_or_traversal {
