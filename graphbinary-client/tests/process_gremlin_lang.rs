@@ -993,3 +993,42 @@ proptest! {
         prop_assert_eq!(rest, r#").constant("end")"#);
     }
 }
+
+#[test]
+fn steps_by_gremlin_name_match_the_generated_methods() {
+    let by_name = g()
+        .source_step("withPath", ())
+        .spawn_step("V", ())
+        .step("has", ("person", "name", "marko"))
+        .step("outE", "knows")
+        .step(
+            "where",
+            __::in_v().step("has", ("age", P::by_name("gt", 30))),
+        );
+    let generated = g()
+        .with_path()
+        .v(())
+        .has(("person", "name", "marko"))
+        .out_e("knows")
+        .where_(__::in_v().has(("age", P::gt(30))));
+    assert_eq!(text(&by_name), text(&generated));
+    let e = err(&g().v(()).step("nope", ()));
+    assert!(e.contains(r#"no Step method named "nope""#), "{e}");
+    let e = err(&g().spawn_step("has", ()));
+    assert!(e.contains(r#"no Spawn method named "has""#), "{e}");
+    let e = err(&g().v(()).is(P::by_name("nope", 1)));
+    assert!(e.contains(r#"no Predicate method named "nope""#), "{e}");
+    let e = err(&g().source_step("V", ()).v(()));
+    assert!(e.contains(r#"no Source method named "V""#), "{e}");
+    // Every step of the table is reachable by name.
+    for s in STEPS.iter().filter(|s| s.on == StepOn::Step) {
+        let t = g().v(()).step(s.gremlin, ());
+        if let Err(e) = t.gremlin_lang() {
+            assert!(
+                e.to_string().contains("matches no form"),
+                "{}: {e}",
+                s.gremlin
+            );
+        }
+    }
+}

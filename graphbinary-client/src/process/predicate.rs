@@ -1,7 +1,8 @@
 //! Predicates: [`P`] and [`TextP`] (the constructors are generated from `spec/steps.toml`).
 
-use super::arg::{describe, match_forms, Arg};
-use super::traversal::StepDef;
+use super::arg::{describe, match_forms, Arg, IntoArgs};
+use super::generated::StepOn;
+use super::traversal::{find_def, StepDef};
 
 /// A predicate, for `has`, `is`, `where`, ...: `P::gt(30)`, `P::within(["a", "b"])`,
 /// `TextP::starting_with("ma")`, combined with [`P::and`], [`P::or`], [`P::negate`].
@@ -57,6 +58,26 @@ impl P {
             )),
         };
         P { node }
+    }
+
+    /// The predicate named `gremlin` (`eq`, `within`, `containing`, ...) with `args`, for
+    /// code that has Gremlin names at run time; the same as the generated function. An
+    /// unknown name makes the traversal that uses it fail to build.
+    ///
+    /// ```
+    /// use graphbinary_client::process::{GraphTraversalSource, P};
+    ///
+    /// let g = GraphTraversalSource::detached();
+    /// let t = g.v(()).has(("age", P::by_name("between", (20, 30))));
+    /// assert_eq!(t.gremlin_lang().unwrap().gremlin, r#"g.V().has("age",between(20,30))"#);
+    /// ```
+    pub fn by_name(gremlin: &str, args: impl IntoArgs) -> P {
+        match find_def(StepOn::Predicate, gremlin) {
+            Ok(def) => P::op(def, args.into_args()),
+            Err(e) => P {
+                node: PNode::Invalid(e),
+            },
+        }
     }
 
     /// Both predicates: `p.and(q)`.

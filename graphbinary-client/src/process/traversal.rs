@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use super::arg::{describe, match_forms, Arg, Slot};
+use super::arg::{describe, match_forms, Arg, IntoArgs, Slot};
+use super::generated::{StepOn, STEPS};
 use super::lit::{write_string, Lit};
 use super::predicate::{PNode, P};
 use crate::client::{Client, Error, MaterializeProperties, RequestBuilder, ResultStream};
@@ -217,6 +218,41 @@ impl GraphTraversalSource {
         s
     }
 
+    /// Calls the source method named `gremlin` (`withSideEffect`, ...) with `args`, for
+    /// code that has Gremlin names at run time (e.g. a Gherkin runner); the same as the
+    /// generated method. An unknown name makes the traversal fail to build.
+    pub fn source_step(&self, gremlin: &str, args: impl IntoArgs) -> GraphTraversalSource {
+        match find_def(StepOn::Source, gremlin) {
+            Ok(def) => self.add_source(def, args.into_args()),
+            Err(e) => {
+                let mut s = self.clone();
+                s.error.get_or_insert(e);
+                s
+            }
+        }
+    }
+
+    /// Starts a traversal with the spawn method named `gremlin` (`V`, `inject`, ...), as
+    /// [`GraphTraversalSource::source_step`] does for source methods.
+    ///
+    /// ```
+    /// use graphbinary_client::process::GraphTraversalSource;
+    ///
+    /// let g = GraphTraversalSource::detached();
+    /// let t = g.spawn_step("V", ()).step("hasLabel", "person").step("outE", ());
+    /// assert_eq!(t.gremlin_lang().unwrap().gremlin, r#"g.V().hasLabel("person").outE()"#);
+    /// ```
+    pub fn spawn_step(&self, gremlin: &str, args: impl IntoArgs) -> GraphTraversal {
+        match find_def(StepOn::Spawn, gremlin) {
+            Ok(def) => self.spawn(def, args.into_args()),
+            Err(e) => GraphTraversal {
+                source: Some(Box::new(self.clone())),
+                steps: Vec::new(),
+                error: Some(e),
+            },
+        }
+    }
+
     /// Starts a traversal with a spawn method (called by the generated methods).
     pub(crate) fn spawn(&self, def: &'static StepDef, args: Vec<Arg>) -> GraphTraversal {
         GraphTraversal {
@@ -226,6 +262,15 @@ impl GraphTraversalSource {
         }
         .add_step(def, args)
     }
+}
+
+/// The definition of the `on` method named `gremlin`, or an error naming it.
+pub(crate) fn find_def(on: StepOn, gremlin: &str) -> Result<&'static StepDef, String> {
+    STEPS
+        .iter()
+        .find(|s| s.on == on && s.gremlin == gremlin)
+        .map(|s| s.def)
+        .ok_or_else(|| format!("the grammar has no {on:?} method named {gremlin:?}"))
 }
 
 fn check(def: &'static StepDef, args: Vec<Arg>) -> Result<Step, String> {
@@ -283,6 +328,19 @@ impl GraphTraversal {
             }
         }
         self
+    }
+
+    /// Adds the step named `gremlin` (`hasLabel`, `outE`, ...) with `args`, for code that has
+    /// Gremlin names at run time (e.g. a Gherkin runner); the same as the generated method.
+    /// An unknown name makes the traversal fail to build.
+    pub fn step(self, gremlin: &str, args: impl IntoArgs) -> GraphTraversal {
+        match find_def(StepOn::Step, gremlin) {
+            Ok(def) => self.add_step(def, args.into_args()),
+            Err(e) => GraphTraversal {
+                error: self.error.or(Some(e)),
+                ..self
+            },
+        }
     }
 
     /// The traversal as GremlinLang: its script and parameters (none in literal-only mode).

@@ -602,7 +602,7 @@ pub fn emit(spec: &StepsSpec) -> TokenStream {
             On::Predicate => quote!(StepOn::Predicate),
         };
         let rust = &s.rust;
-        infos.push(quote! { StepInfo { gremlin: #gremlin, rust: #rust, on: #on }, });
+        infos.push(quote! { StepInfo { gremlin: #gremlin, rust: #rust, on: #on, def: &#def }, });
 
         let name = format_ident!("{}", s.rust);
         let forms_doc = s
@@ -711,7 +711,7 @@ pub fn emit(spec: &StepsSpec) -> TokenStream {
         }
 
         /// A Gremlin name and the Rust name of its method.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[derive(Debug, Clone, Copy)]
         pub struct StepInfo {
             /// The gremlin-lang name, e.g. `hasLabel`.
             pub gremlin: &'static str,
@@ -719,6 +719,9 @@ pub fn emit(spec: &StepsSpec) -> TokenStream {
             pub rust: &'static str,
             /// Where it belongs.
             pub on: StepOn,
+            /// Its grammar forms.
+            #[doc(hidden)]
+            pub def: &'static StepDef,
         }
 
         /// Every source method, step and predicate of the grammar with its Rust name, in the
