@@ -517,3 +517,35 @@ fn random_strings_round_trip_through_the_server() {
         })
         .unwrap();
 }
+
+/// The README's example, run.
+#[tokio::test]
+async fn readme_example() {
+    let Some((g, _)) = sources("readme_example").await else {
+        return;
+    };
+    let t = g
+        .v(())
+        .has(("person", "name", GValue::new("who", "marko")))
+        .out("knows")
+        .has(("age", P::gt(26)))
+        .order(())
+        .by(("age", Order::Desc))
+        .values("name");
+    let lang = t.gremlin_lang().unwrap();
+    assert_eq!(
+        lang.gremlin,
+        r#"g.V().has("person","name",who).out("knows").has("age",gt(26)).order().by("age",Order.desc).values("name")"#
+    );
+    assert_eq!(lang.parameters_text().unwrap(), r#"[who:"marko"]"#);
+    let friends: Vec<String> = t.to_list_as().await.unwrap();
+    assert_eq!(friends, ["josh", "vadas"]);
+    let n: Option<i64> = g
+        .v(())
+        .where_(__::out("created"))
+        .count(())
+        .next_as()
+        .await
+        .unwrap();
+    assert_eq!(n, Some(3));
+}
