@@ -1032,3 +1032,42 @@ fn steps_by_gremlin_name_match_the_generated_methods() {
         }
     }
 }
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let mut l = Lit::Int(1);
+    for _ in 0..1_000 {
+        l = Lit::List(vec![l]);
+    }
+    let e = err(&g().inject((l,)));
+    assert!(e.contains("nested deeper than"), "{e}");
+    let mut t = __::out(());
+    for _ in 0..1_000 {
+        t = __::local(t);
+    }
+    let e = err(&g().v(()).local(t));
+    assert!(e.contains("nested deeper than"), "{e}");
+    let mut p = P::eq(1);
+    for _ in 0..1_000 {
+        p = P::not(p);
+    }
+    let e = err(&g().v(()).is(p));
+    assert!(e.contains("nested deeper than"), "{e}");
+    // Well within the limit is fine.
+    let mut l = Lit::Int(1);
+    for _ in 0..100 {
+        l = Lit::List(vec![l]);
+    }
+    assert!(g().inject((l,)).gremlin_lang().is_ok());
+}
+
+#[test]
+fn results_are_arguments() {
+    let v = Value::Vertex(Box::new(Vertex {
+        id: Value::Long(4),
+        label: Default::default(),
+        properties: None,
+    }));
+    assert_eq!(text(&g().v(v.clone()).out(())), "g.V(4L).out()");
+    assert_eq!(text(&g().v([v.clone(), v])), "g.V(4L,4L)");
+}

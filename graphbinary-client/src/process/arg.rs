@@ -133,12 +133,19 @@ impl From<Strategy> for Arg {
     }
 }
 
-/// Arguments from a decoded value: its literal (an element stands for its id), or
-/// [`Arg::Invalid`] when it has none.
+/// The argument of a decoded value: its literal (an element stands for its id), or
+/// [`Arg::Invalid`] when it has none. Same as `Arg::from(value)`.
 pub fn value_arg(v: Value) -> Arg {
     match Lit::try_from(v) {
         Ok(l) => Arg::Lit(l),
         Err(e) => Arg::Invalid(e),
+    }
+}
+
+impl From<Value> for Arg {
+    /// A result used as an argument: `g.v(vertex)` is `g.V(id)`.
+    fn from(v: Value) -> Arg {
+        value_arg(v)
     }
 }
 
@@ -200,6 +207,7 @@ single_args!(
     crate::model::BigInteger,
     bytes::Bytes,
     Token,
+    Value,
 );
 
 impl<L: Into<Lit>> IntoArgs for Option<L> {

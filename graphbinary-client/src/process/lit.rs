@@ -120,6 +120,14 @@ impl Lit {
 
     /// Appends the literal to `out`; on error `out` may hold part of it.
     pub(crate) fn write(&self, out: &mut String) -> Result<(), String> {
+        self.write_at(out, 0)
+    }
+
+    fn write_at(&self, out: &mut String, depth: usize) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("literal nested deeper than {MAX_DEPTH} levels"));
+        }
+        let depth = depth + 1;
         match self {
             Lit::Null => out.push_str("null"),
             Lit::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -187,8 +195,8 @@ impl Lit {
                 base64(out, b);
                 out.push_str("\")");
             }
-            Lit::List(items) => write_items(out, '[', items, ']')?,
-            Lit::Set(items) => write_items(out, '{', items, '}')?,
+            Lit::List(items) => write_items(out, '[', items, ']', depth)?,
+            Lit::Set(items) => write_items(out, '{', items, '}', depth)?,
             Lit::Map(entries) => {
                 if entries.is_empty() {
                     out.push_str("[:]");
@@ -199,16 +207,16 @@ impl Lit {
                     if i > 0 {
                         out.push(',');
                     }
-                    write_map_key(out, k)?;
+                    write_map_key(out, k, depth)?;
                     out.push(':');
-                    v.write(out)?;
+                    v.write_at(out, depth)?;
                 }
                 out.push(']');
             }
             Lit::Token(t) => t.write(out),
             Lit::CardinalityValue(c, v) => {
                 let _ = write!(out, "{c}(");
-                v.write(out)?;
+                v.write_at(out, depth)?;
                 out.push(')');
             }
         }
@@ -229,13 +237,23 @@ impl Lit {
     }
 }
 
-fn write_items(out: &mut String, open: char, items: &[Lit], close: char) -> Result<(), String> {
+/// How deep literals and traversals may nest when written (deeper is a build error, not a
+/// stack overflow).
+pub(crate) const MAX_DEPTH: usize = 256;
+
+fn write_items(
+    out: &mut String,
+    open: char,
+    items: &[Lit],
+    close: char,
+    depth: usize,
+) -> Result<(), String> {
     out.push(open);
     for (i, v) in items.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        v.write(out)?;
+        v.write_at(out, depth)?;
     }
     out.push(close);
     Ok(())
@@ -243,7 +261,7 @@ fn write_items(out: &mut String, open: char, items: &[Lit], close: char) -> Resu
 
 /// A map key, as the grammar's `mapKey` allows: a String bare, a number, T, Direction, List,
 /// Set or Map in parentheses (as the GLVs write every key that is not a String).
-fn write_map_key(out: &mut String, k: &Lit) -> Result<(), String> {
+fn write_map_key(out: &mut String, k: &Lit, depth: usize) -> Result<(), String> {
     match k {
         Lit::String(s) => {
             write_string(out, s);
@@ -254,13 +272,13 @@ fn write_map_key(out: &mut String, k: &Lit) -> Result<(), String> {
         | Lit::Set(_)
         | Lit::Map(_) => {
             out.push('(');
-            k.write(out)?;
+            k.write_at(out, depth)?;
             out.push(')');
             Ok(())
         }
         k if k.is_numeric() => {
             out.push('(');
-            k.write(out)?;
+            k.write_at(out, depth)?;
             out.push(')');
             Ok(())
         }

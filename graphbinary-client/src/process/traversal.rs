@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::arg::{describe, match_forms, Arg, IntoArgs, Slot};
 use super::generated::{StepOn, STEPS};
-use super::lit::{write_string, Lit};
+use super::lit::{write_string, Lit, MAX_DEPTH};
 use super::predicate::{PNode, P};
 use crate::client::{Client, Error, MaterializeProperties, RequestBuilder, ResultStream};
 use crate::model::Value;
@@ -361,6 +361,7 @@ impl GraphTraversal {
             out: String::new(),
             params: Vec::new(),
             literal_only,
+            depth: 0,
         };
         w.traversal(self, true).map_err(BuildError)?;
         Ok(GremlinLang {
@@ -499,10 +500,29 @@ struct Writer {
     out: String,
     params: Vec<(String, Lit)>,
     literal_only: bool,
+    /// Nesting of child traversals and predicates.
+    depth: usize,
 }
 
 impl Writer {
+    fn enter(&mut self) -> Result<(), String> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(format!(
+                "traversals and predicates nested deeper than {MAX_DEPTH} levels"
+            ));
+        }
+        Ok(())
+    }
+
     fn traversal(&mut self, t: &GraphTraversal, root: bool) -> Result<(), String> {
+        self.enter()?;
+        let r = self.traversal_inner(t, root);
+        self.depth -= 1;
+        r
+    }
+
+    fn traversal_inner(&mut self, t: &GraphTraversal, root: bool) -> Result<(), String> {
         if let Some(e) = &t.error {
             return Err(e.clone());
         }
@@ -614,6 +634,13 @@ impl Writer {
     }
 
     fn predicate(&mut self, p: &P) -> Result<(), String> {
+        self.enter()?;
+        let r = self.predicate_inner(p);
+        self.depth -= 1;
+        r
+    }
+
+    fn predicate_inner(&mut self, p: &P) -> Result<(), String> {
         match &p.node {
             PNode::Op { name, args } => {
                 self.out.push_str(name);
