@@ -4466,6 +4466,8 @@ impl GraphTraversal {
     ///
     /// * `V(gen$*)`
     /// * `V(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn v(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_V, args.into_args())
     }
@@ -4473,6 +4475,8 @@ impl GraphTraversal {
     ///
     /// * `E(gen$*)`
     /// * `E(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn e(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_E, args.into_args())
     }
@@ -4480,6 +4484,8 @@ impl GraphTraversal {
     ///
     /// * `addE(str$)`
     /// * `addE(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn add_e(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_ADD_E, vec![arg1.into()])
     }
@@ -4488,36 +4494,48 @@ impl GraphTraversal {
     /// * `addV()`
     /// * `addV(str$, str$*)`
     /// * `addV(trav, trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn add_v(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_ADD_V, args.into_args())
     }
     /// Gremlin's `aggregate` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `aggregate(str)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn aggregate(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_AGGREGATE, vec![arg1.into()])
     }
     /// Gremlin's `all` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `all(P)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn all(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_ALL, vec![arg1.into()])
     }
     /// Gremlin's `and` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `and(trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn and(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_AND, args.into_args())
     }
     /// Gremlin's `any` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `any(P)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn any(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_ANY, vec![arg1.into()])
     }
     /// Gremlin's `as` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `as(str, str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn as_(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_AS, args.into_args())
     }
@@ -4537,6 +4555,8 @@ impl GraphTraversal {
     ///
     /// * `asNumber()`
     /// * `asNumber(GType)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn as_number(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_AS_NUMBER, args.into_args())
     }
@@ -4544,6 +4564,8 @@ impl GraphTraversal {
     ///
     /// * `asString()`
     /// * `asString(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn as_string(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_AS_STRING, args.into_args())
     }
@@ -4552,18 +4574,24 @@ impl GraphTraversal {
     /// * `barrier()`
     /// * `barrier(Barrier)`
     /// * `barrier(int)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn barrier(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_BARRIER, args.into_args())
     }
     /// Gremlin's `both` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `both(str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn both(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_BOTH, args.into_args())
     }
     /// Gremlin's `bothE` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `bothE(str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn both_e(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_BOTH_E, args.into_args())
     }
@@ -4576,6 +4604,8 @@ impl GraphTraversal {
     /// Gremlin's `branch` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `branch(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn branch(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_BRANCH, vec![arg1.into()])
     }
@@ -4589,6 +4619,8 @@ impl GraphTraversal {
     /// * `by(str, Order)`
     /// * `by(trav)`
     /// * `by(trav, Order)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn by(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_BY, args.into_args())
     }
@@ -4598,12 +4630,16 @@ impl GraphTraversal {
     /// * `call(str, map$)`
     /// * `call(str, trav)`
     /// * `call(str, map$, trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn call(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_CALL, args.into_args())
     }
     /// Gremlin's `cap` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `cap(str, str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn cap(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_CAP, args.into_args())
     }
@@ -4615,24 +4651,32 @@ impl GraphTraversal {
     /// * `choose(trav)`
     /// * `choose(trav, trav)`
     /// * `choose(trav, trav, trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn choose(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_CHOOSE, args.into_args())
     }
     /// Gremlin's `coalesce` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `coalesce(trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn coalesce(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_COALESCE, args.into_args())
     }
     /// Gremlin's `coin` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `coin(num)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn coin(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_COIN, vec![arg1.into()])
     }
     /// Gremlin's `combine` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `combine(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn combine(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_COMBINE, vec![arg1.into()])
     }
@@ -4640,12 +4684,16 @@ impl GraphTraversal {
     ///
     /// * `concat(trav, trav*)`
     /// * `concat(str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn concat(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_CONCAT, args.into_args())
     }
     /// Gremlin's `conjoin` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `conjoin(str)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn conjoin(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_CONJOIN, vec![arg1.into()])
     }
@@ -4658,6 +4706,8 @@ impl GraphTraversal {
     /// Gremlin's `constant` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `constant(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn constant(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_CONSTANT, vec![arg1.into()])
     }
@@ -4665,6 +4715,8 @@ impl GraphTraversal {
     ///
     /// * `count()`
     /// * `count(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn count(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_COUNT, args.into_args())
     }
@@ -4677,6 +4729,8 @@ impl GraphTraversal {
     /// Gremlin's `dateAdd` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `dateAdd(DT, int)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn date_add(self, arg1: impl Into<Arg>, arg2: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_DATE_ADD, vec![arg1.into(), arg2.into()])
     }
@@ -4684,6 +4738,8 @@ impl GraphTraversal {
     ///
     /// * `dateDiff(trav)`
     /// * `dateDiff(date)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn date_diff(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_DATE_DIFF, vec![arg1.into()])
     }
@@ -4691,12 +4747,16 @@ impl GraphTraversal {
     ///
     /// * `dedup(Scope, str?*)`
     /// * `dedup(str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn dedup(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_DEDUP, args.into_args())
     }
     /// Gremlin's `difference` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `difference(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn difference(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_DIFFERENCE, vec![arg1.into()])
     }
@@ -4709,6 +4769,8 @@ impl GraphTraversal {
     /// Gremlin's `disjunct` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `disjunct(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn disjunct(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_DISJUNCT, vec![arg1.into()])
     }
@@ -4727,6 +4789,8 @@ impl GraphTraversal {
     /// Gremlin's `elementMap` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `elementMap(str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn element_map(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_ELEMENT_MAP, args.into_args())
     }
@@ -4735,6 +4799,8 @@ impl GraphTraversal {
     /// * `emit()`
     /// * `emit(P)`
     /// * `emit(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn emit(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_EMIT, args.into_args())
     }
@@ -4742,6 +4808,8 @@ impl GraphTraversal {
     ///
     /// * `fail()`
     /// * `fail(str)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn fail(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_FAIL, args.into_args())
     }
@@ -4749,12 +4817,16 @@ impl GraphTraversal {
     ///
     /// * `filter(P)`
     /// * `filter(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn filter(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_FILTER, vec![arg1.into()])
     }
     /// Gremlin's `flatMap` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `flatMap(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn flat_map(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_FLAT_MAP, vec![arg1.into()])
     }
@@ -4762,12 +4834,16 @@ impl GraphTraversal {
     ///
     /// * `fold()`
     /// * `fold(gen, Operator)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn fold(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_FOLD, args.into_args())
     }
     /// Gremlin's `format` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `format(str)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn format(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_FORMAT, vec![arg1.into()])
     }
@@ -4775,6 +4851,8 @@ impl GraphTraversal {
     ///
     /// * `from(str)`
     /// * `from(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn from(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_FROM, vec![arg1.into()])
     }
@@ -4782,6 +4860,8 @@ impl GraphTraversal {
     ///
     /// * `group()`
     /// * `group(str)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn group(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_GROUP, args.into_args())
     }
@@ -4789,6 +4869,8 @@ impl GraphTraversal {
     ///
     /// * `groupCount()`
     /// * `groupCount(str)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn group_count(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_GROUP_COUNT, args.into_args())
     }
@@ -4804,6 +4886,8 @@ impl GraphTraversal {
     /// * `has(T, gen$)`
     /// * `has(T, P)`
     /// * `has(T, trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn has(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_HAS, args.into_args())
     }
@@ -4811,6 +4895,8 @@ impl GraphTraversal {
     ///
     /// * `hasId(gen$, gen$*)`
     /// * `hasId(P)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn has_id(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_HAS_ID, args.into_args())
     }
@@ -4819,6 +4905,8 @@ impl GraphTraversal {
     /// * `hasKey(P)`
     /// * `hasKey(str?, str?*)`
     /// * `hasKey(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn has_key(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_HAS_KEY, args.into_args())
     }
@@ -4827,12 +4915,16 @@ impl GraphTraversal {
     /// * `hasLabel(P)`
     /// * `hasLabel(str?$, str?$*)`
     /// * `hasLabel(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn has_label(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_HAS_LABEL, args.into_args())
     }
     /// Gremlin's `hasNot` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `hasNot(str?)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn has_not(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_HAS_NOT, vec![arg1.into()])
     }
@@ -4841,6 +4933,8 @@ impl GraphTraversal {
     /// * `hasValue(gen$, gen$*)`
     /// * `hasValue(P)`
     /// * `hasValue(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn has_value(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_HAS_VALUE, args.into_args())
     }
@@ -4859,18 +4953,24 @@ impl GraphTraversal {
     /// Gremlin's `in` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `in(str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn in_(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_IN, args.into_args())
     }
     /// Gremlin's `inE` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `inE(str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn in_e(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_IN_E, args.into_args())
     }
     /// Gremlin's `intersect` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `intersect(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn intersect(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_INTERSECT, vec![arg1.into()])
     }
@@ -4889,6 +4989,8 @@ impl GraphTraversal {
     /// Gremlin's `inject` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `inject(gen*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn inject(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_INJECT, args.into_args())
     }
@@ -4896,6 +4998,8 @@ impl GraphTraversal {
     ///
     /// * `is(gen$)`
     /// * `is(P)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn is(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_IS, vec![arg1.into()])
     }
@@ -4921,6 +5025,8 @@ impl GraphTraversal {
     ///
     /// * `addLabel(str, str*)`
     /// * `addLabel(trav, trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn add_label(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_ADD_LABEL, args.into_args())
     }
@@ -4934,6 +5040,8 @@ impl GraphTraversal {
     ///
     /// * `dropLabel(str, str*)`
     /// * `dropLabel(trav, trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn drop_label(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_DROP_LABEL, args.into_args())
     }
@@ -4941,6 +5049,8 @@ impl GraphTraversal {
     ///
     /// * `length()`
     /// * `length(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn length(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_LENGTH, args.into_args())
     }
@@ -4948,12 +5058,16 @@ impl GraphTraversal {
     ///
     /// * `limit(Scope, int$)`
     /// * `limit(int$)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn limit(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_LIMIT, args.into_args())
     }
     /// Gremlin's `local` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `local(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn local(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_LOCAL, vec![arg1.into()])
     }
@@ -4961,6 +5075,8 @@ impl GraphTraversal {
     ///
     /// * `loops()`
     /// * `loops(str)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn loops(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_LOOPS, args.into_args())
     }
@@ -4968,12 +5084,16 @@ impl GraphTraversal {
     ///
     /// * `lTrim()`
     /// * `lTrim(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn l_trim(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_L_TRIM, args.into_args())
     }
     /// Gremlin's `map` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `map(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn map(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_MAP, vec![arg1.into()])
     }
@@ -4982,12 +5102,16 @@ impl GraphTraversal {
     /// * `match(trav*)`
     /// * `match(str)`
     /// * `match(str, map)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn match_(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_MATCH, args.into_args())
     }
     /// Gremlin's `math` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `math(str)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn math(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_MATH, vec![arg1.into()])
     }
@@ -4995,6 +5119,8 @@ impl GraphTraversal {
     ///
     /// * `max()`
     /// * `max(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn max(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_MAX, args.into_args())
     }
@@ -5002,12 +5128,16 @@ impl GraphTraversal {
     ///
     /// * `mean()`
     /// * `mean(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn mean(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_MEAN, args.into_args())
     }
     /// Gremlin's `merge` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `merge(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn merge(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_MERGE, vec![arg1.into()])
     }
@@ -5016,6 +5146,8 @@ impl GraphTraversal {
     /// * `mergeV()`
     /// * `mergeV(map?$)`
     /// * `mergeV(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn merge_v(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_MERGE_V, args.into_args())
     }
@@ -5024,6 +5156,8 @@ impl GraphTraversal {
     /// * `mergeE()`
     /// * `mergeE(map?$)`
     /// * `mergeE(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn merge_e(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_MERGE_E, args.into_args())
     }
@@ -5031,18 +5165,24 @@ impl GraphTraversal {
     ///
     /// * `min()`
     /// * `min(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn min(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_MIN, args.into_args())
     }
     /// Gremlin's `none` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `none(P)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn none(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_NONE, vec![arg1.into()])
     }
     /// Gremlin's `not` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `not(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn not(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_NOT, vec![arg1.into()])
     }
@@ -5054,18 +5194,24 @@ impl GraphTraversal {
     /// * `option(Merge, trav)`
     /// * `option(gen$, trav)`
     /// * `option(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn option(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_OPTION, args.into_args())
     }
     /// Gremlin's `optional` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `optional(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn optional(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_OPTIONAL, vec![arg1.into()])
     }
     /// Gremlin's `or` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `or(trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn or(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_OR, args.into_args())
     }
@@ -5073,6 +5219,8 @@ impl GraphTraversal {
     ///
     /// * `order()`
     /// * `order(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn order(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_ORDER, args.into_args())
     }
@@ -5085,12 +5233,16 @@ impl GraphTraversal {
     /// Gremlin's `out` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `out(str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn out(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_OUT, args.into_args())
     }
     /// Gremlin's `outE` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `outE(str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn out_e(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_OUT_E, args.into_args())
     }
@@ -5104,6 +5256,8 @@ impl GraphTraversal {
     ///
     /// * `pageRank()`
     /// * `pageRank(num)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn page_rank(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_PAGE_RANK, args.into_args())
     }
@@ -5122,6 +5276,8 @@ impl GraphTraversal {
     /// Gremlin's `product` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `product(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn product(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_PRODUCT, vec![arg1.into()])
     }
@@ -5129,18 +5285,24 @@ impl GraphTraversal {
     ///
     /// * `profile()`
     /// * `profile(str)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn profile(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_PROFILE, args.into_args())
     }
     /// Gremlin's `project` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `project(str, str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn project(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_PROJECT, args.into_args())
     }
     /// Gremlin's `properties` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `properties(str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn properties(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_PROPERTIES, args.into_args())
     }
@@ -5153,12 +5315,16 @@ impl GraphTraversal {
     /// * `property(gen, trav)`
     /// * `property(map?$)`
     /// * `property(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn property(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_PROPERTY, args.into_args())
     }
     /// Gremlin's `propertyMap` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `propertyMap(str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn property_map(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_PROPERTY_MAP, args.into_args())
     }
@@ -5166,6 +5332,8 @@ impl GraphTraversal {
     ///
     /// * `range(Scope, int$, int$)`
     /// * `range(int$, int$)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn range(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_RANGE, args.into_args())
     }
@@ -5179,6 +5347,8 @@ impl GraphTraversal {
     ///
     /// * `repeat(str, trav)`
     /// * `repeat(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn repeat(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_REPEAT, args.into_args())
     }
@@ -5186,6 +5356,8 @@ impl GraphTraversal {
     ///
     /// * `replace(str?, str?)`
     /// * `replace(Scope, str?, str?)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn replace(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_REPLACE, args.into_args())
     }
@@ -5199,6 +5371,8 @@ impl GraphTraversal {
     ///
     /// * `rTrim()`
     /// * `rTrim(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn r_trim(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_R_TRIM, args.into_args())
     }
@@ -5206,6 +5380,8 @@ impl GraphTraversal {
     ///
     /// * `sack()`
     /// * `sack(Operator)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn sack(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_SACK, args.into_args())
     }
@@ -5213,6 +5389,8 @@ impl GraphTraversal {
     ///
     /// * `sample(Scope, int)`
     /// * `sample(int)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn sample(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_SAMPLE, args.into_args())
     }
@@ -5225,6 +5403,8 @@ impl GraphTraversal {
     /// * `select(str)`
     /// * `select(str, str, str?*)`
     /// * `select(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn select(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_SELECT, args.into_args())
     }
@@ -5237,6 +5417,8 @@ impl GraphTraversal {
     /// Gremlin's `sideEffect` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `sideEffect(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn side_effect(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_SIDE_EFFECT, vec![arg1.into()])
     }
@@ -5250,6 +5432,8 @@ impl GraphTraversal {
     ///
     /// * `skip(Scope, int$)`
     /// * `skip(int$)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn skip(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_SKIP, args.into_args())
     }
@@ -5257,12 +5441,16 @@ impl GraphTraversal {
     ///
     /// * `split(str?)`
     /// * `split(Scope, str?)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn split(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_SPLIT, args.into_args())
     }
     /// Gremlin's `subgraph` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `subgraph(str)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn subgraph(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_SUBGRAPH, vec![arg1.into()])
     }
@@ -5272,6 +5460,8 @@ impl GraphTraversal {
     /// * `substring(Scope, int)`
     /// * `substring(int, int)`
     /// * `substring(Scope, int, int)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn substring(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_SUBSTRING, args.into_args())
     }
@@ -5279,6 +5469,8 @@ impl GraphTraversal {
     ///
     /// * `sum()`
     /// * `sum(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn sum(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_SUM, args.into_args())
     }
@@ -5288,18 +5480,24 @@ impl GraphTraversal {
     /// * `tail(Scope)`
     /// * `tail(Scope, int$)`
     /// * `tail(int$)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn tail(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_TAIL, args.into_args())
     }
     /// Gremlin's `timeLimit` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `timeLimit(int)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn time_limit(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_TIME_LIMIT, vec![arg1.into()])
     }
     /// Gremlin's `times` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `times(int)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn times(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_TIMES, vec![arg1.into()])
     }
@@ -5308,12 +5506,16 @@ impl GraphTraversal {
     /// * `to(Direction, str?$*)`
     /// * `to(str)`
     /// * `to(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn to(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_TO, args.into_args())
     }
     /// Gremlin's `toE` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `toE(Direction, str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn to_e(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_TO_E, args.into_args())
     }
@@ -5321,6 +5523,8 @@ impl GraphTraversal {
     ///
     /// * `toLower()`
     /// * `toLower(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn to_lower(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_TO_LOWER, args.into_args())
     }
@@ -5328,12 +5532,16 @@ impl GraphTraversal {
     ///
     /// * `toUpper()`
     /// * `toUpper(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn to_upper(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_TO_UPPER, args.into_args())
     }
     /// Gremlin's `toV` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `toV(Direction)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn to_v(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_TO_V, vec![arg1.into()])
     }
@@ -5341,6 +5549,8 @@ impl GraphTraversal {
     ///
     /// * `tree()`
     /// * `tree(str)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn tree(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_TREE, args.into_args())
     }
@@ -5348,6 +5558,8 @@ impl GraphTraversal {
     ///
     /// * `trim()`
     /// * `trim(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn trim(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_TRIM, args.into_args())
     }
@@ -5360,6 +5572,8 @@ impl GraphTraversal {
     /// Gremlin's `union` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `union(trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn union(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_UNION, args.into_args())
     }
@@ -5367,6 +5581,8 @@ impl GraphTraversal {
     ///
     /// * `until(P)`
     /// * `until(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn until(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_UNTIL, vec![arg1.into()])
     }
@@ -5380,12 +5596,16 @@ impl GraphTraversal {
     ///
     /// * `valueMap(str?*)`
     /// * `valueMap(bool, str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn value_map(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_VALUE_MAP, args.into_args())
     }
     /// Gremlin's `values` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `values(str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn values(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_VALUES, args.into_args())
     }
@@ -5394,6 +5614,8 @@ impl GraphTraversal {
     /// * `where(P)`
     /// * `where(str, P)`
     /// * `where(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn where_(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_WHERE, args.into_args())
     }
@@ -5401,6 +5623,8 @@ impl GraphTraversal {
     ///
     /// * `with(with_key)`
     /// * `with(with_key, with_value)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn with(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_WITH, args.into_args())
     }
@@ -5424,6 +5648,8 @@ impl __ {
     ///
     /// * `V(gen$*)`
     /// * `V(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn v(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().v(args)
     }
@@ -5431,6 +5657,8 @@ impl __ {
     ///
     /// * `E(gen$*)`
     /// * `E(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn e(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().e(args)
     }
@@ -5438,6 +5666,8 @@ impl __ {
     ///
     /// * `addE(str$)`
     /// * `addE(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn add_e(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().add_e(arg1)
     }
@@ -5446,36 +5676,48 @@ impl __ {
     /// * `addV()`
     /// * `addV(str$, str$*)`
     /// * `addV(trav, trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn add_v(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().add_v(args)
     }
     /// Gremlin's `aggregate` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `aggregate(str)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn aggregate(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().aggregate(arg1)
     }
     /// Gremlin's `all` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `all(P)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn all(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().all(arg1)
     }
     /// Gremlin's `and` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `and(trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn and(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().and(args)
     }
     /// Gremlin's `any` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `any(P)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn any(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().any(arg1)
     }
     /// Gremlin's `as` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `as(str, str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn as_(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().as_(args)
     }
@@ -5495,6 +5737,8 @@ impl __ {
     ///
     /// * `asNumber()`
     /// * `asNumber(GType)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn as_number(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().as_number(args)
     }
@@ -5502,6 +5746,8 @@ impl __ {
     ///
     /// * `asString()`
     /// * `asString(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn as_string(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().as_string(args)
     }
@@ -5510,18 +5756,24 @@ impl __ {
     /// * `barrier()`
     /// * `barrier(Barrier)`
     /// * `barrier(int)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn barrier(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().barrier(args)
     }
     /// Gremlin's `both` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `both(str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn both(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().both(args)
     }
     /// Gremlin's `bothE` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `bothE(str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn both_e(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().both_e(args)
     }
@@ -5534,6 +5786,8 @@ impl __ {
     /// Gremlin's `branch` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `branch(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn branch(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().branch(arg1)
     }
@@ -5547,6 +5801,8 @@ impl __ {
     /// * `by(str, Order)`
     /// * `by(trav)`
     /// * `by(trav, Order)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn by(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().by(args)
     }
@@ -5556,12 +5812,16 @@ impl __ {
     /// * `call(str, map$)`
     /// * `call(str, trav)`
     /// * `call(str, map$, trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn call(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().call(args)
     }
     /// Gremlin's `cap` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `cap(str, str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn cap(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().cap(args)
     }
@@ -5573,24 +5833,32 @@ impl __ {
     /// * `choose(trav)`
     /// * `choose(trav, trav)`
     /// * `choose(trav, trav, trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn choose(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().choose(args)
     }
     /// Gremlin's `coalesce` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `coalesce(trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn coalesce(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().coalesce(args)
     }
     /// Gremlin's `coin` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `coin(num)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn coin(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().coin(arg1)
     }
     /// Gremlin's `combine` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `combine(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn combine(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().combine(arg1)
     }
@@ -5598,12 +5866,16 @@ impl __ {
     ///
     /// * `concat(trav, trav*)`
     /// * `concat(str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn concat(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().concat(args)
     }
     /// Gremlin's `conjoin` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `conjoin(str)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn conjoin(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().conjoin(arg1)
     }
@@ -5616,6 +5888,8 @@ impl __ {
     /// Gremlin's `constant` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `constant(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn constant(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().constant(arg1)
     }
@@ -5623,6 +5897,8 @@ impl __ {
     ///
     /// * `count()`
     /// * `count(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn count(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().count(args)
     }
@@ -5635,6 +5911,8 @@ impl __ {
     /// Gremlin's `dateAdd` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `dateAdd(DT, int)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn date_add(arg1: impl Into<Arg>, arg2: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().date_add(arg1, arg2)
     }
@@ -5642,6 +5920,8 @@ impl __ {
     ///
     /// * `dateDiff(trav)`
     /// * `dateDiff(date)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn date_diff(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().date_diff(arg1)
     }
@@ -5649,12 +5929,16 @@ impl __ {
     ///
     /// * `dedup(Scope, str?*)`
     /// * `dedup(str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn dedup(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().dedup(args)
     }
     /// Gremlin's `difference` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `difference(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn difference(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().difference(arg1)
     }
@@ -5667,6 +5951,8 @@ impl __ {
     /// Gremlin's `disjunct` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `disjunct(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn disjunct(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().disjunct(arg1)
     }
@@ -5685,6 +5971,8 @@ impl __ {
     /// Gremlin's `elementMap` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `elementMap(str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn element_map(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().element_map(args)
     }
@@ -5693,6 +5981,8 @@ impl __ {
     /// * `emit()`
     /// * `emit(P)`
     /// * `emit(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn emit(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().emit(args)
     }
@@ -5700,6 +5990,8 @@ impl __ {
     ///
     /// * `fail()`
     /// * `fail(str)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn fail(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().fail(args)
     }
@@ -5707,12 +5999,16 @@ impl __ {
     ///
     /// * `filter(P)`
     /// * `filter(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn filter(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().filter(arg1)
     }
     /// Gremlin's `flatMap` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `flatMap(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn flat_map(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().flat_map(arg1)
     }
@@ -5720,12 +6016,16 @@ impl __ {
     ///
     /// * `fold()`
     /// * `fold(gen, Operator)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn fold(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().fold(args)
     }
     /// Gremlin's `format` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `format(str)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn format(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().format(arg1)
     }
@@ -5733,6 +6033,8 @@ impl __ {
     ///
     /// * `from(str)`
     /// * `from(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn from(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().from(arg1)
     }
@@ -5740,6 +6042,8 @@ impl __ {
     ///
     /// * `group()`
     /// * `group(str)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn group(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().group(args)
     }
@@ -5747,6 +6051,8 @@ impl __ {
     ///
     /// * `groupCount()`
     /// * `groupCount(str)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn group_count(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().group_count(args)
     }
@@ -5762,6 +6068,8 @@ impl __ {
     /// * `has(T, gen$)`
     /// * `has(T, P)`
     /// * `has(T, trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn has(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().has(args)
     }
@@ -5769,6 +6077,8 @@ impl __ {
     ///
     /// * `hasId(gen$, gen$*)`
     /// * `hasId(P)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn has_id(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().has_id(args)
     }
@@ -5777,6 +6087,8 @@ impl __ {
     /// * `hasKey(P)`
     /// * `hasKey(str?, str?*)`
     /// * `hasKey(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn has_key(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().has_key(args)
     }
@@ -5785,12 +6097,16 @@ impl __ {
     /// * `hasLabel(P)`
     /// * `hasLabel(str?$, str?$*)`
     /// * `hasLabel(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn has_label(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().has_label(args)
     }
     /// Gremlin's `hasNot` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `hasNot(str?)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn has_not(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().has_not(arg1)
     }
@@ -5799,6 +6115,8 @@ impl __ {
     /// * `hasValue(gen$, gen$*)`
     /// * `hasValue(P)`
     /// * `hasValue(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn has_value(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().has_value(args)
     }
@@ -5817,18 +6135,24 @@ impl __ {
     /// Gremlin's `in` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `in(str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn in_(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().in_(args)
     }
     /// Gremlin's `inE` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `inE(str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn in_e(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().in_e(args)
     }
     /// Gremlin's `intersect` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `intersect(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn intersect(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().intersect(arg1)
     }
@@ -5847,6 +6171,8 @@ impl __ {
     /// Gremlin's `inject` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `inject(gen*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn inject(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().inject(args)
     }
@@ -5854,6 +6180,8 @@ impl __ {
     ///
     /// * `is(gen$)`
     /// * `is(P)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn is(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().is(arg1)
     }
@@ -5879,6 +6207,8 @@ impl __ {
     ///
     /// * `addLabel(str, str*)`
     /// * `addLabel(trav, trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn add_label(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().add_label(args)
     }
@@ -5892,6 +6222,8 @@ impl __ {
     ///
     /// * `dropLabel(str, str*)`
     /// * `dropLabel(trav, trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn drop_label(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().drop_label(args)
     }
@@ -5899,6 +6231,8 @@ impl __ {
     ///
     /// * `length()`
     /// * `length(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn length(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().length(args)
     }
@@ -5906,12 +6240,16 @@ impl __ {
     ///
     /// * `limit(Scope, int$)`
     /// * `limit(int$)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn limit(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().limit(args)
     }
     /// Gremlin's `local` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `local(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn local(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().local(arg1)
     }
@@ -5919,6 +6257,8 @@ impl __ {
     ///
     /// * `loops()`
     /// * `loops(str)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn loops(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().loops(args)
     }
@@ -5926,12 +6266,16 @@ impl __ {
     ///
     /// * `lTrim()`
     /// * `lTrim(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn l_trim(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().l_trim(args)
     }
     /// Gremlin's `map` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `map(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn map(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().map(arg1)
     }
@@ -5940,12 +6284,16 @@ impl __ {
     /// * `match(trav*)`
     /// * `match(str)`
     /// * `match(str, map)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn match_(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().match_(args)
     }
     /// Gremlin's `math` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `math(str)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn math(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().math(arg1)
     }
@@ -5953,6 +6301,8 @@ impl __ {
     ///
     /// * `max()`
     /// * `max(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn max(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().max(args)
     }
@@ -5960,12 +6310,16 @@ impl __ {
     ///
     /// * `mean()`
     /// * `mean(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn mean(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().mean(args)
     }
     /// Gremlin's `merge` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `merge(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn merge(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().merge(arg1)
     }
@@ -5974,6 +6328,8 @@ impl __ {
     /// * `mergeV()`
     /// * `mergeV(map?$)`
     /// * `mergeV(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn merge_v(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().merge_v(args)
     }
@@ -5982,6 +6338,8 @@ impl __ {
     /// * `mergeE()`
     /// * `mergeE(map?$)`
     /// * `mergeE(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn merge_e(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().merge_e(args)
     }
@@ -5989,18 +6347,24 @@ impl __ {
     ///
     /// * `min()`
     /// * `min(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn min(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().min(args)
     }
     /// Gremlin's `none` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `none(P)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn none(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().none(arg1)
     }
     /// Gremlin's `not` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `not(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn not(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().not(arg1)
     }
@@ -6012,18 +6376,24 @@ impl __ {
     /// * `option(Merge, trav)`
     /// * `option(gen$, trav)`
     /// * `option(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn option(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().option(args)
     }
     /// Gremlin's `optional` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `optional(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn optional(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().optional(arg1)
     }
     /// Gremlin's `or` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `or(trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn or(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().or(args)
     }
@@ -6031,6 +6401,8 @@ impl __ {
     ///
     /// * `order()`
     /// * `order(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn order(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().order(args)
     }
@@ -6043,12 +6415,16 @@ impl __ {
     /// Gremlin's `out` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `out(str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn out(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().out(args)
     }
     /// Gremlin's `outE` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `outE(str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn out_e(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().out_e(args)
     }
@@ -6062,6 +6438,8 @@ impl __ {
     ///
     /// * `pageRank()`
     /// * `pageRank(num)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn page_rank(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().page_rank(args)
     }
@@ -6080,6 +6458,8 @@ impl __ {
     /// Gremlin's `product` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `product(gen)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn product(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().product(arg1)
     }
@@ -6087,18 +6467,24 @@ impl __ {
     ///
     /// * `profile()`
     /// * `profile(str)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn profile(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().profile(args)
     }
     /// Gremlin's `project` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `project(str, str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn project(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().project(args)
     }
     /// Gremlin's `properties` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `properties(str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn properties(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().properties(args)
     }
@@ -6111,12 +6497,16 @@ impl __ {
     /// * `property(gen, trav)`
     /// * `property(map?$)`
     /// * `property(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn property(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().property(args)
     }
     /// Gremlin's `propertyMap` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `propertyMap(str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn property_map(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().property_map(args)
     }
@@ -6124,6 +6514,8 @@ impl __ {
     ///
     /// * `range(Scope, int$, int$)`
     /// * `range(int$, int$)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn range(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().range(args)
     }
@@ -6137,6 +6529,8 @@ impl __ {
     ///
     /// * `repeat(str, trav)`
     /// * `repeat(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn repeat(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().repeat(args)
     }
@@ -6144,6 +6538,8 @@ impl __ {
     ///
     /// * `replace(str?, str?)`
     /// * `replace(Scope, str?, str?)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn replace(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().replace(args)
     }
@@ -6157,6 +6553,8 @@ impl __ {
     ///
     /// * `rTrim()`
     /// * `rTrim(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn r_trim(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().r_trim(args)
     }
@@ -6164,6 +6562,8 @@ impl __ {
     ///
     /// * `sack()`
     /// * `sack(Operator)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn sack(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().sack(args)
     }
@@ -6171,6 +6571,8 @@ impl __ {
     ///
     /// * `sample(Scope, int)`
     /// * `sample(int)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn sample(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().sample(args)
     }
@@ -6183,6 +6585,8 @@ impl __ {
     /// * `select(str)`
     /// * `select(str, str, str?*)`
     /// * `select(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn select(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().select(args)
     }
@@ -6195,6 +6599,8 @@ impl __ {
     /// Gremlin's `sideEffect` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `sideEffect(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn side_effect(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().side_effect(arg1)
     }
@@ -6208,6 +6614,8 @@ impl __ {
     ///
     /// * `skip(Scope, int$)`
     /// * `skip(int$)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn skip(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().skip(args)
     }
@@ -6215,12 +6623,16 @@ impl __ {
     ///
     /// * `split(str?)`
     /// * `split(Scope, str?)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn split(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().split(args)
     }
     /// Gremlin's `subgraph` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `subgraph(str)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn subgraph(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().subgraph(arg1)
     }
@@ -6230,6 +6642,8 @@ impl __ {
     /// * `substring(Scope, int)`
     /// * `substring(int, int)`
     /// * `substring(Scope, int, int)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn substring(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().substring(args)
     }
@@ -6237,6 +6651,8 @@ impl __ {
     ///
     /// * `sum()`
     /// * `sum(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn sum(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().sum(args)
     }
@@ -6246,18 +6662,24 @@ impl __ {
     /// * `tail(Scope)`
     /// * `tail(Scope, int$)`
     /// * `tail(int$)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn tail(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().tail(args)
     }
     /// Gremlin's `timeLimit` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `timeLimit(int)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn time_limit(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().time_limit(arg1)
     }
     /// Gremlin's `times` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `times(int)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn times(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().times(arg1)
     }
@@ -6266,12 +6688,16 @@ impl __ {
     /// * `to(Direction, str?$*)`
     /// * `to(str)`
     /// * `to(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn to(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().to(args)
     }
     /// Gremlin's `toE` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `toE(Direction, str?$*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn to_e(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().to_e(args)
     }
@@ -6279,6 +6705,8 @@ impl __ {
     ///
     /// * `toLower()`
     /// * `toLower(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn to_lower(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().to_lower(args)
     }
@@ -6286,12 +6714,16 @@ impl __ {
     ///
     /// * `toUpper()`
     /// * `toUpper(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn to_upper(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().to_upper(args)
     }
     /// Gremlin's `toV` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `toV(Direction)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn to_v(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().to_v(arg1)
     }
@@ -6299,6 +6731,8 @@ impl __ {
     ///
     /// * `tree()`
     /// * `tree(str)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn tree(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().tree(args)
     }
@@ -6306,6 +6740,8 @@ impl __ {
     ///
     /// * `trim()`
     /// * `trim(Scope)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn trim(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().trim(args)
     }
@@ -6318,6 +6754,8 @@ impl __ {
     /// Gremlin's `union` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `union(trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn union(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().union(args)
     }
@@ -6325,6 +6763,8 @@ impl __ {
     ///
     /// * `until(P)`
     /// * `until(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn until(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().until(arg1)
     }
@@ -6338,12 +6778,16 @@ impl __ {
     ///
     /// * `valueMap(str?*)`
     /// * `valueMap(bool, str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn value_map(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().value_map(args)
     }
     /// Gremlin's `values` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `values(str?*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn values(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().values(args)
     }
@@ -6352,6 +6796,8 @@ impl __ {
     /// * `where(P)`
     /// * `where(str, P)`
     /// * `where(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn where_(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().where_(args)
     }
@@ -6359,6 +6805,8 @@ impl __ {
     ///
     /// * `with(with_key)`
     /// * `with(with_key, with_value)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn with(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().with(args)
     }
@@ -6375,6 +6823,8 @@ impl GraphTraversalSource {
     /// Gremlin's `withBulk` source method. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `withBulk(bool)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn with_bulk(&self, arg1: impl Into<Arg>) -> GraphTraversalSource {
         self.add_source(&SOURCE_WITH_BULK, vec![arg1.into()])
     }
@@ -6388,6 +6838,8 @@ impl GraphTraversalSource {
     ///
     /// * `withSack(gen)`
     /// * `withSack(gen, Operator)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn with_sack(&self, args: impl IntoArgs) -> GraphTraversalSource {
         self.add_source(&SOURCE_WITH_SACK, args.into_args())
     }
@@ -6395,18 +6847,24 @@ impl GraphTraversalSource {
     ///
     /// * `withSideEffect(str, gen)`
     /// * `withSideEffect(str, gen, Operator)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn with_side_effect(&self, args: impl IntoArgs) -> GraphTraversalSource {
         self.add_source(&SOURCE_WITH_SIDE_EFFECT, args.into_args())
     }
     /// Gremlin's `withStrategies` source method. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `withStrategies(strategy, strategy*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn with_strategies(&self, args: impl IntoArgs) -> GraphTraversalSource {
         self.add_source(&SOURCE_WITH_STRATEGIES, args.into_args())
     }
     /// Gremlin's `withoutStrategies` source method. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `withoutStrategies(class, class*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn without_strategies(&self, args: impl IntoArgs) -> GraphTraversalSource {
         self.add_source(&SOURCE_WITHOUT_STRATEGIES, args.into_args())
     }
@@ -6414,6 +6872,8 @@ impl GraphTraversalSource {
     ///
     /// * `addE(str$)`
     /// * `addE(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn add_e(&self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.spawn(&SPAWN_ADD_E, vec![arg1.into()])
     }
@@ -6422,6 +6882,8 @@ impl GraphTraversalSource {
     /// * `addV()`
     /// * `addV(str$, str$*)`
     /// * `addV(trav, trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn add_v(&self, args: impl IntoArgs) -> GraphTraversal {
         self.spawn(&SPAWN_ADD_V, args.into_args())
     }
@@ -6429,6 +6891,8 @@ impl GraphTraversalSource {
     ///
     /// * `E(gen$*)`
     /// * `E(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn e(&self, args: impl IntoArgs) -> GraphTraversal {
         self.spawn(&SPAWN_E, args.into_args())
     }
@@ -6436,18 +6900,24 @@ impl GraphTraversalSource {
     ///
     /// * `V(gen$*)`
     /// * `V(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn v(&self, args: impl IntoArgs) -> GraphTraversal {
         self.spawn(&SPAWN_V, args.into_args())
     }
     /// Gremlin's `inject` start step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `inject(gen*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn inject(&self, args: impl IntoArgs) -> GraphTraversal {
         self.spawn(&SPAWN_INJECT, args.into_args())
     }
     /// Gremlin's `io` start step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `io(str)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn io(&self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.spawn(&SPAWN_IO, vec![arg1.into()])
     }
@@ -6455,6 +6925,8 @@ impl GraphTraversalSource {
     ///
     /// * `mergeV(map?$)`
     /// * `mergeV(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn merge_v(&self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.spawn(&SPAWN_MERGE_V, vec![arg1.into()])
     }
@@ -6462,6 +6934,8 @@ impl GraphTraversalSource {
     ///
     /// * `mergeE(map?$)`
     /// * `mergeE(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn merge_e(&self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.spawn(&SPAWN_MERGE_E, vec![arg1.into()])
     }
@@ -6472,12 +6946,16 @@ impl GraphTraversalSource {
     /// * `call(str, map$)`
     /// * `call(str, trav)`
     /// * `call(str, map$, trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn call(&self, args: impl IntoArgs) -> GraphTraversal {
         self.spawn(&SPAWN_CALL, args.into_args())
     }
     /// Gremlin's `union` start step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `union(trav*)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn union(&self, args: impl IntoArgs) -> GraphTraversal {
         self.spawn(&SPAWN_UNION, args.into_args())
     }
@@ -6485,6 +6963,8 @@ impl GraphTraversalSource {
     ///
     /// * `match(str)`
     /// * `match(str, map)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn match_(&self, args: impl IntoArgs) -> GraphTraversal {
         self.spawn(&SPAWN_MATCH, args.into_args())
     }
@@ -6496,6 +6976,8 @@ impl P {
     ///
     /// * `eq(gen$)`
     /// * `eq(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn eq(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_EQ, vec![arg1.into()])
     }
@@ -6503,6 +6985,8 @@ impl P {
     ///
     /// * `neq(gen$)`
     /// * `neq(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn neq(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_NEQ, vec![arg1.into()])
     }
@@ -6510,6 +6994,8 @@ impl P {
     ///
     /// * `lt(gen$)`
     /// * `lt(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn lt(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_LT, vec![arg1.into()])
     }
@@ -6517,6 +7003,8 @@ impl P {
     ///
     /// * `lte(gen$)`
     /// * `lte(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn lte(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_LTE, vec![arg1.into()])
     }
@@ -6524,6 +7012,8 @@ impl P {
     ///
     /// * `gt(gen$)`
     /// * `gt(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn gt(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_GT, vec![arg1.into()])
     }
@@ -6531,6 +7021,8 @@ impl P {
     ///
     /// * `gte(gen$)`
     /// * `gte(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn gte(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_GTE, vec![arg1.into()])
     }
@@ -6538,6 +7030,8 @@ impl P {
     ///
     /// * `inside(gen$, gen$)`
     /// * `inside(trav, trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn inside(arg1: impl Into<Arg>, arg2: impl Into<Arg>) -> P {
         P::op(&PRED_INSIDE, vec![arg1.into(), arg2.into()])
     }
@@ -6545,6 +7039,8 @@ impl P {
     ///
     /// * `outside(gen$, gen$)`
     /// * `outside(trav, trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn outside(arg1: impl Into<Arg>, arg2: impl Into<Arg>) -> P {
         P::op(&PRED_OUTSIDE, vec![arg1.into(), arg2.into()])
     }
@@ -6552,6 +7048,8 @@ impl P {
     ///
     /// * `between(gen$, gen$)`
     /// * `between(trav, trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn between(arg1: impl Into<Arg>, arg2: impl Into<Arg>) -> P {
         P::op(&PRED_BETWEEN, vec![arg1.into(), arg2.into()])
     }
@@ -6559,6 +7057,8 @@ impl P {
     ///
     /// * `typeOf(GType)`
     /// * `typeOf(str)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn type_of(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_TYPE_OF, vec![arg1.into()])
     }
@@ -6566,6 +7066,8 @@ impl P {
     ///
     /// * `within(gen$*)`
     /// * `within(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn within(args: impl IntoArgs) -> P {
         P::op(&PRED_WITHIN, args.into_args())
     }
@@ -6573,12 +7075,16 @@ impl P {
     ///
     /// * `without(gen$*)`
     /// * `without(trav)`
+    ///
+    /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
     pub fn without(args: impl IntoArgs) -> P {
         P::op(&PRED_WITHOUT, args.into_args())
     }
     /// Gremlin's `not` predicate. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `not(P)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn not(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_NOT, vec![arg1.into()])
     }
@@ -6589,6 +7095,8 @@ impl TextP {
     ///
     /// * `containing(str$)`
     /// * `containing(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn containing(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_CONTAINING, vec![arg1.into()])
     }
@@ -6596,6 +7104,8 @@ impl TextP {
     ///
     /// * `notContaining(str$)`
     /// * `notContaining(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn not_containing(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_NOT_CONTAINING, vec![arg1.into()])
     }
@@ -6603,6 +7113,8 @@ impl TextP {
     ///
     /// * `startingWith(str$)`
     /// * `startingWith(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn starting_with(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_STARTING_WITH, vec![arg1.into()])
     }
@@ -6610,6 +7122,8 @@ impl TextP {
     ///
     /// * `notStartingWith(str$)`
     /// * `notStartingWith(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn not_starting_with(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_NOT_STARTING_WITH, vec![arg1.into()])
     }
@@ -6617,6 +7131,8 @@ impl TextP {
     ///
     /// * `endingWith(str$)`
     /// * `endingWith(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn ending_with(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_ENDING_WITH, vec![arg1.into()])
     }
@@ -6624,18 +7140,24 @@ impl TextP {
     ///
     /// * `notEndingWith(str$)`
     /// * `notEndingWith(trav)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn not_ending_with(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_NOT_ENDING_WITH, vec![arg1.into()])
     }
     /// Gremlin's `regex` predicate. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `regex(str$)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn regex(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_REGEX, vec![arg1.into()])
     }
     /// Gremlin's `notRegex` predicate. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `notRegex(str$)`
+    ///
+    /// Each argument is anything that converts into an [`Arg`].
     pub fn not_regex(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_NOT_REGEX, vec![arg1.into()])
     }

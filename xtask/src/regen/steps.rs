@@ -627,8 +627,19 @@ pub fn emit(spec: &StepsSpec) -> TokenStream {
             On::Step => "step",
             On::Predicate => "predicate",
         };
+        let call = match params_of(s) {
+            Params::None => String::new(),
+            Params::Fixed(_) => {
+                "\n\nEach argument is anything that converts into an [`Arg`].".to_owned()
+            }
+            Params::Args => {
+                "\n\nArguments: `()` for none, one value, a tuple of several, or an array or `Vec` \
+                of one type (see [`IntoArgs`])."
+                    .to_owned()
+            }
+        };
         let doc = docs(&format!(
-            "Gremlin's `{}` {what}. Its forms in the grammar (kinds as in `spec/steps.toml`):\n\n{forms_doc}",
+            "Gremlin's `{}` {what}. Its forms in the grammar (kinds as in `spec/steps.toml`):\n\n{forms_doc}{call}",
             s.gremlin
         ));
         let (params, args) = match params_of(s) {
