@@ -96,6 +96,13 @@ async fn terminal_steps() {
         matches!(&v, Some(Value::Vertex(v)) if v.id == Value::Long(1)),
         "{v:?}"
     );
+    let first_two = g.v(()).values("name").order(()).next_n(2).await.unwrap();
+    assert_eq!(
+        first_two,
+        [Value::String("josh".into()), Value::String("lop".into())]
+    );
+    assert_eq!(g.v(()).next_n(100).await.unwrap().len(), 6);
+    assert!(g.v(()).next_n(0).await.unwrap().is_empty());
     // The stream is the client's result stream.
     let mut s = g.v(()).values("name").stream().await.unwrap();
     let mut n = 0;

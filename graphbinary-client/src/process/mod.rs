@@ -24,6 +24,7 @@
 //! * Options: [`GraphTraversalSource::with`] (and `OptionsStrategy`) become request fields,
 //!   as in the official drivers.
 //! * Terminal steps: [`GraphTraversal::to_list`], [`next`](GraphTraversal::next),
+//!   [`next_n`](GraphTraversal::next_n),
 //!   [`has_next`](GraphTraversal::has_next), [`iterate`](GraphTraversal::iterate),
 //!   [`stream`](GraphTraversal::stream) (the client's [`ResultStream`](crate::ResultStream)),
 //!   typed with [`to_list_as`](GraphTraversal::to_list_as) / [`next_as`](GraphTraversal::next_as)

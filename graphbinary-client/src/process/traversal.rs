@@ -461,6 +461,24 @@ impl GraphTraversal {
         s.try_next().await
     }
 
+    /// The first `n` results, or all when there are fewer (Gremlin's `next(n)`). Reading
+    /// stops after them.
+    pub async fn next_n(self, n: usize) -> Result<Vec<Value>, Error> {
+        use futures::TryStreamExt;
+        let mut out = Vec::new();
+        if n == 0 {
+            return Ok(out);
+        }
+        let mut s = self.stream().await?;
+        while let Some(v) = s.try_next().await? {
+            out.push(v);
+            if out.len() == n {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
     /// The first result converted to `T`, or `None` when there is none.
     pub async fn next_as<T>(self) -> Result<Option<T>, Error>
     where
