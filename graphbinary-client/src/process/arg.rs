@@ -15,6 +15,8 @@ use crate::model::Value;
 /// The name must be an ASCII Java identifier that does not start with `_` and is not a
 /// gremlin-lang keyword (`id`, `label`, `values`, ...); a bad name makes the traversal fail to
 /// build. Two parameters of one traversal with the same name must have the same value.
+/// Gremlin Server 4.0.0-beta.3 answers a request with more than 16 parameters with HTTP 400;
+/// beyond that, use [`GraphTraversalSource::literal_only`](super::GraphTraversalSource::literal_only).
 ///
 /// ```
 /// use graphbinary_client::process::{GValue, GraphTraversalSource};
