@@ -1274,6 +1274,36 @@ pub(crate) enum TokenClass {
     ShortestPath,
 }
 
+#[cfg(test)]
+impl TokenClass {
+    /// The class's first value (for tests that build every form).
+    pub(crate) fn example(self) -> Token {
+        match self {
+            TokenClass::T => Token::T(T::Id),
+            TokenClass::Order => Token::Order(Order::Asc),
+            TokenClass::Scope => Token::Scope(Scope::Local),
+            TokenClass::Column => Token::Column(Column::Keys),
+            TokenClass::Direction => Token::Direction(Direction::In),
+            TokenClass::Cardinality => Token::Cardinality(Cardinality::Single),
+            TokenClass::Pop => Token::Pop(Pop::First),
+            TokenClass::Operator => Token::Operator(Operator::AddAll),
+            TokenClass::Merge => Token::Merge(Merge::OnCreate),
+            TokenClass::Pick => Token::Pick(Pick::Any),
+            TokenClass::DT => Token::DT(DT::Second),
+            TokenClass::GType => Token::GType(GType::BigDecimal),
+            TokenClass::Barrier => Token::Barrier(Barrier::NormSack),
+            TokenClass::WithOptions => Token::WithOptions(WithOptions::Tokens),
+            TokenClass::IO => Token::IO(IO::Reader),
+            TokenClass::ConnectedComponent => {
+                Token::ConnectedComponent(ConnectedComponent::Component)
+            }
+            TokenClass::PageRank => Token::PageRank(PageRank::Edges),
+            TokenClass::PeerPressure => Token::PeerPressure(PeerPressure::Edges),
+            TokenClass::ShortestPath => Token::ShortestPath(ShortestPath::Target),
+        }
+    }
+}
+
 /// A token of any class: what a step argument such as `T.id` or `Order.desc` is.
 #[allow(clippy::upper_case_acronyms)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -138,6 +138,8 @@
 //! ```
 
 mod arg;
+#[cfg(test)]
+mod grammar_check;
 #[rustfmt::skip]
 mod generated;
 mod lit;

@@ -469,6 +469,11 @@ pub fn emit(spec: &StepsSpec) -> TokenStream {
             }
         });
     }
+    let first_values: Vec<_> = spec
+        .tokens
+        .iter()
+        .map(|t| format_ident!("{}", t.values[0].1))
+        .collect();
     let generic_classes: Vec<_> = spec
         .tokens
         .iter()
@@ -505,6 +510,16 @@ pub fn emit(spec: &StepsSpec) -> TokenStream {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub(crate) enum TokenClass {
             #( #class_idents, )*
+        }
+
+        #[cfg(test)]
+        impl TokenClass {
+            /// The class's first value (for tests that build every form).
+            pub(crate) fn example(self) -> Token {
+                match self {
+                    #( TokenClass::#class_idents => Token::#class_idents(#class_idents::#first_values), )*
+                }
+            }
         }
 
         /// A token of any class: what a step argument such as `T.id` or `Order.desc` is.
