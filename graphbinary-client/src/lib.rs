@@ -5,6 +5,7 @@
 //! * [`graphson`]: GraphSON 4 (typed JSON) output for any value;
 //! * [`text`]: Gremlin Console style text for any value;
 //! * [`client`]: the asynchronous HTTP client;
+//! * [`process`]: the traversal API (`g.v(()).out("knows")`), written as GremlinLang;
 //! * [`error`]: errors and their causes on one line.
 //!
 //! # Example
@@ -42,6 +43,7 @@ pub mod error;
 pub mod generated;
 pub mod graphson;
 pub mod model;
+pub mod process;
 pub mod response;
 pub mod text;
 

@@ -11,6 +11,7 @@
 
 pub mod emit;
 pub mod model;
+pub mod steps;
 pub mod vectors;
 
 use std::fmt;
@@ -44,7 +45,7 @@ impl fmt::Display for Error {
             ),
             Error::Emit { path, source } => write!(f, "error: generated code for {path} does not parse: {source}"),
             Error::Io { path, source } => write!(f, "error: {}: {source}", path.display()),
-            Error::Usage(m) => write!(f, "error: {m}\nusage: cargo xtask regen [types|vectors] [--check]"),
+            Error::Usage(m) => write!(f, "error: {m}\nusage: cargo xtask regen [types|vectors|steps] [--check]"),
         }
     }
 }
@@ -183,13 +184,34 @@ pub fn generate_vectors(root: &Path, check: bool) -> Result<(), Error> {
     Ok(())
 }
 
+/// The file of the `steps` target (the traversal API, from `spec/steps.toml`).
+pub fn steps_file(root: &Path) -> Result<(String, String), Error> {
+    let text = read(root, steps::STEPS_SPEC)?;
+    let spec = steps::parse(steps::STEPS_SPEC, &text)?;
+    let header = emit::header("steps", steps::STEPS_SPEC);
+    let out = emit::render(&header, steps::emit(&spec)).map_err(|source| Error::Emit {
+        path: steps::STEPS_RS.to_owned(),
+        source,
+    })?;
+    Ok((steps::STEPS_RS.to_owned(), out))
+}
+
+/// Generator of the `steps` target.
+pub fn generate_steps(root: &Path, check: bool) -> Result<(), Error> {
+    let (path, text) = steps_file(root)?;
+    ensure_file(root, &path, &text, check)?;
+    Ok(())
+}
+
 /// Run every generator (or one `target`).
 pub fn generate(root: &Path, target: Option<&str>, check: bool) -> Result<(), Error> {
     match target {
         None => {
             generate_types(root, check)?;
-            generate_vectors(root, check)
+            generate_vectors(root, check)?;
+            generate_steps(root, check)
         }
+        Some("steps") => generate_steps(root, check),
         Some("types") => generate_types(root, check),
         Some("vectors") => generate_vectors(root, check),
         Some(other) => Err(Error::Usage(format!("unknown regen target `{other}`"))),
@@ -229,6 +251,7 @@ mod tests {
         let spec = load_spec(&root).unwrap();
         let mut files = types_files(&spec).unwrap();
         files.push(vectors_file(&root, &spec).unwrap());
+        files.push(steps_file(&root).unwrap());
         files
     }
 

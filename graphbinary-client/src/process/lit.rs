@@ -1,0 +1,583 @@
+//! Typed gremlin-lang literals ([`Lit`]) and how they are written.
+//!
+//! The text follows the official GLVs' GremlinLang writers at TinkerPop 4: strings in double
+//! quotes with Java escapes, numbers with the suffix of their exact type (`1` Int, `1L` Long,
+//! `1S` Short, `1B` Byte, `1N` BigInteger, `1.0D` Double, `1.0F` Float, `1M` BigDecimal),
+//! `NaN`, `+Infinity`, `-Infinity`, `datetime("...")`, `UUID("...")`, `Duration(s,n)`,
+//! `Binary("base64")`, `"c"c` for a char, `[..]` lists, `{..}` sets, `[k:v]` maps (`[:]` empty)
+//! and tokens as `T.id`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fmt::Write as _;
+
+use uuid::Uuid;
+
+use super::generated::Token;
+use super::generated::{Cardinality, Direction, T};
+use crate::model::{BigDecimal, BigInteger, DateTime, Duration, Value};
+
+/// A gremlin-lang literal: a value written into the script as text.
+///
+/// Build one with `From` (`Lit::from(5)`, `"x".into()`, `vec![1, 2].into()`) or the
+/// constructors ([`Lit::list`], [`Lit::set`], [`Lit::map`], [`Lit::binary`]). Every literal
+/// can be written; one the grammar cannot hold (a char outside the BMP, a map key of a kind
+/// the grammar forbids) makes the traversal fail to build with a clear error, never a panic
+/// or a malformed script.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lit {
+    /// `null`.
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// A Byte: `1B`.
+    Byte(i8),
+    /// A Short: `1S`.
+    Short(i16),
+    /// An Int: `1`.
+    Int(i32),
+    /// A Long: `1L`.
+    Long(i64),
+    /// A BigInteger: `1N`.
+    BigInt(BigInteger),
+    /// A Float: `1.5F`.
+    Float(f32),
+    /// A Double: `1.5D`.
+    Double(f64),
+    /// A BigDecimal: `1.5M`.
+    BigDecimal(Box<BigDecimal>),
+    /// A String: `"text"`.
+    String(String),
+    /// A Char: `"c"c`.
+    Char(char),
+    /// A DateTime: `datetime("2024-01-01T00:00Z")`.
+    DateTime(DateTime),
+    /// A UUID: `UUID("...")`.
+    Uuid(Uuid),
+    /// A Duration: `Duration(seconds,nanos)`.
+    Duration(Duration),
+    /// A Binary: `Binary("base64")`.
+    Binary(Vec<u8>),
+    /// A List: `[a,b]`.
+    List(Vec<Lit>),
+    /// A Set: `{a,b}`.
+    Set(Vec<Lit>),
+    /// A Map: `[k:v]`, entries in this order.
+    Map(Vec<(Lit, Lit)>),
+    /// A token such as `T.id` or `Direction.OUT`.
+    Token(Token),
+    /// A cardinality with its value, `Cardinality.single("x")` (for `property` and merge maps).
+    CardinalityValue(Cardinality, Box<Lit>),
+}
+
+impl Lit {
+    /// A List literal of `items`.
+    pub fn list<I: IntoIterator>(items: I) -> Lit
+    where
+        I::Item: Into<Lit>,
+    {
+        Lit::List(items.into_iter().map(Into::into).collect())
+    }
+
+    /// A Set literal of `items` (written in this order).
+    pub fn set<I: IntoIterator>(items: I) -> Lit
+    where
+        I::Item: Into<Lit>,
+    {
+        Lit::Set(items.into_iter().map(Into::into).collect())
+    }
+
+    /// A Map literal of `entries` (written in this order).
+    pub fn map<I, K, V>(entries: I) -> Lit
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<Lit>,
+        V: Into<Lit>,
+    {
+        Lit::Map(
+            entries
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        )
+    }
+
+    /// A Binary literal.
+    pub fn binary(bytes: impl Into<Vec<u8>>) -> Lit {
+        Lit::Binary(bytes.into())
+    }
+
+    /// `Cardinality.<c>(value)`.
+    pub fn cardinality(c: Cardinality, value: impl Into<Lit>) -> Lit {
+        Lit::CardinalityValue(c, Box::new(value.into()))
+    }
+
+    /// The literal as gremlin-lang text, or why it cannot be written.
+    pub fn to_gremlin(&self) -> Result<String, String> {
+        let mut s = String::new();
+        self.write(&mut s)?;
+        Ok(s)
+    }
+
+    /// Appends the literal to `out`; on error `out` may hold part of it.
+    pub(crate) fn write(&self, out: &mut String) -> Result<(), String> {
+        self.write_at(out, 0)
+    }
+
+    fn write_at(&self, out: &mut String, depth: usize) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("literal nested deeper than {MAX_DEPTH} levels"));
+        }
+        let depth = depth + 1;
+        match self {
+            Lit::Null => out.push_str("null"),
+            Lit::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Lit::Byte(n) => {
+                let _ = write!(out, "{n}B");
+            }
+            Lit::Short(n) => {
+                let _ = write!(out, "{n}S");
+            }
+            Lit::Int(n) => {
+                let _ = write!(out, "{n}");
+            }
+            Lit::Long(n) => {
+                let _ = write!(out, "{n}L");
+            }
+            Lit::BigInt(n) => {
+                let _ = write!(out, "{}N", n.to_bigint());
+            }
+            Lit::Float(f) => write_float(out, f64::from(*f), *f, 'F'),
+            Lit::Double(d) => write_float(out, *d, *d, 'D'),
+            Lit::BigDecimal(d) => {
+                let _ = write!(out, "{}M", d.to_java_string());
+            }
+            Lit::String(s) => write_string(out, s),
+            Lit::Char(c) => {
+                if u32::from(*c) > 0xffff {
+                    return Err(format!(
+                        "char U+{:X} is outside the BMP: a Java char cannot hold it (use a String)",
+                        u32::from(*c)
+                    ));
+                }
+                let mut buf = [0u8; 4];
+                write_string(out, c.encode_utf8(&mut buf));
+                out.push('c');
+            }
+            Lit::DateTime(dt) => {
+                if !(1..=12).contains(&dt.month)
+                    || !(1..=31).contains(&dt.day)
+                    || !(0..86_400_000_000_000).contains(&dt.nanos)
+                    || !(-64_800..=64_800).contains(&dt.offset_seconds)
+                {
+                    return Err(format!("invalid DateTime {dt:?}"));
+                }
+                out.push_str("datetime(");
+                write_string(out, &dt.to_string());
+                out.push(')');
+            }
+            Lit::Uuid(u) => {
+                let _ = write!(out, "UUID(\"{}\")", u.hyphenated());
+            }
+            Lit::Duration(d) => {
+                // Normalized to whole seconds and 0..1e9 nanos of the magnitude; a negative
+                // duration carries `false` (not positive), as the GLVs write it.
+                let total = i128::from(d.seconds) * 1_000_000_000 + i128::from(d.nanos);
+                let abs = total.unsigned_abs();
+                let (secs, nanos) = (abs / 1_000_000_000, abs % 1_000_000_000);
+                if total < 0 {
+                    let _ = write!(out, "Duration({secs},{nanos},false)");
+                } else {
+                    let _ = write!(out, "Duration({secs},{nanos})");
+                }
+            }
+            Lit::Binary(b) => {
+                out.push_str("Binary(\"");
+                base64(out, b);
+                out.push_str("\")");
+            }
+            Lit::List(items) => write_items(out, '[', items, ']', depth)?,
+            Lit::Set(items) => write_items(out, '{', items, '}', depth)?,
+            Lit::Map(entries) => {
+                if entries.is_empty() {
+                    out.push_str("[:]");
+                    return Ok(());
+                }
+                out.push('[');
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write_map_key(out, k, depth)?;
+                    out.push(':');
+                    v.write_at(out, depth)?;
+                }
+                out.push(']');
+            }
+            Lit::Token(t) => t.write(out),
+            Lit::CardinalityValue(c, v) => {
+                let _ = write!(out, "{c}(");
+                v.write_at(out, depth)?;
+                out.push(')');
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the grammar's `integerLiteral` holds this value.
+    pub(crate) fn is_integer(&self) -> bool {
+        matches!(
+            self,
+            Lit::Byte(_) | Lit::Short(_) | Lit::Int(_) | Lit::Long(_) | Lit::BigInt(_)
+        )
+    }
+
+    /// Whether the grammar's `numericLiteral` holds this value.
+    pub(crate) fn is_numeric(&self) -> bool {
+        self.is_integer() || matches!(self, Lit::Float(_) | Lit::Double(_) | Lit::BigDecimal(_))
+    }
+}
+
+/// How deep literals and traversals may nest when written (deeper is a build error, not a
+/// stack overflow).
+pub(crate) const MAX_DEPTH: usize = 256;
+
+fn write_items(
+    out: &mut String,
+    open: char,
+    items: &[Lit],
+    close: char,
+    depth: usize,
+) -> Result<(), String> {
+    out.push(open);
+    for (i, v) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        v.write_at(out, depth)?;
+    }
+    out.push(close);
+    Ok(())
+}
+
+/// A map key, as the grammar's `mapKey` allows: a String bare, a number, T, Direction, List,
+/// Set or Map in parentheses (as the GLVs write every key that is not a String).
+fn write_map_key(out: &mut String, k: &Lit, depth: usize) -> Result<(), String> {
+    match k {
+        Lit::String(s) => {
+            write_string(out, s);
+            Ok(())
+        }
+        Lit::Token(Token::T(_) | Token::Direction(_))
+        | Lit::List(_)
+        | Lit::Set(_)
+        | Lit::Map(_) => {
+            out.push('(');
+            k.write_at(out, depth)?;
+            out.push(')');
+            Ok(())
+        }
+        k if k.is_numeric() => {
+            out.push('(');
+            k.write_at(out, depth)?;
+            out.push(')');
+            Ok(())
+        }
+        other => Err(format!(
+            "a map key must be a String, number, T, Direction, List, Set or Map; not {other:?}"
+        )),
+    }
+}
+
+fn write_float<F: std::fmt::Debug>(out: &mut String, as_f64: f64, v: F, suffix: char) {
+    if as_f64.is_nan() {
+        out.push_str("NaN");
+    } else if as_f64.is_infinite() {
+        out.push_str(if as_f64 > 0.0 {
+            "+Infinity"
+        } else {
+            "-Infinity"
+        });
+    } else {
+        // Debug is the shortest text that reads back to the same value, always with a digit
+        // after the point or an exponent ("5.0", "1e300", "1e-7"): a FloatingPointLiteral.
+        let _ = write!(out, "{v:?}{suffix}");
+    }
+}
+
+/// Writes `s` as a double-quoted gremlin-lang string. Backslash and `"` are escaped, as are
+/// the control characters (`\n` `\r` `\t` `\b` `\f` by name, the others as `\uXXXX`), so the
+/// literal ends exactly at its closing quote whatever `s` holds.
+pub(crate) fn write_string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Standard base64 with padding.
+fn base64(out: &mut String, bytes: &[u8]) {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+}
+
+macro_rules! lit_from {
+    ($($t:ty => $v:ident),* $(,)?) => {$(
+        impl From<$t> for Lit {
+            fn from(v: $t) -> Lit {
+                Lit::$v(v)
+            }
+        }
+    )*};
+}
+lit_from!(
+    bool => Bool, i8 => Byte, i16 => Short, i32 => Int, i64 => Long, f32 => Float, f64 => Double,
+    String => String, char => Char, DateTime => DateTime, Uuid => Uuid, Duration => Duration,
+    BigInteger => BigInt, Token => Token,
+);
+
+impl From<&str> for Lit {
+    fn from(v: &str) -> Lit {
+        Lit::String(v.to_owned())
+    }
+}
+
+impl From<&String> for Lit {
+    fn from(v: &String) -> Lit {
+        Lit::String(v.clone())
+    }
+}
+
+impl From<u16> for Lit {
+    /// An Int (Java has no unsigned types).
+    fn from(v: u16) -> Lit {
+        Lit::Int(i32::from(v))
+    }
+}
+
+impl From<u32> for Lit {
+    /// A Long.
+    fn from(v: u32) -> Lit {
+        Lit::Long(i64::from(v))
+    }
+}
+
+impl From<u64> for Lit {
+    /// A Long when it fits, else a BigInteger.
+    fn from(v: u64) -> Lit {
+        match i64::try_from(v) {
+            Ok(n) => Lit::Long(n),
+            Err(_) => Lit::BigInt(BigInteger::from_bytes(big_endian_unsigned(v))),
+        }
+    }
+}
+
+/// Minimal two's-complement big-endian bytes of a non-negative `v`.
+fn big_endian_unsigned(v: u64) -> Vec<u8> {
+    let mut bytes = vec![0u8];
+    bytes.extend_from_slice(&v.to_be_bytes());
+    while bytes.len() > 1 && bytes[0] == 0 && bytes[1] & 0x80 == 0 {
+        bytes.remove(0);
+    }
+    bytes
+}
+
+impl From<BigDecimal> for Lit {
+    fn from(v: BigDecimal) -> Lit {
+        Lit::BigDecimal(Box::new(v))
+    }
+}
+
+impl From<bytes::Bytes> for Lit {
+    /// A Binary.
+    fn from(v: bytes::Bytes) -> Lit {
+        Lit::Binary(v.to_vec())
+    }
+}
+
+impl<L: Into<Lit>> From<Option<L>> for Lit {
+    /// `None` is `null`.
+    fn from(v: Option<L>) -> Lit {
+        v.map_or(Lit::Null, Into::into)
+    }
+}
+
+impl<L: Into<Lit>> From<Vec<L>> for Lit {
+    /// A List.
+    fn from(v: Vec<L>) -> Lit {
+        Lit::list(v)
+    }
+}
+
+impl<L: Into<Lit>, const N: usize> From<[L; N]> for Lit {
+    /// A List.
+    fn from(v: [L; N]) -> Lit {
+        Lit::list(v)
+    }
+}
+
+impl<L: Into<Lit> + Ord> From<BTreeSet<L>> for Lit {
+    /// A Set, in the set's order.
+    fn from(v: BTreeSet<L>) -> Lit {
+        Lit::set(v)
+    }
+}
+
+impl<L: Into<Lit>> From<HashSet<L>> for Lit {
+    /// A Set, its items sorted by their text so that the script is deterministic.
+    fn from(v: HashSet<L>) -> Lit {
+        let mut items: Vec<Lit> = v.into_iter().map(Into::into).collect();
+        items.sort_by_cached_key(|l| l.to_gremlin().unwrap_or_default());
+        Lit::Set(items)
+    }
+}
+
+impl<K: Into<Lit>, V: Into<Lit>> From<BTreeMap<K, V>> for Lit {
+    /// A Map, in the map's order.
+    fn from(v: BTreeMap<K, V>) -> Lit {
+        Lit::map(v)
+    }
+}
+
+impl<K: Into<Lit>, V: Into<Lit>> From<HashMap<K, V>> for Lit {
+    /// A Map, its entries sorted by the text of their keys so that the script is deterministic.
+    fn from(v: HashMap<K, V>) -> Lit {
+        let mut entries: Vec<(Lit, Lit)> =
+            v.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
+        entries.sort_by_cached_key(|(k, _)| k.to_gremlin().unwrap_or_default());
+        Lit::Map(entries)
+    }
+}
+
+impl TryFrom<Value> for Lit {
+    type Error = String;
+
+    /// The literal of a decoded value, e.g. to use a result in a later traversal. A vertex or
+    /// edge stands for its id (as the GLVs write an element argument); a Graph, Tree, Path,
+    /// property or provider-defined type has no literal and is an error.
+    fn try_from(v: Value) -> Result<Lit, String> {
+        Ok(match v {
+            Value::Null(_) => Lit::Null,
+            Value::Int(n) => Lit::Int(n),
+            Value::Long(n) => Lit::Long(n),
+            Value::String(s) => Lit::String(s),
+            Value::DateTime(d) => Lit::DateTime(d),
+            Value::Double(d) => Lit::Double(d),
+            Value::Float(f) => Lit::Float(f),
+            Value::List(items) => Lit::List(
+                items
+                    .into_iter()
+                    .map(Lit::try_from)
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::Set(items) => Lit::Set(
+                items
+                    .into_iter()
+                    .map(Lit::try_from)
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::BulkList(items) => {
+                let mut out = Vec::new();
+                for (item, bulk) in items {
+                    let lit = Lit::try_from(item)?;
+                    for _ in 0..bulk.max(0) {
+                        out.push(lit.clone());
+                    }
+                }
+                Lit::List(out)
+            }
+            Value::Map(entries) | Value::OrderedMap(entries) => Lit::Map(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| Ok((Lit::try_from(k)?, Lit::try_from(v)?)))
+                    .collect::<Result<_, String>>()?,
+            ),
+            Value::Uuid(u) => Lit::Uuid(u),
+            Value::Vertex(v) => Lit::try_from(v.id)?,
+            Value::Edge(e) => Lit::try_from(e.id)?,
+            Value::BigDecimal(d) => Lit::BigDecimal(d),
+            Value::BigInteger(n) => Lit::BigInt(n),
+            Value::Byte(n) => Lit::Byte(n),
+            Value::Binary(b) => Lit::Binary(b),
+            Value::Short(n) => Lit::Short(n),
+            Value::Boolean(b) => Lit::Bool(b),
+            Value::Char(c) => Lit::Char(c),
+            Value::Duration(d) => Lit::Duration(d),
+            Value::T(t) => Lit::Token(Token::T(match t {
+                crate::model::T::Id => T::Id,
+                crate::model::T::Label => T::Label,
+                crate::model::T::Key => T::Key,
+                crate::model::T::Value => T::Value,
+            })),
+            Value::Direction(d) => Lit::Token(Token::Direction(match d {
+                crate::model::Direction::Out => Direction::Out,
+                crate::model::Direction::In => Direction::In,
+                crate::model::Direction::Both => Direction::Both,
+            })),
+            other => {
+                return Err(format!(
+                    "a {} has no gremlin-lang literal",
+                    other.type_name()
+                ))
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(l: impl Into<Lit>) -> String {
+        l.into().to_gremlin().unwrap()
+    }
+
+    #[test]
+    fn base64_is_standard() {
+        let b = |s: &[u8]| {
+            let mut o = String::new();
+            base64(&mut o, s);
+            o
+        };
+        assert_eq!(b(b""), "");
+        assert_eq!(b(b"f"), "Zg==");
+        assert_eq!(b(b"fo"), "Zm8=");
+        assert_eq!(b(b"foo"), "Zm9v");
+        assert_eq!(b(&[0xff, 0xfe, 0xfd, 0xfc]), "//79/A==");
+    }
+
+    #[test]
+    fn unsigned_widen() {
+        assert_eq!(text(7u16), "7");
+        assert_eq!(text(7u32), "7L");
+        assert_eq!(text(u64::MAX), "18446744073709551615N");
+        assert_eq!(text(1u64 << 63), "9223372036854775808N");
+    }
+}

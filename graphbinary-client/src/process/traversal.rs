@@ -1,0 +1,708 @@
+//! [`GraphTraversalSource`], [`GraphTraversal`] and their GremlinLang text; terminal steps.
+
+use std::fmt;
+
+use super::arg::{describe, match_forms, Arg, IntoArgs, Slot};
+use super::generated::{StepOn, STEPS};
+use super::lit::{write_string, Lit, MAX_DEPTH};
+use super::predicate::{PNode, P};
+use crate::client::{Client, Error, MaterializeProperties, RequestBuilder, ResultStream};
+use crate::model::Value;
+
+/// What the generated code knows of one step: its gremlin name and its grammar forms.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct StepDef {
+    /// The gremlin-lang name, e.g. `hasLabel`.
+    pub gremlin: &'static str,
+    pub(crate) forms: &'static [&'static [Slot]],
+    /// The forms as text, for error messages: `has(str?) | has(str?, gen$) | ...`.
+    pub(crate) signature: &'static str,
+}
+
+/// A traversal could not be built: an argument fits no form of its step, a parameter name is
+/// invalid or reused with another value, a child traversal is not anonymous, ...
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError(pub String);
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot build the traversal: {}", self.0)
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl From<BuildError> for Error {
+    fn from(e: BuildError) -> Error {
+        Error::InvalidRequest(e.to_string())
+    }
+}
+
+/// A traversal as GremlinLang: the script and its named parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GremlinLang {
+    /// The script, e.g. `g.V().has("name",n).out("knows")`.
+    pub gremlin: String,
+    /// The parameters the script names, in order of first use (empty in literal-only mode).
+    pub parameters: Vec<(String, Lit)>,
+}
+
+impl GremlinLang {
+    /// The parameters as the gremlin-lang map literal of the request's `parameters` field,
+    /// e.g. `[n:"marko",k:1L]`; `[:]` when there are none.
+    pub fn parameters_text(&self) -> Result<String, BuildError> {
+        if self.parameters.is_empty() {
+            return Ok("[:]".to_owned());
+        }
+        let mut s = String::from("[");
+        for (i, (k, v)) in self.parameters.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(k);
+            s.push(':');
+            v.write(&mut s).map_err(BuildError)?;
+        }
+        s.push(']');
+        Ok(s)
+    }
+}
+
+/// One step of a traversal (or source method): its name and arguments, each with whether it
+/// is written as a parameter name.
+#[derive(Debug, Clone)]
+pub(crate) struct Step {
+    name: &'static str,
+    args: Vec<(Arg, bool)>,
+}
+
+/// Request options set with [`GraphTraversalSource::with`].
+#[derive(Debug, Clone, Default)]
+struct Options {
+    entries: Vec<(String, Lit)>,
+}
+
+impl Options {
+    fn set(&mut self, key: String, value: Lit) {
+        match self.entries.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.entries.push((key, value)),
+        }
+    }
+}
+
+/// The start of every traversal, `g`: source methods (`with_strategies`, `with_side_effect`,
+/// ...) return a new source, spawn methods (`v`, `e`, `inject`, `add_v`, `merge_v`, ...) start
+/// a [`GraphTraversal`]. Cheap to clone; reusable.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
+/// use graphbinary_client::process::{GraphTraversalSource, __};
+/// use graphbinary_client::Client;
+///
+/// let g = GraphTraversalSource::new(Client::new("http://127.0.0.1:8182/gremlin")?);
+/// let names = g
+///     .v(())
+///     .has(("person", "name", "marko"))
+///     .out("knows")
+///     .values("name")
+///     .to_list_as::<String>()
+///     .await?;
+/// # drop(names); Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct GraphTraversalSource {
+    client: Option<Client>,
+    alias: String,
+    literal_only: bool,
+    steps: Vec<Step>,
+    options: Options,
+    error: Option<String>,
+}
+
+impl GraphTraversalSource {
+    /// A source that submits through `client`, to the server's traversal source `g`.
+    pub fn new(client: Client) -> GraphTraversalSource {
+        GraphTraversalSource {
+            client: Some(client),
+            ..GraphTraversalSource::detached()
+        }
+    }
+
+    /// A source with no client: its traversals can be written as GremlinLang
+    /// ([`GraphTraversal::gremlin_lang`]) but not submitted.
+    pub fn detached() -> GraphTraversalSource {
+        GraphTraversalSource {
+            client: None,
+            alias: "g".to_owned(),
+            literal_only: false,
+            steps: Vec::new(),
+            options: Options::default(),
+            error: None,
+        }
+    }
+
+    /// The server-side traversal source to run against (the request's `g` field; default
+    /// `g`). The script itself always starts with `g`.
+    pub fn alias(mut self, name: impl Into<String>) -> GraphTraversalSource {
+        self.alias = name.into();
+        self
+    }
+
+    /// Literal-only mode, for servers that take no parameters: every [`GValue`](super::GValue)
+    /// is written into the script as its literal and no `parameters` field is sent.
+    pub fn literal_only(mut self, on: bool) -> GraphTraversalSource {
+        self.literal_only = on;
+        self
+    }
+
+    /// A request option, as the official drivers' `with(key, value)`: not written into the
+    /// script but sent as a field of the request. Known keys: `batchSize` (integer),
+    /// `evaluationTimeout` / `timeoutMs` (integer, milliseconds), `materializeProperties`
+    /// (`"all"` or `"tokens"`), `bulkResults` (boolean; the default here is `true`, as in the
+    /// drivers, and results are expanded). Other keys are kept ([`GraphTraversalSource::options`])
+    /// but not sent; a known key with a value of the wrong type makes submitting fail.
+    pub fn with(&self, key: impl Into<String>, value: impl Into<Lit>) -> GraphTraversalSource {
+        let mut s = self.clone();
+        s.options.set(key.into(), value.into());
+        s
+    }
+
+    /// The options set with [`GraphTraversalSource::with`] (or an `OptionsStrategy`).
+    pub fn options(&self) -> &[(String, Lit)] {
+        &self.options.entries
+    }
+
+    /// The client, if any.
+    pub fn client(&self) -> Option<&Client> {
+        self.client.as_ref()
+    }
+
+    /// Adds a source method (called by the generated methods).
+    pub(crate) fn add_source(&self, def: &'static StepDef, args: Vec<Arg>) -> GraphTraversalSource {
+        let mut s = self.clone();
+        let mut args = args;
+        if def.gremlin == "withStrategies" {
+            // OptionsStrategy becomes request options, as in the drivers.
+            let mut kept = Vec::with_capacity(args.len());
+            for a in args {
+                match a {
+                    Arg::Strategy(st) if st.name == "OptionsStrategy" => {
+                        for (k, v) in st.config {
+                            match v {
+                                Arg::Lit(l) => s.options.set(k, l),
+                                Arg::Param(g) => s.options.set(k, g.value().clone()),
+                                _ => {
+                                    s.error.get_or_insert(format!(
+                                        "OptionsStrategy option {k:?} must be a literal"
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                    other => kept.push(other),
+                }
+            }
+            if kept.is_empty() {
+                return s;
+            }
+            args = kept;
+        }
+        match check(def, args) {
+            Ok(step) => s.steps.push(step),
+            Err(e) => {
+                s.error.get_or_insert(e);
+            }
+        }
+        s
+    }
+
+    /// Calls the source method named `gremlin` (`withSideEffect`, ...) with `args`, for
+    /// code that has Gremlin names at run time (e.g. a Gherkin runner); the same as the
+    /// generated method. An unknown name makes the traversal fail to build.
+    pub fn source_step(&self, gremlin: &str, args: impl IntoArgs) -> GraphTraversalSource {
+        match find_def(StepOn::Source, gremlin) {
+            Ok(def) => self.add_source(def, args.into_args()),
+            Err(e) => {
+                let mut s = self.clone();
+                s.error.get_or_insert(e);
+                s
+            }
+        }
+    }
+
+    /// Starts a traversal with the spawn method named `gremlin` (`V`, `inject`, ...), as
+    /// [`GraphTraversalSource::source_step`] does for source methods.
+    ///
+    /// ```
+    /// use graphbinary_client::process::GraphTraversalSource;
+    ///
+    /// let g = GraphTraversalSource::detached();
+    /// let t = g.spawn_step("V", ()).step("hasLabel", "person").step("outE", ());
+    /// assert_eq!(t.gremlin_lang().unwrap().gremlin, r#"g.V().hasLabel("person").outE()"#);
+    /// ```
+    pub fn spawn_step(&self, gremlin: &str, args: impl IntoArgs) -> GraphTraversal {
+        match find_def(StepOn::Spawn, gremlin) {
+            Ok(def) => self.spawn(def, args.into_args()),
+            Err(e) => GraphTraversal {
+                source: Some(Box::new(self.clone())),
+                steps: Vec::new(),
+                error: Some(e),
+            },
+        }
+    }
+
+    /// Starts a traversal with a spawn method (called by the generated methods).
+    pub(crate) fn spawn(&self, def: &'static StepDef, args: Vec<Arg>) -> GraphTraversal {
+        GraphTraversal {
+            source: Some(Box::new(self.clone())),
+            steps: Vec::new(),
+            error: None,
+        }
+        .add_step(def, args)
+    }
+}
+
+/// The definition of the `on` method named `gremlin`, or an error naming it.
+pub(crate) fn find_def(on: StepOn, gremlin: &str) -> Result<&'static StepDef, String> {
+    STEPS
+        .iter()
+        .find(|s| s.on == on && s.gremlin == gremlin)
+        .map(|s| s.def)
+        .ok_or_else(|| format!("the grammar has no {on:?} method named {gremlin:?}"))
+}
+
+fn check(def: &'static StepDef, args: Vec<Arg>) -> Result<Step, String> {
+    match match_forms(def.forms, &args) {
+        Some(flags) => Ok(Step {
+            name: def.gremlin,
+            args: args.into_iter().zip(flags).collect(),
+        }),
+        None => Err(format!(
+            "{}({}) matches no form of the grammar ({})",
+            def.gremlin,
+            args.iter().map(describe).collect::<Vec<_>>().join(", "),
+            def.signature
+        )),
+    }
+}
+
+/// A traversal: spawned from a [`GraphTraversalSource`] (then it can be submitted with a
+/// terminal step), or anonymous, from [`__`](super::__), to pass as an argument.
+///
+/// Steps are methods named as in Gremlin in snake case (`has_label`, `out_e`, `value_map`),
+/// with `_` after a Rust keyword (`as_`, `in_`, `where_`, `match_`); their arguments are one
+/// [`IntoArgs`](super::IntoArgs) (`()`, a value, a tuple, an array), or plain parameters for
+/// steps whose every form has the same fixed arity. Arguments are checked against the
+/// grammar's forms of the step; a mismatch is kept and reported by
+/// [`GraphTraversal::gremlin_lang`] and the terminal steps, never a panic.
+#[derive(Debug, Clone)]
+pub struct GraphTraversal {
+    source: Option<Box<GraphTraversalSource>>,
+    steps: Vec<Step>,
+    error: Option<String>,
+}
+
+impl GraphTraversal {
+    /// An anonymous traversal with no steps yet (what `__` starts).
+    pub fn anonymous() -> GraphTraversal {
+        GraphTraversal {
+            source: None,
+            steps: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// Whether it was started by [`__`](super::__) rather than by a source.
+    pub fn is_anonymous(&self) -> bool {
+        self.source.is_none()
+    }
+
+    /// Adds a step (called by the generated methods).
+    pub(crate) fn add_step(mut self, def: &'static StepDef, args: Vec<Arg>) -> GraphTraversal {
+        if self.error.is_none() {
+            match check(def, args) {
+                Ok(step) => self.steps.push(step),
+                Err(e) => self.error = Some(e),
+            }
+        }
+        self
+    }
+
+    /// Adds the step named `gremlin` (`hasLabel`, `outE`, ...) with `args`, for code that has
+    /// Gremlin names at run time (e.g. a Gherkin runner); the same as the generated method.
+    /// An unknown name makes the traversal fail to build.
+    pub fn step(self, gremlin: &str, args: impl IntoArgs) -> GraphTraversal {
+        match find_def(StepOn::Step, gremlin) {
+            Ok(def) => self.add_step(def, args.into_args()),
+            Err(e) => GraphTraversal {
+                error: self.error.or(Some(e)),
+                ..self
+            },
+        }
+    }
+
+    /// The traversal as GremlinLang: its script and parameters (none in literal-only mode).
+    ///
+    /// ```
+    /// use graphbinary_client::process::{GraphTraversalSource, Order, __};
+    ///
+    /// let g = GraphTraversalSource::detached();
+    /// let t = g.v(()).has_label("person").order(()).by(("age", Order::Desc)).limit(2).values("name");
+    /// assert_eq!(
+    ///     t.gremlin_lang().unwrap().gremlin,
+    ///     r#"g.V().hasLabel("person").order().by("age",Order.desc).limit(2).values("name")"#
+    /// );
+    /// ```
+    pub fn gremlin_lang(&self) -> Result<GremlinLang, BuildError> {
+        let literal_only = self.source.as_ref().is_some_and(|s| s.literal_only);
+        let mut w = Writer {
+            out: String::new(),
+            params: Vec::new(),
+            literal_only,
+            depth: 0,
+        };
+        w.traversal(self, true).map_err(BuildError)?;
+        Ok(GremlinLang {
+            gremlin: w.out,
+            parameters: w.params,
+        })
+    }
+
+    /// The client's request for this traversal: script, parameters and the source's options.
+    /// The hook for anything the terminal steps do not cover (send it with
+    /// [`RequestBuilder::send`]).
+    pub fn request(&self) -> Result<RequestBuilder, Error> {
+        let source = self.source.as_ref().ok_or_else(|| {
+            Error::InvalidRequest("an anonymous traversal cannot be submitted".into())
+        })?;
+        let client = source.client.as_ref().ok_or_else(|| {
+            Error::InvalidRequest("the traversal source has no client (detached)".into())
+        })?;
+        let lang = self.gremlin_lang()?;
+        let mut req = client.request(lang.gremlin).g(source.alias.clone());
+        for (name, value) in &lang.parameters {
+            let mut text = String::new();
+            value
+                .write(&mut text)
+                .map_err(|e| Error::from(BuildError(e)))?;
+            req = req.param_literal(name.clone(), text);
+        }
+        let mut bulk = true;
+        for (key, value) in &source.options.entries {
+            let bad =
+                || Error::InvalidRequest(format!("option {key:?} cannot take the value {value:?}"));
+            let int = || match value {
+                Lit::Byte(n) => Some(i64::from(*n)),
+                Lit::Short(n) => Some(i64::from(*n)),
+                Lit::Int(n) => Some(i64::from(*n)),
+                Lit::Long(n) => Some(*n),
+                _ => None,
+            };
+            match key.as_str() {
+                "batchSize" => {
+                    let n = int().and_then(|n| u32::try_from(n).ok()).ok_or_else(bad)?;
+                    req = req.batch_size(n);
+                }
+                "evaluationTimeout" | "timeoutMs" | "timeoutMillis" => {
+                    let n = int().and_then(|n| u64::try_from(n).ok()).ok_or_else(bad)?;
+                    req = req.timeout_millis(n);
+                }
+                "materializeProperties" => {
+                    let m = match value {
+                        Lit::String(s) if s == "all" => MaterializeProperties::All,
+                        Lit::String(s) if s == "tokens" => MaterializeProperties::Tokens,
+                        _ => return Err(bad()),
+                    };
+                    req = req.materialize_properties(m);
+                }
+                "bulkResults" => match value {
+                    Lit::Bool(b) => bulk = *b,
+                    _ => return Err(bad()),
+                },
+                _ => {}
+            }
+        }
+        Ok(req.bulk_results(bulk))
+    }
+
+    /// Submits the traversal; the results stream as they arrive (the client's
+    /// [`ResultStream`]).
+    pub async fn stream(self) -> Result<ResultStream, Error> {
+        self.request()?.send().await
+    }
+
+    /// All results (Gremlin's `toList()`).
+    pub async fn to_list(self) -> Result<Vec<Value>, Error> {
+        self.stream().await?.all().await
+    }
+
+    /// All results, each converted to `T` (`String`, `i64`, `f64`, `bool`, `Vertex`, ... any
+    /// `TryFrom<Value>`).
+    pub async fn to_list_as<T>(self) -> Result<Vec<T>, Error>
+    where
+        T: TryFrom<Value>,
+        T::Error: fmt::Display,
+    {
+        self.to_list()
+            .await?
+            .into_iter()
+            .map(|v| convert(v))
+            .collect()
+    }
+
+    /// The first result, or `None` when there is none (Gremlin's `next()` / `tryNext()`).
+    /// Reading stops after it: the rest of the response is not read.
+    #[allow(clippy::should_implement_trait)]
+    pub async fn next(self) -> Result<Option<Value>, Error> {
+        use futures::TryStreamExt;
+        let mut s = self.stream().await?;
+        s.try_next().await
+    }
+
+    /// The first `n` results, or all when there are fewer (Gremlin's `next(n)`). Reading
+    /// stops after them.
+    pub async fn next_n(self, n: usize) -> Result<Vec<Value>, Error> {
+        use futures::TryStreamExt;
+        let mut out = Vec::new();
+        if n == 0 {
+            return Ok(out);
+        }
+        let mut s = self.stream().await?;
+        while let Some(v) = s.try_next().await? {
+            out.push(v);
+            if out.len() == n {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The first result converted to `T`, or `None` when there is none.
+    pub async fn next_as<T>(self) -> Result<Option<T>, Error>
+    where
+        T: TryFrom<Value>,
+        T::Error: fmt::Display,
+    {
+        self.next().await?.map(convert).transpose()
+    }
+
+    /// Whether there is at least one result (Gremlin's `hasNext()`).
+    pub async fn has_next(self) -> Result<bool, Error> {
+        Ok(self.next().await?.is_some())
+    }
+
+    /// Runs the traversal for its side effects, discarding results (Gremlin's `iterate()`,
+    /// which the drivers send with a final `discard()` step).
+    pub async fn iterate(self) -> Result<(), Error> {
+        let t = self.discard();
+        let s = t.stream().await?;
+        s.count().await.map(|_| ())
+    }
+}
+
+fn convert<T>(v: Value) -> Result<T, Error>
+where
+    T: TryFrom<Value>,
+    T::Error: fmt::Display,
+{
+    T::try_from(v).map_err(|e| Error::Conversion {
+        target: std::any::type_name::<T>(),
+        detail: e.to_string(),
+    })
+}
+
+/// Writes traversals, collecting parameters.
+struct Writer {
+    out: String,
+    params: Vec<(String, Lit)>,
+    literal_only: bool,
+    /// Nesting of child traversals and predicates.
+    depth: usize,
+}
+
+impl Writer {
+    fn enter(&mut self) -> Result<(), String> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(format!(
+                "traversals and predicates nested deeper than {MAX_DEPTH} levels"
+            ));
+        }
+        Ok(())
+    }
+
+    fn traversal(&mut self, t: &GraphTraversal, root: bool) -> Result<(), String> {
+        self.enter()?;
+        let r = self.traversal_inner(t, root);
+        self.depth -= 1;
+        r
+    }
+
+    fn traversal_inner(&mut self, t: &GraphTraversal, root: bool) -> Result<(), String> {
+        if let Some(e) = &t.error {
+            return Err(e.clone());
+        }
+        match (&t.source, root) {
+            (Some(source), true) => {
+                if let Some(e) = &source.error {
+                    return Err(e.clone());
+                }
+                self.out.push('g');
+                for s in &source.steps {
+                    self.step(s)?;
+                }
+            }
+            (None, false) => {
+                if t.steps.is_empty() {
+                    return Err("an anonymous traversal needs at least one step".into());
+                }
+                self.out.push_str("__");
+            }
+            (None, true) => {
+                return Err("an anonymous traversal cannot be written as a script; start it from a GraphTraversalSource".into())
+            }
+            (Some(_), false) => {
+                return Err("a child traversal must be anonymous: start it with __, not with a GraphTraversalSource".into())
+            }
+        }
+        for s in &t.steps {
+            self.step(s)?;
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, s: &Step) -> Result<(), String> {
+        self.out.push('.');
+        self.out.push_str(s.name);
+        self.out.push('(');
+        self.args(&s.args)?;
+        self.out.push(')');
+        Ok(())
+    }
+
+    fn args(&mut self, args: &[(Arg, bool)]) -> Result<(), String> {
+        for (i, (a, param)) in args.iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            self.arg(a, *param)?;
+        }
+        Ok(())
+    }
+
+    fn arg(&mut self, a: &Arg, as_param: bool) -> Result<(), String> {
+        match a {
+            Arg::Lit(l) => l.write(&mut self.out),
+            Arg::Param(g) => {
+                if let Some(e) = g.name_error() {
+                    return Err(e);
+                }
+                if !as_param || self.literal_only {
+                    return g.value().write(&mut self.out);
+                }
+                match self.params.iter().find(|(k, _)| k == g.name()) {
+                    Some((_, v)) if v != g.value() => {
+                        return Err(format!(
+                            "parameter {:?} is bound to two different values",
+                            g.name()
+                        ))
+                    }
+                    Some(_) => {}
+                    None => self.params.push((g.name().to_owned(), g.value().clone())),
+                }
+                self.out.push_str(g.name());
+                Ok(())
+            }
+            Arg::Traversal(t) => self.traversal(t, false),
+            Arg::P(p) => self.predicate(p),
+            Arg::Strategy(s) => {
+                if let Some(e) = s.error() {
+                    return Err(e);
+                }
+                if s.config.is_empty() {
+                    self.out.push_str(&s.name);
+                    return Ok(());
+                }
+                self.out.push_str("new ");
+                self.out.push_str(&s.name);
+                self.out.push('(');
+                for (i, (k, v)) in s.config.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.out.push_str(k);
+                    self.out.push(':');
+                    match v {
+                        Arg::Lit(_) | Arg::Param(_) | Arg::Traversal(_) => self.arg(v, true)?,
+                        other => {
+                            return Err(format!(
+                                "strategy configuration {k:?} cannot be a {}",
+                                describe(other)
+                            ))
+                        }
+                    }
+                }
+                self.out.push(')');
+                Ok(())
+            }
+            Arg::Invalid(e) => Err(e.clone()),
+        }
+    }
+
+    fn predicate(&mut self, p: &P) -> Result<(), String> {
+        self.enter()?;
+        let r = self.predicate_inner(p);
+        self.depth -= 1;
+        r
+    }
+
+    fn predicate_inner(&mut self, p: &P) -> Result<(), String> {
+        match &p.node {
+            PNode::Op { name, args } => {
+                self.out.push_str(name);
+                self.out.push('(');
+                let collection = matches!(*name, "within" | "without");
+                let any_param = !self.literal_only
+                    && args.iter().any(|(a, p)| *p && matches!(a, Arg::Param(_)));
+                let single_list_or_traversal = args.len() == 1
+                    && matches!(&args[0].0, Arg::Lit(Lit::List(_)) | Arg::Traversal(_));
+                if collection && !any_param && !single_list_or_traversal {
+                    // As the GLVs write it: within(["a","b"]).
+                    self.out.push('[');
+                    self.args(args)?;
+                    self.out.push(']');
+                } else {
+                    self.args(args)?;
+                }
+                self.out.push(')');
+                Ok(())
+            }
+            PNode::And(a, b) | PNode::Or(a, b) => {
+                self.predicate(a)?;
+                self.out.push_str(if matches!(p.node, PNode::And(..)) {
+                    ".and("
+                } else {
+                    ".or("
+                });
+                self.predicate(b)?;
+                self.out.push(')');
+                Ok(())
+            }
+            PNode::Negate(a) => {
+                self.predicate(a)?;
+                self.out.push_str(".negate()");
+                Ok(())
+            }
+            PNode::Invalid(e) => Err(e.clone()),
+        }
+    }
+}
+
+/// Quotes `s` as a gremlin-lang string literal (for tests and generators).
+pub fn string_literal(s: &str) -> String {
+    let mut out = String::new();
+    write_string(&mut out, s);
+    out
+}

@@ -1,0 +1,879 @@
+//! Target `steps`: `spec/steps.toml` (the gremlin-lang step table) →
+//! `graphbinary-client/src/process/generated.rs` (the traversal API's methods, tokens,
+//! predicates and keyword table).
+//!
+//! Parse into raw serde shapes, validate (every problem reported, each naming its entry),
+//! emit with `quote!` + `prettyplease`.
+
+#[cfg(test)]
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde::Deserialize;
+
+use super::model::{SpecError, SpecErrors};
+
+/// Path of the step table, relative to the root.
+pub const STEPS_SPEC: &str = "spec/steps.toml";
+/// Where the generated traversal API goes, relative to the root.
+pub const STEPS_RS: &str = "graphbinary-client/src/process/generated.rs";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    source: Vec<RawStep>,
+    #[serde(default)]
+    spawn: Vec<RawStep>,
+    #[serde(default)]
+    step: Vec<RawStep>,
+    #[serde(default)]
+    predicate: Vec<RawStep>,
+    #[serde(default)]
+    token: Vec<RawToken>,
+    keywords: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStep {
+    gremlin: String,
+    rust: String,
+    #[serde(default)]
+    class: Option<String>,
+    forms: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawToken {
+    class: String,
+    generic: bool,
+    values: Vec<RawTokenValue>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTokenValue {
+    gremlin: String,
+    rust: String,
+    #[serde(default)]
+    with_key: bool,
+    #[serde(default)]
+    with_value: bool,
+}
+
+/// Where a step belongs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum On {
+    /// A source method returning a new source.
+    Source,
+    /// A source method starting a traversal.
+    Spawn,
+    /// A traversal step (and a function of `__`).
+    Step,
+    /// A predicate of `P` or `TextP`.
+    Predicate,
+}
+
+/// One argument position of a form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slot {
+    /// `Kind` variant (or token class) name.
+    pub kind: String,
+    pub null: bool,
+    pub var: bool,
+    pub many: bool,
+}
+
+/// A validated step.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub gremlin: String,
+    pub rust: String,
+    pub on: On,
+    /// `P` or `TextP` for predicates.
+    pub class: Option<String>,
+    pub forms: Vec<Vec<Slot>>,
+    /// The forms as written in the spec.
+    pub form_text: Vec<String>,
+}
+
+/// A validated token class.
+#[derive(Debug, Clone)]
+pub struct TokenDef {
+    pub class: String,
+    pub generic: bool,
+    /// (gremlin, rust, with_key, with_value)
+    pub values: Vec<(String, String, bool, bool)>,
+}
+
+/// The validated step table.
+#[derive(Debug, Clone)]
+pub struct StepsSpec {
+    pub steps: Vec<Step>,
+    pub tokens: Vec<TokenDef>,
+    pub keywords: Vec<String>,
+}
+
+const BASE_KINDS: &[(&str, &str)] = &[
+    ("str", "Str"),
+    ("int", "Int"),
+    ("num", "Num"),
+    ("bool", "Bool"),
+    ("date", "Date"),
+    ("gen", "Gen"),
+    ("map", "Map"),
+    ("P", "P"),
+    ("trav", "Trav"),
+    ("strategy", "Strategy"),
+    ("class", "Class"),
+    ("with_key", "WithKey"),
+    ("with_value", "WithValue"),
+    ("Function", "Function"),
+];
+
+const RUST_KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
+    "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
+    "ref", "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use",
+    "where", "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv",
+    "typeof", "unsized", "virtual", "yield", "try", "gen",
+];
+
+/// The Rust name the spec must give a Gremlin name: snake case, `_` after a Rust keyword.
+pub fn rust_name(gremlin: &str) -> String {
+    let chars: Vec<char> = gremlin.chars().collect();
+    let mut s = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() {
+            let prev_lower =
+                i > 0 && (chars[i - 1].is_ascii_lowercase() || chars[i - 1].is_ascii_digit());
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            let prev_upper = i > 0 && chars[i - 1].is_ascii_uppercase();
+            if prev_lower || (prev_upper && next_lower) {
+                s.push('_');
+            }
+            s.push(c.to_ascii_lowercase());
+        } else {
+            s.push(c);
+        }
+    }
+    if RUST_KEYWORDS.contains(&s.as_str()) {
+        s.push('_');
+    }
+    s
+}
+
+/// Parse and validate the step table.
+pub fn parse(file: &str, text: &str) -> Result<StepsSpec, SpecErrors> {
+    let raw: RawFile = toml::from_str(text)
+        .map_err(|e| SpecErrors(vec![SpecError::new(file, "", format!("invalid TOML: {e}"))]))?;
+    let mut errs = Vec::new();
+    let keywords: BTreeSet<String> = raw.keywords.iter().cloned().collect();
+    if keywords.len() != raw.keywords.len() {
+        errs.push(SpecError::new(file, "keywords", "duplicate keyword"));
+    }
+
+    let mut tokens = Vec::new();
+    let mut classes = BTreeSet::new();
+    for t in &raw.token {
+        let entry = format!("token {:?}", t.class);
+        if !classes.insert(t.class.clone()) {
+            errs.push(SpecError::new(file, &entry, "duplicate token class"));
+        }
+        if !keywords.contains(&t.class) {
+            errs.push(SpecError::new(
+                file,
+                &entry,
+                "the class is not a keyword of the grammar",
+            ));
+        }
+        if !is_upper_camel(&t.class) && !t.class.chars().all(|c| c.is_ascii_uppercase()) {
+            errs.push(SpecError::new(
+                file,
+                &entry,
+                "class must be an UpperCamelCase identifier",
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        let mut values = Vec::new();
+        for v in &t.values {
+            let ventry = format!("{entry} value {:?}", v.gremlin);
+            if !keywords.contains(&v.gremlin) {
+                errs.push(SpecError::new(
+                    file,
+                    &ventry,
+                    "not a keyword of the grammar",
+                ));
+            }
+            if !is_upper_camel(&v.rust) {
+                errs.push(SpecError::new(
+                    file,
+                    &ventry,
+                    format!("rust {:?} is not UpperCamelCase", v.rust),
+                ));
+            }
+            if !seen.insert(v.rust.clone()) {
+                errs.push(SpecError::new(file, &ventry, "duplicate rust variant"));
+            }
+            values.push((v.gremlin.clone(), v.rust.clone(), v.with_key, v.with_value));
+        }
+        if values.is_empty() {
+            errs.push(SpecError::new(file, &entry, "no values"));
+        }
+        tokens.push(TokenDef {
+            class: t.class.clone(),
+            generic: t.generic,
+            values,
+        });
+    }
+
+    let mut steps = Vec::new();
+    for (on, list, what) in [
+        (On::Source, &raw.source, "source"),
+        (On::Spawn, &raw.spawn, "spawn"),
+        (On::Step, &raw.step, "step"),
+        (On::Predicate, &raw.predicate, "predicate"),
+    ] {
+        let mut gremlins = BTreeSet::new();
+        let mut rusts = BTreeSet::new();
+        for s in list.iter() {
+            let entry = format!("{what} {:?}", s.gremlin);
+            if !keywords.contains(&s.gremlin) {
+                errs.push(SpecError::new(file, &entry, "not a keyword of the grammar"));
+            }
+            let want = rust_name(&s.gremlin);
+            if s.rust != want {
+                errs.push(SpecError::new(
+                    file,
+                    &entry,
+                    format!(
+                        "rust is {:?}; the one-to-one mapping gives {want:?}",
+                        s.rust
+                    ),
+                ));
+            }
+            if !gremlins.insert(s.gremlin.clone()) {
+                errs.push(SpecError::new(file, &entry, format!("duplicate {what}")));
+            }
+            if !rusts.insert(s.rust.clone()) {
+                errs.push(SpecError::new(file, &entry, "duplicate rust name"));
+            }
+            match (on, s.class.as_deref()) {
+                (On::Predicate, Some("P" | "TextP"))
+                | (On::Source | On::Spawn | On::Step, None) => {}
+                (On::Predicate, _) => errs.push(SpecError::new(
+                    file,
+                    &entry,
+                    "class must be \"P\" or \"TextP\"",
+                )),
+                _ => errs.push(SpecError::new(file, &entry, "only a predicate has a class")),
+            }
+            if s.forms.is_empty() {
+                errs.push(SpecError::new(file, &entry, "no forms"));
+            }
+            let mut forms = Vec::new();
+            let mut form_set = BTreeSet::new();
+            for f in &s.forms {
+                if !form_set.insert(f.clone()) {
+                    errs.push(SpecError::new(
+                        file,
+                        &entry,
+                        format!("duplicate form {f:?}"),
+                    ));
+                }
+                match parse_form(f, &classes) {
+                    Ok(slots) => forms.push(slots),
+                    Err(m) => errs.push(SpecError::new(file, &entry, format!("form {f:?}: {m}"))),
+                }
+            }
+            steps.push(Step {
+                gremlin: s.gremlin.clone(),
+                rust: s.rust.clone(),
+                on,
+                class: s.class.clone(),
+                forms,
+                form_text: s.forms.clone(),
+            });
+        }
+    }
+    if errs.is_empty() {
+        Ok(StepsSpec {
+            steps,
+            tokens,
+            keywords: keywords.into_iter().collect(),
+        })
+    } else {
+        Err(SpecErrors(errs))
+    }
+}
+
+fn is_upper_camel(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && s.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+fn parse_form(f: &str, classes: &BTreeSet<String>) -> Result<Vec<Slot>, String> {
+    let words: Vec<&str> = f.split_whitespace().collect();
+    let mut slots = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let mut base = *w;
+        let many = base.ends_with('*');
+        base = base.trim_end_matches('*');
+        let var = base.ends_with('$');
+        base = base.trim_end_matches('$');
+        let null = base.ends_with('?');
+        base = base.trim_end_matches('?');
+        if base.contains(['*', '$', '?']) {
+            return Err(format!("{w:?}: suffixes go in the order ?, $, *"));
+        }
+        if many && i + 1 != words.len() {
+            return Err(format!("{w:?}: only the last argument can repeat"));
+        }
+        let kind = if let Some((_, k)) = BASE_KINDS.iter().find(|(b, _)| *b == base) {
+            (*k).to_owned()
+        } else if classes.contains(base) {
+            format!("Token:{base}")
+        } else {
+            return Err(format!("unknown kind {base:?}"));
+        };
+        slots.push(Slot {
+            kind,
+            null,
+            var,
+            many,
+        });
+    }
+    Ok(slots)
+}
+
+fn docs(text: &str) -> TokenStream {
+    let lines = text.lines().map(|l| format!(" {l}"));
+    quote! { #( #[doc = #lines] )* }
+}
+
+fn slot_tokens(s: &Slot) -> TokenStream {
+    let kind = match s.kind.strip_prefix("Token:") {
+        Some(class) => {
+            let c = format_ident!("{class}");
+            quote! { Kind::Token(TokenClass::#c) }
+        }
+        None => {
+            let k = format_ident!("{}", s.kind);
+            quote! { Kind::#k }
+        }
+    };
+    let (n, v, m) = (s.null, s.var, s.many);
+    quote! { Slot::new(#kind, #n, #v, #m) }
+}
+
+/// How a step's generated method takes its arguments.
+enum Params {
+    None,
+    Fixed(usize),
+    Args,
+}
+
+fn params_of(s: &Step) -> Params {
+    let fixed = s.forms.iter().all(|f| f.iter().all(|x| !x.many));
+    let len = s.forms[0].len();
+    if fixed && s.forms.iter().all(|f| f.len() == len) {
+        if len == 0 {
+            Params::None
+        } else {
+            Params::Fixed(len)
+        }
+    } else {
+        Params::Args
+    }
+}
+
+/// The generated file's tokens.
+pub fn emit(spec: &StepsSpec) -> TokenStream {
+    let mut items = Vec::new();
+
+    // Tokens.
+    let class_idents: Vec<_> = spec
+        .tokens
+        .iter()
+        .map(|t| format_ident!("{}", t.class))
+        .collect();
+    for t in &spec.tokens {
+        let ident = format_ident!("{}", t.class);
+        let class = &t.class;
+        let variants: Vec<_> = t
+            .values
+            .iter()
+            .map(|(_, r, _, _)| format_ident!("{r}"))
+            .collect();
+        let names: Vec<_> = t.values.iter().map(|(g, _, _, _)| g.clone()).collect();
+        let vdocs = t
+            .values
+            .iter()
+            .map(|(g, _, _, _)| docs(&format!("`{class}.{g}`")));
+        let count = t.values.len();
+        let doc = docs(&format!(
+            "The gremlin-lang token class `{class}`, written `{class}.{}`.",
+            names[0]
+        ));
+        items.push(quote! {
+            #doc
+            #[allow(clippy::upper_case_acronyms)]
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            pub enum #ident {
+                #( #vdocs #variants, )*
+            }
+
+            impl #ident {
+                /// Every value, in the order of the spec.
+                pub const ALL: [#ident; #count] = [#( #ident::#variants ),*];
+                /// The class name as gremlin-lang writes it.
+                pub const CLASS: &'static str = #class;
+
+                /// The value's name as gremlin-lang writes it after the class.
+                pub const fn as_str(self) -> &'static str {
+                    match self {
+                        #( #ident::#variants => #names, )*
+                    }
+                }
+            }
+
+            impl ::core::fmt::Display for #ident {
+                /// `Class.value`.
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(Self::CLASS)?;
+                    f.write_str(".")?;
+                    f.write_str(self.as_str())
+                }
+            }
+
+            impl From<#ident> for Token {
+                fn from(v: #ident) -> Token {
+                    Token::#ident(v)
+                }
+            }
+
+            impl From<#ident> for Lit {
+                fn from(v: #ident) -> Lit {
+                    Lit::Token(Token::#ident(v))
+                }
+            }
+
+            impl IntoArgs for #ident {
+                fn into_args(self) -> Vec<Arg> {
+                    vec![Arg::Lit(Lit::from(self))]
+                }
+            }
+        });
+    }
+    let first_values: Vec<_> = spec
+        .tokens
+        .iter()
+        .map(|t| format_ident!("{}", t.values[0].1))
+        .collect();
+    let generic_classes: Vec<_> = spec
+        .tokens
+        .iter()
+        .filter(|t| t.generic)
+        .map(|t| format_ident!("{}", t.class))
+        .collect();
+    let mut with_key_arms = Vec::new();
+    let mut with_value_arms = Vec::new();
+    for t in &spec.tokens {
+        let c = format_ident!("{}", t.class);
+        for (_, r, k, v) in &t.values {
+            let r = format_ident!("{r}");
+            if *k {
+                with_key_arms.push(quote! { Token::#c(#c::#r) });
+            }
+            if *v {
+                with_value_arms.push(quote! { Token::#c(#c::#r) });
+            }
+        }
+    }
+    let with_key = if with_key_arms.is_empty() {
+        quote!(false)
+    } else {
+        quote!(matches!(self, #(#with_key_arms)|*))
+    };
+    let with_value = if with_value_arms.is_empty() {
+        quote!(false)
+    } else {
+        quote!(matches!(self, #(#with_value_arms)|*))
+    };
+    items.push(quote! {
+        /// The class of a token.
+        #[allow(clippy::upper_case_acronyms)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub(crate) enum TokenClass {
+            #( #class_idents, )*
+        }
+
+        #[cfg(test)]
+        impl TokenClass {
+            /// The class's first value (for tests that build every form).
+            pub(crate) fn example(self) -> Token {
+                match self {
+                    #( TokenClass::#class_idents => Token::#class_idents(#class_idents::#first_values), )*
+                }
+            }
+        }
+
+        /// A token of any class: what a step argument such as `T.id` or `Order.desc` is.
+        #[allow(clippy::upper_case_acronyms)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Token {
+            #( #[doc = concat!(" A `", stringify!(#class_idents), "` token.")] #class_idents(#class_idents), )*
+        }
+
+        impl Token {
+            /// The token's class.
+            pub(crate) fn class(&self) -> TokenClass {
+                match self {
+                    #( Token::#class_idents(_) => TokenClass::#class_idents, )*
+                }
+            }
+
+            /// Whether the grammar's `genericLiteral` includes it.
+            pub(crate) fn is_generic(&self) -> bool {
+                matches!(self, #( Token::#generic_classes(_) )|*)
+            }
+
+            /// Whether the `with` step takes it as its key.
+            pub(crate) fn is_with_key(&self) -> bool {
+                #with_key
+            }
+
+            /// Whether the `with` step takes it as its value.
+            pub(crate) fn is_with_value(&self) -> bool {
+                #with_value
+            }
+
+            /// Appends `Class.value`.
+            pub(crate) fn write(&self, out: &mut String) {
+                use ::core::fmt::Write as _;
+                let _ = match self {
+                    #( Token::#class_idents(v) => write!(out, "{v}"), )*
+                };
+            }
+        }
+
+        impl ::core::fmt::Display for Token {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                match self {
+                    #( Token::#class_idents(v) => ::core::fmt::Display::fmt(v, f), )*
+                }
+            }
+        }
+    });
+
+    // Step definitions.
+    let mut defs = Vec::new();
+    let mut trav_methods = Vec::new();
+    let mut anon_fns = Vec::new();
+    let mut source_methods = Vec::new();
+    let mut p_fns = Vec::new();
+    let mut textp_fns = Vec::new();
+    let mut infos = Vec::new();
+    for s in &spec.steps {
+        let prefix = match s.on {
+            On::Source => "SOURCE",
+            On::Spawn => "SPAWN",
+            On::Step => "STEP",
+            On::Predicate => "PRED",
+        };
+        let def = format_ident!("{prefix}_{}", s.rust.trim_end_matches('_').to_uppercase());
+        let gremlin = &s.gremlin;
+        let forms = s.forms.iter().map(|f| {
+            let slots = f.iter().map(slot_tokens);
+            quote! { &[#(#slots),*] }
+        });
+        let signature = s
+            .form_text
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}({})",
+                    s.gremlin,
+                    f.split_whitespace().collect::<Vec<_>>().join(", ")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" | ");
+        defs.push(quote! {
+            static #def: StepDef = StepDef {
+                gremlin: #gremlin,
+                forms: &[#(#forms),*],
+                signature: #signature,
+            };
+        });
+        let on = match s.on {
+            On::Source => quote!(StepOn::Source),
+            On::Spawn => quote!(StepOn::Spawn),
+            On::Step => quote!(StepOn::Step),
+            On::Predicate => quote!(StepOn::Predicate),
+        };
+        let rust = &s.rust;
+        infos.push(quote! { StepInfo { gremlin: #gremlin, rust: #rust, on: #on, def: &#def }, });
+
+        let name = format_ident!("{}", s.rust);
+        let forms_doc = s
+            .form_text
+            .iter()
+            .map(|f| {
+                if f.is_empty() {
+                    format!("* `{}()`", s.gremlin)
+                } else {
+                    format!(
+                        "* `{}({})`",
+                        s.gremlin,
+                        f.split_whitespace().collect::<Vec<_>>().join(", ")
+                    )
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let what = match s.on {
+            On::Source => "source method",
+            On::Spawn => "start step",
+            On::Step => "step",
+            On::Predicate => "predicate",
+        };
+        let call = match params_of(s) {
+            Params::None => String::new(),
+            Params::Fixed(_) => {
+                "\n\nEach argument is anything that converts into an [`Arg`].".to_owned()
+            }
+            Params::Args => {
+                "\n\nArguments: `()` for none, one value, a tuple of several, or an array or `Vec` \
+                of one type (see [`IntoArgs`])."
+                    .to_owned()
+            }
+        };
+        let doc = docs(&format!(
+            "Gremlin's `{}` {what}. Its forms in the grammar (kinds as in `spec/steps.toml`):\n\n{forms_doc}{call}",
+            s.gremlin
+        ));
+        let (params, args) = match params_of(s) {
+            Params::None => (quote!(), quote!(Vec::new())),
+            Params::Fixed(n) => {
+                let names: Vec<_> = (1..=n).map(|i| format_ident!("arg{i}")).collect();
+                (
+                    quote!(#( #names: impl Into<Arg> ),*),
+                    quote!(vec![#( #names.into() ),*]),
+                )
+            }
+            Params::Args => (quote!(args: impl IntoArgs), quote!(args.into_args())),
+        };
+        match s.on {
+            On::Step => {
+                trav_methods.push(quote! {
+                    #doc
+                    pub fn #name(self, #params) -> GraphTraversal {
+                        self.add_step(&#def, #args)
+                    }
+                });
+                let call = match params_of(s) {
+                    Params::None => quote!(GraphTraversal::anonymous().#name()),
+                    Params::Fixed(n) => {
+                        let names: Vec<_> = (1..=n).map(|i| format_ident!("arg{i}")).collect();
+                        quote!(GraphTraversal::anonymous().#name(#(#names),*))
+                    }
+                    Params::Args => quote!(GraphTraversal::anonymous().#name(args)),
+                };
+                anon_fns.push(quote! {
+                    #doc
+                    pub fn #name(#params) -> GraphTraversal {
+                        #call
+                    }
+                });
+            }
+            On::Spawn => source_methods.push(quote! {
+                #doc
+                pub fn #name(&self, #params) -> GraphTraversal {
+                    self.spawn(&#def, #args)
+                }
+            }),
+            On::Source => source_methods.push(quote! {
+                #doc
+                pub fn #name(&self, #params) -> GraphTraversalSource {
+                    self.add_source(&#def, #args)
+                }
+            }),
+            On::Predicate => {
+                let f = quote! {
+                    #doc
+                    pub fn #name(#params) -> P {
+                        P::op(&#def, #args)
+                    }
+                };
+                if s.class.as_deref() == Some("TextP") {
+                    textp_fns.push(f);
+                } else {
+                    p_fns.push(f);
+                }
+            }
+        }
+    }
+    let kw = &spec.keywords;
+    let n_steps = spec.steps.len();
+    items.push(quote! {
+        #(#defs)*
+
+        /// Where a Gremlin name of [`STEPS`] belongs.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum StepOn {
+            /// A [`GraphTraversalSource`] method returning a new source.
+            Source,
+            /// A [`GraphTraversalSource`] method starting a [`GraphTraversal`].
+            Spawn,
+            /// A [`GraphTraversal`] step, also a function of [`__`].
+            Step,
+            /// A function of [`P`] or [`TextP`].
+            Predicate,
+        }
+
+        /// A Gremlin name and the Rust name of its method.
+        #[derive(Debug, Clone, Copy)]
+        pub struct StepInfo {
+            /// The gremlin-lang name, e.g. `hasLabel`.
+            pub gremlin: &'static str,
+            /// The Rust method name, e.g. `has_label`.
+            pub rust: &'static str,
+            /// Where it belongs.
+            pub on: StepOn,
+            /// Its grammar forms.
+            #[doc(hidden)]
+            pub def: &'static StepDef,
+        }
+
+        /// Every source method, step and predicate of the grammar with its Rust name, in the
+        /// order of `spec/steps.toml` (for code generators, e.g. a Gherkin translator).
+        pub static STEPS: [StepInfo; #n_steps] = [#(#infos)*];
+
+        /// Every keyword of the gremlin-lang lexer, sorted: none can name a parameter.
+        pub(crate) static KEYWORDS: &[&str] = &[#(#kw),*];
+
+        #[allow(clippy::should_implement_trait, clippy::wrong_self_convention)]
+        impl GraphTraversal {
+            #(#trav_methods)*
+        }
+
+        /// The anonymous traversal: `__::out("knows")` is Gremlin's `__.out("knows")`, a child
+        /// traversal to pass as an argument.
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy)]
+        pub struct __;
+
+        #[allow(clippy::should_implement_trait, clippy::wrong_self_convention)]
+        impl __ {
+            #(#anon_fns)*
+        }
+
+        #[allow(clippy::should_implement_trait, clippy::wrong_self_convention)]
+        impl GraphTraversalSource {
+            #(#source_methods)*
+        }
+
+        #[allow(clippy::should_implement_trait)]
+        impl P {
+            #(#p_fns)*
+        }
+
+        impl TextP {
+            #(#textp_fns)*
+        }
+    });
+
+    quote! {
+        //! The traversal API's steps, tokens and predicates, one per entry of `spec/steps.toml`.
+
+        use super::arg::{Arg, IntoArgs, Kind, Slot};
+        use super::lit::Lit;
+        use super::predicate::{TextP, P};
+        use super::traversal::{GraphTraversal, GraphTraversalSource, StepDef};
+
+        #(#items)*
+    }
+}
+
+/// Entries per target (for tests).
+#[cfg(test)]
+pub fn counts(spec: &StepsSpec) -> BTreeMap<&'static str, usize> {
+    let mut m = BTreeMap::new();
+    for s in &spec.steps {
+        let k = match s.on {
+            On::Source => "source",
+            On::Spawn => "spawn",
+            On::Step => "step",
+            On::Predicate => "predicate",
+        };
+        *m.entry(k).or_insert(0) += 1;
+    }
+    m.insert("token", spec.tokens.len());
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_names_are_snake_case_with_keyword_escapes() {
+        assert_eq!(rust_name("hasLabel"), "has_label");
+        assert_eq!(rust_name("outE"), "out_e");
+        assert_eq!(rust_name("V"), "v");
+        assert_eq!(rust_name("as"), "as_");
+        assert_eq!(rust_name("in"), "in_");
+        assert_eq!(rust_name("where"), "where_");
+        assert_eq!(rust_name("lTrim"), "l_trim");
+        assert_eq!(rust_name("withoutStrategies"), "without_strategies");
+        assert_eq!(rust_name("mergeV"), "merge_v");
+        assert_eq!(rust_name("typeOf"), "type_of");
+    }
+
+    #[test]
+    fn the_spec_covers_the_grammar() {
+        let root = super::super::project_root();
+        let text = std::fs::read_to_string(root.join(STEPS_SPEC)).unwrap();
+        let spec = parse(STEPS_SPEC, &text).unwrap_or_else(|e| panic!("{e}"));
+        let c = counts(&spec);
+        // traversalMethod has 139 alternatives, traversalSourceSpawnMethod 11,
+        // traversalSourceSelfMethod 7 (`with` is hand-written: it sets request options),
+        // traversalPredicate 21 named predicates.
+        assert_eq!(c["step"], 139);
+        assert_eq!(c["spawn"], 11);
+        assert_eq!(c["source"], 6);
+        assert_eq!(c["predicate"], 21);
+        assert!(spec.keywords.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn errors_name_the_entry() {
+        let text = r#"
+keywords = ["has", "T", "id"]
+[[step]]
+gremlin = "has"
+rust = "Has"
+forms = ["str? bogus", "str* str"]
+[[token]]
+class = "T"
+generic = true
+values = [{ gremlin = "id", rust = "id" }]
+"#;
+        let e = parse("spec/steps.toml", text).unwrap_err().to_string();
+        assert!(
+            e.contains(r#"step "has": rust is "Has"; the one-to-one mapping gives "has""#),
+            "{e}"
+        );
+        assert!(
+            e.contains(r#"form "str? bogus": unknown kind "bogus""#),
+            "{e}"
+        );
+        assert!(e.contains("only the last argument can repeat"), "{e}");
+        assert!(e.contains(r#"rust "id" is not UpperCamelCase"#), "{e}");
+    }
+}
