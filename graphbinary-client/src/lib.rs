@@ -41,6 +41,7 @@ pub use client::{Client, ClientBuilder, ResultStream};
 pub mod error;
 pub mod generated;
 pub mod graphson;
+mod java;
 pub mod model;
 pub mod response;
 pub mod text;

@@ -33,10 +33,13 @@
 #![warn(missing_docs)]
 
 mod buffer;
+pub mod codes;
 mod cursor;
 mod error;
 mod intern;
+mod layouts;
 mod limits;
+mod primitives;
 mod traits;
 pub mod write;
 
@@ -44,10 +47,11 @@ pub use buffer::{ReadBuffer, DEFAULT_CAPACITY, MAX_PRIMITIVE_WIDTH};
 pub use cursor::{check_len, check_room, decode_char, utf8_width, Cursor};
 pub use error::{DecodeError, EncodeError, ErrorKind, FastError, FastResult};
 pub use intern::{Interner, MAX_INTERNED_ENTRIES, MAX_INTERNED_LEN};
+pub use layouts::{Fq, FqOpt, Nullable, Set};
 pub use limits::Limits;
 pub use traits::{
-    codes, decode_fq_typed, decode_fq_typed_slow, encode_fq_typed, Decode, Encode, Fq, FqDecode,
-    FqEncode, FqOpt, Nullable, Set, Typed,
+    decode_fq_typed, decode_fq_typed_slow, encode_fq_typed, Decode, Encode, FqDecode, FqEncode,
+    Typed,
 };
 
 #[doc(hidden)]

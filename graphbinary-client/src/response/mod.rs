@@ -1,0 +1,234 @@
+//! The streaming response deserializer.
+//!
+//! A GraphBinary 4 response is
+//! `{version}{bulked}{result_data}{marker}{status_code}{status_message}{exception}`.
+//! [`read_response`] turns any [`AsyncRead`] over such a body into a [`ResponseStream`], a
+//! [`futures::Stream`] that yields each result as soon as it is decoded and never holds the
+//! whole response. Results that are already buffered are decoded synchronously (the fast
+//! path, no allocation beyond the value itself); the async slow path refills.
+//!
+//! The public types are here; the state machine that reads a response is in `stream.rs`.
+//!
+//! # Example
+//!
+//! ```
+//! use futures::StreamExt;
+//! use graphbinary_client::model::Value;
+//! use graphbinary_client::response::{read_response, ReadOptions};
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let body: &'static [u8] = &[
+//!     0x84, 0x00,                         // version, not bulked
+//!     0x01, 0x00, 0x00, 0x00, 0x00, 0x2a, // Int 42
+//!     0xfd, 0x00, 0x00,                   // marker
+//!     0x00, 0x00, 0x00, 0xc8, 0x01, 0x01, // status 200, no message, no exception
+//! ];
+//! let mut results = read_response(body, ReadOptions::default());
+//! let first = results.next().await.unwrap().unwrap();
+//! assert_eq!(first.value, Value::Int(42));
+//! assert!(results.next().await.is_none());
+//! assert_eq!(results.status().unwrap().code, 200);
+//! # });
+//! ```
+
+mod stream;
+
+use std::fmt;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use graphbinary_core::{DecodeError, Limits, ReadBuffer, DEFAULT_CAPACITY};
+use tokio::io::{AsyncRead, ReadBuf};
+
+use crate::model::Value;
+
+pub use stream::{read_value, ResponseStream};
+
+/// The response version this deserializer reads.
+pub const VERSION: u8 = 0x84;
+
+/// The status code of a successful response.
+pub const STATUS_OK: i32 = 200;
+
+/// How a response is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Limits checked while decoding.
+    pub limits: Limits,
+    /// The read buffer's capacity in bytes. Values larger than this are read by the slow path.
+    pub capacity: usize,
+    /// Whether buffered values are decoded on the synchronous fast path (the default).
+    pub fast_path: bool,
+}
+
+/// The default nesting limit of [`ReadOptions`]: the slow path uses a few KiB of stack per
+/// nesting level (optimized build), so 128 levels stay well inside a 2 MiB thread stack.
+pub const DEFAULT_MAX_DEPTH: u32 = 128;
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            limits: Limits {
+                max_depth: DEFAULT_MAX_DEPTH,
+                ..Limits::DEFAULT
+            },
+            capacity: DEFAULT_CAPACITY,
+            fast_path: true,
+        }
+    }
+}
+
+/// One result: a value and its bulk (how many times it stands in the result; 1 when the
+/// response is not bulked). In a bulked response each value is followed by its bulk as a
+/// fully-qualified Long, as Gremlin Server writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Traverser {
+    /// The value.
+    pub value: Value,
+    /// The bulk.
+    pub bulk: i64,
+}
+
+/// The status that ends a response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// The status code (200 for success).
+    pub code: i32,
+    /// The status message.
+    pub message: Option<String>,
+    /// The exception, when the server failed.
+    pub exception: Option<String>,
+}
+
+/// The server reported a status other than 200.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct ServerError {
+    /// The status code.
+    pub code: i32,
+    /// The status message.
+    pub message: Option<String>,
+    /// The exception.
+    pub exception: Option<String>,
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "server returned status {}", self.code)?;
+        if let Some(m) = &self.message {
+            write!(f, ": {m}")?;
+        }
+        if let Some(e) = &self.exception {
+            write!(f, " (exception: {e})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a response stream failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ResponseError {
+    /// The bytes are not a valid GraphBinary 4 response (or the reader failed).
+    #[error("malformed response: {0}")]
+    Decode(#[from] DecodeError),
+    /// The server's status was not 200. Results before it were yielded.
+    #[error(transparent)]
+    Server(Box<ServerError>),
+}
+
+impl ResponseError {
+    /// The byte offset of a format error.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            ResponseError::Decode(e) => Some(e.offset()),
+            ResponseError::Server(_) => None,
+        }
+    }
+}
+
+/// Reads a GraphBinary 4 response from `reader` as a stream of results.
+///
+/// The stream yields each [`Traverser`] as soon as it is decoded. After the last result it
+/// reads the status: on 200 the stream ends; otherwise it yields one
+/// [`ResponseError::Server`] and ends. A malformed or truncated response yields one
+/// [`ResponseError::Decode`] naming the byte offset and ends.
+pub fn read_response<R: AsyncRead + Unpin + Send + 'static>(
+    reader: R,
+    opts: ReadOptions,
+) -> ResponseStream<R> {
+    let buf = ReadBuffer::with_capacity(opts.capacity, reader)
+        .with_limits(opts.limits)
+        .with_fast_path(opts.fast_path);
+    ResponseStream::new(buf)
+}
+
+/// An [`AsyncRead`] adaptor that hands out at most `chunk` bytes per read: for tests, fuzzing
+/// and the CLI's `--chunk-size`, to show that decoding does not depend on how bytes arrive.
+/// [`ChunkedReader::with_sizes`] cycles through several read sizes, and
+/// [`ChunkedReader::pending_between_reads`] makes every other poll return `Pending` (waking the
+/// task at once), so every await point of a reader is exercised.
+#[derive(Debug)]
+pub struct ChunkedReader<R> {
+    inner: R,
+    scratch: Vec<u8>,
+    sizes: Vec<usize>,
+    next: usize,
+    pending: bool,
+    pend: bool,
+}
+
+/// The largest read size a [`ChunkedReader`] takes.
+const MAX_CHUNK: usize = 1 << 20;
+
+impl<R> ChunkedReader<R> {
+    /// Wraps `inner`, reading at most `chunk` (at least 1) bytes at a time.
+    pub fn new(inner: R, chunk: usize) -> Self {
+        Self::with_sizes(inner, &[chunk])
+    }
+
+    /// Wraps `inner`, the read sizes cycling through `sizes` (each at least 1, at most 1 MiB;
+    /// no sizes means 1 MiB reads).
+    pub fn with_sizes(inner: R, sizes: &[usize]) -> Self {
+        let mut sizes: Vec<usize> = sizes.iter().map(|&s| s.clamp(1, MAX_CHUNK)).collect();
+        if sizes.is_empty() {
+            sizes.push(MAX_CHUNK);
+        }
+        ChunkedReader {
+            inner,
+            scratch: vec![0; sizes.iter().copied().max().unwrap_or(1)],
+            sizes,
+            next: 0,
+            pending: false,
+            pend: false,
+        }
+    }
+
+    /// Returns `Pending` (after waking the task) before every read.
+    pub fn pending_between_reads(mut self) -> Self {
+        self.pending = true;
+        self
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for ChunkedReader<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = &mut *self;
+        if this.pending {
+            this.pend = !this.pend;
+            if this.pend {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+        }
+        let size = this.sizes[this.next % this.sizes.len()];
+        this.next += 1;
+        let n = size.min(buf.remaining());
+        let mut tmp = ReadBuf::new(&mut this.scratch[..n]);
+        let r = Pin::new(&mut this.inner).poll_read(cx, &mut tmp);
+        buf.put_slice(tmp.filled());
+        r
+    }
+}
