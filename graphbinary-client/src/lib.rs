@@ -39,7 +39,8 @@ pub use graphbinary_derive::GraphBinary;
 pub mod client;
 pub use client::{Client, ClientBuilder, ResultStream};
 pub mod error;
-pub mod generated;
+#[rustfmt::skip]
+mod generated;
 pub mod graphson;
 mod java;
 pub mod model;

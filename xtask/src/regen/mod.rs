@@ -6,8 +6,9 @@
 //! check mode, fails naming the stale file and the command to run.
 //!
 //! Targets: `types` (`type_code.rs`, `elements.rs`, `mod.rs` in `graphbinary-client/src/generated/`
-//! from `spec/types.toml`) and `vectors` (validates `spec/vectors/*.toml` against the types and
-//! writes them as Rust data to `generated/spec_vectors.rs`, a test-only module).
+//! and `graphbinary-core/src/codes/generated.rs`, from `spec/types.toml`) and `vectors` (validates `spec/vectors/*.toml` against the types and
+//! writes them as Rust data to `graphbinary-client/tests/generated/spec_vectors.rs`, which only
+//! the integration tests include).
 
 pub mod emit;
 pub mod model;
@@ -123,6 +124,8 @@ pub fn ensure_file(root: &Path, rel: &str, contents: &str, check: bool) -> Resul
 pub const TYPES_SPEC: &str = "spec/types.toml";
 /// Where generated client code goes, relative to the root.
 pub const GENERATED_DIR: &str = "graphbinary-client/src/generated";
+/// The generated type code constants of core, relative to the root.
+pub const CORE_CODES_RS: &str = "graphbinary-core/src/codes/generated.rs";
 
 /// Parse and validate `spec/types.toml` under `root`.
 pub fn load_spec(root: &Path) -> Result<model::Spec, Error> {
@@ -134,14 +137,17 @@ pub fn load_spec(root: &Path) -> Result<model::Spec, Error> {
 pub fn types_files(spec: &model::Spec) -> Result<Vec<(String, String)>, Error> {
     let header = emit::header("types", TYPES_SPEC);
     let outputs = [
-        ("type_code.rs", emit::type_code(spec)),
-        ("elements.rs", emit::elements(spec)),
-        ("mod.rs", emit::module()),
+        (
+            format!("{GENERATED_DIR}/type_code.rs"),
+            emit::type_code(spec),
+        ),
+        (format!("{GENERATED_DIR}/elements.rs"), emit::elements(spec)),
+        (format!("{GENERATED_DIR}/mod.rs"), emit::module()),
+        (CORE_CODES_RS.to_owned(), emit::core_codes(spec)),
     ];
     outputs
         .into_iter()
-        .map(|(name, tokens)| {
-            let path = format!("{GENERATED_DIR}/{name}");
+        .map(|(path, tokens)| {
             let text = emit::render(&header, tokens).map_err(|source| Error::Emit {
                 path: path.clone(),
                 source,
@@ -161,7 +167,7 @@ pub fn generate_types(root: &Path, check: bool) -> Result<(), Error> {
 }
 
 /// Path of the generated vector table, relative to the root.
-pub const SPEC_VECTORS_RS: &str = "graphbinary-client/src/generated/spec_vectors.rs";
+pub const SPEC_VECTORS_RS: &str = "graphbinary-client/tests/generated/spec_vectors.rs";
 
 /// The file of the `vectors` target: (path relative to root, contents).
 pub fn vectors_file(root: &Path, spec: &model::Spec) -> Result<(String, String), Error> {
