@@ -4,8 +4,15 @@
 //! * [`response`]: the streaming response deserializer, a `futures::Stream` of results;
 //! * [`graphson`]: GraphSON 4 (typed JSON) output for any value;
 //! * [`text`]: Gremlin Console style text for any value;
-//! * [`client`]: the asynchronous HTTP client;
-//! * [`error`]: errors and their causes on one line.
+//! * [`client`]: the asynchronous HTTP client.
+//!
+//! # Errors
+//!
+//! One error type per layer, each cause printed once along the chain of
+//! [`source`](std::error::Error::source)s: `graphbinary_core::DecodeError` for the format
+//! (with the byte offset), [`ServerError`] for the server's status (the same type whether it
+//! came in a GraphBinary footer or as an HTTP error), [`ResponseError`] for a response stream,
+//! and the client's [`Error`] for everything a request can run into.
 //!
 //! # Example
 //!
@@ -37,8 +44,7 @@
 pub use graphbinary_derive::GraphBinary;
 
 pub mod client;
-pub use client::{Client, ClientBuilder, ResultStream};
-pub mod error;
+pub use client::{Client, ClientBuilder, Error, ResultStream};
 #[rustfmt::skip]
 mod generated;
 pub mod graphson;

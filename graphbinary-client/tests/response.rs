@@ -40,7 +40,8 @@ fn wrong_version_is_a_clear_error_at_offset_0() {
     assert!(items.is_empty());
     let e = err.unwrap();
     assert_eq!(e.offset(), Some(0));
-    let msg = e.to_string();
+    // The cause (the decode error) carries the detail; the message does not repeat it.
+    let msg = std::error::Error::source(&e).unwrap().to_string();
     assert!(msg.contains("0x84") && msg.contains("0x81"), "{msg}");
 }
 

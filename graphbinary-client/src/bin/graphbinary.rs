@@ -14,6 +14,8 @@ use clap::{Parser, Subcommand};
 
 #[path = "graphbinary/decode.rs"]
 mod decode;
+#[path = "graphbinary/one_line.rs"]
+mod one_line;
 #[path = "graphbinary/query.rs"]
 mod query;
 

@@ -269,7 +269,7 @@ async fn error_from_non_graphbinary(
             (!text.is_empty()).then_some(text)
         });
     Error::Server(ServerError {
-        http_status: status,
+        http_status: Some(status),
         code: i32::from(status),
         message,
         exception: None,

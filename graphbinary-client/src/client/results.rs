@@ -140,10 +140,8 @@ impl TraverserStream {
     fn error(&self, e: ResponseError) -> Error {
         match e {
             ResponseError::Server(s) => Error::Server(ServerError {
-                http_status: self.http_status,
-                code: s.code,
-                message: s.message,
-                exception: s.exception,
+                http_status: Some(self.http_status),
+                ..*s
             }),
             ResponseError::Decode(d) => Error::from(d),
         }
@@ -157,7 +155,7 @@ impl TraverserStream {
             return Ok(());
         }
         Err(Error::Server(ServerError {
-            http_status: self.http_status,
+            http_status: Some(self.http_status),
             code: i32::from(self.http_status),
             message: None,
             exception: None,

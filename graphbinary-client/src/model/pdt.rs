@@ -167,10 +167,10 @@ impl PdtRegistry {
 #[derive(Debug, thiserror::Error)]
 pub enum PdtError {
     /// The generic form does not match the typed layout.
-    #[error("provider-defined type does not match: {0}")]
+    #[error("provider-defined type does not match")]
     Decode(#[from] DecodeError),
     /// The value could not be written.
-    #[error("provider-defined type cannot be written: {0}")]
+    #[error("provider-defined type cannot be written")]
     Encode(#[from] EncodeError),
 }
 

@@ -100,35 +100,62 @@ pub struct Status {
     pub exception: Option<String>,
 }
 
-/// The server reported a status other than 200.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// An error reported by Gremlin Server: the one server error type of the crate, returned both
+/// by [`ResponseStream`] ([`ResponseError::Server`]) and by the HTTP client
+/// (`client::Error::Server`).
+///
+/// Gremlin Server reports errors in two places: before it has read the request, as an HTTP
+/// status with a JSON body `{"message": ...}` (then [`ServerError::code`] is the HTTP status
+/// and [`ServerError::exception`] is `None`); afterwards, in the GraphBinary footer, with
+/// a status code, message and exception name (e.g. `MalformedQueryException`), usually inside
+/// an HTTP 200 response, possibly after some results were already delivered.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerError {
-    /// The status code.
+    /// The Gremlin status code (the footer's, or the HTTP status for JSON errors), e.g. 400,
+    /// 500.
     pub code: i32,
-    /// The status message.
+    /// The server's message.
     pub message: Option<String>,
-    /// The exception.
+    /// The server's short exception name, e.g. `ServerTimeoutExceededException`.
     pub exception: Option<String>,
+    /// The HTTP status of the response, where there is one: `None` when the response was
+    /// read with [`read_response`] from something other than the HTTP client.
+    pub http_status: Option<u16>,
+}
+
+impl ServerError {
+    /// The error for a footer `status` (of a response with HTTP status `http_status`, if any).
+    pub fn from_status(status: Status, http_status: Option<u16>) -> Self {
+        ServerError {
+            code: status.code,
+            message: status.message,
+            exception: status.exception,
+            http_status,
+        }
+    }
 }
 
 impl fmt::Display for ServerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "server returned status {}", self.code)?;
+        write!(f, "server error {}", self.code)?;
+        if let Some(e) = &self.exception {
+            write!(f, " ({e})")?;
+        }
         if let Some(m) = &self.message {
             write!(f, ": {m}")?;
-        }
-        if let Some(e) = &self.exception {
-            write!(f, " (exception: {e})")?;
         }
         Ok(())
     }
 }
 
+impl std::error::Error for ServerError {}
+
 /// Why a response stream failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ResponseError {
-    /// The bytes are not a valid GraphBinary 4 response (or the reader failed).
-    #[error("malformed response: {0}")]
+    /// The bytes are not a valid GraphBinary 4 response (or the reader failed); the
+    /// [`DecodeError`] is the source.
+    #[error("malformed response")]
     Decode(#[from] DecodeError),
     /// The server's status was not 200. Results before it were yielded.
     #[error(transparent)]

@@ -334,11 +334,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
                     Some(Poll::Ready(None))
                 } else {
                     Some(Poll::Ready(Some(Err(ResponseError::Server(Box::new(
-                        ServerError {
-                            code,
-                            message: s.message,
-                            exception: s.exception,
-                        },
+                        ServerError::from_status(s, None),
                     ))))))
                 }
             }

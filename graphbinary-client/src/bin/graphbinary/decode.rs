@@ -19,9 +19,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::one_line::one_line;
 use clap::ValueEnum;
 use futures::StreamExt;
-use graphbinary_client::error::one_line;
 use graphbinary_client::graphson::{write_graphson, write_graphson_traverser};
 use graphbinary_client::model::Value;
 use graphbinary_client::response::{read_response, ChunkedReader, ReadOptions, ResponseError};

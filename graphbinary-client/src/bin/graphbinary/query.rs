@@ -72,13 +72,7 @@ pub fn run(args: QueryArgs) -> ExitCode {
         Err(QueryError::BrokenPipe) => ExitCode::SUCCESS,
         Err(QueryError::Client(e)) => {
             let code = if e.server_error().is_some() { 2 } else { 1 };
-            eprint!("graphbinary: {e}");
-            let mut src = std::error::Error::source(&e);
-            while let Some(s) = src {
-                eprint!(": {s}");
-                src = s.source();
-            }
-            eprintln!();
+            eprintln!("graphbinary: {}", crate::one_line::one_line(&e));
             ExitCode::from(code)
         }
         Err(QueryError::Io(e)) => {
