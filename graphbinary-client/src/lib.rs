@@ -16,6 +16,31 @@
 //!
 //! # Example
 //!
+//! Sending a script and printing the results as they stream in:
+//!
+//! ```no_run
+//! use futures::TryStreamExt;
+//! use graphbinary_client::Client;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let client = Client::builder("http://127.0.0.1:8182/gremlin").build()?;
+//! let mut results = client.submit("g.V().has('name', 'marko').out('knows')").await?;
+//! while let Some(v) = results.try_next().await? {
+//!     println!("{v}");
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! # Features
+//!
+//! * `http` (default): the HTTP client ([`client`]); without it the crate decodes responses
+//!   from any `AsyncRead` and needs neither reqwest nor rustls.
+//! * `cli` (default): the `graphbinary` command line tool (clap).
+//! * `test-util`: helpers for tests and benchmarks (switching the fast path off); not part of
+//!   the stable API.
+//!
+//! # Decoding without the client
+//!
 //! Decoding a response as it arrives, here the 21 bytes Gremlin Server answers to
 //! `g.V().count()` on the modern graph, read from a slice (any `AsyncRead` works the same,
 //! e.g. an HTTP body; [`Client`] does that for you):
@@ -43,7 +68,9 @@
 
 pub use graphbinary_derive::GraphBinary;
 
+#[cfg(feature = "http")]
 pub mod client;
+#[cfg(feature = "http")]
 pub use client::{Client, ClientBuilder, Error, ResultStream};
 #[rustfmt::skip]
 mod generated;

@@ -4,7 +4,8 @@
 
 use futures::StreamExt;
 use graphbinary_client::model::Value;
-use graphbinary_client::response::{read_response, ChunkedReader, ReadOptions, ResponseError};
+use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
+use graphbinary_core::testing::ChunkedReader;
 use graphbinary_core::{DecodeError, ErrorKind, Limits};
 
 const FOOTER: [u8; 9] = [0xfd, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc8, 0x01, 0x01];

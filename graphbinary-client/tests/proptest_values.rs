@@ -10,7 +10,8 @@ use graphbinary_client::model::{
     BigDecimal, BigInteger, CompositePdt, DateTime, Direction, Duration, Edge, Graph, Labels,
     Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
-use graphbinary_client::response::{read_response, ChunkedReader, ReadOptions, ResponseError};
+use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
+use graphbinary_core::testing::ChunkedReader;
 use graphbinary_core::{ErrorKind, ReadBuffer, Set};
 use proptest::prelude::*;
 

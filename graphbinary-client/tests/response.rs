@@ -145,7 +145,7 @@ fn chunked_reader_changes_nothing() {
     let b = body(&items, OK);
     let (got, err) = block_on(async {
         let mut s = read_response(
-            graphbinary_client::response::ChunkedReader::new(Pieces::split(&b, &[]), 3),
+            graphbinary_core::testing::ChunkedReader::new(Pieces::split(&b, &[]), 3),
             ReadOptions::default(),
         );
         let mut out = Vec::new();
@@ -168,7 +168,7 @@ fn the_stream_is_send_and_unpin() {
 fn chunked_reader_cycles_its_sizes_and_pends_between_reads() {
     use std::task::{Context, Poll};
     use tokio::io::{AsyncRead, ReadBuf};
-    let mut r = graphbinary_client::response::ChunkedReader::with_sizes(
+    let mut r = graphbinary_core::testing::ChunkedReader::with_sizes(
         std::io::Cursor::new((0u8..10).collect::<Vec<_>>()),
         &[1, 3],
     )

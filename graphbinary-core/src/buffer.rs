@@ -104,7 +104,9 @@ impl<R> ReadBuffer<R> {
     }
 
     /// Turns the fast path on (the default) or off. With it off, [`ReadBuffer::read`] always
-    /// takes the type's async slow path, field by field: the "before" of the benchmarks.
+    /// takes the type's async slow path, field by field: for tests of the slow path and the
+    /// "before" of the benchmarks. Only with the `test-util` feature.
+    #[cfg(feature = "test-util")]
     pub fn with_fast_path(mut self, enabled: bool) -> Self {
         self.fast_path = enabled;
         self

@@ -40,11 +40,13 @@ mod intern;
 mod layouts;
 mod limits;
 mod primitives;
+#[cfg(feature = "test-util")]
+pub mod testing;
 mod traits;
 pub mod write;
 
 pub use buffer::{ReadBuffer, DEFAULT_CAPACITY, MAX_PRIMITIVE_WIDTH};
-pub use cursor::{check_len, check_room, decode_char, utf8_width, Cursor};
+pub use cursor::Cursor;
 pub use error::{DecodeError, EncodeError, ErrorKind, FastError, FastResult};
 pub use intern::{Interner, MAX_INTERNED_ENTRIES, MAX_INTERNED_LEN};
 pub use layouts::{Fq, FqOpt, Nullable, Set};

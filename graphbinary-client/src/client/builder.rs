@@ -189,7 +189,7 @@ fn basic_auth_header(user: &str, pass: &str) -> String {
 /// The TinkerPop user agent convention:
 /// `<app> Gremlin-Rust.<version> <runtime version> <OS>.<OS version> <arch>`, spaces replaced
 /// by `_`, unknown parts `NotAvailable`.
-pub fn default_user_agent(application_name: &str) -> String {
+pub(crate) fn default_user_agent(application_name: &str) -> String {
     fn part(s: &str) -> String {
         let s = s.trim();
         if s.is_empty() {

@@ -59,14 +59,14 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 
 pub use body::{BodyReader, ByteCounters};
-pub use builder::{default_user_agent, ClientBuilder};
+pub use builder::ClientBuilder;
 pub use convert::ConversionError;
 pub use request::{MaterializeProperties, RawResponse, RequestBuilder};
 pub use results::{ResultStream, TraverserStream};
 
 use crate::response::ReadOptions;
 pub use error::{BoxError, Error, ServerError, TransportKind};
-pub use params::{is_valid_param_name, GremlinLiteral};
+pub use params::GremlinLiteral;
 
 /// The GraphBinary 4 MIME type sent in `Accept`.
 pub const GRAPHBINARY_MIME: &str = "application/vnd.graphbinary-v4.0";

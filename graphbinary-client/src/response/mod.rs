@@ -34,11 +34,9 @@
 mod stream;
 
 use std::fmt;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use graphbinary_core::{DecodeError, Limits, ReadBuffer, DEFAULT_CAPACITY};
-use tokio::io::{AsyncRead, ReadBuf};
+use tokio::io::AsyncRead;
 
 use crate::model::Value;
 
@@ -57,7 +55,10 @@ pub struct ReadOptions {
     pub limits: Limits,
     /// The read buffer's capacity in bytes. Values larger than this are read by the slow path.
     pub capacity: usize,
-    /// Whether buffered values are decoded on the synchronous fast path (the default).
+    /// Whether buffered values are decoded on the synchronous fast path (the default). Only
+    /// with the `test-util` feature: switching it off is for tests of the slow path and for
+    /// benchmarks.
+    #[cfg(feature = "test-util")]
     pub fast_path: bool,
 }
 
@@ -73,6 +74,7 @@ impl Default for ReadOptions {
                 ..Limits::DEFAULT
             },
             capacity: DEFAULT_CAPACITY,
+            #[cfg(feature = "test-util")]
             fast_path: true,
         }
     }
@@ -182,80 +184,8 @@ pub fn read_response<R: AsyncRead + Unpin + Send + 'static>(
     reader: R,
     opts: ReadOptions,
 ) -> ResponseStream<R> {
-    let buf = ReadBuffer::with_capacity(opts.capacity, reader)
-        .with_limits(opts.limits)
-        .with_fast_path(opts.fast_path);
+    let buf = ReadBuffer::with_capacity(opts.capacity, reader).with_limits(opts.limits);
+    #[cfg(feature = "test-util")]
+    let buf = buf.with_fast_path(opts.fast_path);
     ResponseStream::new(buf)
-}
-
-/// An [`AsyncRead`] adaptor that hands out at most `chunk` bytes per read: for tests, fuzzing
-/// and the CLI's `--chunk-size`, to show that decoding does not depend on how bytes arrive.
-/// [`ChunkedReader::with_sizes`] cycles through several read sizes, and
-/// [`ChunkedReader::pending_between_reads`] makes every other poll return `Pending` (waking the
-/// task at once), so every await point of a reader is exercised.
-#[derive(Debug)]
-pub struct ChunkedReader<R> {
-    inner: R,
-    scratch: Vec<u8>,
-    sizes: Vec<usize>,
-    next: usize,
-    pending: bool,
-    pend: bool,
-}
-
-/// The largest read size a [`ChunkedReader`] takes.
-const MAX_CHUNK: usize = 1 << 20;
-
-impl<R> ChunkedReader<R> {
-    /// Wraps `inner`, reading at most `chunk` (at least 1) bytes at a time.
-    pub fn new(inner: R, chunk: usize) -> Self {
-        Self::with_sizes(inner, &[chunk])
-    }
-
-    /// Wraps `inner`, the read sizes cycling through `sizes` (each at least 1, at most 1 MiB;
-    /// no sizes means 1 MiB reads).
-    pub fn with_sizes(inner: R, sizes: &[usize]) -> Self {
-        let mut sizes: Vec<usize> = sizes.iter().map(|&s| s.clamp(1, MAX_CHUNK)).collect();
-        if sizes.is_empty() {
-            sizes.push(MAX_CHUNK);
-        }
-        ChunkedReader {
-            inner,
-            scratch: vec![0; sizes.iter().copied().max().unwrap_or(1)],
-            sizes,
-            next: 0,
-            pending: false,
-            pend: false,
-        }
-    }
-
-    /// Returns `Pending` (after waking the task) before every read.
-    pub fn pending_between_reads(mut self) -> Self {
-        self.pending = true;
-        self
-    }
-}
-
-impl<R: AsyncRead + Unpin> AsyncRead for ChunkedReader<R> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let this = &mut *self;
-        if this.pending {
-            this.pend = !this.pend;
-            if this.pend {
-                cx.waker().wake_by_ref();
-                return Poll::Pending;
-            }
-        }
-        let size = this.sizes[this.next % this.sizes.len()];
-        this.next += 1;
-        let n = size.min(buf.remaining());
-        let mut tmp = ReadBuf::new(&mut this.scratch[..n]);
-        let r = Pin::new(&mut this.inner).poll_read(cx, &mut tmp);
-        buf.put_slice(tmp.filled());
-        r
-    }
 }

@@ -195,8 +195,21 @@ async fn step_slow<R: AsyncRead + Unpin + Send>(
     }
 }
 
-/// Reads one fully-qualified value; when the input ends inside it, the error names the exact
-/// field that was cut short (e.g. "expected 4-byte Int"), not just the value.
+/// Reads one fully-qualified [`Value`] from `buf`: the public way to decode a single value
+/// (not a whole response) from any reader, as `graphbinary decode --value` does. When the
+/// input ends inside the value, the error names the exact field that was cut short (e.g.
+/// "expected 4-byte Int"), not just the value.
+///
+/// ```
+/// use graphbinary_client::model::Value;
+/// use graphbinary_client::response::read_value;
+/// use graphbinary_core::ReadBuffer;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut buf = ReadBuffer::new(&[0x01, 0x00, 0x00, 0x00, 0x00, 0x2a][..]);
+/// assert_eq!(read_value(&mut buf).await.unwrap(), Value::Int(42));
+/// # });
+/// ```
 ///
 /// # Cancel safety
 /// As [`ReadBuffer::read`].

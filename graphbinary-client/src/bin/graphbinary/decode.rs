@@ -24,10 +24,11 @@ use clap::ValueEnum;
 use futures::StreamExt;
 use graphbinary_client::graphson::{write_graphson, write_graphson_traverser};
 use graphbinary_client::model::Value;
-use graphbinary_client::response::{read_response, ChunkedReader, ReadOptions, ResponseError};
+use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
 use graphbinary_client::text::MAX_BULK_EXPANSION;
 use graphbinary_core::{Encode, Fq, FqEncode, ReadBuffer};
 use tokio::io::AsyncRead;
+use tokio_util::io::{ReaderStream, StreamReader};
 
 /// Arguments of `graphbinary decode`.
 #[derive(Debug, clap::Args)]
@@ -144,7 +145,10 @@ async fn open(args: &DecodeArgs) -> Result<Input, Failure> {
         _ => Box::new(tokio::io::stdin()),
     };
     Ok(match args.chunk_size {
-        Some(n) => Box::new(ChunkedReader::new(input, n as usize)),
+        // At most n bytes per read: each read of the stream is one chunk of the reader.
+        Some(n) => Box::new(StreamReader::new(ReaderStream::with_capacity(
+            input, n as usize,
+        ))),
         None => input,
     })
 }
