@@ -505,7 +505,10 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
         Ok(a)
     }
 
-    /// Reads an unsigned byte. # Cancel safety: cancel safe.
+    /// Reads an unsigned byte.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn read_u8(&mut self) -> Result<u8, DecodeError> {
         Ok(self.read_array::<1>("1-byte value").await?[0])
     }

@@ -121,6 +121,11 @@ impl Client {
     /// let n: i64 = client.submit("g.V().count()").await?.one().await?;
     /// # Ok(()) }
     /// ```
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request: a connection it opened or took from the pool
+    /// is closed and its pool slot freed. The request may or may not have reached the server
+    /// (a mutation may have run); nothing is retried.
     pub async fn submit(&self, gremlin: impl Into<String>) -> Result<ResultStream, Error> {
         self.request(gremlin).send().await
     }

@@ -161,6 +161,11 @@ impl RequestBuilder {
     /// Sends the request; the results stream as they arrive. Returns once the response
     /// headers are in (errors answered as JSON fail here; errors in the GraphBinary footer
     /// come as the stream's last item).
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request: a connection it opened or took from the pool
+    /// is closed and its pool slot freed. The request may or may not have reached the server
+    /// (a mutation may have run); nothing is retried.
     pub async fn send(self) -> Result<ResultStream, Error> {
         let opts = self.client.inner.read_options;
         let raw = self.send_raw().await?;
@@ -173,6 +178,11 @@ impl RequestBuilder {
     /// An error answered with a JSON body (HTTP status other than 200, any content type but
     /// GraphBinary) is returned as [`Error::Server`]. A GraphBinary body is returned as is,
     /// whatever the HTTP status: its footer carries the real status.
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request: a connection it opened or took from the pool
+    /// is closed and its pool slot freed. The request may or may not have reached the server
+    /// (a mutation may have run); nothing is retried.
     pub async fn send_raw(self) -> Result<RawResponse, Error> {
         if let Some(e) = self.error {
             return Err(e);

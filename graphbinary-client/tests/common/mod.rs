@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod skip;
+
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -37,9 +39,12 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
-        "NOTICE: {what} SKIPPED: shared vectors not found at {} (set GRAPHBINARY_SHARED)",
-        dir.display()
+    skip::skipped(
+        what,
+        &format!(
+            "shared vectors not found at {} (set GRAPHBINARY_SHARED)",
+            dir.display()
+        ),
     );
     None
 }
