@@ -68,6 +68,11 @@
 
 pub use graphbinary_derive::GraphBinary;
 
+/// The core crate (buffer, traits, errors), re-exported so that a user who depends only on
+/// this crate can name it, e.g. in `#[graphbinary(crate = "graphbinary_client::graphbinary_core")]`
+/// on a type deriving [`GraphBinary`].
+pub use graphbinary_core;
+
 #[cfg(feature = "http")]
 pub mod client;
 #[cfg(feature = "http")]

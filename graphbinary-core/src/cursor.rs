@@ -287,6 +287,20 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Reads the header of a fully-qualified, non-null value: the type code must be `code`
+    /// ([`ErrorKind::UnexpectedTypeCode`] otherwise) and the value flag 0x00
+    /// ([`ErrorKind::UnexpectedNull`] at the flag for 0x01, [`ErrorKind::InvalidValueFlag`] for
+    /// any other).
+    #[inline]
+    pub fn expect_fq_non_null(&mut self, code: u8, what: &'static str) -> FastResult<()> {
+        self.expect_type_code(code, what)?;
+        let at = self.offset();
+        if !self.read_nullable_flag(what)? {
+            return Err(self.error_at(at, ErrorKind::UnexpectedNull { what }));
+        }
+        Ok(())
+    }
+
     /// Reads a type code and requires it to equal `expected`.
     #[inline]
     pub fn expect_type_code(&mut self, expected: u8, what: &'static str) -> FastResult<()> {

@@ -40,6 +40,7 @@ mod intern;
 mod layouts;
 mod limits;
 mod primitives;
+mod private;
 #[cfg(feature = "test-util")]
 pub mod testing;
 mod traits;
@@ -58,7 +59,9 @@ pub use traits::{
 
 #[doc(hidden)]
 pub mod __private {
-    //! Re-exports used by code that `graphbinary-derive` generates. Not a public API.
+    //! What the code `graphbinary-derive` generates calls: re-exports, and the runtime
+    //! helpers of `private.rs`. Not a public API.
+    pub use crate::private::*;
     pub use bytes::BufMut;
     pub use std::future::Future;
     pub use tokio::io::AsyncRead;

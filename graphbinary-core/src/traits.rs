@@ -9,7 +9,7 @@ use tokio::io::AsyncRead;
 
 use crate::buffer::ReadBuffer;
 use crate::cursor::Cursor;
-use crate::error::{DecodeError, EncodeError, ErrorKind, FastResult};
+use crate::error::{DecodeError, EncodeError, FastResult};
 use crate::write;
 
 /// A type that reads itself from GraphBinary in its bare (`{value}`) form.
@@ -85,11 +85,7 @@ pub trait FqEncode {
 /// value non-null.
 #[inline]
 pub fn decode_fq_typed<T: Decode + Typed>(cur: &mut Cursor<'_>) -> FastResult<T> {
-    cur.expect_type_code(T::TYPE_CODE, T::EXPECTED)?;
-    let at = cur.offset();
-    if !cur.read_nullable_flag(T::EXPECTED)? {
-        return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what: T::EXPECTED }));
-    }
+    cur.expect_fq_non_null(T::TYPE_CODE, T::EXPECTED)?;
     T::decode(cur)
 }
 
@@ -101,14 +97,7 @@ pub async fn decode_fq_typed_slow<T: Decode + Typed, R: AsyncRead + Unpin + Send
     buf: &mut ReadBuffer<R>,
 ) -> Result<T, DecodeError> {
     buf.read_with(
-        |cur| {
-            cur.expect_type_code(T::TYPE_CODE, T::EXPECTED)?;
-            let at = cur.offset();
-            if !cur.read_nullable_flag(T::EXPECTED)? {
-                return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what: T::EXPECTED }));
-            }
-            Ok(())
-        },
+        |cur| cur.expect_fq_non_null(T::TYPE_CODE, T::EXPECTED),
         T::EXPECTED,
     )
     .await?;

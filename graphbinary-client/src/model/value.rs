@@ -337,11 +337,7 @@ pub(crate) fn read_header(cur: &mut Cursor<'_>) -> FastResult<Header> {
 /// Reads a fully-qualified, non-null String (the layout of enums and PDT type names).
 #[inline]
 pub(crate) fn read_fq_str<'a>(cur: &mut Cursor<'a>, what: &'static str) -> FastResult<&'a str> {
-    cur.expect_type_code(codes::STRING, what)?;
-    let at = cur.offset();
-    if !cur.read_nullable_flag(what)? {
-        return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what }));
-    }
+    cur.expect_fq_non_null(codes::STRING, what)?;
     cur.read_str()
 }
 
@@ -350,18 +346,8 @@ pub(crate) async fn read_fq_string<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
     what: &'static str,
 ) -> Result<String, DecodeError> {
-    buf.read_with(
-        |cur| {
-            cur.expect_type_code(codes::STRING, what)?;
-            let at = cur.offset();
-            if !cur.read_nullable_flag(what)? {
-                return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what }));
-            }
-            Ok(())
-        },
-        what,
-    )
-    .await?;
+    buf.read_with(|cur| cur.expect_fq_non_null(codes::STRING, what), what)
+        .await?;
     buf.read::<String>().await
 }
 
