@@ -1,7 +1,8 @@
 //! `cargo xtask ci`: every check and test, in the order CI runs them.
 //!
 //! Steps: `cargo xtask regen --check`, `cargo fmt --check`,
-//! `cargo clippy -D warnings`, then `cargo test --workspace` with `GREMLIN_URL` pointing at a
+//! `cargo clippy -D warnings`, `cargo doc --no-deps --all-features` with
+//! `RUSTDOCFLAGS=-D warnings`, then `cargo test --workspace` with `GREMLIN_URL` pointing at a
 //! real Gremlin Server (modern dataset) that is started for the tests and stopped afterwards,
 //! whatever they do, then a 60 s run of each fuzz target when cargo-fuzz is installed. All
 //! steps run even after a failure; a summary follows; the exit status is non-zero if any step
@@ -17,7 +18,7 @@ use crate::util::{project_root, run, secs};
 
 const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N]
 
-Runs regen --check, fmt --check, clippy -D warnings, and cargo test --workspace
+Runs regen --check, fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
 already answers there with the modern graph is reused), then a 60 s run of each fuzz target
 when cargo-fuzz is installed.
@@ -175,6 +176,11 @@ pub fn cli(args: &[String]) -> Result<()> {
             "-D",
             "warnings",
         ]))
+    });
+    step("doc", &mut || {
+        run(cargo()
+            .args(["doc", "--workspace", "--no-deps", "--all-features"])
+            .env("RUSTDOCFLAGS", "-D warnings"))
     });
     if with_server {
         let mut guard = None;
