@@ -11,7 +11,7 @@ use graphbinary_client::model::{
     Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
-use graphbinary_core::testing::ChunkedReader;
+use graphbinary_core::testing::{block_on, ChunkedReader};
 use graphbinary_core::{ErrorKind, ReadBuffer, Set};
 use proptest::prelude::*;
 
@@ -214,13 +214,6 @@ fn capacity() -> impl Strategy<Value = usize> {
 
 fn chunk_sizes() -> impl Strategy<Value = Vec<usize>> {
     prop::collection::vec(1usize..=40, 1..6)
-}
-
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(f)
 }
 
 proptest! {

@@ -220,26 +220,6 @@ impl<T: FqEncode> Encode for Vec<T> {
         encode_items(self, out, "List")
     }
 }
-impl<T> Typed for Vec<T> {
-    const TYPE_CODE: u8 = codes::LIST;
-}
-impl<T: FqDecode> FqDecode for Vec<T> {
-    const EXPECTED: &'static str = "List";
-    #[inline]
-    fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_fq_typed(cur)
-    }
-    fn decode_fq_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        decode_fq_typed_slow::<Self, R>(buf)
-    }
-}
-impl<T: FqEncode> FqEncode for Vec<T> {
-    fn encode_fq<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-        encode_fq_typed(self, out)
-    }
-}
 
 /// A Set (`{length}{item_0}...{item_n}`, type code 0x0b): the List layout under another code.
 /// Items keep their order as read, so a Set re-encodes byte for byte.
@@ -263,23 +243,35 @@ impl<T: FqEncode> Encode for Set<T> {
         encode_items(&self.0, out, "Set")
     }
 }
-impl<T> Typed for Set<T> {
-    const TYPE_CODE: u8 = codes::SET;
+
+/// `Typed`, `FqDecode` and `FqEncode` of a generic collection through its type code (what
+/// `impl_fq_via_typed!` writes for a non-generic type).
+macro_rules! fq_collection {
+    ($($ty:ident, $name:literal, $code:expr;)*) => {$(
+        impl<T> Typed for $ty<T> {
+            const TYPE_CODE: u8 = $code;
+        }
+        impl<T: FqDecode> FqDecode for $ty<T> {
+            const EXPECTED: &'static str = $name;
+            #[inline]
+            fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Self> {
+                decode_fq_typed(cur)
+            }
+            fn decode_fq_slow<R: AsyncRead + Unpin + Send>(
+                buf: &mut ReadBuffer<R>,
+            ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+                decode_fq_typed_slow::<Self, R>(buf)
+            }
+        }
+        impl<T: FqEncode> FqEncode for $ty<T> {
+            fn encode_fq<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+                encode_fq_typed(self, out)
+            }
+        }
+    )*};
 }
-impl<T: FqDecode> FqDecode for Set<T> {
-    const EXPECTED: &'static str = "Set";
-    #[inline]
-    fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_fq_typed(cur)
-    }
-    fn decode_fq_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        decode_fq_typed_slow::<Self, R>(buf)
-    }
-}
-impl<T: FqEncode> FqEncode for Set<T> {
-    fn encode_fq<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-        encode_fq_typed(self, out)
-    }
+
+fq_collection! {
+    Vec, "List", codes::LIST;
+    Set, "Set", codes::SET;
 }

@@ -9,6 +9,14 @@ use tokio::io::{AsyncRead, ReadBuf};
 /// The UTF-8 helpers behind `Char`, for their tests.
 pub use crate::cursor::{decode_char, utf8_width};
 
+/// Runs a future to completion on a new current-thread tokio runtime (no I/O or time driver).
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a current-thread runtime")
+        .block_on(f)
+}
+
 /// An [`AsyncRead`] adaptor that hands out at most `chunk` bytes per read: for tests and fuzzing,
 /// to show that decoding does not depend on how bytes arrive.
 /// [`ChunkedReader::with_sizes`] cycles through several read sizes, and

@@ -65,13 +65,13 @@ fn placeholder(input: &DeriveInput, attrs: &ContainerAttrs) -> TokenStream {
             (None, Some(code)) => code.value,
         };
         let typed = sig::typed(&head, code);
-        let fq_decode = sig::fq_decode(&send_head, &expected, fast(), slow());
+        let fq_decode = sig::decode(&send_head, true, &expected, fast(), slow());
         let fq_encode = sig::encode(&head, true, unwritable());
         quote!(#typed #fq_decode #fq_encode)
     } else {
         TokenStream::new()
     };
-    let decode = sig::decode(&send_head, &expected, fast(), slow());
+    let decode = sig::decode(&send_head, false, &expected, fast(), slow());
     let encode = sig::encode(&head, false, unwritable());
     quote! {
         #decode

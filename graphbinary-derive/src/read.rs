@@ -28,6 +28,7 @@ pub(crate) fn decode_impl(cont: &Container<'_>) -> TokenStream {
     };
     sig::decode(
         &head,
+        false,
         &quote!(#expected),
         fast,
         quote!(async move { #slow }),

@@ -41,70 +41,42 @@ impl<'a> Head<'a> {
     }
 }
 
-/// The generic parameter and return type of a slow path.
-fn slow_sig(name: TokenStream) -> TokenStream {
-    quote! {
-        fn #name<
-            __R: __graphbinary::__private::AsyncRead
-                + ::core::marker::Unpin
-                + ::core::marker::Send,
-        >(
-            buf: &mut __graphbinary::ReadBuffer<__R>,
-        ) -> impl __graphbinary::__private::Future<
-            Output = ::core::result::Result<Self, __graphbinary::DecodeError>,
-        > + ::core::marker::Send
-    }
-}
-
-/// `impl Decode`: `fast` is the body of `decode(cur)`, `slow` an expression of the future
-/// `decode_slow(buf)` returns.
+/// `impl Decode` (`fq = false`) or `impl FqDecode` (`fq = true`): `fast` is the body of the
+/// fast path (`decode(cur)` / `decode_fq(cur)`), `slow` an expression of the future the slow
+/// path (`decode_slow(buf)` / `decode_fq_slow(buf)`) returns.
 pub(crate) fn decode(
     head: &Head<'_>,
+    fq: bool,
     expected: &TokenStream,
     fast: TokenStream,
     slow: TokenStream,
 ) -> TokenStream {
-    let head = head.of(quote!(Decode));
-    let slow_sig = slow_sig(quote!(decode_slow));
+    let (tr, fast_fn, slow_fn) = if fq {
+        (quote!(FqDecode), quote!(decode_fq), quote!(decode_fq_slow))
+    } else {
+        (quote!(Decode), quote!(decode), quote!(decode_slow))
+    };
+    let head = head.of(tr);
     quote! {
         #head {
             const EXPECTED: &'static str = #expected;
 
             #[inline]
-            fn decode(
+            fn #fast_fn(
                 cur: &mut __graphbinary::Cursor<'_>,
             ) -> __graphbinary::FastResult<Self> {
                 #fast
             }
 
-            #slow_sig {
-                #slow
-            }
-        }
-    }
-}
-
-/// `impl FqDecode`, as [`decode`].
-pub(crate) fn fq_decode(
-    head: &Head<'_>,
-    expected: &TokenStream,
-    fast: TokenStream,
-    slow: TokenStream,
-) -> TokenStream {
-    let head = head.of(quote!(FqDecode));
-    let slow_sig = slow_sig(quote!(decode_fq_slow));
-    quote! {
-        #head {
-            const EXPECTED: &'static str = #expected;
-
-            #[inline]
-            fn decode_fq(
-                cur: &mut __graphbinary::Cursor<'_>,
-            ) -> __graphbinary::FastResult<Self> {
-                #fast
-            }
-
-            #slow_sig {
+            fn #slow_fn<
+                __R: __graphbinary::__private::AsyncRead
+                    + ::core::marker::Unpin
+                    + ::core::marker::Send,
+            >(
+                buf: &mut __graphbinary::ReadBuffer<__R>,
+            ) -> impl __graphbinary::__private::Future<
+                Output = ::core::result::Result<Self, __graphbinary::DecodeError>,
+            > + ::core::marker::Send {
                 #slow
             }
         }

@@ -18,8 +18,9 @@ pub(crate) fn impls(cont: &Container<'_>) -> TokenStream {
     let ident = cont.ident;
     let typed = sig::typed(&Head::new(ident, cont.generics), code);
     let de_generics = bound::generics(cont, Side::Decode);
-    let fq_decode = sig::fq_decode(
+    let fq_decode = sig::decode(
         &Head::new(ident, &de_generics),
+        true,
         &quote!(<Self as __graphbinary::Decode>::EXPECTED),
         quote!(__graphbinary::decode_fq_typed::<Self>(cur)),
         quote!(__graphbinary::decode_fq_typed_slow::<Self, __R>(buf)),

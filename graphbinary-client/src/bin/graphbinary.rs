@@ -53,6 +53,18 @@ fn main() -> ExitCode {
     }
 }
 
+/// The current-thread runtime a subcommand runs on, or exit status 1 (after saying why) when
+/// it cannot start.
+fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("graphbinary: cannot start the runtime: {e}");
+            ExitCode::FAILURE
+        })
+}
+
 /// Runs `f` on a thread with a 256 MiB stack and returns its exit code.
 fn on_large_stack(name: &str, f: impl FnOnce() -> ExitCode + Send + 'static) -> ExitCode {
     match std::thread::Builder::new()

@@ -117,12 +117,8 @@ impl AsyncRead for Pieces {
 }
 
 /// Runs a future to completion on a current-thread runtime.
-pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
+#[allow(unused_imports)] // not every test binary uses it
+pub use graphbinary_core::testing::block_on;
 
 /// A decimal number as (negative, significant digits, exponent of the last digit).
 pub fn decimal(s: &str) -> (bool, String, i64) {

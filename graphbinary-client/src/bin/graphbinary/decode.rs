@@ -210,15 +210,9 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
 }
 
 pub fn run(args: DecodeArgs) -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match crate::runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("graphbinary: cannot start the runtime: {e}");
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
     match rt.block_on(decode(args)) {
         Ok(()) => ExitCode::SUCCESS,

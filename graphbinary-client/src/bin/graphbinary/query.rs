@@ -57,15 +57,9 @@ pub struct QueryArgs {
 }
 
 pub fn run(args: QueryArgs) -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match crate::runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("graphbinary: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     match rt.block_on(query(args)) {
         Ok(()) => ExitCode::SUCCESS,
