@@ -2,7 +2,7 @@
 //! and decodes to an equal value, on the fast path and on the slow path alike.
 
 use graphbinary_client::model::Value;
-use graphbinary_client::response::ChunkedReader;
+use graphbinary_core::testing::ChunkedReader;
 use graphbinary_core::{Decode, Encode, Limits, ReadBuffer};
 
 /// Limits small enough that the fuzzer does not spend its time on huge allocations; the

@@ -19,8 +19,9 @@
 use std::fmt::Write;
 use std::sync::Arc;
 
+use crate::java::{base64, java_double, java_float};
 use crate::model::{Edge, Property, Value, Vertex, VertexProperty};
-use crate::text::{base64, expand_bulk, expanded_len, java_double, java_float};
+use crate::text::{expand_bulk, expanded_len};
 
 /// Appends a bulked result: the value alone when `bulk` is 1, else GraphSON 3's
 /// `{"@type":"g:Traverser","@value":{"bulk":...,"value":...}}`.

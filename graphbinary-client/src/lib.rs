@@ -5,10 +5,42 @@
 //! * [`graphson`]: GraphSON 4 (typed JSON) output for any value;
 //! * [`text`]: Gremlin Console style text for any value;
 //! * [`client`]: the asynchronous HTTP client;
-//! * [`process`]: the traversal API (`g.v(()).out("knows")`), written as GremlinLang;
-//! * [`error`]: errors and their causes on one line.
+//! * [`process`]: the traversal API (`g.v(()).out("knows")`), written as GremlinLang.
+//!
+//! # Errors
+//!
+//! One error type per layer, each cause printed once along the chain of
+//! [`source`](std::error::Error::source)s: `graphbinary_core::DecodeError` for the format
+//! (with the byte offset), [`ServerError`] for the server's status (the same type whether it
+//! came in a GraphBinary footer or as an HTTP error), [`ResponseError`] for a response stream,
+//! and the client's [`Error`] for everything a request can run into.
 //!
 //! # Example
+//!
+//! Sending a script and printing the results as they stream in:
+//!
+//! ```no_run
+//! use futures::TryStreamExt;
+//! use graphbinary_client::Client;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let client = Client::builder("http://127.0.0.1:8182/gremlin").build()?;
+//! let mut results = client.submit("g.V().has('name', 'marko').out('knows')").await?;
+//! while let Some(v) = results.try_next().await? {
+//!     println!("{v}");
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! # Features
+//!
+//! * `http` (default): the HTTP client ([`client`]); without it the crate decodes responses
+//!   from any `AsyncRead` and needs neither reqwest nor rustls.
+//! * `cli` (default): the `graphbinary` command line tool (clap).
+//! * `test-util`: helpers for tests and benchmarks (switching the fast path off); not part of
+//!   the stable API.
+//!
+//! # Decoding without the client
 //!
 //! Decoding a response as it arrives, here the 21 bytes Gremlin Server answers to
 //! `g.V().count()` on the modern graph, read from a slice (any `AsyncRead` works the same,
@@ -37,12 +69,21 @@
 
 pub use graphbinary_derive::GraphBinary;
 
+/// The core crate (buffer, traits, errors), re-exported so that a user who depends only on
+/// this crate can name it, e.g. in `#[graphbinary(crate = "graphbinary_client::graphbinary_core")]`
+/// on a type deriving [`GraphBinary`].
+pub use graphbinary_core;
+
+#[cfg(feature = "http")]
 pub mod client;
-pub use client::{Client, ClientBuilder, ResultStream};
-pub mod error;
-pub mod generated;
+#[cfg(feature = "http")]
+pub use client::{Client, ClientBuilder, Error, ResultStream};
+#[rustfmt::skip]
+mod generated;
 pub mod graphson;
+mod java;
 pub mod model;
+#[cfg(feature = "http")]
 pub mod process;
 pub mod response;
 pub mod text;

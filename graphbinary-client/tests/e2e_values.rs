@@ -461,7 +461,7 @@ async fn syntax_error_is_a_typed_server_error_inside_http_200() {
         .await
         .unwrap_err();
     let s = e.server_error().unwrap_or_else(|| panic!("{e:?}"));
-    assert_eq!(s.http_status, 200);
+    assert_eq!(s.http_status, Some(200));
     assert_eq!(s.code, 400);
     assert_eq!(s.exception.as_deref(), Some("MalformedQueryException"));
     assert!(s.message.as_deref().unwrap().contains("g.V(."), "{s:?}");
@@ -500,7 +500,7 @@ async fn guard_failures_and_json_errors() {
         Err(e) => e,
     };
     let s = e.server_error().unwrap_or_else(|| panic!("{e:?}"));
-    assert_eq!((s.http_status, s.code), (400, 400), "{s:?}");
+    assert_eq!((s.http_status, s.code), (Some(400), 400), "{s:?}");
 
     // Unknown traversal source alias: footer 400 inside HTTP 200.
     let e = c
@@ -523,7 +523,7 @@ async fn guard_failures_and_json_errors() {
     let s = e.server_error().unwrap_or_else(|| panic!("{e:?}"));
     assert_eq!(
         (s.http_status, s.code, s.exception.as_deref()),
-        (404, 404, None),
+        (Some(404), 404, None),
         "{s:?}"
     );
 }

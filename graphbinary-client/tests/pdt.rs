@@ -58,7 +58,12 @@ fn a_different_type_name_does_not_map() {
     p.type_name = "Vector".into();
     let e = p.to_typed::<Point>().unwrap_err();
     assert!(matches!(e, PdtError::Decode(_)));
-    assert!(e.to_string().contains("Point"), "{e}");
+    // The cause names the expected type; the message does not repeat it.
+    let cause = std::error::Error::source(&e)
+        .expect("the decode error")
+        .to_string();
+    assert!(cause.contains("Point"), "{cause}");
+    assert!(!e.to_string().contains(&cause), "{e}");
 }
 
 #[test]

@@ -10,7 +10,8 @@ use graphbinary_client::model::{
     BigDecimal, BigInteger, CompositePdt, DateTime, Direction, Duration, Edge, Graph, Labels,
     Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
-use graphbinary_client::response::{read_response, ChunkedReader, ReadOptions, ResponseError};
+use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
+use graphbinary_core::testing::{block_on, ChunkedReader};
 use graphbinary_core::{ErrorKind, ReadBuffer, Set};
 use proptest::prelude::*;
 
@@ -213,13 +214,6 @@ fn capacity() -> impl Strategy<Value = usize> {
 
 fn chunk_sizes() -> impl Strategy<Value = Vec<usize>> {
     prop::collection::vec(1usize..=40, 1..6)
-}
-
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(f)
 }
 
 proptest! {

@@ -40,7 +40,8 @@ fn wrong_version_is_a_clear_error_at_offset_0() {
     assert!(items.is_empty());
     let e = err.unwrap();
     assert_eq!(e.offset(), Some(0));
-    let msg = e.to_string();
+    // The cause (the decode error) carries the detail; the message does not repeat it.
+    let msg = std::error::Error::source(&e).unwrap().to_string();
     assert!(msg.contains("0x84") && msg.contains("0x81"), "{msg}");
 }
 
@@ -144,7 +145,7 @@ fn chunked_reader_changes_nothing() {
     let b = body(&items, OK);
     let (got, err) = block_on(async {
         let mut s = read_response(
-            graphbinary_client::response::ChunkedReader::new(Pieces::split(&b, &[]), 3),
+            graphbinary_core::testing::ChunkedReader::new(Pieces::split(&b, &[]), 3),
             ReadOptions::default(),
         );
         let mut out = Vec::new();
@@ -167,7 +168,7 @@ fn the_stream_is_send_and_unpin() {
 fn chunked_reader_cycles_its_sizes_and_pends_between_reads() {
     use std::task::{Context, Poll};
     use tokio::io::{AsyncRead, ReadBuf};
-    let mut r = graphbinary_client::response::ChunkedReader::with_sizes(
+    let mut r = graphbinary_core::testing::ChunkedReader::with_sizes(
         std::io::Cursor::new((0u8..10).collect::<Vec<_>>()),
         &[1, 3],
     )

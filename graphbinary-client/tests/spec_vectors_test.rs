@@ -1,10 +1,10 @@
-//! Our own vectors (`spec/vectors/*.toml`, compiled into `src/generated/spec_vectors.rs`):
+//! Our own vectors (`spec/vectors/*.toml`, compiled into `tests/generated/spec_vectors.rs`):
 //! every value decodes, re-encodes byte for byte, matches its GraphSON, and decodes the same
 //! fed one byte per read and split at every boundary; every response streams to the expected
 //! items, bulks and footer.
 
 mod common;
-#[path = "../src/generated/spec_vectors.rs"]
+#[path = "generated/spec_vectors.rs"]
 mod spec_vectors;
 
 use common::{block_on, same_json, Pieces};

@@ -194,7 +194,7 @@ async fn json_error_becomes_server_error() {
     let client = Client::new(&url).unwrap();
     let e = client.request("").send_raw().await.unwrap_err();
     let s = e.server_error().expect("a server error");
-    assert_eq!(s.http_status, 400);
+    assert_eq!(s.http_status, Some(400));
     assert_eq!(s.code, 400);
     assert_eq!(s.message.as_deref(), Some("no gremlin script supplied"));
     assert_eq!(s.exception, None);

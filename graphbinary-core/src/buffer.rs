@@ -104,7 +104,9 @@ impl<R> ReadBuffer<R> {
     }
 
     /// Turns the fast path on (the default) or off. With it off, [`ReadBuffer::read`] always
-    /// takes the type's async slow path, field by field: the "before" of the benchmarks.
+    /// takes the type's async slow path, field by field: for tests of the slow path and the
+    /// "before" of the benchmarks. Only with the `test-util` feature.
+    #[cfg(feature = "test-util")]
     pub fn with_fast_path(mut self, enabled: bool) -> Self {
         self.fast_path = enabled;
         self
@@ -503,7 +505,10 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
         Ok(a)
     }
 
-    /// Reads an unsigned byte. # Cancel safety: cancel safe.
+    /// Reads an unsigned byte.
+    ///
+    /// # Cancel safety
+    /// Cancel safe.
     pub async fn read_u8(&mut self) -> Result<u8, DecodeError> {
         Ok(self.read_array::<1>("1-byte value").await?[0])
     }

@@ -287,6 +287,20 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Reads the header of a fully-qualified, non-null value: the type code must be `code`
+    /// ([`ErrorKind::UnexpectedTypeCode`] otherwise) and the value flag 0x00
+    /// ([`ErrorKind::UnexpectedNull`] at the flag for 0x01, [`ErrorKind::InvalidValueFlag`] for
+    /// any other).
+    #[inline]
+    pub fn expect_fq_non_null(&mut self, code: u8, what: &'static str) -> FastResult<()> {
+        self.expect_type_code(code, what)?;
+        let at = self.offset();
+        if !self.read_nullable_flag(what)? {
+            return Err(self.error_at(at, ErrorKind::UnexpectedNull { what }));
+        }
+        Ok(())
+    }
+
     /// Reads a type code and requires it to equal `expected`.
     #[inline]
     pub fn expect_type_code(&mut self, expected: u8, what: &'static str) -> FastResult<()> {
@@ -308,7 +322,7 @@ impl<'a> Cursor<'a> {
 
 /// Checks a 4-byte length field: not negative, not above `limit`.
 #[inline]
-pub fn check_len(what: &'static str, n: i32, limit: usize) -> Result<usize, ErrorKind> {
+pub(crate) fn check_len(what: &'static str, n: i32, limit: usize) -> Result<usize, ErrorKind> {
     if n < 0 {
         return Err(ErrorKind::NegativeLength { what, length: n });
     }
@@ -326,7 +340,7 @@ pub fn check_len(what: &'static str, n: i32, limit: usize) -> Result<usize, Erro
 /// Checks that `n` bytes (or items, each at least one byte) can still follow at absolute
 /// `offset` within [`Limits::max_response_size`], when one is set.
 #[inline]
-pub fn check_room(
+pub(crate) fn check_room(
     what: &'static str,
     n: usize,
     offset: u64,
@@ -371,4 +385,34 @@ pub fn decode_char(bytes: &[u8]) -> Option<char> {
     let mut it = s.chars();
     let c = it.next()?;
     it.next().is_none().then_some(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_len_directly() {
+        assert_eq!(check_len("X", 0, 0).unwrap(), 0);
+        assert_eq!(check_len("X", 10, 10).unwrap(), 10);
+        assert!(matches!(
+            check_len("X", 11, 10),
+            Err(ErrorKind::LengthLimit {
+                what: "X",
+                length: 11,
+                limit: 10
+            })
+        ));
+        assert!(matches!(
+            check_len("X", -1, 10),
+            Err(ErrorKind::NegativeLength {
+                what: "X",
+                length: -1
+            })
+        ));
+        assert_eq!(
+            check_len("X", i32::MAX, usize::MAX).unwrap(),
+            i32::MAX as usize
+        );
+    }
 }

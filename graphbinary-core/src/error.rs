@@ -64,6 +64,17 @@ impl DecodeError {
     pub fn into_kind(self) -> ErrorKind {
         self.0.kind
     }
+
+    /// The I/O error of an [`ErrorKind::Io`], or the error itself for every other kind.
+    pub fn into_io(self) -> Result<std::io::Error, Self> {
+        match self.0.kind {
+            ErrorKind::Io(io) => Ok(io),
+            kind => Err(Self(Box::new(Inner {
+                offset: self.0.offset,
+                kind,
+            }))),
+        }
+    }
 }
 
 /// What rule a GraphBinary input broke.

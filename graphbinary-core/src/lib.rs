@@ -33,26 +33,35 @@
 #![warn(missing_docs)]
 
 mod buffer;
+pub mod codes;
 mod cursor;
 mod error;
 mod intern;
+mod layouts;
 mod limits;
+mod primitives;
+mod private;
+#[cfg(feature = "test-util")]
+pub mod testing;
 mod traits;
 pub mod write;
 
 pub use buffer::{ReadBuffer, DEFAULT_CAPACITY, MAX_PRIMITIVE_WIDTH};
-pub use cursor::{check_len, check_room, decode_char, utf8_width, Cursor};
+pub use cursor::Cursor;
 pub use error::{DecodeError, EncodeError, ErrorKind, FastError, FastResult};
 pub use intern::{Interner, MAX_INTERNED_ENTRIES, MAX_INTERNED_LEN};
+pub use layouts::{Fq, FqOpt, Nullable, Set};
 pub use limits::Limits;
 pub use traits::{
-    codes, decode_fq_typed, decode_fq_typed_slow, encode_fq_typed, Decode, Encode, Fq, FqDecode,
-    FqEncode, FqOpt, Nullable, Set, Typed,
+    decode_fq_typed, decode_fq_typed_slow, encode_fq_typed, Decode, Encode, FqDecode, FqEncode,
+    Typed,
 };
 
 #[doc(hidden)]
 pub mod __private {
-    //! Re-exports used by code that `graphbinary-derive` generates. Not a public API.
+    //! What the code `graphbinary-derive` generates calls: re-exports, and the runtime
+    //! helpers of `private.rs`. Not a public API.
+    pub use crate::private::*;
     pub use bytes::BufMut;
     pub use std::future::Future;
     pub use tokio::io::AsyncRead;

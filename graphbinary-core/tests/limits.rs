@@ -6,7 +6,7 @@ mod common;
 
 use bytes::Bytes;
 use common::*;
-use graphbinary_core::{check_len, Cursor, Decode, DecodeError, ErrorKind, Fq, Limits, ReadBuffer};
+use graphbinary_core::{Cursor, Decode, DecodeError, ErrorKind, Fq, Limits, ReadBuffer};
 
 /// Reads one `T` from `data` (after a one-byte prefix, so offsets start at 1) at every
 /// capacity and chunking, fast path on and off, and checks every attempt fails the same way as
@@ -356,31 +356,6 @@ fn response_size_limit_applies_to_streamed_payloads() {
             buf.offset()
         );
     }
-}
-
-#[test]
-fn check_len_directly() {
-    assert_eq!(check_len("X", 0, 0).unwrap(), 0);
-    assert_eq!(check_len("X", 10, 10).unwrap(), 10);
-    assert!(matches!(
-        check_len("X", 11, 10),
-        Err(ErrorKind::LengthLimit {
-            what: "X",
-            length: 11,
-            limit: 10
-        })
-    ));
-    assert!(matches!(
-        check_len("X", -1, 10),
-        Err(ErrorKind::NegativeLength {
-            what: "X",
-            length: -1
-        })
-    ));
-    assert_eq!(
-        check_len("X", i32::MAX, usize::MAX).unwrap(),
-        i32::MAX as usize
-    );
 }
 
 #[test]

@@ -70,16 +70,16 @@ fn char_encoding_widths() {
                 .collect::<Vec<_>>(),
             [c]
         );
-        assert_eq!(graphbinary_core::utf8_width(out[0]), Some(width));
-        assert_eq!(graphbinary_core::decode_char(&out), Some(c));
+        assert_eq!(graphbinary_core::testing::utf8_width(out[0]), Some(width));
+        assert_eq!(graphbinary_core::testing::decode_char(&out), Some(c));
         assert_eq!(enc(&c), out);
         assert_eq!(decode_all::<char>(&out).unwrap(), c);
     }
-    assert_eq!(graphbinary_core::decode_char(b"ab"), None);
-    assert_eq!(graphbinary_core::decode_char(b""), None);
-    assert_eq!(graphbinary_core::utf8_width(0x80), None);
-    assert_eq!(graphbinary_core::utf8_width(0xc1), None);
-    assert_eq!(graphbinary_core::utf8_width(0xf5), None);
+    assert_eq!(graphbinary_core::testing::decode_char(b"ab"), None);
+    assert_eq!(graphbinary_core::testing::decode_char(b""), None);
+    assert_eq!(graphbinary_core::testing::utf8_width(0x80), None);
+    assert_eq!(graphbinary_core::testing::utf8_width(0xc1), None);
+    assert_eq!(graphbinary_core::testing::utf8_width(0xf5), None);
 }
 
 #[test]

@@ -19,6 +19,9 @@ pub(crate) const TYPE_CODE: &str = "type_code";
 pub(crate) const ENUM_STRING: &str = "enum_string";
 /// Container (structs): a CompositePDT (0xF0) with this type name.
 pub(crate) const COMPOSITE_PDT: &str = "composite_pdt";
+/// Container: `crate = "path"`, the path of `graphbinary-core` in the generated code (default
+/// `::graphbinary_core`), for a crate that reaches it through a re-export.
+pub(crate) const CRATE: &str = "crate";
 /// Field: fully-qualified `{type_code}{0x00}{value}`.
 pub(crate) const FQ: &str = "fq";
 /// Field (on `Option<T>`): nullable, bare `{value_flag}{value}` or with `fq` the
@@ -29,7 +32,7 @@ pub(crate) const NULLABLE: &str = "nullable";
 pub(crate) const RENAME: &str = "rename";
 
 /// The attributes allowed on the type itself.
-pub(crate) const CONTAINER_ATTRS: &[&str] = &[TYPE_CODE, ENUM_STRING, COMPOSITE_PDT];
+pub(crate) const CONTAINER_ATTRS: &[&str] = &[TYPE_CODE, ENUM_STRING, COMPOSITE_PDT, CRATE];
 /// The attributes allowed on a field.
 pub(crate) const FIELD_ATTRS: &[&str] = &[FQ, NULLABLE, RENAME];
 /// The attributes allowed on an enum variant.
@@ -48,6 +51,7 @@ pub(crate) struct ContainerAttrs {
     pub(crate) type_code: Option<Spanned<u8>>,
     pub(crate) enum_string: Option<Span>,
     pub(crate) composite_pdt: Option<Spanned<String>>,
+    pub(crate) krate: Option<Spanned<syn::Path>>,
     /// A `type_code` or `composite_pdt` was written, even if its value was bad: the
     /// placeholder impls then include the fully-qualified traits too.
     pub(crate) wants_typed: bool,
@@ -109,6 +113,24 @@ impl ContainerAttrs {
                         }
                     })?;
                     out.composite_pdt = pdt.map(|value| Spanned { value, span });
+                }
+                CRATE => {
+                    let path = value_with(&meta, name, errors, |expr, errors| match expr {
+                        Expr::Lit(ExprLit {
+                            lit: Lit::Str(s), ..
+                        }) => match s.parse::<syn::Path>() {
+                            Ok(path) => Some(path),
+                            Err(_) => {
+                                errors.spanned(expr, msg::crate_not_path());
+                                None
+                            }
+                        },
+                        _ => {
+                            errors.spanned(expr, msg::crate_not_path());
+                            None
+                        }
+                    })?;
+                    out.krate = path.map(|value| Spanned { value, span });
                 }
                 _ => unreachable!("`each` passes only known names"),
             }

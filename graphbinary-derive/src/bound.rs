@@ -34,17 +34,17 @@ pub(crate) fn generics(cont: &Container<'_>, side: Side) -> Generics {
 
 fn predicate(ty: &Type, layout: &Layout<'_>, side: Side) -> WherePredicate {
     match (side, layout) {
-        (Side::Decode, Layout::Bare) => parse_quote!(#ty: ::graphbinary_core::Decode),
-        (Side::Decode, Layout::Fq) => parse_quote!(#ty: ::graphbinary_core::FqDecode),
+        (Side::Decode, Layout::Bare) => parse_quote!(#ty: __graphbinary::Decode),
+        (Side::Decode, Layout::Fq) => parse_quote!(#ty: __graphbinary::FqDecode),
         (Side::Decode, Layout::FqNullable(inner)) => {
-            parse_quote!(#inner: ::graphbinary_core::Decode + ::graphbinary_core::Typed)
+            parse_quote!(#inner: __graphbinary::Decode + __graphbinary::Typed)
         }
-        (Side::Decode, Layout::Nullable(inner)) => parse_quote!(#inner: ::graphbinary_core::Decode),
-        (Side::Encode, Layout::Bare) => parse_quote!(#ty: ::graphbinary_core::Encode),
-        (Side::Encode, Layout::Fq) => parse_quote!(#ty: ::graphbinary_core::FqEncode),
+        (Side::Decode, Layout::Nullable(inner)) => parse_quote!(#inner: __graphbinary::Decode),
+        (Side::Encode, Layout::Bare) => parse_quote!(#ty: __graphbinary::Encode),
+        (Side::Encode, Layout::Fq) => parse_quote!(#ty: __graphbinary::FqEncode),
         (Side::Encode, Layout::FqNullable(inner)) => {
-            parse_quote!(#inner: ::graphbinary_core::Encode + ::graphbinary_core::Typed)
+            parse_quote!(#inner: __graphbinary::Encode + __graphbinary::Typed)
         }
-        (Side::Encode, Layout::Nullable(inner)) => parse_quote!(#inner: ::graphbinary_core::Encode),
+        (Side::Encode, Layout::Nullable(inner)) => parse_quote!(#inner: __graphbinary::Encode),
     }
 }

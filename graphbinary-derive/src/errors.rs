@@ -58,7 +58,7 @@ impl Errors {
 pub(crate) mod msg {
     use std::fmt::Display;
 
-    use crate::attr::{COMPOSITE_PDT, ENUM_STRING, NULLABLE, RENAME, TYPE_CODE};
+    use crate::attr::{COMPOSITE_PDT, CRATE, ENUM_STRING, NULLABLE, RENAME, TYPE_CODE};
 
     /// A name inside `#[graphbinary(...)]` that is not an attribute of this position.
     pub(crate) fn unknown(name: impl Display, expected: &[&str]) -> String {
@@ -84,6 +84,13 @@ pub(crate) mod msg {
     }
 
     /// `composite_pdt = ...` with something other than a non-empty string literal.
+    pub(crate) fn crate_not_path() -> String {
+        format!(
+            "`{}` must be a string literal holding a path, e.g. `{} = \"graphbinary_client::graphbinary_core\"`",
+            CRATE, CRATE
+        )
+    }
+
     pub(crate) fn pdt_name_not_str() -> String {
         format!(
             "`{}` must be a non-empty string literal, e.g. `{} = \"Point\"`",

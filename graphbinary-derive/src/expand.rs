@@ -7,17 +7,20 @@ use syn::DeriveInput;
 use crate::ast::{Container, COMPOSITE_PDT_CODE};
 use crate::attr::ContainerAttrs;
 use crate::errors::Errors;
-use crate::read::hex_u8;
+use crate::sig::{self, Head};
 use crate::{read, typed, write};
 
 /// What `#[derive(GraphBinary)]` expands to: the impls, or every error found plus placeholder
-/// impls (so that the user sees the errors, not a cascade of "trait not implemented").
+/// impls (so that the user sees the errors, not a cascade of "trait not implemented"), inside
+/// the block that names the core crate ([`sig::wrap`]).
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
+    let attrs = ContainerAttrs::parse(&input.attrs, &mut Errors::new());
+    let krate = attrs.krate.as_ref().map(|k| &k.value);
     match expand(input) {
-        Ok(tokens) => tokens,
+        Ok(tokens) => sig::wrap(krate, tokens),
         Err(err) => {
             let mut tokens = err.into_compile_error();
-            tokens.extend(placeholder(input));
+            tokens.extend(sig::wrap(krate, placeholder(input, &attrs)));
             tokens
         }
     }
@@ -37,9 +40,9 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
 }
 
 /// Impls with the right signatures and unreachable bodies, for an input with errors.
-fn placeholder(input: &DeriveInput) -> TokenStream {
+fn placeholder(input: &DeriveInput, attrs: &ContainerAttrs) -> TokenStream {
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let (_, ty_generics, _) = input.generics.split_for_impl();
     // `Decode` and `FqDecode` require `Send`; without the field bounds of a real impl, say so
     // directly (a generic type is `Send` only when its parameters are).
     let mut send_generics = input.generics.clone();
@@ -49,83 +52,30 @@ fn placeholder(input: &DeriveInput) -> TokenStream {
             .predicates
             .push(syn::parse_quote!(#ident #ty_generics: ::core::marker::Send));
     }
-    let (_, _, send_where_clause) = send_generics.split_for_impl();
+    let head = Head::new(ident, &input.generics);
+    let send_head = Head::new(ident, &send_generics);
     let expected = crate::ast::unraw(ident);
-    let attrs = ContainerAttrs::parse(&input.attrs, &mut Errors::new());
+    let expected = quote!(#expected);
+    let fast = || quote! { let _ = cur; ::core::unreachable!() };
+    let slow = || quote! { let _ = buf; ::core::future::pending() };
+    let unwritable = || quote! { let _ = out; ::core::unreachable!() };
     let typed = if attrs.wants_typed {
         let code = match (&attrs.composite_pdt, &attrs.type_code) {
             (Some(_), _) | (None, None) => COMPOSITE_PDT_CODE,
             (None, Some(code)) => code.value,
         };
-        let code = hex_u8(code);
-        quote! {
-            #[automatically_derived]
-            impl #impl_generics ::graphbinary_core::Typed for #ident #ty_generics #where_clause {
-                const TYPE_CODE: u8 = #code;
-            }
-            #[automatically_derived]
-            impl #impl_generics ::graphbinary_core::FqDecode for #ident #ty_generics #send_where_clause {
-                const EXPECTED: &'static str = #expected;
-                fn decode_fq(
-                    _: &mut ::graphbinary_core::Cursor<'_>,
-                ) -> ::graphbinary_core::FastResult<Self> {
-                    ::core::unreachable!()
-                }
-                fn decode_fq_slow<
-                    __R: ::graphbinary_core::__private::AsyncRead
-                        + ::core::marker::Unpin
-                        + ::core::marker::Send,
-                >(
-                    _: &mut ::graphbinary_core::ReadBuffer<__R>,
-                ) -> impl ::graphbinary_core::__private::Future<
-                    Output = ::core::result::Result<Self, ::graphbinary_core::DecodeError>,
-                > + ::core::marker::Send {
-                    ::core::future::pending()
-                }
-            }
-            #[automatically_derived]
-            impl #impl_generics ::graphbinary_core::FqEncode for #ident #ty_generics #where_clause {
-                fn encode_fq<__B: ::graphbinary_core::__private::BufMut>(
-                    &self,
-                    _: &mut __B,
-                ) -> ::core::result::Result<(), ::graphbinary_core::EncodeError> {
-                    ::core::unreachable!()
-                }
-            }
-        }
+        let typed = sig::typed(&head, code);
+        let fq_decode = sig::decode(&send_head, true, &expected, fast(), slow());
+        let fq_encode = sig::encode(&head, true, unwritable());
+        quote!(#typed #fq_decode #fq_encode)
     } else {
         TokenStream::new()
     };
+    let decode = sig::decode(&send_head, false, &expected, fast(), slow());
+    let encode = sig::encode(&head, false, unwritable());
     quote! {
-        #[automatically_derived]
-        impl #impl_generics ::graphbinary_core::Decode for #ident #ty_generics #send_where_clause {
-            const EXPECTED: &'static str = #expected;
-            fn decode(
-                _: &mut ::graphbinary_core::Cursor<'_>,
-            ) -> ::graphbinary_core::FastResult<Self> {
-                ::core::unreachable!()
-            }
-            fn decode_slow<
-                __R: ::graphbinary_core::__private::AsyncRead
-                    + ::core::marker::Unpin
-                    + ::core::marker::Send,
-            >(
-                _: &mut ::graphbinary_core::ReadBuffer<__R>,
-            ) -> impl ::graphbinary_core::__private::Future<
-                Output = ::core::result::Result<Self, ::graphbinary_core::DecodeError>,
-            > + ::core::marker::Send {
-                ::core::future::pending()
-            }
-        }
-        #[automatically_derived]
-        impl #impl_generics ::graphbinary_core::Encode for #ident #ty_generics #where_clause {
-            fn encode<__B: ::graphbinary_core::__private::BufMut>(
-                &self,
-                _: &mut __B,
-            ) -> ::core::result::Result<(), ::graphbinary_core::EncodeError> {
-                ::core::unreachable!()
-            }
-        }
+        #decode
+        #encode
         #typed
     }
 }

@@ -10,8 +10,13 @@
 //!   `FqEncode` for the fully-qualified form `{type_code}{0x00}{value}`, so that the type can
 //!   be a List/Set/Map item or an `fq` field.
 //!
-//! The generated code names `::graphbinary_core` by absolute path: the deriving crate must
-//! depend on `graphbinary-core` directly.
+//! The generated code names the core crate `::graphbinary_core` by absolute path, bound once
+//! in an anonymous `const` block around the impls. A crate that reaches it through a
+//! re-export says where: `#[graphbinary(crate = "graphbinary_client::graphbinary_core")]`
+//! (serde's `crate` attribute). The readers call the `#[doc(hidden)]` helpers of
+//! `graphbinary_core::__private` for the checks they share (header checks, PDT map header,
+//! missing, duplicate and unknown fields), as serde's generated code calls
+//! `serde::__private::de`.
 //!
 //! # Example
 //!
@@ -87,7 +92,7 @@
 //!
 //! Attribute mistakes are all reported in one compilation, each at its span, e.g.
 //! ``unknown graphbinary attribute `colour`; expected one of: `type_code`, `enum_string`,
-//! `composite_pdt` ``; the derive then still emits placeholder impls so that the mistakes are
+//! `composite_pdt`, `crate` ``; the derive then still emits placeholder impls so that the mistakes are
 //! not buried under "trait not implemented" errors.
 //!
 //! # Generics
@@ -104,7 +109,9 @@ mod check;
 mod errors;
 mod expand;
 mod read;
+mod sig;
 mod typed;
+mod util;
 mod write;
 
 #[cfg(test)]

@@ -161,7 +161,7 @@ fn every_error_is_reported() {
         }),
         [
             "`type_code` must be an integer literal in 0..=255, e.g. `type_code = 0x11`",
-            "unknown graphbinary attribute `frobnicate`; expected one of: `type_code`, `enum_string`, `composite_pdt`",
+            "unknown graphbinary attribute `frobnicate`; expected one of: `type_code`, `enum_string`, `composite_pdt`, `crate`",
             "duplicate graphbinary attribute `type_code`",
             "`nullable` requires a field of type `Option<T>`",
             "duplicate graphbinary attribute `fq`",
@@ -241,4 +241,21 @@ fn type_code_literals() {
             "{bad}"
         );
     }
+}
+
+#[test]
+fn the_crate_attribute_names_the_core_crate_once() {
+    let input: DeriveInput = syn::parse_quote! {
+        #[graphbinary(type_code = 0x81, crate = "graphbinary_client::graphbinary_core")]
+        struct Duration {
+            seconds: i64,
+        }
+    };
+    let output = crate::expand::derive(&input).to_string();
+    assert!(
+        output.contains("use graphbinary_client :: graphbinary_core as __graphbinary ;"),
+        "{output}"
+    );
+    assert!(!output.contains(":: graphbinary_core ::"), "{output}");
+    assert!(!output.contains("use :: graphbinary_core"), "{output}");
 }

@@ -14,6 +14,8 @@ use clap::{Parser, Subcommand};
 
 #[path = "graphbinary/decode.rs"]
 mod decode;
+#[path = "graphbinary/one_line.rs"]
+mod one_line;
 #[path = "graphbinary/query.rs"]
 mod query;
 
@@ -49,6 +51,18 @@ fn main() -> ExitCode {
         Command::Decode(args) => on_large_stack("graphbinary-decode", move || decode::run(args)),
         Command::Query(args) => on_large_stack("graphbinary-query", move || query::run(args)),
     }
+}
+
+/// The current-thread runtime a subcommand runs on, or exit status 1 (after saying why) when
+/// it cannot start.
+fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("graphbinary: cannot start the runtime: {e}");
+            ExitCode::FAILURE
+        })
 }
 
 /// Runs `f` on a thread with a 256 MiB stack and returns its exit code.

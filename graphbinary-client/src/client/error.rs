@@ -17,7 +17,9 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::io;
 
-use graphbinary_core::{DecodeError, ErrorKind};
+use graphbinary_core::DecodeError;
+
+pub use crate::response::ServerError;
 
 /// A boxed error source.
 pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
@@ -99,41 +101,6 @@ impl fmt::Display for TransportKind {
     }
 }
 
-/// An error reported by Gremlin Server.
-///
-/// Gremlin Server reports errors in two places: before it has read the request, as an HTTP
-/// status with a JSON body `{"message": ...}` (then [`ServerError::code`] is the HTTP status
-/// and [`ServerError::exception`] is `None`); afterwards, in the GraphBinary footer, with
-/// a status code, message and exception name (e.g. `MalformedQueryException`), usually inside
-/// an HTTP 200 response, possibly after some results were already delivered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ServerError {
-    /// The HTTP status of the response.
-    pub http_status: u16,
-    /// The Gremlin status code (the footer's, or the HTTP status for JSON errors), e.g. 400,
-    /// 500.
-    pub code: i32,
-    /// The server's message.
-    pub message: Option<String>,
-    /// The server's short exception name, e.g. `ServerTimeoutExceededException`.
-    pub exception: Option<String>,
-}
-
-impl fmt::Display for ServerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "server error {}", self.code)?;
-        if let Some(e) = &self.exception {
-            write!(f, " ({e})")?;
-        }
-        if let Some(m) = &self.message {
-            write!(f, ": {m}")?;
-        }
-        Ok(())
-    }
-}
-
-impl StdError for ServerError {}
-
 impl Error {
     /// The server error, if this is one.
     pub fn server_error(&self) -> Option<&ServerError> {
@@ -199,19 +166,16 @@ impl From<DecodeError> for Error {
     /// I/O failures surfaced by the decoder become transport or decompression errors; every
     /// other decode error is a format error.
     fn from(e: DecodeError) -> Self {
-        if matches!(e.kind(), ErrorKind::Io(_)) {
-            if let ErrorKind::Io(io) = e.into_kind() {
-                return Error::from_body_io(io);
-            }
-            unreachable!("checked above");
+        match e.into_io() {
+            Ok(io) => Error::from_body_io(io),
+            Err(e) => Error::Decode(e),
         }
-        Error::Decode(e)
     }
 }
 
 /// Marks an I/O error that came from the zlib decoder rather than from the network.
 #[derive(Debug, thiserror::Error)]
-#[error("zlib: {0}")]
+#[error("invalid zlib stream")]
 pub(crate) struct DecompressError(#[source] pub(crate) io::Error);
 
 fn classify_reqwest(e: &reqwest::Error) -> TransportKind {
@@ -246,6 +210,7 @@ fn has_source<T: StdError + 'static>(e: &(dyn StdError + 'static)) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use graphbinary_core::ErrorKind;
 
     #[test]
     fn decode_io_error_from_decompressor_is_decompress() {
@@ -278,7 +243,7 @@ mod tests {
     #[test]
     fn server_error_display_names_code_exception_message() {
         let e = ServerError {
-            http_status: 200,
+            http_status: Some(200),
             code: 400,
             message: Some("bad".into()),
             exception: Some("MalformedQueryException".into()),

@@ -148,7 +148,7 @@ impl<T: GremlinLiteral> GremlinLiteral for Vec<T> {
 /// `_` and `$`, not starting with a digit. (The server additionally reserves names such as
 /// `id`, `label`, `key`, `value` and the names of `Order`, `Scope`, `Column`, `Pop` and
 /// `Operator` constants, and rejects them with a 400.)
-pub fn is_valid_param_name(name: &str) -> bool {
+pub(crate) fn is_valid_param_name(name: &str) -> bool {
     let mut chars = name.chars();
     match chars.next() {
         Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$' => {}

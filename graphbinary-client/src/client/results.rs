@@ -92,6 +92,11 @@ impl TraverserStream {
     }
 
     /// All traversers.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe: it takes the stream, so dropping the future drops the response and the
+    /// results read so far with it. The connection is then closed, never returned to the pool
+    /// half-read; nothing else is affected.
     pub async fn all(mut self) -> Result<Vec<Traverser>, Error> {
         let mut out = Vec::new();
         self.for_each_result(|t| out.push(t)).await?;
@@ -99,6 +104,11 @@ impl TraverserStream {
     }
 
     /// The number of results (bulks summed), reading without keeping them.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe: it takes the stream, so dropping the future drops the response and the
+    /// results read so far with it. The connection is then closed, never returned to the pool
+    /// half-read; nothing else is affected.
     pub async fn count(mut self) -> Result<u64, Error> {
         let mut n: u64 = 0;
         self.for_each_result(|t| n = n.saturating_add(t.bulk.max(0) as u64))
@@ -140,10 +150,8 @@ impl TraverserStream {
     fn error(&self, e: ResponseError) -> Error {
         match e {
             ResponseError::Server(s) => Error::Server(ServerError {
-                http_status: self.http_status,
-                code: s.code,
-                message: s.message,
-                exception: s.exception,
+                http_status: Some(self.http_status),
+                ..*s
             }),
             ResponseError::Decode(d) => Error::from(d),
         }
@@ -157,7 +165,7 @@ impl TraverserStream {
             return Ok(());
         }
         Err(Error::Server(ServerError {
-            http_status: self.http_status,
+            http_status: Some(self.http_status),
             code: i32::from(self.http_status),
             message: None,
             exception: None,
@@ -256,6 +264,11 @@ impl ResultStream {
     }
 
     /// All results, bulks expanded (a value with bulk 3 appears three times).
+    ///
+    /// # Cancel safety
+    /// Not cancel safe: it takes the stream, so dropping the future drops the response and the
+    /// results read so far with it. The connection is then closed, never returned to the pool
+    /// half-read; nothing else is affected.
     pub async fn all(self) -> Result<Vec<Value>, Error> {
         let mut out = Vec::new();
         let mut t = self.traversers();
@@ -266,6 +279,11 @@ impl ResultStream {
     }
 
     /// All results as (value, bulk) traversers, bulks not expanded.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe: it takes the stream, so dropping the future drops the response and the
+    /// results read so far with it. The connection is then closed, never returned to the pool
+    /// half-read; nothing else is affected.
     pub async fn all_traversers(self) -> Result<Vec<Traverser>, Error> {
         self.traversers().all().await
     }
@@ -273,6 +291,11 @@ impl ResultStream {
     /// The single result, converted to `T`. Fails with [`Error::NoResult`] when there is
     /// none, [`Error::TooManyResults`] when there is more than one (bulks counted), and with
     /// the server's error if the response ends with one.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe: it takes the stream, so dropping the future drops the response and the
+    /// results read so far with it. The connection is then closed, never returned to the pool
+    /// half-read; nothing else is affected.
     pub async fn one<T>(self) -> Result<T, Error>
     where
         T: TryFrom<Value>,
@@ -299,6 +322,11 @@ impl ResultStream {
     }
 
     /// The number of results (bulks summed), reading without keeping them.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe: it takes the stream, so dropping the future drops the response and the
+    /// results read so far with it. The connection is then closed, never returned to the pool
+    /// half-read; nothing else is affected.
     pub async fn count(self) -> Result<u64, Error> {
         self.traversers().count().await
     }

@@ -17,10 +17,11 @@ mod scalars;
 mod structure;
 mod value;
 
-pub use crate::generated::{
+pub use crate::generated::elements::{
     BigDecimal, DateTime, Direction, Duration, Edge, Merge, Path, Property, Vertex, VertexProperty,
     T,
 };
+pub use crate::generated::type_code::TypeCode;
 pub use labels::Labels;
 pub use pdt::{CompositePdt, PdtError, PdtRegistry, PrimitivePdt};
 pub use scalars::BigInteger;
@@ -28,98 +29,46 @@ pub use structure::{Graph, Tree};
 pub(crate) use value::decode_marker_value;
 pub use value::Value;
 
-/// The GraphBinary 4 type codes.
+/// The GraphBinary 4 type codes: the constants of [`graphbinary_core::codes`] (generated from
+/// `spec/types.toml`), and each code's name and value flags as lookup tables built at compile
+/// time from the generated [`TypeCode`].
 pub mod codes {
     pub use graphbinary_core::codes::*;
-    /// DateTime.
-    pub const DATETIME: u8 = 0x04;
-    /// Map.
-    pub const MAP: u8 = 0x0a;
-    /// Edge.
-    pub const EDGE: u8 = 0x0d;
-    /// Path.
-    pub const PATH: u8 = 0x0e;
-    /// Property.
-    pub const PROPERTY: u8 = 0x0f;
-    /// Graph.
-    pub const GRAPH: u8 = 0x10;
-    /// Vertex.
-    pub const VERTEX: u8 = 0x11;
-    /// VertexProperty.
-    pub const VERTEX_PROPERTY: u8 = 0x12;
-    /// Direction.
-    pub const DIRECTION: u8 = 0x18;
-    /// T.
-    pub const T: u8 = 0x20;
-    /// BigDecimal.
-    pub const BIG_DECIMAL: u8 = 0x22;
-    /// BigInteger.
-    pub const BIG_INTEGER: u8 = 0x23;
-    /// Tree.
-    pub const TREE: u8 = 0x2b;
-    /// Merge.
-    pub const MERGE: u8 = 0x2e;
-    /// CompositePDT.
-    pub const COMPOSITE_PDT: u8 = 0xf0;
-    /// PrimitivePDT.
-    pub const PRIMITIVE_PDT: u8 = 0xf1;
-    /// Marker.
-    pub const MARKER: u8 = 0xfd;
-    /// Duration.
-    pub const DURATION: u8 = 0x81;
 
-    /// The name of a GraphBinary 4 type code, or `None` for a code v4 does not define.
+    use super::TypeCode;
+
+    /// The name of a GraphBinary 4 type code (as the specification writes it), or `None` for a
+    /// code v4 does not define.
     #[inline]
     pub fn name(code: u8) -> Option<&'static str> {
-        NAMES[code as usize]
+        INFO[code as usize].map(|(name, _)| name)
     }
 
-    /// [`name`] for every byte, computed once at compile time (a table lookup per value read).
-    static NAMES: [Option<&'static str>; 256] = {
+    /// Whether the specification allows `flag` after type code `code` (`false` for an
+    /// unknown code).
+    #[inline]
+    pub(crate) fn allows_flag(code: u8, flag: u8) -> bool {
+        flag < 8 && INFO[code as usize].is_some_and(|(_, mask)| mask & (1 << flag) != 0)
+    }
+
+    /// Name and allowed value flags (bit `f` set for flag `f`) of every byte, computed once at
+    /// compile time from [`TypeCode`]: a table lookup per value read.
+    static INFO: [Option<(&'static str, u8)>; 256] = {
         let mut t = [None; 256];
         let mut i = 0;
         while i < 256 {
-            t[i] = name_of(i as u8);
+            if let Some(tc) = TypeCode::from_u8(i as u8) {
+                let flags = tc.value_flags();
+                let mut mask = 0u8;
+                let mut f = 0;
+                while f < flags.len() {
+                    mask |= 1 << flags[f];
+                    f += 1;
+                }
+                t[i] = Some((tc.name(), mask));
+            }
             i += 1;
         }
         t
     };
-
-    const fn name_of(code: u8) -> Option<&'static str> {
-        Some(match code {
-            INT => "Int",
-            LONG => "Long",
-            STRING => "String",
-            DATETIME => "DateTime",
-            DOUBLE => "Double",
-            FLOAT => "Float",
-            LIST => "List",
-            MAP => "Map",
-            SET => "Set",
-            UUID => "UUID",
-            EDGE => "Edge",
-            PATH => "Path",
-            PROPERTY => "Property",
-            GRAPH => "Graph",
-            VERTEX => "Vertex",
-            VERTEX_PROPERTY => "VertexProperty",
-            DIRECTION => "Direction",
-            T => "T",
-            BIG_DECIMAL => "BigDecimal",
-            BIG_INTEGER => "BigInteger",
-            BYTE => "Byte",
-            BINARY => "Binary",
-            SHORT => "Short",
-            BOOLEAN => "Boolean",
-            TREE => "Tree",
-            MERGE => "Merge",
-            COMPOSITE_PDT => "CompositePDT",
-            PRIMITIVE_PDT => "PrimitivePDT",
-            MARKER => "Marker",
-            UNSPECIFIED_NULL => "unspecified null",
-            CHAR => "Char",
-            DURATION => "Duration",
-            _ => return None,
-        })
-    }
 }

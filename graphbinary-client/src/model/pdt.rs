@@ -9,8 +9,10 @@
 //! use graphbinary_client::model::{CompositePdt, PdtRegistry, Value};
 //! use graphbinary_client::GraphBinary;
 //!
+//! // `crate = ..` lets the derive's output reach graphbinary-core through this crate, for a
+//! // user who depends only on graphbinary-client.
 //! #[derive(Debug, PartialEq, GraphBinary)]
-//! #[graphbinary(composite_pdt = "Point")]
+//! #[graphbinary(composite_pdt = "Point", crate = "graphbinary_client::graphbinary_core")]
 //! pub struct Point {
 //!     pub x: i32,
 //!     pub y: i32,
@@ -167,10 +169,10 @@ impl PdtRegistry {
 #[derive(Debug, thiserror::Error)]
 pub enum PdtError {
     /// The generic form does not match the typed layout.
-    #[error("provider-defined type does not match: {0}")]
+    #[error("provider-defined type does not match")]
     Decode(#[from] DecodeError),
     /// The value could not be written.
-    #[error("provider-defined type cannot be written: {0}")]
+    #[error("provider-defined type cannot be written")]
     Encode(#[from] EncodeError),
 }
 

@@ -125,7 +125,7 @@ impl Value {
             Value::Int(_) => codes::INT,
             Value::Long(_) => codes::LONG,
             Value::String(_) => codes::STRING,
-            Value::DateTime(_) => codes::DATETIME,
+            Value::DateTime(_) => codes::DATE_TIME,
             Value::Double(_) => codes::DOUBLE,
             Value::Float(_) => codes::FLOAT,
             Value::List(_) | Value::BulkList(_) => codes::LIST,
@@ -318,28 +318,26 @@ pub(crate) fn read_header(cur: &mut Cursor<'_>) -> FastResult<Header> {
         return Err(cur.error_at(at, ErrorKind::UnknownTypeCode { code }));
     };
     let flag = cur.read_u8()?;
-    match (flag, code) {
-        (0x01, _) => Ok(Header::Null(code)),
-        (_, codes::UNSPECIFIED_NULL) => Err(cur.error_at(
-            at + 1,
-            ErrorKind::InvalidValueFlag {
-                what: "unspecified null (only 0x01 is allowed)",
-                flag,
-            },
-        )),
-        (0x00, _) | (0x02, codes::LIST | codes::MAP) => Ok(Header::Value(code, flag)),
-        _ => Err(cur.error_at(at + 1, ErrorKind::InvalidValueFlag { what, flag })),
+    // The flags each type allows come from `spec/types.toml`.
+    if !codes::allows_flag(code, flag) {
+        let what = if code == codes::UNSPECIFIED_NULL {
+            "unspecified null (only 0x01 is allowed)"
+        } else {
+            what
+        };
+        return Err(cur.error_at(at + 1, ErrorKind::InvalidValueFlag { what, flag }));
     }
+    Ok(if flag == 0x01 {
+        Header::Null(code)
+    } else {
+        Header::Value(code, flag)
+    })
 }
 
 /// Reads a fully-qualified, non-null String (the layout of enums and PDT type names).
 #[inline]
 pub(crate) fn read_fq_str<'a>(cur: &mut Cursor<'a>, what: &'static str) -> FastResult<&'a str> {
-    cur.expect_type_code(codes::STRING, what)?;
-    let at = cur.offset();
-    if !cur.read_nullable_flag(what)? {
-        return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what }));
-    }
+    cur.expect_fq_non_null(codes::STRING, what)?;
     cur.read_str()
 }
 
@@ -348,18 +346,8 @@ pub(crate) async fn read_fq_string<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
     what: &'static str,
 ) -> Result<String, DecodeError> {
-    buf.read_with(
-        |cur| {
-            cur.expect_type_code(codes::STRING, what)?;
-            let at = cur.offset();
-            if !cur.read_nullable_flag(what)? {
-                return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what }));
-            }
-            Ok(())
-        },
-        what,
-    )
-    .await?;
+    buf.read_with(|cur| cur.expect_fq_non_null(codes::STRING, what), what)
+        .await?;
     buf.read::<String>().await
 }
 
@@ -457,7 +445,7 @@ fn decode_structured(cur: &mut Cursor<'_>, code: u8, flag: u8) -> FastResult<Val
 
 fn decode_structured_here(cur: &mut Cursor<'_>, code: u8, flag: u8) -> FastResult<Value> {
     match code {
-        codes::DATETIME => Ok(Value::DateTime(DateTime::decode(cur)?)),
+        codes::DATE_TIME => Ok(Value::DateTime(DateTime::decode(cur)?)),
         codes::LIST if flag == 0x02 => decode_bulk_items(cur).map(Value::BulkList),
         codes::LIST => decode_values(cur, "List").map(Value::List),
         codes::MAP if flag == 0x02 => decode_entries(cur).map(Value::OrderedMap),
@@ -615,7 +603,7 @@ fn read_body_slow<R: AsyncRead + Unpin + Send>(
         codes::INT => arm!(Value::Int(buf.read().await?)),
         codes::LONG => arm!(Value::Long(buf.read().await?)),
         codes::STRING => arm!(Value::String(buf.read().await?)),
-        codes::DATETIME => arm!(Value::DateTime(buf.read().await?)),
+        codes::DATE_TIME => arm!(Value::DateTime(buf.read().await?)),
         codes::DOUBLE => arm!(Value::Double(buf.read().await?)),
         codes::FLOAT => arm!(Value::Float(buf.read().await?)),
         codes::LIST if flag == 0x02 => arm!({

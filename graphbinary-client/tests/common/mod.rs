@@ -1,14 +1,13 @@
-//! Shared test helpers: locating the canonical vectors, and readers that deliver bytes in
-//! chosen pieces.
+//! Shared test helpers: locating the canonical vectors, and (from core's `testing`) the
+//! reader that delivers bytes in chosen pieces.
 
 #![allow(dead_code)]
 
+pub mod skip;
+
 use std::path::PathBuf;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use serde_json::Value as Json;
-use tokio::io::{AsyncRead, ReadBuf};
 
 /// The shared directory: `GRAPHBINARY_SHARED`, else `../shared` next to the repository root
 /// (or next to one of its ancestors, for a worktree nested deeper).
@@ -37,9 +36,12 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
-        "NOTICE: {what} SKIPPED: shared vectors not found at {} (set GRAPHBINARY_SHARED)",
-        dir.display()
+    skip::skipped(
+        what,
+        &format!(
+            "shared vectors not found at {} (set GRAPHBINARY_SHARED)",
+            dir.display()
+        ),
     );
     None
 }
@@ -60,64 +62,12 @@ pub fn gbin_vectors(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// A reader that delivers its bytes in the given pieces, one piece per read.
-pub struct Pieces {
-    pieces: Vec<Vec<u8>>,
-    next: usize,
-    pos: usize,
-}
-
-impl Pieces {
-    /// Delivers `bytes` split at each offset in `splits` (ascending).
-    pub fn split(bytes: &[u8], splits: &[usize]) -> Self {
-        let mut pieces = Vec::new();
-        let mut last = 0;
-        for &s in splits {
-            pieces.push(bytes[last..s].to_vec());
-            last = s;
-        }
-        pieces.push(bytes[last..].to_vec());
-        pieces.retain(|p| !p.is_empty());
-        Pieces {
-            pieces,
-            next: 0,
-            pos: 0,
-        }
-    }
-
-    /// Delivers `bytes` `n` at a time.
-    pub fn chunks(bytes: &[u8], n: usize) -> Self {
-        let splits: Vec<usize> = (n..bytes.len()).step_by(n).collect();
-        Self::split(bytes, &splits)
-    }
-}
-
-impl AsyncRead for Pieces {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let this = &mut *self;
-        if let Some(p) = this.pieces.get(this.next) {
-            let n = (p.len() - this.pos).min(buf.remaining());
-            buf.put_slice(&p[this.pos..this.pos + n]);
-            this.pos += n;
-            if this.pos == p.len() {
-                this.next += 1;
-                this.pos = 0;
-            }
-        }
-        Poll::Ready(Ok(()))
-    }
-}
+#[allow(unused_imports)] // not every test binary uses it
+pub use graphbinary_core::testing::Pieces;
 
 /// Runs a future to completion on a current-thread runtime.
-pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
+#[allow(unused_imports)] // not every test binary uses it
+pub use graphbinary_core::testing::block_on;
 
 /// A decimal number as (negative, significant digits, exponent of the last digit).
 pub fn decimal(s: &str) -> (bool, String, i64) {

@@ -33,12 +33,8 @@ impl AsyncRead for Trickle<'_> {
 }
 
 /// Runs a future to completion on a current-thread runtime.
-pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
+#[allow(unused_imports)] // not every test binary uses it
+pub use graphbinary_core::testing::block_on;
 
 /// Decodes `bytes` on the fast path, requiring every byte to be consumed.
 pub fn fast<T: Decode>(bytes: &[u8]) -> Result<T, FastError> {

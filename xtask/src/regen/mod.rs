@@ -6,8 +6,9 @@
 //! check mode, fails naming the stale file and the command to run.
 //!
 //! Targets: `types` (`type_code.rs`, `elements.rs`, `mod.rs` in `graphbinary-client/src/generated/`
-//! from `spec/types.toml`) and `vectors` (validates `spec/vectors/*.toml` against the types and
-//! writes them as Rust data to `generated/spec_vectors.rs`, a test-only module).
+//! and `graphbinary-core/src/codes/generated.rs`, from `spec/types.toml`) and `vectors` (validates `spec/vectors/*.toml` against the types and
+//! writes them as Rust data to `graphbinary-client/tests/generated/spec_vectors.rs`, which only
+//! the integration tests include).
 
 pub mod emit;
 pub mod model;
@@ -23,7 +24,11 @@ pub enum Error {
     /// The spec is invalid.
     Spec(model::SpecErrors),
     /// A generated file differs from what is on disk (check mode).
-    Stale { path: String },
+    Stale {
+        path: String,
+        /// The regen target that writes it.
+        target: &'static str,
+    },
     /// Emitted tokens did not parse as a file (a bug in an emitter).
     Emit { path: String, source: syn::Error },
     /// Reading or writing a file failed.
@@ -39,13 +44,13 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Spec(e) => write!(f, "{e}"),
-            Error::Stale { path } => write!(
+            Error::Stale { path, target } => write!(
                 f,
-                "error: {path} is out of date with spec/; run `cargo xtask regen` and commit the result"
+                "{path} is out of date with spec/; run `cargo xtask regen {target}` and commit the result"
             ),
-            Error::Emit { path, source } => write!(f, "error: generated code for {path} does not parse: {source}"),
-            Error::Io { path, source } => write!(f, "error: {}: {source}", path.display()),
-            Error::Usage(m) => write!(f, "error: {m}\nusage: cargo xtask regen [types|vectors|steps] [--check]"),
+            Error::Emit { path, source } => write!(f, "generated code for {path} does not parse: {source}"),
+            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Usage(m) => write!(f, "{m}\nusage: cargo xtask regen [types|vectors|steps] [--check]"),
         }
     }
 }
@@ -89,21 +94,30 @@ pub fn read(root: &Path, rel: &str) -> Result<String, Error> {
 }
 
 /// The one helper that writes generated files. Compares `contents` with the file at `rel`
-/// (relative to `root`); in check mode a difference is an [`Error::Stale`], otherwise the file
-/// is (re)written.
-pub fn ensure_file(root: &Path, rel: &str, contents: &str, check: bool) -> Result<Outcome, Error> {
+/// (relative to `root`), line endings normalized (a checkout with CRLF endings is not stale);
+/// in check mode a difference is an [`Error::Stale`] naming the regen `target`, otherwise the
+/// file is (re)written.
+pub fn ensure_file(
+    root: &Path,
+    rel: &str,
+    contents: &str,
+    check: bool,
+    target: &'static str,
+) -> Result<Outcome, Error> {
     let path = root.join(rel);
     let old = match std::fs::read_to_string(&path) {
         Ok(s) => Some(s),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(source) => return Err(Error::Io { path, source }),
     };
-    if old.as_deref() == Some(contents) {
+    let normalize = |s: &str| s.replace("\r\n", "\n");
+    if old.as_deref().map(normalize) == Some(normalize(contents)) {
         return Ok(Outcome::Unchanged);
     }
     if check {
         return Err(Error::Stale {
             path: rel.to_owned(),
+            target,
         });
     }
     if let Some(dir) = path.parent() {
@@ -124,6 +138,8 @@ pub fn ensure_file(root: &Path, rel: &str, contents: &str, check: bool) -> Resul
 pub const TYPES_SPEC: &str = "spec/types.toml";
 /// Where generated client code goes, relative to the root.
 pub const GENERATED_DIR: &str = "graphbinary-client/src/generated";
+/// The generated type code constants of core, relative to the root.
+pub const CORE_CODES_RS: &str = "graphbinary-core/src/codes/generated.rs";
 
 /// Parse and validate `spec/types.toml` under `root`.
 pub fn load_spec(root: &Path) -> Result<model::Spec, Error> {
@@ -135,14 +151,17 @@ pub fn load_spec(root: &Path) -> Result<model::Spec, Error> {
 pub fn types_files(spec: &model::Spec) -> Result<Vec<(String, String)>, Error> {
     let header = emit::header("types", TYPES_SPEC);
     let outputs = [
-        ("type_code.rs", emit::type_code(spec)),
-        ("elements.rs", emit::elements(spec)),
-        ("mod.rs", emit::module()),
+        (
+            format!("{GENERATED_DIR}/type_code.rs"),
+            emit::type_code(spec),
+        ),
+        (format!("{GENERATED_DIR}/elements.rs"), emit::elements(spec)),
+        (format!("{GENERATED_DIR}/mod.rs"), emit::module()),
+        (CORE_CODES_RS.to_owned(), emit::core_codes(spec)),
     ];
     outputs
         .into_iter()
-        .map(|(name, tokens)| {
-            let path = format!("{GENERATED_DIR}/{name}");
+        .map(|(path, tokens)| {
             let text = emit::render(&header, tokens).map_err(|source| Error::Emit {
                 path: path.clone(),
                 source,
@@ -156,13 +175,13 @@ pub fn types_files(spec: &model::Spec) -> Result<Vec<(String, String)>, Error> {
 pub fn generate_types(root: &Path, check: bool) -> Result<(), Error> {
     let spec = load_spec(root)?;
     for (path, text) in types_files(&spec)? {
-        ensure_file(root, &path, &text, check)?;
+        ensure_file(root, &path, &text, check, "types")?;
     }
     Ok(())
 }
 
 /// Path of the generated vector table, relative to the root.
-pub const SPEC_VECTORS_RS: &str = "graphbinary-client/src/generated/spec_vectors.rs";
+pub const SPEC_VECTORS_RS: &str = "graphbinary-client/tests/generated/spec_vectors.rs";
 
 /// The file of the `vectors` target: (path relative to root, contents).
 pub fn vectors_file(root: &Path, spec: &model::Spec) -> Result<(String, String), Error> {
@@ -180,7 +199,7 @@ pub fn vectors_file(root: &Path, spec: &model::Spec) -> Result<(String, String),
 pub fn generate_vectors(root: &Path, check: bool) -> Result<(), Error> {
     let spec = load_spec(root)?;
     let (path, text) = vectors_file(root, &spec)?;
-    ensure_file(root, &path, &text, check)?;
+    ensure_file(root, &path, &text, check, "vectors")?;
     Ok(())
 }
 
@@ -199,7 +218,7 @@ pub fn steps_file(root: &Path) -> Result<(String, String), Error> {
 /// Generator of the `steps` target.
 pub fn generate_steps(root: &Path, check: bool) -> Result<(), Error> {
     let (path, text) = steps_file(root)?;
-    ensure_file(root, &path, &text, check)?;
+    ensure_file(root, &path, &text, check, "steps")?;
     Ok(())
 }
 
@@ -292,9 +311,20 @@ mod tests {
                         std::env::var_os("CI").is_none(),
                         "rustfmt not runnable: {e}"
                     );
-                    eprintln!(
-                        "NOTICE: rustfmt not runnable ({e}); formatting of {path} not checked"
+                    let line = format!(
+                        "NOTICE: generated_mod_rs_is_rustfmt_stable SKIPPED: rustfmt not runnable ({e}); formatting of {path} not checked"
                     );
+                    eprintln!("{line}");
+                    if let Some(log) = std::env::var_os("GRAPHBINARY_SKIP_LOG") {
+                        use std::io::Write as _;
+                        if let Ok(mut f) = std::fs::OpenOptions::new()
+                            .create(true)
+                            .append(true)
+                            .open(log)
+                        {
+                            let _ = writeln!(f, "{line}");
+                        }
+                    }
                     return;
                 }
             };
@@ -422,17 +452,24 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("xtask-regen-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         assert_eq!(
-            ensure_file(&dir, "a/x.rs", "one\n", false).unwrap(),
+            ensure_file(&dir, "a/x.rs", "one\n", false, "types").unwrap(),
             Outcome::Updated
         );
         assert_eq!(
-            ensure_file(&dir, "a/x.rs", "one\n", true).unwrap(),
+            ensure_file(&dir, "a/x.rs", "one\n", true, "types").unwrap(),
             Outcome::Unchanged
         );
-        let err = ensure_file(&dir, "a/x.rs", "two\n", true).unwrap_err();
+        // A CRLF checkout of the same contents is not stale.
+        std::fs::write(dir.join("a/x.rs"), "one\r\n").unwrap();
+        assert_eq!(
+            ensure_file(&dir, "a/x.rs", "one\n", true, "types").unwrap(),
+            Outcome::Unchanged
+        );
+        std::fs::write(dir.join("a/x.rs"), "one\n").unwrap();
+        let err = ensure_file(&dir, "a/x.rs", "two\n", true, "types").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "error: a/x.rs is out of date with spec/; run `cargo xtask regen` and commit the result"
+            "a/x.rs is out of date with spec/; run `cargo xtask regen types` and commit the result"
         );
         assert_eq!(
             std::fs::read_to_string(dir.join("a/x.rs")).unwrap(),

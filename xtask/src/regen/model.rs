@@ -43,13 +43,16 @@ impl fmt::Display for SpecError {
 #[derive(Debug)]
 pub struct SpecErrors(pub Vec<SpecError>);
 
+/// One problem per line. The caller prefixes the first line with `error: ` (as `xtask`'s
+/// `main` does for every error); the following lines carry their own prefix, so that each
+/// line of the output reads `error: <file>: <entry>: <problem>`.
 impl fmt::Display for SpecErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, e) in self.0.iter().enumerate() {
             if i > 0 {
-                writeln!(f)?;
+                write!(f, "\nerror: ")?;
             }
-            write!(f, "error: {e}")?;
+            write!(f, "{e}")?;
         }
         Ok(())
     }

@@ -19,15 +19,16 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::one_line::one_line;
 use clap::ValueEnum;
 use futures::StreamExt;
-use graphbinary_client::error::one_line;
 use graphbinary_client::graphson::{write_graphson, write_graphson_traverser};
 use graphbinary_client::model::Value;
-use graphbinary_client::response::{read_response, ChunkedReader, ReadOptions, ResponseError};
+use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
 use graphbinary_client::text::MAX_BULK_EXPANSION;
 use graphbinary_core::{Encode, Fq, FqEncode, ReadBuffer};
 use tokio::io::AsyncRead;
+use tokio_util::io::{ReaderStream, StreamReader};
 
 /// Arguments of `graphbinary decode`.
 #[derive(Debug, clap::Args)]
@@ -144,7 +145,10 @@ async fn open(args: &DecodeArgs) -> Result<Input, Failure> {
         _ => Box::new(tokio::io::stdin()),
     };
     Ok(match args.chunk_size {
-        Some(n) => Box::new(ChunkedReader::new(input, n as usize)),
+        // At most n bytes per read: each read of the stream is one chunk of the reader.
+        Some(n) => Box::new(StreamReader::new(ReaderStream::with_capacity(
+            input, n as usize,
+        ))),
         None => input,
     })
 }
@@ -206,15 +210,9 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
 }
 
 pub fn run(args: DecodeArgs) -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match crate::runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("graphbinary: cannot start the runtime: {e}");
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
     match rt.block_on(decode(args)) {
         Ok(()) => ExitCode::SUCCESS,

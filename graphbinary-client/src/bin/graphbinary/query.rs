@@ -57,28 +57,16 @@ pub struct QueryArgs {
 }
 
 pub fn run(args: QueryArgs) -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match crate::runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("graphbinary: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     match rt.block_on(query(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(QueryError::BrokenPipe) => ExitCode::SUCCESS,
         Err(QueryError::Client(e)) => {
             let code = if e.server_error().is_some() { 2 } else { 1 };
-            eprint!("graphbinary: {e}");
-            let mut src = std::error::Error::source(&e);
-            while let Some(s) = src {
-                eprint!(": {s}");
-                src = s.source();
-            }
-            eprintln!();
+            eprintln!("graphbinary: {}", crate::one_line::one_line(&e));
             ExitCode::from(code)
         }
         Err(QueryError::Io(e)) => {

@@ -1,33 +1,6 @@
-//! The streaming response deserializer.
-//!
-//! A GraphBinary 4 response is
-//! `{version}{bulked}{result_data}{marker}{status_code}{status_message}{exception}`.
-//! [`read_response`] turns any [`AsyncRead`] over such a body into a [`ResponseStream`], a
-//! [`futures::Stream`] that yields each result as soon as it is decoded and never holds the
-//! whole response. Results that are already buffered are decoded synchronously (the fast
-//! path, no allocation beyond the value itself); the async slow path refills.
-//!
-//! # Example
-//!
-//! ```
-//! use futures::StreamExt;
-//! use graphbinary_client::model::Value;
-//! use graphbinary_client::response::{read_response, ReadOptions};
-//!
-//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-//! let body: &'static [u8] = &[
-//!     0x84, 0x00,                         // version, not bulked
-//!     0x01, 0x00, 0x00, 0x00, 0x00, 0x2a, // Int 42
-//!     0xfd, 0x00, 0x00,                   // marker
-//!     0x00, 0x00, 0x00, 0xc8, 0x01, 0x01, // status 200, no message, no exception
-//! ];
-//! let mut results = read_response(body, ReadOptions::default());
-//! let first = results.next().await.unwrap().unwrap();
-//! assert_eq!(first.value, Value::Int(42));
-//! assert!(results.next().await.is_none());
-//! assert_eq!(results.status().unwrap().code, 200);
-//! # });
-//! ```
+//! The response state machine: a [`ResponseStream`] reads the header, then results until the
+//! end-of-results marker, then the footer, decoding buffered results on the fast path and
+//! stepping through the rest on the slow path.
 
 use std::fmt;
 use std::future::Future;
@@ -36,150 +9,54 @@ use std::task::{Context, Poll};
 
 use futures::Stream;
 use graphbinary_core::{
-    Cursor, Decode, DecodeError, ErrorKind, FastError, FastResult, Fq, Limits, Nullable,
-    ReadBuffer, DEFAULT_CAPACITY,
+    Cursor, Decode, DecodeError, ErrorKind, FastError, FastResult, Fq, Nullable, ReadBuffer,
 };
-use tokio::io::{AsyncRead, ReadBuf};
+use tokio::io::AsyncRead;
 
+use super::{ResponseError, ServerError, Status, Traverser, STATUS_OK, VERSION};
 use crate::model::codes;
 use crate::model::Value;
-
-/// The response version this deserializer reads.
-pub const VERSION: u8 = 0x84;
-
-/// The status code of a successful response.
-pub const STATUS_OK: i32 = 200;
-
-/// How a response is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadOptions {
-    /// Limits checked while decoding.
-    pub limits: Limits,
-    /// The read buffer's capacity in bytes. Values larger than this are read by the slow path.
-    pub capacity: usize,
-    /// Whether buffered values are decoded on the synchronous fast path (the default).
-    pub fast_path: bool,
-}
-
-/// The default nesting limit of [`ReadOptions`]: the slow path uses a few KiB of stack per
-/// nesting level (optimized build), so 128 levels stay well inside a 2 MiB thread stack.
-pub const DEFAULT_MAX_DEPTH: u32 = 128;
-
-impl Default for ReadOptions {
-    fn default() -> Self {
-        ReadOptions {
-            limits: Limits {
-                max_depth: DEFAULT_MAX_DEPTH,
-                ..Limits::DEFAULT
-            },
-            capacity: DEFAULT_CAPACITY,
-            fast_path: true,
-        }
-    }
-}
-
-/// One result: a value and its bulk (how many times it stands in the result; 1 when the
-/// response is not bulked). In a bulked response each value is followed by its bulk as a
-/// fully-qualified Long, as Gremlin Server writes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Traverser {
-    /// The value.
-    pub value: Value,
-    /// The bulk.
-    pub bulk: i64,
-}
-
-/// The status that ends a response.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
-    /// The status code (200 for success).
-    pub code: i32,
-    /// The status message.
-    pub message: Option<String>,
-    /// The exception, when the server failed.
-    pub exception: Option<String>,
-}
-
-/// The server reported a status other than 200.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub struct ServerError {
-    /// The status code.
-    pub code: i32,
-    /// The status message.
-    pub message: Option<String>,
-    /// The exception.
-    pub exception: Option<String>,
-}
-
-impl fmt::Display for ServerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "server returned status {}", self.code)?;
-        if let Some(m) = &self.message {
-            write!(f, ": {m}")?;
-        }
-        if let Some(e) = &self.exception {
-            write!(f, " (exception: {e})")?;
-        }
-        Ok(())
-    }
-}
-
-/// Why a response stream failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ResponseError {
-    /// The bytes are not a valid GraphBinary 4 response (or the reader failed).
-    #[error("malformed response: {0}")]
-    Decode(#[from] DecodeError),
-    /// The server's status was not 200. Results before it were yielded.
-    #[error(transparent)]
-    Server(Box<ServerError>),
-}
-
-impl ResponseError {
-    /// The byte offset of a format error.
-    pub fn offset(&self) -> Option<u64> {
-        match self {
-            ResponseError::Decode(e) => Some(e.offset()),
-            ResponseError::Server(_) => None,
-        }
-    }
-}
-
-/// Reads a GraphBinary 4 response from `reader` as a stream of results.
-///
-/// The stream yields each [`Traverser`] as soon as it is decoded. After the last result it
-/// reads the status: on 200 the stream ends; otherwise it yields one
-/// [`ResponseError::Server`] and ends. A malformed or truncated response yields one
-/// [`ResponseError::Decode`] naming the byte offset and ends.
-pub fn read_response<R: AsyncRead + Unpin + Send + 'static>(
-    reader: R,
-    opts: ReadOptions,
-) -> ResponseStream<R> {
-    let buf = ReadBuffer::with_capacity(opts.capacity, reader)
-        .with_limits(opts.limits)
-        .with_fast_path(opts.fast_path);
-    ResponseStream {
-        state: State::Idle(buf),
-        phase: Phase::Header,
-        bulked: None,
-        status: None,
-    }
-}
 
 type StepFuture<R> =
     Pin<Box<dyn Future<Output = (ReadBuffer<R>, Result<Step, DecodeError>)> + Send>>;
 
+/// Who holds the read buffer.
+///
+/// | from   | event                                   | to     |
+/// |--------|-----------------------------------------|--------|
+/// | `Idle` | a fast-path read succeeds or needs more | `Idle` |
+/// | `Idle` | a slow step starts (moves the buffer)   | `Busy` |
+/// | `Busy` | the step returns a [`Step`]             | `Idle` |
+/// | `Busy` | the step fails                          | `Done` |
+/// | any    | a status is read, or an error is yielded | `Done` |
 enum State<R> {
     Idle(ReadBuffer<R>),
     Busy(StepFuture<R>),
     Done,
 }
 
+/// Where the stream is in the response, independently of who holds the buffer.
+///
+/// | from                  | step read     | to                    |
+/// |-----------------------|---------------|-----------------------|
+/// | `Header`              | `Header(b)`   | `Results { bulked: b }` |
+/// | `Results { bulked }`  | `Item(t)`     | `Results { bulked }` (yields `t`) |
+/// | `Results { bulked }`  | `Marker`      | `Footer { bulked }`   |
+/// | `Footer { .. }`       | `Status(s)`   | unchanged; the state becomes `Done` |
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
     Header,
-    Results,
-    Footer,
+    Results { bulked: bool },
+    Footer { bulked: bool },
+}
+
+impl Phase {
+    fn bulked(self) -> Option<bool> {
+        match self {
+            Phase::Header => None,
+            Phase::Results { bulked } | Phase::Footer { bulked } => Some(bulked),
+        }
+    }
 }
 
 enum Step {
@@ -189,27 +66,34 @@ enum Step {
     Status(Status),
 }
 
-/// A stream of the results of one response; see [`read_response`].
+/// A stream of the results of one response; see [`read_response`](super::read_response).
 pub struct ResponseStream<R> {
     state: State<R>,
     phase: Phase,
-    bulked: Option<bool>,
     status: Option<Status>,
 }
 
 impl<R> fmt::Debug for ResponseStream<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ResponseStream")
-            .field("bulked", &self.bulked)
+            .field("bulked", &self.phase.bulked())
             .field("status", &self.status)
             .finish_non_exhaustive()
     }
 }
 
 impl<R> ResponseStream<R> {
+    pub(super) fn new(buf: ReadBuffer<R>) -> Self {
+        ResponseStream {
+            state: State::Idle(buf),
+            phase: Phase::Header,
+            status: None,
+        }
+    }
+
     /// Whether the results carry bulks; `None` until the header has been read.
     pub fn bulked(&self) -> Option<bool> {
-        self.bulked
+        self.phase.bulked()
     }
 
     /// The final status; `None` until the stream has read it.
@@ -271,14 +155,13 @@ fn read_traverser(cur: &mut Cursor<'_>, bulked: bool) -> FastResult<Traverser> {
 async fn step_slow<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
     phase: Phase,
-    bulked: bool,
 ) -> Result<Step, DecodeError> {
     match phase {
         Phase::Header => buf
             .read_with(read_header, "response version and bulked flag")
             .await
             .map(Step::Header),
-        Phase::Results => {
+        Phase::Results { bulked } => {
             buf.fill_to(1, "a result or the end-of-results marker")
                 .await?;
             if buf.buffered()[0] == codes::MARKER {
@@ -293,7 +176,7 @@ async fn step_slow<R: AsyncRead + Unpin + Send>(
             };
             Ok(Step::Item(Traverser { value, bulk }))
         }
-        Phase::Footer => {
+        Phase::Footer { .. } => {
             let code = buf.read::<i32>().await?;
             let message = buf.read::<Nullable<String>>().await?.0;
             let exception = buf.read::<Nullable<String>>().await?.0;
@@ -312,8 +195,21 @@ async fn step_slow<R: AsyncRead + Unpin + Send>(
     }
 }
 
-/// Reads one fully-qualified value; when the input ends inside it, the error names the exact
-/// field that was cut short (e.g. "expected 4-byte Int"), not just the value.
+/// Reads one fully-qualified [`Value`] from `buf`: the public way to decode a single value
+/// (not a whole response) from any reader, as `graphbinary decode --value` does. When the
+/// input ends inside the value, the error names the exact field that was cut short (e.g.
+/// "expected 4-byte Int"), not just the value.
+///
+/// ```
+/// use graphbinary_client::model::Value;
+/// use graphbinary_client::response::read_value;
+/// use graphbinary_core::ReadBuffer;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut buf = ReadBuffer::new(&[0x01, 0x00, 0x00, 0x00, 0x00, 0x2a][..]);
+/// assert_eq!(read_value(&mut buf).await.unwrap(), Value::Int(42));
+/// # });
+/// ```
 ///
 /// # Cancel safety
 /// As [`ReadBuffer::read`].
@@ -406,10 +302,12 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
         let State::Idle(buf) = &mut self.state else {
             return Ok(None);
         };
-        if self.phase != Phase::Results || !buf.fast_path() {
+        let Phase::Results { bulked } = self.phase else {
+            return Ok(None);
+        };
+        if !buf.fast_path() {
             return Ok(None);
         }
-        let bulked = self.bulked.unwrap_or(false);
         let run = buf.try_read_each(|cur| {
             if cur.peek_u8()? == codes::MARKER {
                 return Ok(false);
@@ -430,14 +328,15 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
     /// Applies one step; returns what to yield, if anything.
     fn apply(&mut self, step: Step) -> Option<Poll<Option<Result<Traverser, ResponseError>>>> {
         match step {
-            Step::Header(b) => {
-                self.bulked = Some(b);
-                self.phase = Phase::Results;
+            Step::Header(bulked) => {
+                self.phase = Phase::Results { bulked };
                 None
             }
             Step::Item(t) => Some(Poll::Ready(Some(Ok(t)))),
             Step::Marker => {
-                self.phase = Phase::Footer;
+                if let Phase::Results { bulked } = self.phase {
+                    self.phase = Phase::Footer { bulked };
+                }
                 None
             }
             Step::Status(s) => {
@@ -448,11 +347,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
                     Some(Poll::Ready(None))
                 } else {
                     Some(Poll::Ready(Some(Err(ResponseError::Server(Box::new(
-                        ServerError {
-                            code,
-                            message: s.message,
-                            exception: s.exception,
-                        },
+                        ServerError::from_status(s, None),
                     ))))))
                 }
             }
@@ -472,14 +367,17 @@ impl<R: AsyncRead + Unpin + Send + 'static> Stream for ResponseStream<R> {
                 let State::Idle(buf) = &mut this.state else {
                     break 'fast;
                 };
-                if this.phase != Phase::Results || !buf.fast_path() {
+                let Phase::Results { bulked } = this.phase else {
+                    break 'fast;
+                };
+                if !buf.fast_path() {
                     break 'fast;
                 }
-                let bulked = this.bulked.unwrap_or(false);
                 let invalid = if buf.buffered().first() == Some(&codes::MARKER) {
                     match buf.try_read_with(read_marker) {
                         Ok(()) => {
-                            this.phase = Phase::Footer;
+                            // Results -> Footer
+                            this.phase = Phase::Footer { bulked };
                             continue 'step;
                         }
                         Err(FastError::Invalid(e)) => e,
@@ -498,10 +396,10 @@ impl<R: AsyncRead + Unpin + Send + 'static> Stream for ResponseStream<R> {
             match std::mem::replace(&mut this.state, State::Done) {
                 State::Done => return Poll::Ready(None),
                 State::Idle(mut buf) => {
-                    let bulked = this.bulked.unwrap_or(false);
                     let phase = this.phase;
+                    // Idle -> Busy
                     this.state = State::Busy(Box::pin(async move {
-                        let r = step_slow(&mut buf, phase, bulked).await;
+                        let r = step_slow(&mut buf, phase).await;
                         (buf, r)
                     }));
                 }
@@ -520,77 +418,5 @@ impl<R: AsyncRead + Unpin + Send + 'static> Stream for ResponseStream<R> {
                 },
             }
         }
-    }
-}
-
-/// An [`AsyncRead`] adaptor that hands out at most `chunk` bytes per read: for tests, fuzzing
-/// and the CLI's `--chunk-size`, to show that decoding does not depend on how bytes arrive.
-/// [`ChunkedReader::with_sizes`] cycles through several read sizes, and
-/// [`ChunkedReader::pending_between_reads`] makes every other poll return `Pending` (waking the
-/// task at once), so every await point of a reader is exercised.
-#[derive(Debug)]
-pub struct ChunkedReader<R> {
-    inner: R,
-    scratch: Vec<u8>,
-    sizes: Vec<usize>,
-    next: usize,
-    pending: bool,
-    pend: bool,
-}
-
-/// The largest read size a [`ChunkedReader`] takes.
-const MAX_CHUNK: usize = 1 << 20;
-
-impl<R> ChunkedReader<R> {
-    /// Wraps `inner`, reading at most `chunk` (at least 1) bytes at a time.
-    pub fn new(inner: R, chunk: usize) -> Self {
-        Self::with_sizes(inner, &[chunk])
-    }
-
-    /// Wraps `inner`, the read sizes cycling through `sizes` (each at least 1, at most 1 MiB;
-    /// no sizes means 1 MiB reads).
-    pub fn with_sizes(inner: R, sizes: &[usize]) -> Self {
-        let mut sizes: Vec<usize> = sizes.iter().map(|&s| s.clamp(1, MAX_CHUNK)).collect();
-        if sizes.is_empty() {
-            sizes.push(MAX_CHUNK);
-        }
-        ChunkedReader {
-            inner,
-            scratch: vec![0; sizes.iter().copied().max().unwrap_or(1)],
-            sizes,
-            next: 0,
-            pending: false,
-            pend: false,
-        }
-    }
-
-    /// Returns `Pending` (after waking the task) before every read.
-    pub fn pending_between_reads(mut self) -> Self {
-        self.pending = true;
-        self
-    }
-}
-
-impl<R: AsyncRead + Unpin> AsyncRead for ChunkedReader<R> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let this = &mut *self;
-        if this.pending {
-            this.pend = !this.pend;
-            if this.pend {
-                cx.waker().wake_by_ref();
-                return Poll::Pending;
-            }
-        }
-        let size = this.sizes[this.next % this.sizes.len()];
-        this.next += 1;
-        let n = size.min(buf.remaining());
-        let mut tmp = ReadBuf::new(&mut this.scratch[..n]);
-        let r = Pin::new(&mut this.inner).poll_read(cx, &mut tmp);
-        buf.put_slice(tmp.filled());
-        r
     }
 }

@@ -2,7 +2,7 @@
 //! The test vectors of `spec/vectors/*.toml` as Rust data, for tests.
 //!
 //! Self-contained: integration tests can include it with
-//! `#[path = "../src/generated/spec_vectors.rs"] mod spec_vectors;`.
+//! `#[path = "generated/spec_vectors.rs"] mod spec_vectors;`.
 #![allow(dead_code)]
 
 /// One fully-qualified value of `spec/vectors/<type>.toml`.

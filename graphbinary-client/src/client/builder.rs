@@ -1,0 +1,259 @@
+//! [`ClientBuilder`]: every connection option, validated at [`ClientBuilder::build`]; the
+//! `Authorization` and `User-Agent` headers it sends.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{
+    HeaderMap, HeaderValue, ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_TYPE,
+};
+use tokio::sync::Semaphore;
+
+use super::{Client, Error, Inner, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME};
+use crate::java::base64;
+use crate::response::ReadOptions;
+
+/// Builds a [`Client`]. See [`Client::builder`].
+#[derive(Debug)]
+pub struct ClientBuilder {
+    url: String,
+    connect_timeout: Option<Duration>,
+    read_timeout: Option<Duration>,
+    basic_auth: Option<(String, String)>,
+    compression: bool,
+    user_agent: Option<String>,
+    application_name: String,
+    pool_size: usize,
+    pool_idle_timeout: Option<Duration>,
+    root_certificates: Vec<Vec<u8>>,
+    read_options: ReadOptions,
+}
+
+impl ClientBuilder {
+    pub(super) fn new(url: String) -> Self {
+        ClientBuilder {
+            url,
+            connect_timeout: Some(Duration::from_secs(10)),
+            read_timeout: None,
+            basic_auth: None,
+            compression: true,
+            user_agent: None,
+            application_name: "graphbinary-rs".to_owned(),
+            pool_size: DEFAULT_POOL_SIZE,
+            pool_idle_timeout: Some(Duration::from_secs(90)),
+            root_certificates: Vec::new(),
+            read_options: ReadOptions::default(),
+        }
+    }
+
+    /// How responses are decoded: limits against hostile input, read buffer capacity, fast
+    /// path on or off (default [`ReadOptions::default`]).
+    pub fn read_options(mut self, opts: ReadOptions) -> Self {
+        self.read_options = opts;
+        self
+    }
+
+    /// The server URL, `http://` or `https://` (default [`DEFAULT_URL`](super::DEFAULT_URL)).
+    pub fn url(mut self, url: impl Into<String>) -> Self {
+        self.url = url.into();
+        self
+    }
+
+    /// How long to wait for a TCP (and TLS) connection; `None` waits forever. Default 10 s.
+    pub fn connect_timeout(mut self, t: impl Into<Option<Duration>>) -> Self {
+        self.connect_timeout = t.into();
+        self
+    }
+
+    /// How long to wait for each read from the connection (response headers or the next body
+    /// bytes); `None` waits forever. Default `None`: the server's own `timeoutMillis` bounds a
+    /// request.
+    pub fn read_timeout(mut self, t: impl Into<Option<Duration>>) -> Self {
+        self.read_timeout = t.into();
+        self
+    }
+
+    /// HTTP Basic authentication.
+    pub fn basic_auth(mut self, user: impl Into<String>, password: impl Into<String>) -> Self {
+        self.basic_auth = Some((user.into(), password.into()));
+        self
+    }
+
+    /// Asks for compressed responses (`Accept-Encoding: deflate`). Default on.
+    pub fn compression(mut self, on: bool) -> Self {
+        self.compression = on;
+        self
+    }
+
+    /// Replaces the whole `User-Agent` header.
+    pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
+        self.user_agent = Some(ua.into());
+        self
+    }
+
+    /// The application name at the start of the default `User-Agent` (default
+    /// `graphbinary-rs`).
+    pub fn application_name(mut self, name: impl Into<String>) -> Self {
+        self.application_name = name.into();
+        self
+    }
+
+    /// The number of connections: requests in flight at once, and idle connections kept
+    /// (at least 1; default [`DEFAULT_POOL_SIZE`]).
+    pub fn pool_size(mut self, n: usize) -> Self {
+        self.pool_size = n.max(1);
+        self
+    }
+
+    /// How long an idle pooled connection is kept; `None` keeps it until the server closes it.
+    /// Default 90 s. Set it below the server's `idleConnectionTimeoutMillis` when that is
+    /// enabled (Gremlin Server's default is 0, disabled), so that a request never races the
+    /// server closing an idle connection.
+    pub fn pool_idle_timeout(mut self, t: impl Into<Option<Duration>>) -> Self {
+        self.pool_idle_timeout = t.into();
+        self
+    }
+
+    /// Trusts a PEM-encoded root certificate in addition to the platform's trust store.
+    pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.root_certificates.push(pem.into());
+        self
+    }
+
+    /// Builds the client. Fails on an invalid URL or certificate.
+    pub fn build(self) -> Result<Client, Error> {
+        let url = reqwest::Url::parse(&self.url)
+            .map_err(|e| Error::Config(format!("invalid URL {:?}: {e}", self.url)))?;
+        if url.scheme() != "http" && url.scheme() != "https" {
+            return Err(Error::Config(format!(
+                "URL scheme must be http or https, not {:?}",
+                url.scheme()
+            )));
+        }
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, HeaderValue::from_static(GRAPHBINARY_MIME));
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if self.compression {
+            headers.insert(ACCEPT_ENCODING, HeaderValue::from_static("deflate"));
+        }
+        if let Some((user, pass)) = &self.basic_auth {
+            let mut v = HeaderValue::from_str(&basic_auth_header(user, pass))
+                .map_err(|e| Error::Config(format!("invalid credentials: {e}")))?;
+            v.set_sensitive(true);
+            headers.insert(AUTHORIZATION, v);
+        }
+        let ua = self
+            .user_agent
+            .unwrap_or_else(|| default_user_agent(&self.application_name));
+        let mut b = reqwest::Client::builder()
+            .http1_only()
+            .no_proxy()
+            .tls_backend_rustls()
+            .default_headers(headers)
+            .user_agent(ua)
+            .pool_max_idle_per_host(self.pool_size)
+            .pool_idle_timeout(self.pool_idle_timeout)
+            .tcp_nodelay(true)
+            .redirect(reqwest::redirect::Policy::none());
+        if let Some(t) = self.connect_timeout {
+            b = b.connect_timeout(t);
+        }
+        if let Some(t) = self.read_timeout {
+            b = b.read_timeout(t);
+        }
+        for pem in &self.root_certificates {
+            let cert = reqwest::Certificate::from_pem(pem)
+                .map_err(|e| Error::Config(format!("invalid PEM certificate: {e}")))?;
+            b = b.tls_certs_merge([cert]);
+        }
+        let http = b
+            .build()
+            .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Client {
+            inner: Arc::new(Inner {
+                http,
+                url,
+                slots: Arc::new(Semaphore::new(self.pool_size)),
+                compression: self.compression,
+                read_options: self.read_options,
+            }),
+        })
+    }
+}
+
+/// `Basic base64(user:password)` with the standard alphabet, as the official drivers send it.
+fn basic_auth_header(user: &str, pass: &str) -> String {
+    format!("Basic {}", base64(format!("{user}:{pass}").as_bytes()))
+}
+
+/// The TinkerPop user agent convention:
+/// `<app> Gremlin-Rust.<version> <runtime version> <OS>.<OS version> <arch>`, spaces replaced
+/// by `_`, unknown parts `NotAvailable`.
+pub(crate) fn default_user_agent(application_name: &str) -> String {
+    fn part(s: &str) -> String {
+        let s = s.trim();
+        if s.is_empty() {
+            "NotAvailable".to_owned()
+        } else {
+            s.replace(' ', "_")
+        }
+    }
+    let rustc = option_env!("GRAPHBINARY_RUSTC_VERSION").unwrap_or("");
+    let os = match std::env::consts::OS {
+        "linux" => "Linux",
+        "macos" => "Mac_OS_X",
+        "windows" => "Windows",
+        "freebsd" => "FreeBSD",
+        other => other,
+    };
+    format!(
+        "{} Gremlin-Rust.{} {} {}.{} {}",
+        part(application_name),
+        env!("CARGO_PKG_VERSION"),
+        part(rustc),
+        part(os),
+        part(&os_version()),
+        part(std::env::consts::ARCH)
+    )
+}
+
+/// `major.minor` of the running kernel on Linux, empty elsewhere.
+fn os_version() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .ok()
+        .map(|r| {
+            r.trim()
+                .split(['.', '-'])
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(".")
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn basic_auth_is_standard_base64() {
+        assert_eq!(basic_auth_header("user", "pass"), "Basic dXNlcjpwYXNz");
+        assert_eq!(basic_auth_header("a", ""), "Basic YTo=");
+        assert_eq!(basic_auth_header("ab", ""), "Basic YWI6");
+        assert_eq!(basic_auth_header("?>", "?"), "Basic Pz46Pw==");
+    }
+
+    #[test]
+    fn user_agent_follows_the_convention() {
+        let ua = default_user_agent("my app");
+        let parts: Vec<&str> = ua.split(' ').collect();
+        assert_eq!(parts.len(), 5, "{ua}");
+        assert_eq!(parts[0], "my_app");
+        assert_eq!(
+            parts[1],
+            concat!("Gremlin-Rust.", env!("CARGO_PKG_VERSION"))
+        );
+        assert!(parts[3].contains('.'), "{ua}");
+        assert_eq!(parts[4], std::env::consts::ARCH);
+    }
+}

@@ -1,0 +1,344 @@
+//! [`RequestBuilder`]: one request's script, parameters and options, its JSON body, sending
+//! it, and turning a response that is not GraphBinary into an [`Error`].
+
+use reqwest::header::{HeaderMap, CONTENT_TYPE};
+
+use super::body::BodyReader;
+use super::params::{self, is_valid_param_name, GremlinLiteral};
+use super::{Client, Error, ResultStream, ServerError, GRAPHBINARY_MIME};
+
+/// Largest error body (JSON or text) read from a non-GraphBinary error response.
+const MAX_ERROR_BODY: usize = 1 << 20;
+
+/// `materializeProperties`: whether elements come with their properties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaterializeProperties {
+    /// Elements carry all their properties (the server default).
+    All,
+    /// Elements carry only id and label.
+    Tokens,
+}
+
+impl MaterializeProperties {
+    fn as_str(self) -> &'static str {
+        match self {
+            MaterializeProperties::All => "all",
+            MaterializeProperties::Tokens => "tokens",
+        }
+    }
+}
+
+/// A request being built: the script, its parameters and per-request options.
+#[derive(Debug)]
+#[must_use = "a request does nothing until sent"]
+pub struct RequestBuilder {
+    client: Client,
+    gremlin: String,
+    params: Vec<(String, String)>,
+    language: Option<String>,
+    g: Option<String>,
+    batch_size: Option<u32>,
+    timeout_millis: Option<u64>,
+    materialize_properties: Option<MaterializeProperties>,
+    bulk_results: Option<bool>,
+    error: Option<Error>,
+}
+
+impl RequestBuilder {
+    pub(super) fn new(client: Client, gremlin: String) -> Self {
+        RequestBuilder {
+            client,
+            gremlin,
+            params: Vec::new(),
+            language: None,
+            g: None,
+            batch_size: None,
+            timeout_millis: None,
+            materialize_properties: None,
+            bulk_results: None,
+            error: None,
+        }
+    }
+
+    /// Binds parameter `name` (a Java identifier) to `value`, rendered as a gremlin-lang
+    /// literal. An invalid name makes sending fail with [`Error::InvalidRequest`].
+    pub fn param(mut self, name: impl Into<String>, value: impl GremlinLiteral) -> Self {
+        let name = name.into();
+        if !is_valid_param_name(&name) {
+            self.error.get_or_insert(Error::InvalidRequest(format!(
+                "parameter name {name:?} is not an identifier"
+            )));
+            return self;
+        }
+        let mut lit = String::new();
+        value.write_literal(&mut lit);
+        if let Some(slot) = self.params.iter_mut().find(|(k, _)| *k == name) {
+            slot.1 = lit;
+        } else {
+            self.params.push((name, lit));
+        }
+        self
+    }
+
+    /// Binds parameter `name` to a gremlin-lang literal written by the caller, verbatim
+    /// (e.g. `datetime('2024-01-01T00:00:00Z')`).
+    pub fn param_literal(mut self, name: impl Into<String>, literal: impl Into<String>) -> Self {
+        let name = name.into();
+        if !is_valid_param_name(&name) {
+            self.error.get_or_insert(Error::InvalidRequest(format!(
+                "parameter name {name:?} is not an identifier"
+            )));
+            return self;
+        }
+        self.params.push((name, literal.into()));
+        self
+    }
+
+    /// The script language (server default `gremlin-lang`).
+    pub fn language(mut self, language: impl Into<String>) -> Self {
+        self.language = Some(language.into());
+        self
+    }
+
+    /// The traversal source alias (server default `g`).
+    pub fn g(mut self, alias: impl Into<String>) -> Self {
+        self.g = Some(alias.into());
+        self
+    }
+
+    /// Results per HTTP chunk (server default 64).
+    pub fn batch_size(mut self, n: u32) -> Self {
+        self.batch_size = Some(n);
+        self
+    }
+
+    /// Server-side timeout of this request in milliseconds (0 disables; server default 30 s).
+    pub fn timeout_millis(mut self, ms: u64) -> Self {
+        self.timeout_millis = Some(ms);
+        self
+    }
+
+    /// Whether elements carry their properties.
+    pub fn materialize_properties(mut self, m: MaterializeProperties) -> Self {
+        self.materialize_properties = Some(m);
+        self
+    }
+
+    /// Asks for bulked results: equal results merged into (value, count) pairs.
+    pub fn bulk_results(mut self, on: bool) -> Self {
+        self.bulk_results = Some(on);
+        self
+    }
+
+    /// The JSON request body.
+    pub fn body_json(&self) -> String {
+        let mut m = serde_json::Map::new();
+        m.insert("gremlin".into(), self.gremlin.clone().into());
+        if !self.params.is_empty() {
+            m.insert("parameters".into(), params::render_map(&self.params).into());
+        }
+        if let Some(l) = &self.language {
+            m.insert("language".into(), l.clone().into());
+        }
+        if let Some(g) = &self.g {
+            m.insert("g".into(), g.clone().into());
+        }
+        if let Some(n) = self.batch_size {
+            m.insert("batchSize".into(), n.into());
+        }
+        if let Some(n) = self.timeout_millis {
+            m.insert("timeoutMillis".into(), n.into());
+        }
+        if let Some(p) = self.materialize_properties {
+            m.insert("materializeProperties".into(), p.as_str().into());
+        }
+        if let Some(b) = self.bulk_results {
+            m.insert("bulkResults".into(), b.into());
+        }
+        serde_json::Value::Object(m).to_string()
+    }
+
+    /// Sends the request; the results stream as they arrive. Returns once the response
+    /// headers are in (errors answered as JSON fail here; errors in the GraphBinary footer
+    /// come as the stream's last item).
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request: a connection it opened or took from the pool
+    /// is closed and its pool slot freed. The request may or may not have reached the server
+    /// (a mutation may have run); nothing is retried.
+    pub async fn send(self) -> Result<ResultStream, Error> {
+        let opts = self.client.inner.read_options;
+        let raw = self.send_raw().await?;
+        Ok(ResultStream::new(raw, opts))
+    }
+
+    /// Sends the request and returns the response once its headers have arrived, with the
+    /// body as an [`AsyncRead`](tokio::io::AsyncRead) of (decompressed) GraphBinary.
+    ///
+    /// An error answered with a JSON body (HTTP status other than 200, any content type but
+    /// GraphBinary) is returned as [`Error::Server`]. A GraphBinary body is returned as is,
+    /// whatever the HTTP status: its footer carries the real status.
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request: a connection it opened or took from the pool
+    /// is closed and its pool slot freed. The request may or may not have reached the server
+    /// (a mutation may have run); nothing is retried.
+    pub async fn send_raw(self) -> Result<RawResponse, Error> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let body = self.body_json();
+        let inner = &self.client.inner;
+        let permit = inner
+            .slots
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the semaphore is never closed");
+        let resp = inner
+            .http
+            .post(inner.url.clone())
+            .body(body)
+            .send()
+            .await
+            .map_err(Error::from_reqwest)?;
+        let status = resp.status().as_u16();
+        let headers = resp.headers();
+        let content_type = header_str(headers, CONTENT_TYPE.as_str());
+        let request_id = header_str(headers, "gremlin-requestid");
+        let is_graphbinary = content_type
+            .as_deref()
+            .is_some_and(|ct| ct.trim().eq_ignore_ascii_case(GRAPHBINARY_MIME));
+        if !is_graphbinary {
+            return Err(error_from_non_graphbinary(status, content_type, resp).await);
+        }
+        let zlib = match header_str(headers, "content-encoding").as_deref() {
+            None => false,
+            Some(e) if e.trim().eq_ignore_ascii_case("deflate") => true,
+            Some(e) if e.trim().eq_ignore_ascii_case("identity") => false,
+            Some(other) => {
+                return Err(Error::Protocol(format!(
+                    "unsupported Content-Encoding {other:?}"
+                )))
+            }
+        };
+        Ok(RawResponse {
+            status,
+            request_id,
+            body: BodyReader::new(resp, zlib, Some(permit)),
+        })
+    }
+}
+
+impl std::future::IntoFuture for RequestBuilder {
+    type Output = Result<ResultStream, Error>;
+    type IntoFuture =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Self::Output> + Send + 'static>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+fn header_str(h: &HeaderMap, name: &str) -> Option<String> {
+    h.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+}
+
+/// Turns a response that is not GraphBinary into an error: a JSON `{"message"}` error body
+/// (Gremlin Server's pre-decoding errors), or any other body as text.
+async fn error_from_non_graphbinary(
+    status: u16,
+    content_type: Option<String>,
+    mut resp: reqwest::Response,
+) -> Error {
+    let mut body = Vec::new();
+    loop {
+        match resp.chunk().await {
+            Ok(Some(c)) => {
+                let room = MAX_ERROR_BODY - body.len();
+                body.extend_from_slice(&c[..c.len().min(room)]);
+                if body.len() >= MAX_ERROR_BODY {
+                    break;
+                }
+            }
+            Ok(None) => break,
+            Err(e) => return Error::from_reqwest(e),
+        }
+    }
+    if status == 200 {
+        return Error::Protocol(format!(
+            "HTTP 200 with Content-Type {:?} instead of {GRAPHBINARY_MIME}",
+            content_type.unwrap_or_default()
+        ));
+    }
+    let message = serde_json::from_slice::<serde_json::Value>(&body)
+        .ok()
+        .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(str::to_owned))
+        .or_else(|| {
+            let text = String::from_utf8_lossy(&body).trim().to_owned();
+            (!text.is_empty()).then_some(text)
+        });
+    Error::Server(ServerError {
+        http_status: Some(status),
+        code: i32::from(status),
+        message,
+        exception: None,
+    })
+}
+
+/// A response whose headers have arrived, with its body still to read.
+#[derive(Debug)]
+pub struct RawResponse {
+    /// The HTTP status (200, or e.g. 400 for guard failures answered in GraphBinary).
+    pub status: u16,
+    /// The `Gremlin-RequestId` header.
+    pub request_id: Option<String>,
+    /// The (decompressed) GraphBinary body.
+    pub body: BodyReader,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::DEFAULT_URL;
+
+    #[test]
+    fn body_json_has_the_protocol_field_names() {
+        let c = Client::new(DEFAULT_URL).unwrap();
+        let r = c
+            .request("g.V().has('name',n)")
+            .param("n", "ma'rko")
+            .param("k", 3i64)
+            .language("gremlin-lang")
+            .g("g")
+            .batch_size(10)
+            .timeout_millis(500)
+            .materialize_properties(MaterializeProperties::Tokens)
+            .bulk_results(true);
+        let v: serde_json::Value = serde_json::from_str(&r.body_json()).unwrap();
+        assert_eq!(v["gremlin"], "g.V().has('name',n)");
+        assert_eq!(v["parameters"], r"[n:'ma\'rko',k:3l]");
+        assert_eq!(v["language"], "gremlin-lang");
+        assert_eq!(v["g"], "g");
+        assert_eq!(v["batchSize"], 10);
+        assert_eq!(v["timeoutMillis"], 500);
+        assert_eq!(v["materializeProperties"], "tokens");
+        assert_eq!(v["bulkResults"], true);
+        let minimal: serde_json::Value =
+            serde_json::from_str(&c.request("g.V()").body_json()).unwrap();
+        assert_eq!(minimal, serde_json::json!({"gremlin": "g.V()"}));
+    }
+
+    #[test]
+    fn invalid_param_name_fails_at_send() {
+        let c = Client::new(DEFAULT_URL).unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let e = rt
+            .block_on(c.request("g.V()").param("a b", 1i32).send_raw())
+            .unwrap_err();
+        assert!(matches!(e, Error::InvalidRequest(_)), "{e:?}");
+    }
+}

@@ -1,0 +1,316 @@
+//! Java-compatible renderings that the text and GraphSON forms share: numbers as Java's
+//! `Double.toString`/`Float.toString`, dates and durations as `java.time` writes them
+//! (ISO-8601, the `Display` of [`DateTime`] and [`Duration`]), and standard base64.
+
+use std::fmt::{self, Display, Formatter, Write};
+
+use crate::model::{DateTime, Duration};
+
+// --- Java-compatible number rendering --------------------------------------------------------
+
+/// Renders a finite, non-zero magnitude given as shortest decimal digits and exponent
+/// (`d.ddd × 10^exp`) the way Java's `Double.toString` does.
+fn java_decimal(neg: bool, digits: &str, exp: i32) -> String {
+    let mut s = String::with_capacity(digits.len() + 8);
+    if neg {
+        s.push('-');
+    }
+    if (-3..7).contains(&exp) {
+        if exp >= 0 {
+            let int_len = exp as usize + 1;
+            if digits.len() <= int_len {
+                s.push_str(digits);
+                s.extend(std::iter::repeat_n('0', int_len - digits.len()));
+                s.push_str(".0");
+            } else {
+                s.push_str(&digits[..int_len]);
+                s.push('.');
+                s.push_str(&digits[int_len..]);
+            }
+        } else {
+            s.push_str("0.");
+            s.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
+            s.push_str(digits);
+        }
+    } else {
+        s.push_str(&digits[..1]);
+        s.push('.');
+        s.push_str(if digits.len() > 1 { &digits[1..] } else { "0" });
+        s.push('E');
+        s.push_str(&exp.to_string());
+    }
+    s
+}
+
+/// Splits Rust's `{:e}` output ("1.25e-3") into digits ("125") and exponent (-3).
+fn split_exp(s: &str) -> (String, i32) {
+    let (mant, exp) = s.split_once('e').unwrap_or((s, "0"));
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let trimmed = digits.trim_end_matches('0');
+    let digits = if trimmed.is_empty() { "0" } else { trimmed };
+    (digits.to_owned(), exp.parse().unwrap_or(0))
+}
+
+macro_rules! java_float_fn {
+    ($name:ident, $t:ty) => {
+        /// Renders like Java's `toString`: `1.0`, `0.001`, `1.0E7`, `4.9E-324`, `NaN`,
+        /// `Infinity`.
+        pub(crate) fn $name(x: $t) -> String {
+            if x.is_nan() {
+                return "NaN".into();
+            }
+            if x.is_infinite() {
+                return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
+            }
+            if x == 0.0 {
+                return if x.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+            }
+            let a = x.abs();
+            let (mut digits, mut exp) = split_exp(&format!("{a:e}"));
+            if digits.len() == 1 {
+                // Java picks the closest of the 1- and 2-digit decimals that round to x.
+                let two = format!("{a:.1e}");
+                if two.parse::<$t>().ok() == Some(a) {
+                    (digits, exp) = split_exp(&two);
+                }
+            }
+            java_decimal(x < 0.0, &digits, exp)
+        }
+    };
+}
+java_float_fn!(java_double, f64);
+java_float_fn!(java_float, f32);
+
+// --- ISO-8601, as java.time writes it --------------------------------------------------------
+
+fn push_padded(s: &mut String, v: i64, width: usize) {
+    let _ = write!(s, "{v:0width$}");
+}
+
+fn push_fraction(s: &mut String, nanos: i64) {
+    if nanos == 0 {
+        return;
+    }
+    s.push('.');
+    if nanos % 1_000_000 == 0 {
+        push_padded(s, nanos / 1_000_000, 3);
+    } else if nanos % 1000 == 0 {
+        push_padded(s, nanos / 1000, 6);
+    } else {
+        push_padded(s, nanos, 9);
+    }
+}
+
+impl Display for DateTime {
+    /// ISO-8601 as Java's `OffsetDateTime.toString()`: `2007-12-03T10:15:30+01:00`,
+    /// `1970-01-01T00:24:41.295Z`, `+999999999-12-31T23:59:59.999999999-18:00`.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let mut s = String::with_capacity(40);
+        let year = i64::from(self.year);
+        if year.abs() < 1000 {
+            if year < 0 {
+                s.push('-');
+            }
+            push_padded(&mut s, year.abs(), 4);
+        } else {
+            if year > 9999 {
+                s.push('+');
+            }
+            let _ = write!(s, "{year}");
+        }
+        s.push('-');
+        push_padded(&mut s, i64::from(self.month), 2);
+        s.push('-');
+        push_padded(&mut s, i64::from(self.day), 2);
+        s.push('T');
+        let nanos = self.nanos.rem_euclid(86_400_000_000_000);
+        let secs = nanos / 1_000_000_000;
+        let frac = nanos % 1_000_000_000;
+        push_padded(&mut s, secs / 3600, 2);
+        s.push(':');
+        push_padded(&mut s, secs / 60 % 60, 2);
+        if secs % 60 != 0 || frac != 0 {
+            s.push(':');
+            push_padded(&mut s, secs % 60, 2);
+            push_fraction(&mut s, frac);
+        }
+        let off = i64::from(self.offset_seconds);
+        if off == 0 {
+            s.push('Z');
+        } else {
+            s.push(if off < 0 { '-' } else { '+' });
+            let a = off.abs();
+            push_padded(&mut s, a / 3600, 2);
+            s.push(':');
+            push_padded(&mut s, a / 60 % 60, 2);
+            if a % 60 != 0 {
+                s.push(':');
+                push_padded(&mut s, a % 60, 2);
+            }
+        }
+        f.write_str(&s)
+    }
+}
+
+impl Display for Duration {
+    /// ISO-8601 as Java's `Duration.toString()`: `PT2M3S`, `PT-2M-3S`, `PT0S`,
+    /// `PT2M3.000456789S`.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        // Normalize nanos into 0..1e9 as java.time does.
+        let total = i128::from(self.seconds) * 1_000_000_000 + i128::from(self.nanos);
+        let seconds = total.div_euclid(1_000_000_000);
+        let nanos = total.rem_euclid(1_000_000_000);
+        if seconds == 0 && nanos == 0 {
+            return f.write_str("PT0S");
+        }
+        let effective = if seconds < 0 && nanos > 0 {
+            seconds + 1
+        } else {
+            seconds
+        };
+        let hours = effective / 3600;
+        let minutes = (effective % 3600) / 60;
+        let secs = effective % 60;
+        let mut s = String::from("PT");
+        if hours != 0 {
+            let _ = write!(s, "{hours}H");
+        }
+        if minutes != 0 {
+            let _ = write!(s, "{minutes}M");
+        }
+        if secs == 0 && nanos == 0 && s.len() > 2 {
+            return f.write_str(&s);
+        }
+        if seconds < 0 && nanos > 0 {
+            if secs == 0 {
+                s.push_str("-0");
+            } else {
+                let _ = write!(s, "{secs}");
+            }
+        } else {
+            let _ = write!(s, "{secs}");
+        }
+        if nanos > 0 {
+            let frac = if seconds < 0 {
+                2_000_000_000 - nanos
+            } else {
+                nanos + 1_000_000_000
+            };
+            let digits = frac.to_string();
+            let digits = digits.trim_end_matches('0');
+            s.push('.');
+            s.push_str(&digits[1..]);
+        }
+        s.push('S');
+        f.write_str(&s)
+    }
+}
+
+// --- base64 ----------------------------------------------------------------------------------
+
+/// Standard base64 with padding (GraphSON's Binary).
+pub(crate) fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        s.push(A[(n >> 18) as usize & 63] as char);
+        s.push(A[(n >> 12) as usize & 63] as char);
+        s.push(if c.len() > 1 {
+            A[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        s.push(if c.len() > 2 {
+            A[n as usize & 63] as char
+        } else {
+            '='
+        });
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doubles_render_like_java() {
+        for (x, s) in [
+            (1.0, "1.0"),
+            (0.1, "0.1"),
+            (100.0, "100.0"),
+            (1234567.0, "1234567.0"),
+            (1e7, "1.0E7"),
+            (0.001, "0.001"),
+            (0.0001, "1.0E-4"),
+            (f64::MAX, "1.7976931348623157E308"),
+            (f64::from_bits(1), "4.9E-324"),
+            (-0.0, "-0.0"),
+            (f64::NAN, "NaN"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (-2.5, "-2.5"),
+        ] {
+            assert_eq!(java_double(x), s, "{x:e}");
+        }
+        assert_eq!(java_float(f32::MAX), "3.4028235E38");
+        assert_eq!(java_float(f32::from_bits(1)), "1.4E-45");
+        assert_eq!(java_float(f32::from_bits(2)), "2.8E-45");
+        assert_eq!(java_float(0.375), "0.375");
+    }
+
+    #[test]
+    fn durations_render_like_java() {
+        let d = |seconds, nanos| Duration { seconds, nanos }.to_string();
+        assert_eq!(d(0, 0), "PT0S");
+        assert_eq!(d(123, 0), "PT2M3S");
+        assert_eq!(d(-123, 0), "PT-2M-3S");
+        assert_eq!(d(123, 456789), "PT2M3.000456789S");
+        assert_eq!(d(-1, 500_000_000), "PT-0.5S");
+        assert_eq!(d(3600, 0), "PT1H");
+        assert_eq!(
+            d(i64::MAX, 999_999_999),
+            "PT2562047788015215H30M7.999999999S"
+        );
+    }
+
+    #[test]
+    fn datetimes_render_like_java() {
+        let dt = |year, month, day, nanos, offset_seconds| {
+            DateTime {
+                year,
+                month,
+                day,
+                nanos,
+                offset_seconds,
+            }
+            .to_string()
+        };
+        assert_eq!(
+            dt(1970, 1, 1, 1_481_295_000_000, 0),
+            "1970-01-01T00:24:41.295Z"
+        );
+        assert_eq!(
+            dt(-999_999_999, 1, 1, 0, 64800),
+            "-999999999-01-01T00:00+18:00"
+        );
+        assert_eq!(
+            dt(999_999_999, 12, 31, 86_399_999_999_999, -64800),
+            "+999999999-12-31T23:59:59.999999999-18:00"
+        );
+        assert_eq!(
+            dt(7, 3, 4, 1_000, 3600 + 30),
+            "0007-03-04T00:00:00.000001+01:00:30"
+        );
+    }
+
+    #[test]
+    fn base64_pads() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"some bytes for you"), "c29tZSBieXRlcyBmb3IgeW91");
+    }
+}

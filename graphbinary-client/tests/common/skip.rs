@@ -1,0 +1,21 @@
+//! Reporting a test that skips (no server, no vectors) so that it is counted as skipped, not
+//! passed: the notice goes to the real stderr (past the harness's capture), and, when env
+//! `GRAPHBINARY_SKIP_LOG` names a file (as `cargo xtask ci` sets it), one line is appended to
+//! that file, which the CI summary counts.
+
+use std::io::Write as _;
+
+/// Prints `NOTICE: {test} SKIPPED: {why}` and records the skip.
+pub fn skipped(test: &str, why: &str) {
+    let line = format!("NOTICE: {test} SKIPPED: {why}");
+    let _ = writeln!(std::io::stderr(), "{line}");
+    if let Some(path) = std::env::var_os("GRAPHBINARY_SKIP_LOG") {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = writeln!(f, "{}", line.replace('\n', " "));
+        }
+    }
+}

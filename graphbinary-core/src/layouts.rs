@@ -1,0 +1,277 @@
+//! The generic layouts: [`Fq`] (fully-qualified, non-null), [`FqOpt`] (fully-qualified,
+//! nullable), [`Nullable`] (bare, nullable), `Vec<T>` as a List and [`Set`].
+
+// The slow paths spell out `impl Future + Send` so that the Send bound the trait promises is
+// visible at each implementation.
+#![allow(clippy::manual_async_fn)]
+
+use std::future::Future;
+
+use bytes::BufMut;
+use tokio::io::AsyncRead;
+
+use crate::buffer::ReadBuffer;
+use crate::codes;
+use crate::cursor::Cursor;
+use crate::error::{DecodeError, EncodeError, ErrorKind, FastResult};
+use crate::traits::{
+    decode_fq_typed, decode_fq_typed_slow, encode_fq_typed, Decode, Encode, FqDecode, FqEncode,
+    Typed,
+};
+use crate::write;
+
+/// A fully-qualified, non-null value: `{type_code}{0x00}{value}` (what a `#[graphbinary(fq)]`
+/// field holds). Its bare form is the fully-qualified form of `T`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Fq<T>(pub T);
+
+impl<T: FqDecode> Decode for Fq<T> {
+    const EXPECTED: &'static str = T::EXPECTED;
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        T::decode_fq(cur).map(Fq)
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move { T::decode_fq_slow(buf).await.map(Fq) }
+    }
+}
+impl<T: FqEncode> Encode for Fq<T> {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        self.0.encode_fq(out)
+    }
+}
+
+/// A fully-qualified, nullable value: `{type_code}{0x00}{value}` or a null.
+///
+/// On input both null forms are accepted: the typed null `{type_code}{0x01}` and the
+/// unspecified null `FE 01`. A null is written as `FE 01`, as TinkerPop's serializers write a
+/// null in a slot that holds an object (e.g. the `properties` of a reference element).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct FqOpt<T>(pub Option<T>);
+
+fn fq_opt_header(cur: &mut Cursor<'_>, code: u8, what: &'static str) -> FastResult<bool> {
+    let at = cur.offset();
+    let found = cur.read_u8()?;
+    if found != code && found != codes::UNSPECIFIED_NULL {
+        return Err(cur.error_at(
+            at,
+            ErrorKind::UnexpectedTypeCode {
+                what,
+                expected: code,
+                found,
+            },
+        ));
+    }
+    let present = cur.read_nullable_flag(what)?;
+    if present && found == codes::UNSPECIFIED_NULL {
+        return Err(cur.error_at(
+            at + 1,
+            ErrorKind::InvalidValueFlag {
+                what: "unspecified null",
+                flag: 0x00,
+            },
+        ));
+    }
+    Ok(present)
+}
+
+impl<T: Decode + Typed> Decode for FqOpt<T> {
+    const EXPECTED: &'static str = T::EXPECTED;
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        if fq_opt_header(cur, T::TYPE_CODE, T::EXPECTED)? {
+            T::decode(cur).map(|v| FqOpt(Some(v)))
+        } else {
+            Ok(FqOpt(None))
+        }
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move {
+            let present = buf
+                .read_with(
+                    |cur| fq_opt_header(cur, T::TYPE_CODE, T::EXPECTED),
+                    T::EXPECTED,
+                )
+                .await?;
+            if present {
+                buf.read::<T>().await.map(|v| FqOpt(Some(v)))
+            } else {
+                Ok(FqOpt(None))
+            }
+        }
+    }
+}
+impl<T: Encode + Typed> Encode for FqOpt<T> {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        match &self.0 {
+            Some(v) => {
+                write::put_header(out, T::TYPE_CODE);
+                v.encode(out)
+            }
+            None => {
+                write::put_null(out, codes::UNSPECIFIED_NULL);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A bare nullable value: `{value_flag}{value}` (the footer's message and exception).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Nullable<T>(pub Option<T>);
+
+impl<T: Decode> Decode for Nullable<T> {
+    const EXPECTED: &'static str = T::EXPECTED;
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        if cur.read_nullable_flag(T::EXPECTED)? {
+            T::decode(cur).map(|v| Nullable(Some(v)))
+        } else {
+            Ok(Nullable(None))
+        }
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move {
+            if buf.read_nullable_flag(T::EXPECTED).await? {
+                buf.read::<T>().await.map(|v| Nullable(Some(v)))
+            } else {
+                Ok(Nullable(None))
+            }
+        }
+    }
+}
+impl<T: Encode> Encode for Nullable<T> {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        match &self.0 {
+            Some(v) => {
+                out.put_u8(0x00);
+                v.encode(out)
+            }
+            None => {
+                out.put_u8(0x01);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn decode_items<T: FqDecode>(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<T>> {
+    cur.enter()?;
+    let n = cur.read_count(what)?;
+    // Every fully-qualified item takes at least 2 bytes: a claimed count that cannot fit in
+    // what is buffered is reported at once, without decoding or allocating.
+    cur.require(n.saturating_mul(2))?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(T::decode_fq(cur)?);
+    }
+    cur.leave();
+    Ok(v)
+}
+
+async fn decode_items_slow<T: FqDecode, R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+    what: &'static str,
+) -> Result<Vec<T>, DecodeError> {
+    buf.enter()?;
+    let n = buf.read_count(what).await?;
+    // Grow with what arrives, never to the claimed count up front.
+    let mut v = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        v.push(buf.read::<Fq<T>>().await?.0);
+    }
+    buf.leave();
+    Ok(v)
+}
+
+fn encode_items<T: FqEncode, B: BufMut>(
+    items: &[T],
+    out: &mut B,
+    what: &'static str,
+) -> Result<(), EncodeError> {
+    write::put_len(out, items.len(), what)?;
+    for item in items {
+        item.encode_fq(out)?;
+    }
+    Ok(())
+}
+
+/// A bare List (`{length}{item_0}...{item_n}`) whose items are fully-qualified `T`s.
+impl<T: FqDecode> Decode for Vec<T> {
+    const EXPECTED: &'static str = "List";
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        decode_items(cur, "List")
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        decode_items_slow(buf, "List")
+    }
+}
+impl<T: FqEncode> Encode for Vec<T> {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        encode_items(self, out, "List")
+    }
+}
+
+/// A Set (`{length}{item_0}...{item_n}`, type code 0x0b): the List layout under another code.
+/// Items keep their order as read, so a Set re-encodes byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Set<T>(pub Vec<T>);
+
+impl<T: FqDecode> Decode for Set<T> {
+    const EXPECTED: &'static str = "Set";
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        decode_items(cur, "Set").map(Set)
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move { decode_items_slow(buf, "Set").await.map(Set) }
+    }
+}
+impl<T: FqEncode> Encode for Set<T> {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        encode_items(&self.0, out, "Set")
+    }
+}
+
+/// `Typed`, `FqDecode` and `FqEncode` of a generic collection through its type code (what
+/// `impl_fq_via_typed!` writes for a non-generic type).
+macro_rules! fq_collection {
+    ($($ty:ident, $name:literal, $code:expr;)*) => {$(
+        impl<T> Typed for $ty<T> {
+            const TYPE_CODE: u8 = $code;
+        }
+        impl<T: FqDecode> FqDecode for $ty<T> {
+            const EXPECTED: &'static str = $name;
+            #[inline]
+            fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Self> {
+                decode_fq_typed(cur)
+            }
+            fn decode_fq_slow<R: AsyncRead + Unpin + Send>(
+                buf: &mut ReadBuffer<R>,
+            ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+                decode_fq_typed_slow::<Self, R>(buf)
+            }
+        }
+        impl<T: FqEncode> FqEncode for $ty<T> {
+            fn encode_fq<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+                encode_fq_typed(self, out)
+            }
+        }
+    )*};
+}
+
+fq_collection! {
+    Vec, "List", codes::LIST;
+    Set, "Set", codes::SET;
+}
