@@ -50,9 +50,14 @@ mod body;
 mod builder;
 mod convert;
 mod error;
+mod hosts;
+mod interceptor;
 mod params;
 mod request;
 mod results;
+#[cfg(feature = "sigv4")]
+mod sigv4;
+mod transaction;
 
 use std::sync::Arc;
 
@@ -66,7 +71,19 @@ pub use results::{ResultStream, TraverserStream};
 
 use crate::response::ReadOptions;
 pub use error::{BoxError, Error, ServerError, TransportKind};
+pub use hosts::HostStatus;
+pub use interceptor::{
+    interceptor_fn, BasicAuth, FnInterceptor, HttpRequest, InterceptFuture, Interceptor,
+};
 pub use params::{is_valid_param_name, GremlinLiteral};
+/// The HTTP types of [`HttpRequest`], re-exported from the HTTP library.
+pub use reqwest::{
+    header::{HeaderMap, HeaderName, HeaderValue},
+    Method, Url,
+};
+#[cfg(feature = "sigv4")]
+pub use sigv4::SigV4;
+pub use transaction::{Transaction, TransactionError, TRANSACTION_ID_HEADER};
 
 /// The GraphBinary 4 MIME type sent in `Accept`.
 pub const GRAPHBINARY_MIME: &str = "application/vnd.graphbinary-v4.0";
@@ -90,6 +107,13 @@ struct Inner {
     slots: Arc<Semaphore>,
     compression: bool,
     read_options: ReadOptions,
+    /// Every host, the first being `url`.
+    hosts: hosts::Hosts,
+    /// The headers every request starts with, before the interceptors run.
+    headers: reqwest::header::HeaderMap,
+    interceptors: interceptor::Chain,
+    request_timeout: Option<std::time::Duration>,
+    max_response_header_bytes: Option<usize>,
 }
 
 impl Client {
