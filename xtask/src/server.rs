@@ -31,6 +31,9 @@ pub const DATASETS: &[&str] = &[
     "airroutes",
     "zoo",
 ];
+/// Not a TinkerPop dataset: an empty `TinkerTransactionGraph` (transactions over HTTP) bound to
+/// `g`, from its own template `gremlin-server-tx.yaml.in`.
+pub const TX_DATASET: &str = "tx";
 /// The default port, as in TinkerPop's own configs.
 pub const DEFAULT_PORT: u16 = 8182;
 
@@ -72,7 +75,8 @@ const HELP: &str = "usage: cargo xtask server [--dataset NAME] [--port N] [--det
 Runs a real Gremlin Server 4.0.0-beta.3 (TinkerGraph) on 127.0.0.1, resolved with Maven and cached
 under .gremlin-server/. Needs java 17+ and mvn on PATH.
 
-  --dataset NAME  modern (default), classic, crew, grateful, sink, airroutes, zoo
+  --dataset NAME  modern (default), classic, crew, grateful, sink, airroutes, zoo, or tx (an
+                  empty TinkerTransactionGraph for transactions, idle tx timeout 5 s)
   --port N        TCP port (default 8182, or GREMLIN_SERVER_PORT)
   --detach        leave it running in the background (pid and log in .gremlin-server/)
   --stop          stop the detached server on --port
@@ -166,7 +170,7 @@ fn port_arg(port: u16) -> String {
 }
 
 fn check_dataset(dataset: &str) -> Result<()> {
-    if !DATASETS.contains(&dataset) {
+    if !DATASETS.contains(&dataset) && dataset != TX_DATASET {
         bail!(
             "unknown dataset {dataset:?}; known: {}",
             DATASETS.join(", ")
@@ -342,11 +346,19 @@ fn start(dataset: &str, port: u16, mode: Mode) -> Result<Child> {
 fn write_config(root: &Path, state: &Path, dataset: &str, port: u16) -> Result<PathBuf> {
     let templates = root.join("xtask/gremlin");
     let conf = state.join("conf");
-    for file in ["logback.xml", "tinkergraph-empty.properties"] {
+    for file in [
+        "logback.xml",
+        "tinkergraph-empty.properties",
+        "tinkertransactiongraph.properties",
+    ] {
         fs::copy(templates.join(file), conf.join(file))
             .with_context(|| format!("copying {file} into {}", conf.display()))?;
     }
-    let template = fs::read_to_string(templates.join("gremlin-server.yaml.in"))?;
+    let template = fs::read_to_string(templates.join(if dataset == TX_DATASET {
+        "gremlin-server-tx.yaml.in"
+    } else {
+        "gremlin-server.yaml.in"
+    }))?;
     let yaml = template
         .replace("@HOST@", "127.0.0.1")
         .replace("@PORT@", &port.to_string())
