@@ -5,12 +5,13 @@
 mod bench;
 mod ci;
 mod demo;
+mod failover;
 mod fuzz;
 mod regen;
 mod server;
 mod util;
 
-const USAGE: &str = "usage: cargo xtask <regen|server|demo|ci|bench|fuzz> [options]
+const USAGE: &str = "usage: cargo xtask <regen|server|demo|ci|bench|fuzz|failover> [options]
   demo [--port N]    start a local server if none answers and run a few queries
   bench [--quick] [--only inproc|e2e|memory] [--port N]
                      run the benchmarks and write BENCHMARKS.md
@@ -18,6 +19,8 @@ const USAGE: &str = "usage: cargo xtask <regen|server|demo|ci|bench|fuzz> [optio
   server [--dataset NAME] [--port N] [--detach] [--stop]
                      run a local Gremlin Server 4.0.0-beta.3 (see `cargo xtask server --help`)
   ci [--no-server]   run every check and test (see `cargo xtask ci --help`)
+  failover [--ports A,B,C]
+                     several hosts: 1000 queries over three servers, one stopped and restarted
   fuzz [--seconds N] [TARGET...]
                      seed the fuzz corpora from spec/vectors and run each cargo-fuzz target N s";
 
@@ -28,6 +31,7 @@ fn main() {
         Some("regen") => regen::run(rest).map_err(|e| anyhow::anyhow!("{e}")),
         Some("server") => server::cli(rest),
         Some("ci") => ci::cli(rest),
+        Some("failover") => failover::cli(rest),
         Some("demo") => demo::cli(rest),
         Some("bench") => bench::cli(rest),
         Some("fuzz") => fuzz::main(rest).map_err(|e| anyhow::anyhow!("{e}")),
