@@ -19,8 +19,10 @@ const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N]
 
 Runs regen --check, fmt --check, clippy -D warnings, and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
-already answers there with the modern graph is reused), then a 60 s run of each fuzz target
-when cargo-fuzz is installed.
+already answers there with the modern graph is reused) and a transactional one (dataset tx) on
+<port>+1, the SigV4 test (feature sigv4, against botocore), the failover test over three
+servers on 8195-8197 (`cargo xtask failover`), then a 60 s run of each fuzz target when
+cargo-fuzz is installed.
 
   --no-server  run the tests without a server (GREMLIN_URL unset: end-to-end tests skip)
   --port N     server port (default 8182, or GREMLIN_SERVER_PORT)";
@@ -144,22 +146,44 @@ pub fn cli(args: &[String]) -> Result<()> {
     });
     if with_server {
         let mut guard = None;
+        let mut tx_guard = None;
         step("gremlin server", &mut || {
             guard = Some(server::ensure_running("modern", port)?);
+            tx_guard = Some(server::ensure_running(server::TX_DATASET, port + 1)?);
             Ok(())
         });
-        if let Some(guard) = &guard {
+        if let (Some(guard), Some(tx_guard)) = (&guard, &tx_guard) {
             let url = guard.url();
+            let tx_url = tx_guard.url();
             step("test", &mut || {
-                eprintln!("GREMLIN_URL={url}");
+                eprintln!("GREMLIN_URL={url} GREMLIN_TX_URL={tx_url}");
                 run_tests(
                     cargo()
                         .args(["test", "--workspace"])
-                        .env("GREMLIN_URL", &url),
+                        .env("GREMLIN_URL", &url)
+                        .env("GREMLIN_TX_URL", &tx_url),
                     &mut totals,
                 )
             });
         }
+        drop(tx_guard);
+        step("test sigv4", &mut || {
+            run_tests(
+                cargo().args([
+                    "test",
+                    "-p",
+                    "graphbinary-client",
+                    "--features",
+                    "sigv4",
+                    "--test",
+                    "sigv4",
+                ]),
+                &mut totals,
+            )
+        });
+        step("failover", &mut || {
+            crate::failover::run(&[8195, 8196, 8197])
+        });
         // Stops the server if we started it, also after failed tests.
         if guard.as_ref().is_some_and(server::Guard::reused) {
             eprintln!("xtask: leaving the reused Gremlin Server running");
