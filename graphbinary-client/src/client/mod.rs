@@ -45,6 +45,38 @@
 //! size bounds both the idle connections kept and the requests in flight: a request waits for a
 //! free slot, and holds it until its response is read to the end or dropped. Dropping a
 //! response early closes its connection (it is never returned to the pool half-read).
+//!
+//! # Interceptors and authentication
+//!
+//! [`ClientBuilder::interceptor`] adds hooks that see and may change each final HTTP request
+//! (method, URL, headers, body bytes); the authentication interceptor
+//! ([`ClientBuilder::basic_auth`], [`ClientBuilder::auth`], e.g. `SigV4` with feature `sigv4`)
+//! runs after them. See [`Interceptor`].
+//!
+//! # Several hosts
+//!
+//! [`ClientBuilder::add_host`] adds endpoints serving the same graph. Requests are dealt
+//! round-robin over the hosts in the rotation. A host that refuses connections or fails on the
+//! connection leaves the rotation for a backoff ([`ClientBuilder::host_retry_backoff`],
+//! doubling up to [`ClientBuilder::host_retry_backoff_max`]); the next request after it is its
+//! probe. A request that could not connect (nothing was sent) moves on to the next host; a
+//! request already sent is never retried: it fails with [`Error::Transport`]. A
+//! [`Transaction`] stays on the host that began it. [`Client::hosts`] reports each host.
+//!
+//! # Transactions
+//!
+//! [`Client::transaction`] and [`Client::execute_in_tx`]; see [`Transaction`].
+//!
+//! # Timeouts, proxy, limits
+//!
+//! [`ClientBuilder::connect_timeout`] (TCP and TLS, default 10 s),
+//! [`ClientBuilder::read_timeout`] (each read, off by default),
+//! [`ClientBuilder::pool_idle_timeout`] (idle connections, 90 s),
+//! [`ClientBuilder::request_timeout`] (a client-side deadline for a whole request, off by
+//! default; [`RequestBuilder::timeout`] overrides it per request; the server-side
+//! `timeoutMillis` is [`RequestBuilder::timeout_millis`]), [`ClientBuilder::proxy`] (HTTP
+//! proxy, `CONNECT` for `https://`), [`ClientBuilder::max_response_header_bytes`]. The
+//! `Gremlin-RequestId` of a response is [`ResultStream::request_id`].
 
 mod body;
 mod builder;
