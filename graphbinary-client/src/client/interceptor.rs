@@ -1,32 +1,4 @@
-//! Request interceptors: an ordered chain of hooks that see, and may change, the final HTTP
-//! request (method, URL, headers, body bytes) just before it is sent.
-//!
-//! The body is serialized before the chain runs, so an interceptor sees the exact bytes that
-//! go on the wire (a signer such as [`SigV4`](super::SigV4) needs them). Interceptors run in
-//! the order they were added with [`ClientBuilder::interceptor`](super::ClientBuilder::interceptor);
-//! the authentication interceptor, set with [`ClientBuilder::auth`](super::ClientBuilder::auth)
-//! (or [`basic_auth`](super::ClientBuilder::basic_auth)), always runs last, as in the official
-//! drivers, so it signs or authorizes the request as the others left it.
-//!
-//! An interceptor runs once per attempt: when a client with several hosts moves a request that
-//! could not connect to another host, the chain runs again for the new URL.
-//!
-//! A failing interceptor stops the request before anything is sent; the failure is returned
-//! as [`Error::Interceptor`](super::Error::Interceptor) with the interceptor's name and error.
-//!
-//! ```
-//! use graphbinary_client::client::{interceptor_fn, Client};
-//!
-//! # fn demo() -> Result<(), graphbinary_client::client::Error> {
-//! let client = Client::builder("http://127.0.0.1:8182/gremlin")
-//!     .interceptor(interceptor_fn("tenant", |req| {
-//!         req.headers.insert("x-tenant", "blue".parse()?);
-//!         Ok(())
-//!     }))
-//!     .basic_auth("stephen", "password")
-//!     .build()?;
-//! # drop(client); Ok(()) }
-//! ```
+//! Request interceptors: hooks that see and may change each final HTTP request.
 
 use std::fmt;
 use std::future::Future;
@@ -61,8 +33,35 @@ pub struct HttpRequest {
 /// The future an [`Interceptor`] returns.
 pub type InterceptFuture<'a> = Pin<Box<dyn Future<Output = Result<(), BoxError>> + Send + 'a>>;
 
-/// A hook that sees and may change each request before it is sent. See the
-/// [module documentation](self).
+/// Request interceptors: an ordered chain of hooks that see, and may change, the final HTTP
+/// request (method, URL, headers, body bytes) just before it is sent.
+///
+/// The body is serialized before the chain runs, so an interceptor sees the exact bytes that
+/// go on the wire (a signer such as `SigV4`, feature `sigv4`, needs them). Interceptors run in
+/// the order they were added with [`ClientBuilder::interceptor`](super::ClientBuilder::interceptor);
+/// the authentication interceptor, set with [`ClientBuilder::auth`](super::ClientBuilder::auth)
+/// (or [`basic_auth`](super::ClientBuilder::basic_auth)), always runs last, as in the official
+/// drivers, so it signs or authorizes the request as the others left it.
+///
+/// An interceptor runs once per attempt: when a client with several hosts moves a request that
+/// could not connect to another host, the chain runs again for the new URL.
+///
+/// A failing interceptor stops the request before anything is sent; the failure is returned
+/// as [`Error::Interceptor`](super::Error::Interceptor) with the interceptor's name and error.
+///
+/// ```
+/// use graphbinary_client::client::{interceptor_fn, Client};
+///
+/// # fn demo() -> Result<(), graphbinary_client::client::Error> {
+/// let client = Client::builder("http://127.0.0.1:8182/gremlin")
+///     .interceptor(interceptor_fn("tenant", |req| {
+///         req.headers.insert("x-tenant", "blue".parse()?);
+///         Ok(())
+///     }))
+///     .basic_auth("stephen", "password")
+///     .build()?;
+/// # drop(client); Ok(()) }
+/// ```
 ///
 /// Implement it for hooks that need to wait (e.g. for credentials); [`interceptor_fn`] wraps a
 /// synchronous closure.

@@ -1,30 +1,4 @@
-//! AWS Signature Version 4 request signing (feature `sigv4`), for Amazon Neptune with IAM
-//! database authentication.
-//!
-//! [`SigV4`] is an [`Interceptor`] meant to be the client's authentication interceptor
-//! ([`ClientBuilder::auth`](super::ClientBuilder::auth)), so that it signs the request as every
-//! other interceptor left it. It signs as the official drivers do: over the final body bytes,
-//! with only `host`, `x-amz-date`, `x-amz-content-sha256` (the body's SHA-256) and, with
-//! temporary credentials, `x-amz-security-token` as signed headers, so that transport headers
-//! (`User-Agent`, `Accept-Encoding`, ...) can change without breaking the signature. The
-//! service name defaults to `neptune-db`. The signature itself is computed by AWS's
-//! `aws-sigv4` crate.
-//!
-//! ```no_run
-//! use aws_credential_types::Credentials;
-//! use graphbinary_client::client::{Client, SigV4};
-//!
-//! # fn demo() -> Result<(), graphbinary_client::client::Error> {
-//! let credentials = Credentials::new("AKIDEXAMPLE", "secret", None, None, "static");
-//! let client = Client::builder("https://my-cluster.cluster-abc.us-east-1.neptune.amazonaws.com:8182/gremlin")
-//!     .auth(SigV4::new("us-east-1", credentials))
-//!     .build()?;
-//! # drop(client); Ok(()) }
-//! ```
-//!
-//! With feature `sigv4-aws-config`, [`SigV4::from_env`] takes the credentials from the default
-//! AWS chain (environment, profile files, web identity / IRSA, ECS and EC2 instance metadata),
-//! refreshed as they expire.
+//! AWS Signature Version 4 request signing (feature `sigv4`).
 
 use std::fmt;
 use std::sync::Arc;
@@ -46,7 +20,33 @@ pub const NEPTUNE_SERVICE: &str = "neptune-db";
 
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
-/// Signs requests with AWS Signature Version 4. See the [module documentation](self).
+/// AWS Signature Version 4 request signing (feature `sigv4`), for Amazon Neptune with IAM
+/// database authentication.
+///
+/// [`SigV4`] is an [`Interceptor`] meant to be the client's authentication interceptor
+/// ([`ClientBuilder::auth`](super::ClientBuilder::auth)), so that it signs the request as every
+/// other interceptor left it. It signs as the official drivers do: over the final body bytes,
+/// with only `host`, `x-amz-date`, `x-amz-content-sha256` (the body's SHA-256) and, with
+/// temporary credentials, `x-amz-security-token` as signed headers, so that transport headers
+/// (`User-Agent`, `Accept-Encoding`, ...) can change without breaking the signature. The
+/// service name defaults to `neptune-db`. The signature itself is computed by AWS's
+/// `aws-sigv4` crate.
+///
+/// ```no_run
+/// use aws_credential_types::Credentials;
+/// use graphbinary_client::client::{Client, SigV4};
+///
+/// # fn demo() -> Result<(), graphbinary_client::client::Error> {
+/// let credentials = Credentials::new("AKIDEXAMPLE", "secret", None, None, "static");
+/// let client = Client::builder("https://my-cluster.cluster-abc.us-east-1.neptune.amazonaws.com:8182/gremlin")
+///     .auth(SigV4::new("us-east-1", credentials))
+///     .build()?;
+/// # drop(client); Ok(()) }
+/// ```
+///
+/// With feature `sigv4-aws-config`, [`SigV4::from_env`] takes the credentials from the default
+/// AWS chain (environment, profile files, web identity / IRSA, ECS and EC2 instance metadata),
+/// refreshed as they expire.
 #[derive(Clone)]
 pub struct SigV4 {
     region: String,

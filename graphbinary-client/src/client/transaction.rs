@@ -1,40 +1,4 @@
 //! Transactions over HTTP, as Gremlin Server 4 defines them.
-//!
-//! [`Client::transaction`] sends `g.tx().begin()`; the server answers with a transaction id.
-//! Every request of the [`Transaction`] then carries that id, in the body's `transactionId`
-//! field and in the `X-Transaction-Id` header, and goes to the host that began it (a client
-//! with several hosts pins the transaction to that host). [`Transaction::commit`] and
-//! [`Transaction::rollback`] end it. [`Client::execute_in_tx`] runs a closure in a transaction
-//! and commits when it returns `Ok`, rolls back when it returns `Err`.
-//!
-//! The server needs a graph that supports transactions (e.g. `TinkerTransactionGraph`); on a
-//! plain TinkerGraph, begin fails with a server error 400. The server bounds transactions
-//! (Gremlin Server defaults: idle 60 s, lifetime 600 s, 1000 open at once). A transaction the
-//! server no longer knows (expired, or already ended) makes a request fail with
-//! [`TransactionError::NotFound`] (HTTP 404); too many open transactions make begin fail with
-//! [`TransactionError::Unavailable`] (HTTP 503). A failing request inside a transaction does not
-//! end it.
-//!
-//! # Dropping an open transaction
-//!
-//! When the last clone of a [`Transaction`] that is still open is dropped inside a Tokio
-//! runtime, a rollback is sent in the background (a spawned task; its outcome is not
-//! reported). Outside a runtime nothing is sent, and the server rolls the transaction back when
-//! its idle timeout (`idleTransactionTimeoutMillis`, default 60 s) passes. Either way,
-//! uncommitted writes are never committed by a drop; call [`Transaction::commit`] to keep them
-//! and [`Transaction::rollback`] to know the rollback happened.
-//!
-//! ```no_run
-//! use graphbinary_client::Client;
-//!
-//! # async fn demo() -> Result<(), graphbinary_client::client::Error> {
-//! let client = Client::new("http://127.0.0.1:8182/gremlin")?;
-//! let tx = client.transaction().await?;
-//! tx.submit("g.addV('person').property('name','ada')").await?.count().await?;
-//! tx.submit("g.addV('person').property('name','bob')").await?.count().await?;
-//! tx.commit().await?;
-//! # Ok(()) }
-//! ```
 
 use std::fmt;
 use std::future::Future;
@@ -114,8 +78,45 @@ enum State {
     RolledBack,
 }
 
-/// An open transaction. Cheap to clone: clones are the same transaction. See the
-/// [module documentation](self), also for what dropping an open transaction does.
+/// Transactions over HTTP, as Gremlin Server 4 defines them.
+///
+/// [`Client::transaction`] sends `g.tx().begin()`; the server answers with a transaction id.
+/// Every request of the [`Transaction`] then carries that id, in the body's `transactionId`
+/// field and in the `X-Transaction-Id` header, and goes to the host that began it (a client
+/// with several hosts pins the transaction to that host). [`Transaction::commit`] and
+/// [`Transaction::rollback`] end it. [`Client::execute_in_tx`] runs a closure in a transaction
+/// and commits when it returns `Ok`, rolls back when it returns `Err`.
+///
+/// The server needs a graph that supports transactions (e.g. `TinkerTransactionGraph`); on a
+/// plain TinkerGraph, begin fails with a server error 400. The server bounds transactions
+/// (Gremlin Server defaults: idle 60 s, lifetime 600 s, 1000 open at once). A transaction the
+/// server no longer knows (expired, or already ended) makes a request fail with
+/// [`TransactionError::NotFound`] (HTTP 404); too many open transactions make begin fail with
+/// [`TransactionError::Unavailable`] (HTTP 503). A failing request inside a transaction does not
+/// end it.
+///
+/// # Dropping an open transaction
+///
+/// When the last clone of a [`Transaction`] that is still open is dropped inside a Tokio
+/// runtime, a rollback is sent in the background (a spawned task; its outcome is not
+/// reported). Outside a runtime nothing is sent, and the server rolls the transaction back when
+/// its idle timeout (`idleTransactionTimeoutMillis`, default 60 s) passes. Either way,
+/// uncommitted writes are never committed by a drop; call [`Transaction::commit`] to keep them
+/// and [`Transaction::rollback`] to know the rollback happened.
+///
+/// ```no_run
+/// use graphbinary_client::Client;
+///
+/// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
+/// let client = Client::new("http://127.0.0.1:8182/gremlin")?;
+/// let tx = client.transaction().await?;
+/// tx.submit("g.addV('person').property('name','ada')").await?.count().await?;
+/// tx.submit("g.addV('person').property('name','bob')").await?.count().await?;
+/// tx.commit().await?;
+/// # Ok(()) }
+/// ```
+///
+/// Cheap to clone: clones are the same transaction.
 #[derive(Clone)]
 pub struct Transaction {
     inner: Arc<TxInner>,
@@ -215,7 +216,7 @@ impl Client {
     /// # Cancel safety
     ///
     /// Not cancel safe: dropping the future drops the transaction, which rolls it back as
-    /// described in the [module documentation](super::transaction).
+    /// described for [`Transaction`].
     pub async fn execute_in_tx<T, E, F, Fut>(&self, f: F) -> Result<T, E>
     where
         F: FnOnce(Transaction) -> Fut,
