@@ -30,6 +30,32 @@ pub struct HttpRequest {
     pub body: Bytes,
 }
 
+impl HttpRequest {
+    /// A request, e.g. to test an interceptor with.
+    ///
+    /// ```
+    /// use graphbinary_client::client::{interceptor_fn, HeaderMap, HttpRequest, Interceptor, Method, Url};
+    ///
+    /// let tag = interceptor_fn("tag", |req| {
+    ///     req.headers.insert("x-tag", "1".parse()?);
+    ///     Ok(())
+    /// });
+    /// let url = Url::parse("http://127.0.0.1:8182/gremlin").unwrap();
+    /// let mut req = HttpRequest::new(Method::POST, url, HeaderMap::new(), "{}");
+    /// let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// rt.block_on(tag.intercept(&mut req)).unwrap();
+    /// assert_eq!(req.headers["x-tag"], "1");
+    /// ```
+    pub fn new(method: Method, url: Url, headers: HeaderMap, body: impl Into<Bytes>) -> Self {
+        HttpRequest {
+            method,
+            url,
+            headers,
+            body: body.into(),
+        }
+    }
+}
+
 /// The future an [`Interceptor`] returns.
 pub type InterceptFuture<'a> = Pin<Box<dyn Future<Output = Result<(), BoxError>> + Send + 'a>>;
 
