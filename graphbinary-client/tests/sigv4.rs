@@ -226,3 +226,51 @@ async fn sigv4_signatures_match_botocore_and_a_wrong_secret_does_not() {
         assert_ne!(sig, wrong.signature, "a wrong secret must not match");
     }
 }
+
+/// `SigV4::from_env` takes the credentials from the default chain: here the environment
+/// variables (instance metadata and profile files turned off), checked against botocore too.
+#[cfg(feature = "sigv4-aws-config")]
+#[tokio::test]
+async fn from_env_signs_with_the_default_chain_credentials() {
+    let Some(python) = botocore_python() else {
+        return;
+    };
+    let secret = "envSECRETenvSECRETenvSECRETenvSECRET0000";
+    // The only test in this binary that reads these variables.
+    for (k, v) in [
+        ("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE"),
+        ("AWS_SECRET_ACCESS_KEY", secret),
+        ("AWS_SESSION_TOKEN", "envTOKEN"),
+        ("AWS_EC2_METADATA_DISABLED", "true"),
+        ("AWS_CONFIG_FILE", "/nonexistent/aws-config"),
+        (
+            "AWS_SHARED_CREDENTIALS_FILE",
+            "/nonexistent/aws-credentials",
+        ),
+    ] {
+        std::env::set_var(k, v);
+    }
+    let r = Responder::start().await;
+    let signer = SigV4::from_env("us-west-2")
+        .await
+        .unwrap()
+        .clock(|| UNIX_EPOCH + Duration::from_secs(EPOCH));
+    let client = Client::builder(&r.url).auth(signer).build().unwrap();
+    client
+        .submit("g.V().count()")
+        .await
+        .unwrap()
+        .count()
+        .await
+        .unwrap();
+    let req = r.captured().remove(0);
+    let (scope, signed, sig) = parse_authorization(req.header("authorization").unwrap());
+    assert_eq!(
+        scope,
+        "AKIDEXAMPLE/20260102/us-west-2/neptune-db/aws4_request"
+    );
+    assert_eq!(req.header("x-amz-security-token"), Some("envTOKEN"));
+    let signed: Vec<&str> = signed.iter().map(String::as_str).collect();
+    let expected = botocore_sign(&python, &req, &signed, secret, Some("envTOKEN"));
+    assert_eq!(sig, expected.signature);
+}
