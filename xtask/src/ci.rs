@@ -21,7 +21,8 @@ Runs regen --check, fmt --check, clippy -D warnings, and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
 already answers there with the modern graph is reused) and a transactional one (dataset tx) on
 <port>+1, the SigV4 test (feature sigv4, against botocore), the failover test over three
-servers on 8195-8197 (`cargo xtask failover`), then a 60 s run of each fuzz target when
+servers on 8195-8197 or env GREMLIN_FAILOVER_PORTS=A,B,C (`cargo xtask failover`, with SIGTERM
+then with SIGKILL), then a 60 s run of each fuzz target when
 cargo-fuzz is installed.
 
   --no-server  run the tests without a server (GREMLIN_URL unset: end-to-end tests skip)
@@ -182,7 +183,9 @@ pub fn cli(args: &[String]) -> Result<()> {
             )
         });
         step("failover", &mut || {
-            crate::failover::run(&[8195, 8196, 8197])
+            let ports = crate::failover::ci_ports()?;
+            crate::failover::run(&ports, false)?;
+            crate::failover::run(&ports, true)
         });
         // Stops the server if we started it, also after failed tests.
         if guard.as_ref().is_some_and(server::Guard::reused) {

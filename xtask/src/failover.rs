@@ -17,16 +17,19 @@ use anyhow::{bail, Context, Result};
 use crate::server;
 use crate::util::{project_root, secs};
 
-const HELP: &str = "usage: cargo xtask failover [--ports A,B,C]
+const HELP: &str = "usage: cargo xtask failover [--ports A,B,C] [--kill]
 
 Starts three Gremlin Servers (modern) on 127.0.0.1 (default ports 8195,8196,8197), runs 1000
 queries through one client over the three, stops one during the run and restarts it, and checks
 that every query issued after the failure was detected succeeds and that the restarted server
-gets requests again. Prints the figures (queries, failures, time to detect).";
+gets requests again. Prints the figures (queries, failures, time to detect).
+
+  --kill  stop the server with SIGKILL (a crash) instead of SIGTERM (a clean shutdown)";
 
 /// `cargo xtask failover ...`
 pub fn cli(args: &[String]) -> Result<()> {
     let mut ports = vec![8195u16, 8196, 8197];
+    let mut kill = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -38,6 +41,7 @@ pub fn cli(args: &[String]) -> Result<()> {
                     .map(|p| p.parse().context("--ports needs three port numbers"))
                     .collect::<Result<_>>()?;
             }
+            "--kill" => kill = true,
             "-h" | "--help" => {
                 println!("{HELP}");
                 return Ok(());
@@ -48,11 +52,31 @@ pub fn cli(args: &[String]) -> Result<()> {
     if ports.len() != 3 {
         bail!("--ports needs exactly three ports");
     }
-    run(&ports)
+    run(&ports, kill)
 }
 
-/// Runs the failover test on `ports` (three of them).
-pub fn run(ports: &[u16]) -> Result<()> {
+/// The ports `cargo xtask ci` runs the failover test on: env `GREMLIN_FAILOVER_PORTS`
+/// (`A,B,C`), else 8195, 8196, 8197.
+pub fn ci_ports() -> Result<Vec<u16>> {
+    let Ok(list) = std::env::var("GREMLIN_FAILOVER_PORTS") else {
+        return Ok(vec![8195, 8196, 8197]);
+    };
+    let ports: Vec<u16> = list
+        .split(',')
+        .map(|p| {
+            p.trim()
+                .parse()
+                .context("GREMLIN_FAILOVER_PORTS needs A,B,C")
+        })
+        .collect::<Result<_>>()?;
+    if ports.len() != 3 {
+        bail!("GREMLIN_FAILOVER_PORTS needs exactly three ports");
+    }
+    Ok(ports)
+}
+
+/// Runs the failover test on `ports` (three of them); `kill`: SIGKILL instead of SIGTERM.
+pub fn run(ports: &[u16], kill: bool) -> Result<()> {
     let mut guards: HashMap<u16, server::Guard> = HashMap::new();
     for &p in ports {
         let g = server::ensure_running("modern", p)?;
@@ -94,9 +118,13 @@ pub fn run(ports: &[u16]) -> Result<()> {
         if let Some(p) = line.strip_prefix("STOP ") {
             let p: u16 = p.trim().parse()?;
             let t = Instant::now();
-            drop(guards.remove(&p));
+            match guards.remove(&p) {
+                Some(g) if kill => g.kill(),
+                other => drop(other),
+            }
+            let how = if kill { "killed (SIGKILL)" } else { "stopped" };
             eprintln!(
-                "xtask: stopped the server on port {p} in {}",
+                "xtask: {how} the server on port {p} in {}",
                 secs(t.elapsed())
             );
             writeln!(stdin, "stopped")?;

@@ -196,6 +196,15 @@ impl Guard {
     pub fn reused(&self) -> bool {
         self.child.is_none()
     }
+
+    /// Kills the server this guard started with SIGKILL (a crash: no shutdown hooks, open
+    /// connections reset) and waits for it to exit. A reused server is left alone.
+    pub fn kill(mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 impl Drop for Guard {
