@@ -10,6 +10,10 @@ use graphbinary_client::client::{
     interceptor_fn, Client, ClientBuilder, Error, TransactionError, TransportKind,
 };
 
+/// The test of the server's transaction limit holds this exclusively, the others shared, so
+/// that no other test meets the limit while it is reached.
+static LIMIT: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
 fn tx_url() -> String {
     std::env::var("GREMLIN_TX_URL").unwrap_or_else(|_| "http://127.0.0.1:8183/gremlin".to_owned())
 }
@@ -92,6 +96,7 @@ async fn committed_writes_are_visible_to_other_requests() {
     if !available("committed_writes_are_visible_to_other_requests").await {
         return;
     }
+    let _shared = LIMIT.read().await;
     let client = builder().build().unwrap();
     let k = key();
     let tx = client.transaction().await.unwrap();
@@ -133,6 +138,7 @@ async fn rolled_back_writes_are_never_visible() {
     if !available("rolled_back_writes_are_never_visible").await {
         return;
     }
+    let _shared = LIMIT.read().await;
     let client = builder().build().unwrap();
     let k = key();
     let tx = client.transaction().await.unwrap();
@@ -158,6 +164,7 @@ async fn concurrent_transactions_do_not_see_each_others_uncommitted_writes() {
     if !available("concurrent_transactions_do_not_see_each_others_uncommitted_writes").await {
         return;
     }
+    let _shared = LIMIT.read().await;
     let client = builder().build().unwrap();
     let (ka, kb) = (key(), key());
     let (t1, t2) = tokio::join!(client.transaction(), client.transaction());
@@ -188,6 +195,7 @@ async fn every_request_of_a_transaction_carries_its_id_in_body_and_header() {
     if !available("every_request_of_a_transaction_carries_its_id_in_body_and_header").await {
         return;
     }
+    let _shared = LIMIT.read().await;
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
     let client = builder()
@@ -225,6 +233,7 @@ async fn execute_in_tx_commits_on_ok_and_rolls_back_on_err() {
     if !available("execute_in_tx_commits_on_ok_and_rolls_back_on_err").await {
         return;
     }
+    let _shared = LIMIT.read().await;
     let client = builder().build().unwrap();
     let (k1, k2) = (key(), key());
     let k = k1.clone();
@@ -259,6 +268,7 @@ async fn dropping_an_open_transaction_sends_a_rollback() {
     if !available("dropping_an_open_transaction_sends_a_rollback").await {
         return;
     }
+    let _shared = LIMIT.read().await;
     let rollbacks = Arc::new(Mutex::new(Vec::new()));
     let r = rollbacks.clone();
     let client = builder()
@@ -301,6 +311,7 @@ async fn an_expired_transaction_is_a_typed_not_found_error() {
     if !available("an_expired_transaction_is_a_typed_not_found_error").await {
         return;
     }
+    let _shared = LIMIT.read().await;
     let client = builder().build().unwrap();
     let k = key();
     let tx = client.transaction().await.unwrap();
@@ -330,6 +341,7 @@ async fn a_transaction_stays_on_the_host_that_began_it() {
     if !available("a_transaction_stays_on_the_host_that_began_it").await {
         return;
     }
+    let _shared = LIMIT.read().await;
     // Two host entries for the same server; plain requests alternate, the transaction's don't.
     let url = tx_url();
     let other = url.replace("127.0.0.1", "localhost");
@@ -369,4 +381,45 @@ async fn a_transaction_stays_on_the_host_that_began_it() {
     let last = client.hosts();
     assert_eq!(last[0].requests - after[0].requests, 2, "{last:?}");
     assert_eq!(last[1].requests - after[1].requests, 2, "{last:?}");
+}
+
+#[tokio::test]
+async fn too_many_open_transactions_is_a_typed_unavailable_error() {
+    if !available("too_many_open_transactions_is_a_typed_unavailable_error").await {
+        return;
+    }
+    let _exclusive = LIMIT.write().await;
+    let client = builder().build().unwrap();
+    // The tx server allows 20 open transactions; a leftover of another test (dropped, rolled
+    // back in the background) may still count for a moment, so up to 25 are tried.
+    let mut open = Vec::new();
+    let mut refused = None;
+    for _ in 0..25 {
+        match client.transaction().await {
+            Ok(tx) => open.push(tx),
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+        }
+    }
+    let n = open.len();
+    for tx in open {
+        tx.rollback().await.unwrap();
+    }
+    match refused {
+        Some(Error::Transaction(TransactionError::Unavailable { source })) => {
+            assert_eq!(source.code, 503, "{source:?}");
+        }
+        other => panic!("after {n} open transactions: {other:?}"),
+    }
+    assert!(n <= 20, "{n} transactions opened past the limit of 20");
+    // Once they are closed, a new one can begin.
+    client
+        .transaction()
+        .await
+        .unwrap()
+        .rollback()
+        .await
+        .unwrap();
 }
