@@ -21,11 +21,13 @@ const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N] [--features-p
 
 Runs regen --check, fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
-already answers there with the modern graph is reused), then TinkerPop's Gherkin feature suite
-in both modes (`cargo xtask features --mode all`) against the integration server on
-127.0.0.1:<features-port> (default 8184; started if none answers), then a 60 s run of each
-fuzz target (cargo-fuzz is installed with `cargo install` first when missing; it needs the
-nightly toolchain).
+already answers there with the modern graph is reused) and a transactional one (dataset tx) on
+<port>+1, the SigV4 test (feature sigv4, against botocore), the failover test over three
+servers on 8195-8197 or env GREMLIN_FAILOVER_PORTS=A,B,C (`cargo xtask failover`, with SIGTERM
+then with SIGKILL), then TinkerPop's Gherkin feature suite in both modes (`cargo xtask features
+--mode all`) against the integration server on 127.0.0.1:<features-port> (default 8184; started
+if none answers), then a 60 s run of each fuzz target (cargo-fuzz is installed with `cargo
+install` first when missing; it needs the nightly toolchain).
 
   --no-server        run the tests without a server (GREMLIN_URL unset: end-to-end tests
                      skip) and no feature suite
@@ -197,22 +199,46 @@ pub fn cli(args: &[String]) -> Result<()> {
     });
     if with_server {
         let mut guard = None;
+        let mut tx_guard = None;
         step("gremlin server", &mut || {
             guard = Some(server::ensure_running("modern", port)?);
+            tx_guard = Some(server::ensure_running(server::TX_DATASET, port + 1)?);
             Ok(())
         });
-        if let Some(guard) = &guard {
+        if let (Some(guard), Some(tx_guard)) = (&guard, &tx_guard) {
             let url = guard.url();
+            let tx_url = tx_guard.url();
             step("test", &mut || {
-                eprintln!("GREMLIN_URL={url}");
+                eprintln!("GREMLIN_URL={url} GREMLIN_TX_URL={tx_url}");
                 run_tests(
                     cargo()
                         .args(["test", "--workspace"])
-                        .env("GREMLIN_URL", &url),
+                        .env("GREMLIN_URL", &url)
+                        .env("GREMLIN_TX_URL", &tx_url),
                     &mut totals,
                 )
             });
         }
+        drop(tx_guard);
+        step("test sigv4", &mut || {
+            run_tests(
+                cargo().args([
+                    "test",
+                    "-p",
+                    "graphbinary-client",
+                    "--features",
+                    "sigv4",
+                    "--test",
+                    "sigv4",
+                ]),
+                &mut totals,
+            )
+        });
+        step("failover", &mut || {
+            let ports = crate::failover::ci_ports()?;
+            crate::failover::run(&ports, false)?;
+            crate::failover::run(&ports, true)
+        });
         // Stops the server if we started it, also after failed tests.
         if guard.as_ref().is_some_and(server::Guard::reused) {
             eprintln!("xtask: leaving the reused Gremlin Server running");

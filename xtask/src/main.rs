@@ -5,13 +5,15 @@
 mod bench;
 mod ci;
 mod demo;
+mod failover;
 mod features;
 mod fuzz;
 mod regen;
 mod server;
 mod util;
 
-const USAGE: &str = "usage: cargo xtask <regen|server|demo|features|ci|bench|fuzz> [options]
+const USAGE: &str =
+    "usage: cargo xtask <regen|server|demo|features|ci|bench|fuzz|failover> [options]
   demo [--port N]    start a local server if none answers and run a few queries
   bench [--quick] [--only inproc|e2e|memory] [--port N]
                      run the benchmarks and write BENCHMARKS.md
@@ -21,6 +23,8 @@ const USAGE: &str = "usage: cargo xtask <regen|server|demo|features|ci|bench|fuz
   features [--mode plain|bulked|all] [--features DIR] [--only S] [--url URL] [--compare-go]
                      run TinkerPop's Gherkin feature suite (see `cargo xtask features --help`)
   ci [--no-server]   run every check and test (see `cargo xtask ci --help`)
+  failover [--ports A,B,C]
+                     several hosts: 1000 queries over three servers, one stopped and restarted
   fuzz [--seconds N] [TARGET...]
                      seed the fuzz corpora from spec/vectors and run each cargo-fuzz target N s";
 
@@ -31,6 +35,7 @@ fn main() {
         Some("regen") => regen::run(rest).map_err(|e| anyhow::anyhow!("{e}")),
         Some("server") => server::cli(rest),
         Some("ci") => ci::cli(rest),
+        Some("failover") => failover::cli(rest),
         Some("demo") => demo::cli(rest),
         Some("features") => features::cli(rest),
         Some("bench") => bench::cli(rest),

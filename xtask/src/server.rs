@@ -37,6 +37,9 @@ pub const DATASETS: &[&str] = &[
 /// Not a dataset but a layout: the graphs and traversal sources of TinkerPop's integration
 /// server (`gmodern`, `gcrew`, ..., `ggraph`, `gtx`), which the Gherkin feature suite runs on.
 pub const INTEGRATION: &str = "integration";
+/// Not a TinkerPop dataset: an empty `TinkerTransactionGraph` (transactions over HTTP) bound to
+/// `g`, from its own template `gremlin-server-tx.yaml.in`.
+pub const TX_DATASET: &str = "tx";
 /// The default port, as in TinkerPop's own configs.
 pub const DEFAULT_PORT: u16 = 8182;
 
@@ -78,10 +81,11 @@ const HELP: &str = "usage: cargo xtask server [--dataset NAME] [--port N] [--det
 Runs a real Gremlin Server 4.0.0-beta.3 (TinkerGraph) on 127.0.0.1, resolved with Maven and cached
 under .gremlin-server/. Needs java 17+ and mvn on PATH.
 
-  --dataset NAME  modern (default), classic, crew, grateful, sink, airroutes, zoo, or
+  --dataset NAME  modern (default), classic, crew, grateful, sink, airroutes, zoo;
                   integration: TinkerPop's integration-server layout (g/ggraph empty, gmodern,
                   gclassic, gcrew, ggrateful, gsink, gzoo, gmultilabel, gimmutable, gtx, plus
-                  gnullable, gmodernmultilabel, gmultilabeldefault), as `cargo xtask features` needs
+                  gnullable, gmodernmultilabel, gmultilabeldefault), as `cargo xtask features` needs;
+                  or tx: an empty TinkerTransactionGraph bound to g, idle tx timeout 5 s
   --port N        TCP port (default 8182, or GREMLIN_SERVER_PORT)
   --detach        leave it running in the background (pid and log in .gremlin-server/)
   --stop          stop the detached server on --port
@@ -175,7 +179,7 @@ fn port_arg(port: u16) -> String {
 }
 
 fn check_dataset(dataset: &str) -> Result<()> {
-    if !DATASETS.contains(&dataset) {
+    if !DATASETS.contains(&dataset) && dataset != TX_DATASET {
         bail!(
             "unknown dataset {dataset:?}; known: {}",
             DATASETS.join(", ")
@@ -200,6 +204,15 @@ impl Guard {
     /// Whether an already running server was reused (and so will be left running).
     pub fn reused(&self) -> bool {
         self.child.is_none()
+    }
+
+    /// Kills the server this guard started with SIGKILL (a crash: no shutdown hooks, open
+    /// connections reset) and waits for it to exit. A reused server is left alone.
+    pub fn kill(mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -362,6 +375,11 @@ fn write_config(root: &Path, state: &Path, dataset: &str, port: u16) -> Result<P
                 "tinkergraph-nullable.properties",
                 "tinkertransactiongraph-service.properties",
             ],
+        )
+    } else if dataset == TX_DATASET {
+        (
+            "gremlin-server-tx.yaml.in",
+            &["logback.xml", "tinkertransactiongraph.properties"],
         )
     } else {
         (

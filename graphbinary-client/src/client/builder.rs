@@ -4,11 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{
-    HeaderMap, HeaderValue, ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_TYPE,
-};
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, ACCEPT_ENCODING, CONTENT_TYPE, USER_AGENT};
 use tokio::sync::Semaphore;
 
+use super::hosts::Hosts;
+use super::interceptor::{BasicAuth, Chain, Interceptor};
 use super::{Client, Error, Inner, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME};
 use crate::java::base64;
 use crate::response::ReadOptions;
@@ -19,7 +19,14 @@ pub struct ClientBuilder {
     url: String,
     connect_timeout: Option<Duration>,
     read_timeout: Option<Duration>,
-    basic_auth: Option<(String, String)>,
+    interceptors: Chain,
+    auth: Option<Arc<dyn Interceptor>>,
+    extra_hosts: Vec<String>,
+    host_retry_backoff: Duration,
+    host_retry_backoff_max: Duration,
+    proxy: Option<String>,
+    request_timeout: Option<Duration>,
+    max_response_header_bytes: Option<usize>,
     compression: bool,
     user_agent: Option<String>,
     application_name: String,
@@ -35,7 +42,14 @@ impl ClientBuilder {
             url,
             connect_timeout: Some(Duration::from_secs(10)),
             read_timeout: None,
-            basic_auth: None,
+            interceptors: Chain::default(),
+            auth: None,
+            extra_hosts: Vec::new(),
+            host_retry_backoff: Duration::from_secs(1),
+            host_retry_backoff_max: Duration::from_secs(30),
+            proxy: None,
+            request_timeout: None,
+            max_response_header_bytes: None,
             compression: true,
             user_agent: None,
             application_name: "graphbinary-rs".to_owned(),
@@ -73,9 +87,95 @@ impl ClientBuilder {
         self
     }
 
-    /// HTTP Basic authentication.
-    pub fn basic_auth(mut self, user: impl Into<String>, password: impl Into<String>) -> Self {
-        self.basic_auth = Some((user.into(), password.into()));
+    /// HTTP Basic authentication: installs a [`BasicAuth`](super::BasicAuth) as the
+    /// authentication interceptor (replacing any set with [`ClientBuilder::auth`]).
+    pub fn basic_auth(self, user: impl Into<String>, password: impl Into<String>) -> Self {
+        self.auth(BasicAuth::new(&user.into(), &password.into()))
+    }
+
+    /// Appends `interceptor` to the chain that sees and may change every request before it is
+    /// sent (after its body is serialized). Interceptors run in the order added; the
+    /// authentication interceptor ([`ClientBuilder::auth`]) runs after all of them. See
+    /// [`Interceptor`](super::Interceptor).
+    ///
+    /// ```
+    /// use graphbinary_client::client::{interceptor_fn, Client};
+    ///
+    /// # fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// let client = Client::builder("http://127.0.0.1:8182/gremlin")
+    ///     .interceptor(interceptor_fn("trace", |req| {
+    ///         req.headers.insert("x-trace", "on".parse()?);
+    ///         Ok(())
+    ///     }))
+    ///     .build()?;
+    /// # drop(client); Ok(()) }
+    /// ```
+    pub fn interceptor(mut self, interceptor: impl Interceptor) -> Self {
+        self.interceptors.0.push(Arc::new(interceptor));
+        self
+    }
+
+    /// The authentication interceptor, run after every other interceptor (e.g.
+    /// [`BasicAuth`](super::BasicAuth), or `SigV4` with feature `sigv4`). Replaces the previous one.
+    pub fn auth(mut self, interceptor: impl Interceptor) -> Self {
+        self.auth = Some(Arc::new(interceptor));
+        self
+    }
+
+    /// Adds another host serving the same graph. Requests go round-robin over the hosts that
+    /// are available; see [`Client::hosts`] and the host rules in the
+    /// [`client`](super) documentation.
+    ///
+    /// ```
+    /// # fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// let client = graphbinary_client::Client::builder("http://gremlin-1.example.internal:8182/gremlin")
+    ///     .add_host("http://gremlin-2.example.internal:8182/gremlin")
+    ///     .add_host("http://gremlin-3.example.internal:8182/gremlin")
+    ///     .build()?;
+    /// assert_eq!(client.hosts().len(), 3);
+    /// # Ok(()) }
+    /// ```
+    pub fn add_host(mut self, url: impl Into<String>) -> Self {
+        self.extra_hosts.push(url.into());
+        self
+    }
+
+    /// How long a host that failed stays out of the rotation before it is tried again
+    /// (default 1 s); each further failure doubles it, up to
+    /// [`ClientBuilder::host_retry_backoff_max`].
+    pub fn host_retry_backoff(mut self, t: Duration) -> Self {
+        self.host_retry_backoff = t;
+        self
+    }
+
+    /// The longest a failed host stays out of the rotation (default 30 s).
+    pub fn host_retry_backoff_max(mut self, t: Duration) -> Self {
+        self.host_retry_backoff_max = t;
+        self
+    }
+
+    /// Sends every request through the HTTP proxy at `url` (`http://[user:password@]host:port`;
+    /// the credentials, if any, go in `Proxy-Authorization`). `https://` servers are reached
+    /// through an HTTP `CONNECT` tunnel, `http://` ones by sending the request to the proxy in
+    /// absolute form. Default: no proxy (the `HTTP_PROXY` environment variables are ignored).
+    pub fn proxy(mut self, url: impl Into<String>) -> Self {
+        self.proxy = Some(url.into());
+        self
+    }
+
+    /// A client-side deadline for every request, from sending it until its last body byte
+    /// (default `None`); a request can override it with
+    /// [`RequestBuilder::timeout`](super::RequestBuilder::timeout).
+    pub fn request_timeout(mut self, t: impl Into<Option<Duration>>) -> Self {
+        self.request_timeout = t.into();
+        self
+    }
+
+    /// The largest response header section accepted, in bytes (names, values and separators
+    /// counted); a larger one fails the request with [`Error::Protocol`]. Default `None`: only
+    /// the HTTP library's own bound (about 400 KiB) applies.
+    pub fn max_response_header_bytes(mut self, n: impl Into<Option<usize>>) -> Self {
+        self.max_response_header_bytes = n.into();
         self
     }
 
@@ -122,13 +222,10 @@ impl ClientBuilder {
 
     /// Builds the client. Fails on an invalid URL or certificate.
     pub fn build(self) -> Result<Client, Error> {
-        let url = reqwest::Url::parse(&self.url)
-            .map_err(|e| Error::Config(format!("invalid URL {:?}: {e}", self.url)))?;
-        if url.scheme() != "http" && url.scheme() != "https" {
-            return Err(Error::Config(format!(
-                "URL scheme must be http or https, not {:?}",
-                url.scheme()
-            )));
+        let url = parse_url(&self.url)?;
+        let mut urls = vec![url.clone()];
+        for u in &self.extra_hosts {
+            urls.push(parse_url(u)?);
         }
         let mut headers = HeaderMap::new();
         headers.insert(ACCEPT, HeaderValue::from_static(GRAPHBINARY_MIME));
@@ -136,21 +233,19 @@ impl ClientBuilder {
         if self.compression {
             headers.insert(ACCEPT_ENCODING, HeaderValue::from_static("deflate"));
         }
-        if let Some((user, pass)) = &self.basic_auth {
-            let mut v = HeaderValue::from_str(&basic_auth_header(user, pass))
-                .map_err(|e| Error::Config(format!("invalid credentials: {e}")))?;
-            v.set_sensitive(true);
-            headers.insert(AUTHORIZATION, v);
-        }
         let ua = self
             .user_agent
             .unwrap_or_else(|| default_user_agent(&self.application_name));
+        headers.insert(
+            USER_AGENT,
+            HeaderValue::from_str(&ua)
+                .map_err(|e| Error::Config(format!("invalid User-Agent {ua:?}: {e}")))?,
+        );
+        let mut interceptors = self.interceptors;
+        interceptors.0.extend(self.auth);
         let mut b = reqwest::Client::builder()
             .http1_only()
-            .no_proxy()
             .tls_backend_rustls()
-            .default_headers(headers)
-            .user_agent(ua)
             .pool_max_idle_per_host(self.pool_size)
             .pool_idle_timeout(self.pool_idle_timeout)
             .tcp_nodelay(true)
@@ -161,6 +256,13 @@ impl ClientBuilder {
         if let Some(t) = self.read_timeout {
             b = b.read_timeout(t);
         }
+        b = match &self.proxy {
+            None => b.no_proxy(),
+            Some(p) => b.proxy(
+                reqwest::Proxy::all(p.as_str())
+                    .map_err(|e| Error::Config(format!("invalid proxy URL {p:?}: {e}")))?,
+            ),
+        };
         for pem in &self.root_certificates {
             let cert = reqwest::Certificate::from_pem(pem)
                 .map_err(|e| Error::Config(format!("invalid PEM certificate: {e}")))?;
@@ -176,13 +278,30 @@ impl ClientBuilder {
                 slots: Arc::new(Semaphore::new(self.pool_size)),
                 compression: self.compression,
                 read_options: self.read_options,
+                hosts: Hosts::new(urls, self.host_retry_backoff, self.host_retry_backoff_max),
+                headers,
+                interceptors,
+                request_timeout: self.request_timeout,
+                max_response_header_bytes: self.max_response_header_bytes,
             }),
         })
     }
 }
 
+fn parse_url(s: &str) -> Result<reqwest::Url, Error> {
+    let url =
+        reqwest::Url::parse(s).map_err(|e| Error::Config(format!("invalid URL {s:?}: {e}")))?;
+    if url.scheme() != "http" && url.scheme() != "https" {
+        return Err(Error::Config(format!(
+            "URL scheme must be http or https, not {:?}",
+            url.scheme()
+        )));
+    }
+    Ok(url)
+}
+
 /// `Basic base64(user:password)` with the standard alphabet, as the official drivers send it.
-fn basic_auth_header(user: &str, pass: &str) -> String {
+pub(super) fn basic_auth_header(user: &str, pass: &str) -> String {
     format!("Basic {}", base64(format!("{user}:{pass}").as_bytes()))
 }
 

@@ -48,6 +48,18 @@ pub enum Error {
     /// The server reported an error.
     #[error(transparent)]
     Server(#[from] ServerError),
+    /// A request interceptor failed; the request was not sent.
+    #[error("request interceptor {name:?} failed")]
+    Interceptor {
+        /// The interceptor's [`name`](super::Interceptor::name).
+        name: String,
+        /// Its error.
+        #[source]
+        source: BoxError,
+    },
+    /// A transaction failed: unknown to the server, too many open, or already closed.
+    #[error(transparent)]
+    Transaction(#[from] super::TransactionError),
     /// The response body is not valid GraphBinary.
     #[error("invalid GraphBinary response")]
     Decode(#[source] DecodeError),

@@ -45,14 +45,51 @@
 //! size bounds both the idle connections kept and the requests in flight: a request waits for a
 //! free slot, and holds it until its response is read to the end or dropped. Dropping a
 //! response early closes its connection (it is never returned to the pool half-read).
+//!
+//! # Interceptors and authentication
+//!
+//! [`ClientBuilder::interceptor`] adds hooks that see and may change each final HTTP request
+//! (method, URL, headers, body bytes); the authentication interceptor
+//! ([`ClientBuilder::basic_auth`], [`ClientBuilder::auth`], e.g. `SigV4` with feature `sigv4`)
+//! runs after them. See [`Interceptor`].
+//!
+//! # Several hosts
+//!
+//! [`ClientBuilder::add_host`] adds endpoints serving the same graph. Requests are dealt
+//! round-robin over the hosts in the rotation. A host that refuses connections or fails on the
+//! connection leaves the rotation for a backoff ([`ClientBuilder::host_retry_backoff`],
+//! doubling up to [`ClientBuilder::host_retry_backoff_max`]); the next request after it is its
+//! probe. A request that could not connect (nothing was sent) moves on to the next host; a
+//! request already sent is never retried: it fails with [`Error::Transport`]. A
+//! [`Transaction`] stays on the host that began it. [`Client::hosts`] reports each host.
+//!
+//! # Transactions
+//!
+//! [`Client::transaction`] and [`Client::execute_in_tx`]; see [`Transaction`].
+//!
+//! # Timeouts, proxy, limits
+//!
+//! [`ClientBuilder::connect_timeout`] (TCP and TLS, default 10 s),
+//! [`ClientBuilder::read_timeout`] (each read, off by default),
+//! [`ClientBuilder::pool_idle_timeout`] (idle connections, 90 s),
+//! [`ClientBuilder::request_timeout`] (a client-side deadline for a whole request, off by
+//! default; [`RequestBuilder::timeout`] overrides it per request; the server-side
+//! `timeoutMillis` is [`RequestBuilder::timeout_millis`]), [`ClientBuilder::proxy`] (HTTP
+//! proxy, `CONNECT` for `https://`), [`ClientBuilder::max_response_header_bytes`]. The
+//! `Gremlin-RequestId` of a response is [`ResultStream::request_id`].
 
 mod body;
 mod builder;
 mod convert;
 mod error;
+mod hosts;
+mod interceptor;
 mod params;
 mod request;
 mod results;
+#[cfg(feature = "sigv4")]
+mod sigv4;
+mod transaction;
 
 use std::sync::Arc;
 
@@ -66,7 +103,19 @@ pub use results::{ResultStream, TraverserStream};
 
 use crate::response::ReadOptions;
 pub use error::{BoxError, Error, ServerError, TransportKind};
+pub use hosts::HostStatus;
+pub use interceptor::{
+    interceptor_fn, BasicAuth, FnInterceptor, HttpRequest, InterceptFuture, Interceptor,
+};
 pub use params::GremlinLiteral;
+/// The HTTP types of [`HttpRequest`], re-exported from the HTTP library.
+pub use reqwest::{
+    header::{HeaderMap, HeaderName, HeaderValue},
+    Method, Url,
+};
+#[cfg(feature = "sigv4")]
+pub use sigv4::SigV4;
+pub use transaction::{Transaction, TransactionError, TRANSACTION_ID_HEADER};
 
 /// The GraphBinary 4 MIME type sent in `Accept`.
 pub const GRAPHBINARY_MIME: &str = "application/vnd.graphbinary-v4.0";
@@ -90,6 +139,13 @@ struct Inner {
     slots: Arc<Semaphore>,
     compression: bool,
     read_options: ReadOptions,
+    /// Every host, the first being `url`.
+    hosts: hosts::Hosts,
+    /// The headers every request starts with, before the interceptors run.
+    headers: reqwest::header::HeaderMap,
+    interceptors: interceptor::Chain,
+    request_timeout: Option<std::time::Duration>,
+    max_response_header_bytes: Option<usize>,
 }
 
 impl Client {

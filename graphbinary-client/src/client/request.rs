@@ -1,10 +1,14 @@
 //! [`RequestBuilder`]: one request's script, parameters and options, its JSON body, sending
 //! it, and turning a response that is not GraphBinary into an [`Error`].
 
-use reqwest::header::{HeaderMap, CONTENT_TYPE};
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 
 use super::body::BodyReader;
+use super::interceptor::HttpRequest;
 use super::params::{self, is_valid_param_name, GremlinLiteral};
+use super::transaction::{TxContext, TRANSACTION_ID_HEADER};
 use super::{Client, Error, ResultStream, ServerError, GRAPHBINARY_MIME};
 
 /// Largest error body (JSON or text) read from a non-GraphBinary error response.
@@ -42,6 +46,8 @@ pub struct RequestBuilder {
     materialize_properties: Option<MaterializeProperties>,
     bulk_results: Option<bool>,
     error: Option<Error>,
+    transaction: Option<TxContext>,
+    timeout: Option<Duration>,
 }
 
 impl RequestBuilder {
@@ -57,7 +63,21 @@ impl RequestBuilder {
             materialize_properties: None,
             bulk_results: None,
             error: None,
+            transaction: None,
+            timeout: None,
         }
+    }
+
+    /// Makes this a request of a transaction: its id in the body and header, its host pinned.
+    pub(super) fn in_transaction(mut self, ctx: TxContext) -> Self {
+        self.transaction = Some(ctx);
+        self
+    }
+
+    /// Makes sending fail with `e` (unless it already fails with another error).
+    pub(super) fn fail_with(mut self, e: Error) -> Self {
+        self.error.get_or_insert(e);
+        self
     }
 
     /// Binds parameter `name` (a Java identifier) to `value`, rendered as a gremlin-lang
@@ -130,6 +150,16 @@ impl RequestBuilder {
         self
     }
 
+    /// A client-side deadline for this request, from sending it until its last body byte,
+    /// instead of the client's [`request_timeout`](super::ClientBuilder::request_timeout).
+    /// When it passes, sending or reading fails with a transport timeout
+    /// ([`Error::is_timeout`]). Unlike [`RequestBuilder::timeout_millis`], the server is not
+    /// told.
+    pub fn timeout(mut self, t: Duration) -> Self {
+        self.timeout = Some(t);
+        self
+    }
+
     /// The JSON request body.
     pub fn body_json(&self) -> String {
         let mut m = serde_json::Map::new();
@@ -154,6 +184,9 @@ impl RequestBuilder {
         }
         if let Some(b) = self.bulk_results {
             m.insert("bulkResults".into(), b.into());
+        }
+        if let Some(id) = self.transaction.as_ref().and_then(|t| t.id.as_ref()) {
+            m.insert("transactionId".into(), id.clone().into());
         }
         serde_json::Value::Object(m).to_string()
     }
@@ -182,26 +215,125 @@ impl RequestBuilder {
     /// # Cancel safety
     /// Dropping the future abandons the request: a connection it opened or took from the pool
     /// is closed and its pool slot freed. The request may or may not have reached the server
-    /// (a mutation may have run); nothing is retried.
+    /// (a mutation may have run); a request is moved to another host only while no host could
+    /// be connected to (nothing was sent), never after it was sent.
     pub async fn send_raw(self) -> Result<RawResponse, Error> {
-        if let Some(e) = self.error {
+        self.send_raw_on().await.map(|(raw, _)| raw)
+    }
+
+    /// [`send_raw`](Self::send_raw), also returning the index of the host that answered.
+    pub(super) async fn send_raw_on(mut self) -> Result<(RawResponse, usize), Error> {
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let body = self.body_json();
+        let tx = self.transaction.clone();
+        let res = self.send_attempts(tx.as_ref()).await;
+        match (&tx, res) {
+            (Some(ctx), Err(e)) => Err(ctx.map_error(e)),
+            (Some(ctx), Ok((raw, host))) if raw.status == 404 || raw.status == 503 => {
+                // A transaction guard failure: a complete GraphBinary error message.
+                let opts = self.client.inner.read_options;
+                let status = raw.status;
+                let err = match ResultStream::new(raw, opts).count().await {
+                    Err(e) => e,
+                    Ok(_) => {
+                        return Err(Error::Protocol(format!(
+                            "HTTP {status} without an error status in the body (host {})",
+                            self.client.inner.hosts.url(host)
+                        )))
+                    }
+                };
+                Err(ctx.map_error(err))
+            }
+            (_, res) => res,
+        }
+    }
+
+    /// Sends the request to a host, moving to the next one while a host cannot be connected
+    /// to (nothing was sent), unless the request is pinned to its transaction's host.
+    async fn send_attempts(&self, tx: Option<&TxContext>) -> Result<(RawResponse, usize), Error> {
         let inner = &self.client.inner;
+        let body = bytes::Bytes::from(self.body_json());
         let permit = inner
             .slots
             .clone()
             .acquire_owned()
             .await
             .expect("the semaphore is never closed");
-        let resp = inner
-            .http
-            .post(inner.url.clone())
-            .body(body)
-            .send()
-            .await
-            .map_err(Error::from_reqwest)?;
+        let pinned = tx.and_then(|t| t.host);
+        let mut tried: Vec<usize> = Vec::new();
+        loop {
+            let host = match pinned {
+                Some(h) => h,
+                None => match inner.hosts.pick(&tried) {
+                    Some(h) => h,
+                    None => return Err(Error::Config("the client has no host".to_owned())),
+                },
+            };
+            tried.push(host);
+            let mut req = HttpRequest {
+                method: reqwest::Method::POST,
+                url: inner.hosts.url(host).clone(),
+                headers: inner.headers.clone(),
+                body: body.clone(),
+            };
+            if let Some(id) = tx.and_then(|t| t.id.as_deref()) {
+                let v = HeaderValue::from_str(id).map_err(|_| {
+                    Error::Protocol(format!("transaction id {id:?} is not a header value"))
+                })?;
+                req.headers.insert(TRANSACTION_ID_HEADER, v);
+            }
+            for i in &inner.interceptors {
+                i.intercept(&mut req)
+                    .await
+                    .map_err(|source| Error::Interceptor {
+                        name: i.name().to_owned(),
+                        source,
+                    })?;
+            }
+            let mut rb = inner
+                .http
+                .request(req.method, req.url)
+                .headers(req.headers)
+                .body(req.body);
+            if let Some(t) = self.timeout.or(inner.request_timeout) {
+                rb = rb.timeout(t);
+            }
+            inner.hosts.attempt(host);
+            let resp = match rb.send().await {
+                Ok(resp) => resp,
+                Err(e) => {
+                    let nothing_sent = e.is_connect();
+                    if nothing_sent || !e.is_timeout() {
+                        inner.hosts.failed(host);
+                    }
+                    if nothing_sent && pinned.is_none() && tried.len() < inner.hosts.len() {
+                        continue;
+                    }
+                    return Err(Error::from_reqwest(e));
+                }
+            };
+            inner.hosts.succeeded(host);
+            if let Some(max) = inner.max_response_header_bytes {
+                let size: usize = resp
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| k.as_str().len() + v.len() + 4)
+                    .sum();
+                if size > max {
+                    return Err(Error::Protocol(format!(
+                        "response headers of {size} bytes exceed the limit of {max}"
+                    )));
+                }
+            }
+            return Self::into_raw(resp, permit).await.map(|raw| (raw, host));
+        }
+    }
+
+    async fn into_raw(
+        resp: reqwest::Response,
+        permit: tokio::sync::OwnedSemaphorePermit,
+    ) -> Result<RawResponse, Error> {
         let status = resp.status().as_u16();
         let headers = resp.headers();
         let content_type = header_str(headers, CONTENT_TYPE.as_str());

@@ -1,0 +1,151 @@
+//! `cargo xtask failover`: the several-hosts test against three real Gremlin Servers.
+//!
+//! Starts three servers (modern dataset) on 127.0.0.1, runs the `failover` example of
+//! graphbinary-client against them, and stops and restarts the one it asks for (`STOP <port>`
+//! / `START <port>` on its stdout, answered with `stopped` / `started` on its stdin). The
+//! example runs 1000 queries and fails if a query issued after the failure was detected fails
+//! or if the restarted server gets no requests again; its report lines (figures included) are
+//! echoed. All servers this command started are stopped at the end, whatever happened.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::server;
+use crate::util::{project_root, secs};
+
+const HELP: &str = "usage: cargo xtask failover [--ports A,B,C] [--kill]
+
+Starts three Gremlin Servers (modern) on 127.0.0.1 (default ports 8195,8196,8197), runs 1000
+queries through one client over the three, stops one during the run and restarts it, and checks
+that every query issued after the failure was detected succeeds and that the restarted server
+gets requests again. Prints the figures (queries, failures, time to detect).
+
+  --kill  stop the server with SIGKILL (a crash) instead of SIGTERM (a clean shutdown)";
+
+/// `cargo xtask failover ...`
+pub fn cli(args: &[String]) -> Result<()> {
+    let mut ports = vec![8195u16, 8196, 8197];
+    let mut kill = false;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--ports" => {
+                ports = it
+                    .next()
+                    .context("--ports needs A,B,C")?
+                    .split(',')
+                    .map(|p| p.parse().context("--ports needs three port numbers"))
+                    .collect::<Result<_>>()?;
+            }
+            "--kill" => kill = true,
+            "-h" | "--help" => {
+                println!("{HELP}");
+                return Ok(());
+            }
+            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+        }
+    }
+    if ports.len() != 3 {
+        bail!("--ports needs exactly three ports");
+    }
+    run(&ports, kill)
+}
+
+/// The ports `cargo xtask ci` runs the failover test on: env `GREMLIN_FAILOVER_PORTS`
+/// (`A,B,C`), else 8195, 8196, 8197.
+pub fn ci_ports() -> Result<Vec<u16>> {
+    let Ok(list) = std::env::var("GREMLIN_FAILOVER_PORTS") else {
+        return Ok(vec![8195, 8196, 8197]);
+    };
+    let ports: Vec<u16> = list
+        .split(',')
+        .map(|p| {
+            p.trim()
+                .parse()
+                .context("GREMLIN_FAILOVER_PORTS needs A,B,C")
+        })
+        .collect::<Result<_>>()?;
+    if ports.len() != 3 {
+        bail!("GREMLIN_FAILOVER_PORTS needs exactly three ports");
+    }
+    Ok(ports)
+}
+
+/// Runs the failover test on `ports` (three of them); `kill`: SIGKILL instead of SIGTERM.
+pub fn run(ports: &[u16], kill: bool) -> Result<()> {
+    let mut guards: HashMap<u16, server::Guard> = HashMap::new();
+    for &p in ports {
+        let g = server::ensure_running("modern", p)?;
+        if g.reused() {
+            bail!(
+                "a Gremlin Server already answers on port {p}; the failover test must be able to \
+                 stop it: stop it or choose other --ports"
+            );
+        }
+        guards.insert(p, g);
+    }
+    let list = ports
+        .iter()
+        .map(u16::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let started = Instant::now();
+    let mut child = Command::new(cargo)
+        .current_dir(project_root())
+        .args([
+            "run",
+            "--quiet",
+            "-p",
+            "graphbinary-client",
+            "--example",
+            "failover",
+            "--",
+            &list,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting the failover example")?;
+    let mut stdin = child.stdin.take().context("piped stdin")?;
+    let stdout = child.stdout.take().context("piped stdout")?;
+    for line in BufReader::new(stdout).lines() {
+        let line = line?;
+        if let Some(p) = line.strip_prefix("STOP ") {
+            let p: u16 = p.trim().parse()?;
+            let t = Instant::now();
+            match guards.remove(&p) {
+                Some(g) if kill => g.kill(),
+                other => drop(other),
+            }
+            let how = if kill { "killed (SIGKILL)" } else { "stopped" };
+            eprintln!(
+                "xtask: {how} the server on port {p} in {}",
+                secs(t.elapsed())
+            );
+            writeln!(stdin, "stopped")?;
+        } else if let Some(p) = line.strip_prefix("START ") {
+            let p: u16 = p.trim().parse()?;
+            let t = Instant::now();
+            guards.insert(p, server::ensure_running("modern", p)?);
+            eprintln!(
+                "xtask: restarted the server on port {p} in {}",
+                secs(t.elapsed())
+            );
+            writeln!(stdin, "started")?;
+        } else {
+            println!("{line}");
+        }
+    }
+    let status = child.wait()?;
+    eprintln!("xtask: failover run took {}", secs(started.elapsed()));
+    drop(guards);
+    if !status.success() {
+        bail!("the failover run failed ({status})");
+    }
+    Ok(())
+}
