@@ -5,6 +5,8 @@
 //! * [`graphson`]: GraphSON 4 (typed JSON) output for any value;
 //! * [`text`]: Gremlin Console style text for any value;
 //! * [`client`]: the asynchronous HTTP client;
+//! * [`de`] (feature `serde`, on by default): results as your own types, a `serde`
+//!   deserializer straight from the wire;
 //! * [`error`]: errors and their causes on one line.
 //!
 //! # Example
@@ -37,6 +39,9 @@
 pub use graphbinary_derive::GraphBinary;
 
 pub mod client;
+#[cfg(feature = "serde")]
+pub mod de;
+mod drive;
 pub use client::{Client, ClientBuilder, ResultStream};
 pub mod error;
 pub mod generated;

@@ -14,6 +14,7 @@
 mod labels;
 mod pdt;
 mod scalars;
+mod skip;
 mod structure;
 mod value;
 
@@ -24,9 +25,13 @@ pub use crate::generated::{
 pub use labels::Labels;
 pub use pdt::{CompositePdt, PdtError, PdtRegistry, PrimitivePdt};
 pub use scalars::BigInteger;
+pub use skip::skip_value;
+pub(crate) use skip::{
+    fq_opt_list_header, fq_typed_header, skip_labels, skip_property, skip_vertex_property,
+};
 pub use structure::{Graph, Tree};
-pub(crate) use value::decode_marker_value;
 pub use value::Value;
+pub(crate) use value::{decode_marker_value, read_fq_str, read_header, Header};
 
 /// The GraphBinary 4 type codes.
 pub mod codes {
