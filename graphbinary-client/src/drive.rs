@@ -139,13 +139,24 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
     /// As [`ResponseStream::for_each_result`].
     pub async fn count_results(&mut self) -> Result<u64, ResponseError> {
         let mut n: u64 = 0;
+        self.for_each_skipped(|bulk| n = n.saturating_add(bulk.max(0) as u64))
+            .await?;
+        Ok(n)
+    }
+
+    /// Steps over each remaining result without building it (as
+    /// [`ResponseStream::count_results`]), calling `f` with its bulk (1 when not bulked).
+    /// Returns the error the stream would end with; `f` has seen every result before it.
+    ///
+    /// # Cancel safety
+    /// As [`ResponseStream::for_each_result`].
+    pub async fn for_each_skipped(&mut self, mut f: impl FnMut(i64)) -> Result<(), ResponseError> {
         drive(
             self,
             |cur, _| crate::model::skip_value(cur),
             |_, _| Ok(()),
-            |(), bulk| n = n.saturating_add(bulk.max(0) as u64),
+            |(), bulk| f(bulk),
         )
-        .await?;
-        Ok(n)
+        .await
     }
 }
