@@ -59,9 +59,8 @@ where
                 }
             }
         }
-        let at = s.idle_offset().unwrap_or(0);
         match s.next().await {
-            Some(Ok(t)) => match slow(t.value, at) {
+            Some(Ok(t)) => match slow_start(s, &t).and_then(|at| slow(t.value, at)) {
                 Ok(v) => f(v, t.bulk),
                 Err(e) => {
                     s.fail();
@@ -74,13 +73,22 @@ where
     }
 }
 
+/// Where a result the stream has just yielded started: the stream is past its value and
+/// bulk, whose lengths re-encoding gives (the value reader's forms re-encode to the same
+/// length).
+fn slow_start<R>(s: &ResponseStream<R>, t: &Traverser) -> Result<u64, DecodeError> {
+    let end = s.idle_offset().unwrap_or(0);
+    let bulk = if s.bulked() == Some(true) { 10 } else { 0 };
+    let len = t.value.to_bytes().map(|b| b.len() as u64).unwrap_or(0);
+    Ok(end.saturating_sub(len + bulk))
+}
+
 /// One result for a poll-based stream: read by `fast` in place (given whether results are
 /// bulked; it reads the bulk too), else by the stream and converted by `slow` with the offset
-/// where that result started (`at`, kept across polls while the stream's step is pending).
+/// where that result started.
 pub(crate) fn poll_one<R, T>(
     s: &mut ResponseStream<R>,
     cx: &mut Context<'_>,
-    at: &mut u64,
     fast: impl FnOnce(&mut Cursor<'_>, bool) -> FastResult<T>,
     slow: impl FnOnce(Traverser, u64) -> Result<T, DecodeError>,
 ) -> Poll<Option<Result<T, ResponseError>>>
@@ -99,11 +107,8 @@ where
             }
         }
     }
-    if let Some(o) = s.idle_offset() {
-        *at = o;
-    }
     match s.poll_next_unpin(cx) {
-        Poll::Ready(Some(Ok(t))) => match slow(t, *at) {
+        Poll::Ready(Some(Ok(t))) => match slow_start(s, &t).and_then(|at| slow(t, at)) {
             Ok(v) => Poll::Ready(Some(Ok(v))),
             Err(e) => {
                 s.fail();

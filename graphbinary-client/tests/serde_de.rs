@@ -653,6 +653,24 @@ fn a_result_that_does_not_fit_names_its_absolute_offset_on_both_paths() {
                 "{e}"
             );
         }
+        // The first result (read by the stream with the header) and a bulked one.
+        for bulks in [None, Some(&[5i64, 5][..])] {
+            let bytes = response(&[s("oops"), s("x")], bulks);
+            let mut st = read_response(std::io::Cursor::new(bytes), ReadOptions::default());
+            let e = st.for_each_as(|_: Person, _| ()).await.unwrap_err();
+            assert_eq!(e.offset(), Some(2), "{e}");
+            let mut st = read_response(
+                std::io::Cursor::new(response(&[element_map(1, "a", 1), s("oops")], bulks)),
+                ReadOptions {
+                    capacity: 8,
+                    ..ReadOptions::default()
+                },
+            );
+            let e = st.for_each_as(|_: Person, _| ()).await.unwrap_err();
+            let at =
+                2 + bytes_of(&element_map(1, "a", 1)).len() + if bulks.is_some() { 10 } else { 0 };
+            assert_eq!(e.offset(), Some(at as u64), "{e}");
+        }
     });
 }
 

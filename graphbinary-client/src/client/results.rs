@@ -140,11 +140,10 @@ impl TraverserStream {
     }
 
     /// One result read by `fast` in place, or by the stream's slow path and `slow` (see
-    /// [`TraverserStream::drive`]); `at` keeps the offset of a slow step across polls.
+    /// [`TraverserStream::drive`]).
     pub(crate) fn poll_with<T>(
         &mut self,
         cx: &mut Context<'_>,
-        at: &mut u64,
         fast: impl FnOnce(&mut graphbinary_core::Cursor<'_>, bool) -> graphbinary_core::FastResult<T>,
         slow: impl FnOnce(Traverser, u64) -> Result<T, graphbinary_core::DecodeError>,
     ) -> Poll<Option<Result<T, Error>>> {
@@ -154,7 +153,7 @@ impl TraverserStream {
         if self.done {
             return Poll::Ready(None);
         }
-        match crate::drive::poll_one(&mut self.inner, cx, at, fast, slow) {
+        match crate::drive::poll_one(&mut self.inner, cx, fast, slow) {
             Poll::Ready(Some(Ok(v))) => {
                 self.results += 1;
                 Poll::Ready(Some(Ok(v)))

@@ -268,6 +268,9 @@ enum Sticky {
 pub(crate) struct De<'a, 'x, M> {
     cur: &'a mut Cursor<'x>,
     sticky: Option<Sticky>,
+    /// Items bulked Lists may still hand out, over the whole value (nested bulked Lists
+    /// multiply): [`Limits::max_collection_len`] at the start.
+    expand_budget: usize,
     mode: PhantomData<fn() -> M>,
 }
 
@@ -285,9 +288,11 @@ const STACK_SEGMENT: usize = 2 * 1024 * 1024;
 
 impl<'a, 'x, M> De<'a, 'x, M> {
     fn new(cur: &'a mut Cursor<'x>) -> Self {
+        let expand_budget = cur.limits().max_collection_len;
         De {
             cur,
             sticky: None,
+            expand_budget,
             mode: PhantomData,
         }
     }
@@ -700,14 +705,14 @@ impl<'a, 'x, M> De<'a, 'x, M> {
             Part::Value | Part::Skip => skip_value(self.cur),
             Part::Labels => skip_labels(self.cur),
             Part::Key => self.cur.read_str().map(drop),
-            Part::OptList(code, what) => (|| {
+            Part::OptList(props) => (|| {
                 if fq_opt_list_header(self.cur)? {
                     self.cur.enter()?;
                     let n = self.cur.read_count("List")?;
                     self.cur.require(n.saturating_mul(2))?;
                     for _ in 0..n {
-                        fq_typed_header(self.cur, code, what)?;
-                        if code == codes::VERTEX_PROPERTY {
+                        fq_typed_header(self.cur, props.code(), props.what())?;
+                        if let Props::VertexProperty = props {
                             skip_vertex_property(self.cur)?;
                         } else {
                             skip_property(self.cur)?;
@@ -1044,7 +1049,7 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::SeqAccess<'de> for &mut BulkSeq<'_, '_, 'x, 
         self.repeats -= 1;
         let i = self.index;
         self.index += 1;
-        if i >= self.de.cur.limits().max_collection_len {
+        if self.de.expand_budget == 0 {
             let limit = self.de.cur.limits().max_collection_len as u64;
             let e = self.de.cur.error(ErrorKind::LengthLimit {
                 what: "bulked List (bulks expanded)",
@@ -1056,7 +1061,9 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::SeqAccess<'de> for &mut BulkSeq<'_, '_, 'x, 
         let (bytes, at) = self.item.expect("an item is set while repeats > 0");
         let mut sub = Cursor::with_depth(bytes, at, self.de.cur.limits(), self.de.cur.depth());
         let mut de = De::<M>::new(&mut sub);
+        de.expand_budget = self.de.expand_budget - 1;
         let r = seed.deserialize(&mut de);
+        self.de.expand_budget = de.expand_budget;
         let r = de.finish(r);
         r.map(Some).map_err(|e| e.in_index(i))
     }
@@ -1208,9 +1215,8 @@ enum Part {
     Key,
     /// A fully-qualified value that is not handed out (an element's `parent`, always null).
     Skip,
-    /// A fully-qualified nullable List of elements of this type code (`VertexProperty` or
-    /// `Property`).
-    OptList(u8, &'static str),
+    /// A fully-qualified nullable List of vertex properties or properties.
+    OptList(Props),
     /// A Path's labels: a fully-qualified List of fully-qualified Sets of Strings.
     PathLabels,
     /// A Path's objects: a fully-qualified List of values.
@@ -1219,20 +1225,46 @@ enum Part {
 
 type Field = (&'static str, Part);
 
+/// The elements a property list holds. (Small and word-free, so that copying a [`Part`] is
+/// one byte: a `(u8, &str)` payload cost a store-forwarding stall on every field.)
+#[derive(Clone, Copy)]
+enum Props {
+    VertexProperty,
+    Property,
+}
+
+impl Props {
+    fn code(self) -> u8 {
+        match self {
+            Props::VertexProperty => codes::VERTEX_PROPERTY,
+            Props::Property => codes::PROPERTY,
+        }
+    }
+    fn what(self) -> &'static str {
+        match self {
+            Props::VertexProperty => "VertexProperty",
+            Props::Property => "Property",
+        }
+    }
+    fn fields(self) -> &'static [Field] {
+        match self {
+            Props::VertexProperty => VERTEX_PROPERTY,
+            Props::Property => PROPERTY,
+        }
+    }
+}
+
 const VERTEX: &[Field] = &[
     ("id", Part::Value),
     ("label", Part::Labels),
-    (
-        "properties",
-        Part::OptList(codes::VERTEX_PROPERTY, "VertexProperty"),
-    ),
+    ("properties", Part::OptList(Props::VertexProperty)),
 ];
 const VERTEX_PROPERTY: &[Field] = &[
     ("id", Part::Value),
     ("label", Part::Labels),
     ("value", Part::Value),
     ("parent", Part::Skip),
-    ("properties", Part::OptList(codes::PROPERTY, "Property")),
+    ("properties", Part::OptList(Props::Property)),
 ];
 const PROPERTY: &[Field] = &[
     ("key", Part::Key),
@@ -1247,7 +1279,7 @@ const EDGE: &[Field] = &[
     ("out_v_id", Part::Value),
     ("out_v_label", Part::Labels),
     ("parent", Part::Skip),
-    ("properties", Part::OptList(codes::PROPERTY, "Property")),
+    ("properties", Part::OptList(Props::Property)),
 ];
 const PATH: &[Field] = &[("labels", Part::PathLabels), ("objects", Part::PathObjects)];
 
@@ -1308,7 +1340,7 @@ enum Item {
     /// A fully-qualified Set of Strings (a Path's step labels of one object).
     LabelSet,
     /// A fully-qualified, non-null element (bare after its header).
-    Element(u8, &'static str, &'static [Field]),
+    Element(Props),
 }
 
 impl<'de, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for PartDe<'_, '_, 'x, M> {
@@ -1330,17 +1362,12 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for PartDe<'_, '_, 'x, M> 
                 de.cur.leave();
                 Ok(r)
             }
-            Part::OptList(code, what) => {
+            Part::OptList(props) => {
                 let r = fq_opt_list_header(de.cur);
                 if de.fast(r)? {
                     de.enter()?;
                     let n = de.count("List", 2)?;
-                    let fields = if code == codes::VERTEX_PROPERTY {
-                        VERTEX_PROPERTY
-                    } else {
-                        PROPERTY
-                    };
-                    let r = typed_seq(de, at, n, Item::Element(code, what, fields), v)?;
+                    let r = typed_seq(de, at, n, Item::Element(props), v)?;
                     de.cur.leave();
                     Ok(r)
                 } else {
@@ -1507,10 +1534,10 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for ItemDe<'_, '_, 'x, M> 
                 de.cur.leave();
                 Ok(r)
             }
-            Item::Element(code, what, fields) => {
-                let r = fq_typed_header(de.cur, code, what);
+            Item::Element(props) => {
+                let r = fq_typed_header(de.cur, props.code(), props.what());
                 de.fast(r)?;
-                de.element_here(fields, v)
+                de.element_here(props.fields(), v)
             }
         };
         r.map_err(|e: Error| e.at(at))

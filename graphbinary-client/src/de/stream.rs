@@ -82,7 +82,6 @@ impl ResultStream {
     pub fn typed<T: DeserializeOwned>(self) -> Typed<T> {
         Typed {
             inner: self.traversers(),
-            at: 0,
             repeat: None,
             item: PhantomData,
         }
@@ -189,8 +188,6 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
 /// The results of a request as a [`Stream`] of `T`s; made by [`ResultStream::typed`].
 pub struct Typed<T> {
     inner: TraverserStream,
-    /// Where the result being read by the stream's slow step started.
-    at: u64,
     /// A bulked result still to be yielded `.2` more times: its bytes and offset.
     repeat: Option<(Vec<u8>, u64, u64)>,
     item: PhantomData<fn() -> T>,
@@ -230,7 +227,6 @@ impl<T: DeserializeOwned> Stream for Typed<T> {
         loop {
             let got = this.inner.poll_with(
                 cx,
-                &mut this.at,
                 |cur, bulked| -> FastResult<Got<T>> {
                     let (v, keep) = read_keeping::<T>(cur, bulked)?;
                     let bulk = if bulked { Fq::<i64>::decode(cur)?.0 } else { 1 };
