@@ -4,6 +4,7 @@
 //! the read buffer, or one straddling a refill in the poll-based form) arrives as a [`Value`]
 //! with its offset, for the caller to convert.
 
+#[cfg(feature = "serde")]
 use std::task::{Context, Poll};
 
 use futures::StreamExt;
@@ -86,6 +87,7 @@ fn slow_start<R>(s: &ResponseStream<R>, t: &Traverser) -> Result<u64, DecodeErro
 /// One result for a poll-based stream: read by `fast` in place (given whether results are
 /// bulked; it reads the bulk too), else by the stream and converted by `slow` with the offset
 /// where that result started.
+#[cfg(feature = "serde")]
 pub(crate) fn poll_one<R, T>(
     s: &mut ResponseStream<R>,
     cx: &mut Context<'_>,

@@ -3,7 +3,6 @@
 //! shape, every split point on both paths, and bad input as errors with offsets.
 
 mod common;
-#[allow(dead_code)]
 #[path = "../src/generated/spec_vectors.rs"]
 mod spec_vectors;
 

@@ -141,6 +141,7 @@ impl TraverserStream {
 
     /// One result read by `fast` in place, or by the stream's slow path and `slow` (see
     /// [`TraverserStream::drive`]).
+    #[cfg(feature = "serde")]
     pub(crate) fn poll_with<T>(
         &mut self,
         cx: &mut Context<'_>,

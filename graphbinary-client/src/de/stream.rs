@@ -21,11 +21,11 @@ fn from_bytes_at<T: DeserializeOwned>(bytes: &[u8], at: u64) -> Result<T, DeErro
     whole::<T, Borrowed>(&mut cur, bytes.len())
 }
 
+/// A result's bytes and offset, kept to deserialize it again for each further bulk.
+type Kept = Option<(Vec<u8>, u64)>;
+
 /// Fast path: a `T`, keeping its bytes (and offset) when a bulk after it says it repeats.
-fn read_keeping<T: DeserializeOwned>(
-    cur: &mut Cursor<'_>,
-    bulked: bool,
-) -> FastResult<(T, Option<(Vec<u8>, u64)>)> {
+fn read_keeping<T: DeserializeOwned>(cur: &mut Cursor<'_>, bulked: bool) -> FastResult<(T, Kept)> {
     let data = cur.remaining();
     let at = cur.offset();
     let p0 = cur.position();
@@ -143,14 +143,10 @@ impl TraverserStream {
     /// expanded); see [`ResultStream::for_each_as`].
     pub async fn for_each_as<T: DeserializeOwned>(
         &mut self,
-        mut f: impl FnMut(T, i64),
+        f: impl FnMut(T, i64),
     ) -> Result<(), Error> {
-        self.drive(
-            |c, _| super::read_fq::<T>(c),
-            convert::<T>,
-            |v, bulk| f(v, bulk),
-        )
-        .await
+        self.drive(|c, _| super::read_fq::<T>(c), convert::<T>, f)
+            .await
     }
 }
 
@@ -209,7 +205,7 @@ impl<T> Typed<T> {
     }
 }
 
-type Got<T> = (T, i64, Option<(Vec<u8>, u64)>);
+type Got<T> = (T, i64, Kept);
 
 impl<T: DeserializeOwned> Stream for Typed<T> {
     type Item = Result<T, Error>;

@@ -26,12 +26,15 @@ pub use labels::Labels;
 pub use pdt::{CompositePdt, PdtError, PdtRegistry, PrimitivePdt};
 pub use scalars::BigInteger;
 pub use skip::skip_value;
+#[cfg(feature = "serde")]
 pub(crate) use skip::{
     fq_opt_list_header, fq_typed_header, skip_labels, skip_property, skip_vertex_property,
 };
 pub use structure::{Graph, Tree};
+pub(crate) use value::decode_marker_value;
 pub use value::Value;
-pub(crate) use value::{decode_marker_value, read_fq_str, read_header, Header};
+#[cfg(feature = "serde")]
+pub(crate) use value::{read_fq_str, read_header, Header};
 
 /// The GraphBinary 4 type codes.
 pub mod codes {
