@@ -58,7 +58,9 @@ fuzz_target!(|data: &[u8]| {
         read_response(chunks(body, &[cap % 7 + 1, 3, 64]), opts)
             .for_each_as(|v: Value, _| got.push(v)),
     );
-    if let Some(v) = &expected {
+    // A result starting with the Marker's type code (e.g. a typed null `FD 01`) is the end
+    // of the results to any response reader; the check does not apply to it.
+    if let Some(v) = expected.as_ref().filter(|_| bytes.first() != Some(&0xfd)) {
         assert!(r.is_ok(), "the stream failed on a valid value: {r:?}");
         assert_eq!(got.len(), 1);
         assert!(same(v, &got[0]), "stream {got:?} vs {v:?}");
