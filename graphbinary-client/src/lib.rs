@@ -5,7 +5,9 @@
 //! * [`graphson`]: GraphSON 4 (typed JSON) output for any value;
 //! * [`text`]: Gremlin Console style text for any value;
 //! * [`client`]: the asynchronous HTTP client;
-//! * [`process`]: the traversal API (`g.v(()).out("knows")`), written as GremlinLang.
+//! * [`process`]: the traversal API (`g.v(()).out("knows")`), written as GremlinLang;
+//! * [`de`] (feature `serde`, on by default): results as your own types, a `serde`
+//!   deserializer straight from the wire.
 //!
 //! # Errors
 //!
@@ -78,6 +80,9 @@ pub use graphbinary_core;
 pub mod client;
 #[cfg(feature = "http")]
 pub use client::{Client, ClientBuilder, Error, ResultStream};
+#[cfg(feature = "serde")]
+pub mod de;
+mod drive;
 #[rustfmt::skip]
 mod generated;
 pub mod graphson;

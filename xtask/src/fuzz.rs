@@ -2,7 +2,8 @@
 //! each cargo-fuzz target (`fuzz/`) for N seconds (default 60).
 //!
 //! Seeds are written at run time into `fuzz/corpus/<target>/` (gitignored): every value vector
-//! of `spec/vectors/` (and of the shared canonical vectors when present) for `value`, each one
+//! of `spec/vectors/` (and of the shared canonical vectors when present) for `value` and
+//! `serde`, each one
 //! wrapped in a response and every response vector for `response`, and the element vectors in
 //! their bare form behind a type selector byte for `derived`. Needs cargo-fuzz and the nightly
 //! toolchain; [`installed`] tells whether they are there (`cargo xtask ci` runs
@@ -14,7 +15,7 @@ use std::process::Command;
 use crate::regen;
 
 /// The fuzz targets, in the order they run.
-pub const TARGETS: [&str; 3] = ["response", "value", "derived"];
+pub const TARGETS: [&str; 4] = ["response", "value", "derived", "serde"];
 
 /// Whether `cargo +nightly fuzz` is available.
 pub fn installed() -> bool {
@@ -140,6 +141,8 @@ pub fn seed(root: &Path) -> Result<usize, String> {
     for (name, bytes) in &values {
         // value: {capacity byte}{value}
         put("value", name, &[&[16u8][..], bytes].concat())?;
+        // serde: {capacity byte}{value}
+        put("serde", name, &[&[16u8][..], bytes].concat())?;
         // response: {capacity byte}{header}{value}{marker}{status 200}
         let resp = [
             &[16u8, 0x84, 0x00][..],

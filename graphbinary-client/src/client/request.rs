@@ -114,6 +114,44 @@ impl RequestBuilder {
         self
     }
 
+    /// Binds parameter `name` to any [`serde::Serialize`] value, rendered as a gremlin-lang
+    /// literal by [`de::to_literal`](crate::de::to_literal) (a struct or a map as a map
+    /// literal, a sequence as a list literal). A value with no literal (bytes, a map key that is
+    /// not a string, number or boolean) or an invalid name makes sending fail with
+    /// [`Error::InvalidRequest`].
+    ///
+    /// ```no_run
+    /// # async fn f(client: graphbinary_client::Client) -> Result<(), graphbinary_client::client::Error> {
+    /// #[derive(serde::Serialize)]
+    /// struct Person<'a> { name: &'a str, age: i32 }
+    /// // Renders ['name':'marko','age':29i]
+    /// let id = client
+    ///     .request("g.mergeV(person).id()")
+    ///     .param_serialized("person", &Person { name: "marko", age: 29 })
+    ///     .send()
+    ///     .await?
+    ///     .one::<i64>()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    #[cfg(feature = "serde")]
+    pub fn param_serialized<T: serde::Serialize + ?Sized>(
+        mut self,
+        name: impl Into<String>,
+        value: &T,
+    ) -> Self {
+        let name = name.into();
+        match crate::de::to_literal(value) {
+            Ok(lit) => self.param_literal(name, lit),
+            Err(e) => {
+                self.error.get_or_insert(Error::InvalidRequest(format!(
+                    "parameter {name:?} has no gremlin-lang literal: {e}"
+                )));
+                self
+            }
+        }
+    }
+
     /// The script language (server default `gremlin-lang`).
     pub fn language(mut self, language: impl Into<String>) -> Self {
         self.language = Some(language.into());

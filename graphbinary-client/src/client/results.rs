@@ -103,7 +103,8 @@ impl TraverserStream {
         Ok(out)
     }
 
-    /// The number of results (bulks summed), reading without keeping them.
+    /// The number of results (bulks summed), stepping over each without building it (see
+    /// [`skip_value`](crate::model::skip_value)).
     ///
     /// # Cancel safety
     /// Not cancel safe: it takes the stream, so dropping the future drops the response and the
@@ -111,9 +112,73 @@ impl TraverserStream {
     /// half-read; nothing else is affected.
     pub async fn count(mut self) -> Result<u64, Error> {
         let mut n: u64 = 0;
-        self.for_each_result(|t| n = n.saturating_add(t.bulk.max(0) as u64))
-            .await?;
+        self.drive(
+            |cur, _| crate::model::skip_value(cur),
+            |_, _| Ok(()),
+            |(), bulk| n = n.saturating_add(bulk.max(0) as u64),
+        )
+        .await?;
         Ok(n)
+    }
+
+    /// Runs a reader of another shape over the remaining results (see [`crate::drive`]):
+    /// `fast` on the fast path, `slow` for a value the stream read by its slow path (with the
+    /// value's offset), `f` with each result and its bulk.
+    pub(crate) async fn drive<T>(
+        &mut self,
+        fast: impl FnMut(&mut graphbinary_core::Cursor<'_>, bool) -> graphbinary_core::FastResult<T>,
+        mut slow: impl FnMut(Value, u64) -> Result<T, graphbinary_core::DecodeError>,
+        mut f: impl FnMut(T, i64),
+    ) -> Result<(), Error> {
+        if let Some(t) = self.first.take() {
+            f(slow(t.value, 0)?, t.bulk);
+        }
+        if self.done {
+            return Ok(());
+        }
+        let results = &mut self.results;
+        let r = crate::drive::drive(&mut self.inner, fast, slow, |v, bulk| {
+            *results += 1;
+            f(v, bulk)
+        })
+        .await;
+        self.done = true;
+        match r {
+            Ok(()) => self.end(),
+            Err(e) => Err(self.error(e)),
+        }
+    }
+
+    /// One result read by `fast` in place, or by the stream's slow path and `slow` (see
+    /// [`TraverserStream::drive`]).
+    #[cfg(feature = "serde")]
+    pub(crate) fn poll_with<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        fast: impl FnOnce(&mut graphbinary_core::Cursor<'_>, bool) -> graphbinary_core::FastResult<T>,
+        slow: impl FnOnce(Traverser, u64) -> Result<T, graphbinary_core::DecodeError>,
+    ) -> Poll<Option<Result<T, Error>>> {
+        if let Some(t) = self.first.take() {
+            return Poll::Ready(Some(slow(t, 0).map_err(Error::from)));
+        }
+        if self.done {
+            return Poll::Ready(None);
+        }
+        match crate::drive::poll_one(&mut self.inner, cx, fast, slow) {
+            Poll::Ready(Some(Ok(v))) => {
+                self.results += 1;
+                Poll::Ready(Some(Ok(v)))
+            }
+            Poll::Ready(Some(Err(e))) => {
+                self.done = true;
+                Poll::Ready(Some(Err(self.error(e))))
+            }
+            Poll::Ready(None) => {
+                self.done = true;
+                Poll::Ready(self.end().err().map(Err))
+            }
+            Poll::Pending => Poll::Pending,
+        }
     }
 
     /// Calls `f` with each remaining traverser, in order, until the response ends: what the

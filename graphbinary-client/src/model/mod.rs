@@ -14,6 +14,7 @@
 mod labels;
 mod pdt;
 mod scalars;
+mod skip;
 mod structure;
 mod value;
 
@@ -25,9 +26,16 @@ pub use crate::generated::type_code::TypeCode;
 pub use labels::Labels;
 pub use pdt::{CompositePdt, PdtError, PdtRegistry, PrimitivePdt};
 pub use scalars::BigInteger;
+pub use skip::skip_value;
+#[cfg(feature = "serde")]
+pub(crate) use skip::{
+    fq_opt_list_header, fq_typed_header, skip_labels, skip_property, skip_vertex_property,
+};
 pub use structure::{Graph, Tree};
 pub(crate) use value::decode_marker_value;
 pub use value::Value;
+#[cfg(feature = "serde")]
+pub(crate) use value::{read_fq_str, read_header, Header};
 
 /// The GraphBinary 4 type codes: the constants of [`graphbinary_core::codes`] (generated from
 /// `spec/types.toml`), and each code's name and value flags as lookup tables built at compile

@@ -100,6 +100,28 @@ impl<R> ResponseStream<R> {
     pub fn status(&self) -> Option<&Status> {
         self.status.as_ref()
     }
+
+    /// For readers of other shapes (`crate::drive`): the buffer and whether results are
+    /// bulked, when the next result can be read in place on the fast path.
+    pub(crate) fn fast_parts(&mut self) -> Option<(&mut ReadBuffer<R>, bool)> {
+        match (&mut self.state, self.phase) {
+            (State::Idle(buf), Phase::Results { bulked }) if buf.fast_path() => Some((buf, bulked)),
+            _ => None,
+        }
+    }
+
+    /// The offset of the next unread byte, unless a slow step is under way.
+    pub(crate) fn idle_offset(&self) -> Option<u64> {
+        match &self.state {
+            State::Idle(buf) => Some(buf.offset()),
+            _ => None,
+        }
+    }
+
+    /// Ends the stream after an error met by such a reader.
+    pub(crate) fn fail(&mut self) {
+        self.state = State::Done;
+    }
 }
 
 fn read_header(cur: &mut Cursor<'_>) -> FastResult<bool> {
