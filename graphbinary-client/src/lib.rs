@@ -44,6 +44,7 @@ pub mod graphson;
 pub mod model;
 pub mod response;
 pub mod text;
+pub mod v1;
 
 pub use model::Value;
 pub use response::{
