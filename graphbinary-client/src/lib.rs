@@ -45,6 +45,7 @@ pub mod model;
 pub mod response;
 pub mod text;
 pub mod v1;
+pub mod ws;
 
 pub use model::Value;
 pub use response::{
