@@ -32,6 +32,56 @@ pub const AUTH_USER: &str = "stephen";
 pub const AUTH_PASSWORD: &str = "password";
 const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.9.0";
 const MAIN_CLASS: &str = "org.apache.tinkerpop.gremlin.server.GremlinServer";
+const JANUSGRAPH_MAIN_CLASS: &str = "org.janusgraph.graphdb.server.JanusGraphServer";
+/// The JanusGraph release `--janusgraph` is tested with (it runs on TinkerPop 3.7.3).
+pub const JANUSGRAPH_VERSION: &str = "1.1.0";
+
+/// Which server: TinkerPop's own, or JanusGraph's (in-memory backend, modern graph loaded by a
+/// script since TinkerFactory only fills a TinkerGraph).
+#[derive(Debug, Clone)]
+struct Flavor {
+    janusgraph: bool,
+    version: String,
+}
+
+impl Flavor {
+    fn name(&self) -> String {
+        let product = if self.janusgraph {
+            "JanusGraph Server"
+        } else {
+            "Gremlin Server"
+        };
+        format!("{product} {}", self.version)
+    }
+    fn pom(&self) -> &'static str {
+        if self.janusgraph {
+            "xtask/gremlin3/janusgraph/pom.xml"
+        } else {
+            "xtask/gremlin3/pom.xml"
+        }
+    }
+    fn version_property(&self) -> &'static str {
+        if self.janusgraph {
+            "jg.version"
+        } else {
+            "tp.version"
+        }
+    }
+    fn lib_name(&self) -> String {
+        if self.janusgraph {
+            format!("lib-janusgraph-{}", self.version)
+        } else {
+            format!("lib-{}", self.version)
+        }
+    }
+    fn main_class(&self) -> &'static str {
+        if self.janusgraph {
+            JANUSGRAPH_MAIN_CLASS
+        } else {
+            MAIN_CLASS
+        }
+    }
+}
 const START_TIMEOUT: Duration = Duration::from_secs(180);
 const JVM_HEAP: &[&str] = &["-Xms128m", "-Xmx1g"];
 /// The list of 4.0's gremlin-server.sh (3.7.3 runs without it on Java 17; Gryo/Kryo needs it).
@@ -49,14 +99,15 @@ const JVM_OPENS: &[&str] = &[
     "--add-opens=java.base/java.net=ALL-UNNAMED",
 ];
 
-const HELP: &str =
-    "usage: cargo xtask server3 [--tinkerpop 3.7.3|3.8.1] [--auth] [--port N] [--detach] [--stop]
+const HELP: &str = "usage: cargo xtask server3 [--tinkerpop 3.7.3|3.8.1 | --janusgraph 1.1.0] [--auth] [--port N] [--detach] [--stop]
 
 Runs a real TinkerPop 3 Gremlin Server (TinkerGraph, modern graph bound to `g`) on 127.0.0.1 with
 the WebSocket channelizer and the GraphBinary 1 and GraphSON 3 serializers. Jars resolved with
 Maven into target/gremlin-server3/. Needs java 17+ and mvn on PATH.
 
   --tinkerpop V   3.7.3 (default) or 3.8.1 (other 3.x versions are tried as given)
+  --janusgraph V  a JanusGraph Server 1.1.0 instead (in-memory backend, modern graph, edge ids
+                  are GraphBinary 1 custom types); default port 8199
   --auth          SimpleAuthenticator, user stephen, password password (SASL PLAIN)
   --port N        TCP port (default: 8196 for 3.7.3, 8197 for 3.8.1, +2 with --auth)
   --detach        leave it running in the background (pid and log in target/gremlin-server3/)
@@ -77,6 +128,7 @@ pub fn default_port(version: &str, auth: bool) -> u16 {
 /// `cargo xtask server3 ...`
 pub fn cli(args: &[String]) -> Result<()> {
     let mut version = VERSIONS[0].to_string();
+    let mut janusgraph = None;
     let mut port = None;
     let (mut auth, mut detach, mut stop) = (false, false, false);
     let mut it = args.iter();
@@ -91,6 +143,9 @@ pub fn cli(args: &[String]) -> Result<()> {
                         .context("--port needs a number 1-65535")?,
                 )
             }
+            "--janusgraph" => {
+                janusgraph = Some(it.next().context("--janusgraph needs a version")?.clone())
+            }
             "--auth" => auth = true,
             "--detach" => detach = true,
             "--stop" => stop = true,
@@ -101,8 +156,31 @@ pub fn cli(args: &[String]) -> Result<()> {
             other => bail!("unknown argument {other:?}\n\n{HELP}"),
         }
     }
-    check_version(&version)?;
-    let port = port.unwrap_or_else(|| default_port(&version, auth));
+    let flavor = match janusgraph {
+        Some(v) => {
+            if v != JANUSGRAPH_VERSION {
+                eprintln!("xtask: JanusGraph {v} is untested here (tested: {JANUSGRAPH_VERSION})");
+            }
+            Flavor {
+                janusgraph: true,
+                version: v,
+            }
+        }
+        None => {
+            check_version(&version)?;
+            Flavor {
+                janusgraph: false,
+                version,
+            }
+        }
+    };
+    let port = port.unwrap_or_else(|| {
+        if flavor.janusgraph {
+            8199
+        } else {
+            default_port(&flavor.version, auth)
+        }
+    });
     if stop {
         return stop_detached(port);
     }
@@ -113,9 +191,10 @@ pub fn cli(args: &[String]) -> Result<()> {
         );
         return Ok(());
     }
-    let mut server = start(&version, auth, port, detach)?;
+    let mut server = start(&flavor, auth, port, detach)?;
     println!(
-        "Gremlin Server {version}{} ready at {}",
+        "{}{} ready at {}",
+        flavor.name(),
         if auth { " (auth)" } else { "" },
         url(port)
     );
@@ -186,10 +265,11 @@ fn check_tools(need_mvn: bool) -> Result<()> {
 }
 
 /// Makes sure `target/gremlin-server3/lib-<version>` holds the server's runtime jars.
-fn ensure_jars(root: &Path, state: &Path, version: &str) -> Result<PathBuf> {
-    let pom_path = root.join("xtask/gremlin3/pom.xml");
+fn ensure_jars(root: &Path, state: &Path, flavor: &Flavor) -> Result<PathBuf> {
+    let version = &flavor.version;
+    let pom_path = root.join(flavor.pom());
     let pom = fs::read_to_string(&pom_path).with_context(|| format!("reading {pom_path:?}"))?;
-    let lib = state.join(format!("lib-{version}"));
+    let lib = state.join(flavor.lib_name());
     let stamp = lib.join(".resolved-from-pom.xml");
     if fs::read_to_string(&stamp).ok().as_deref() == Some(pom.as_str()) {
         check_tools(false)?;
@@ -197,13 +277,13 @@ fn ensure_jars(root: &Path, state: &Path, version: &str) -> Result<PathBuf> {
     }
     check_tools(true)?;
     let started = Instant::now();
-    eprintln!("xtask: resolving Gremlin Server {version} jars with Maven ...");
-    let tmp = state.join(format!("lib-{version}.partial"));
+    eprintln!("xtask: resolving {} jars with Maven ...", flavor.name());
+    let tmp = state.join(format!("{}.partial", flavor.lib_name()));
     let _ = fs::remove_dir_all(&tmp);
     let mut cmd = Command::new("mvn");
     cmd.args(["-B", "-q", "-f"])
         .arg(&pom_path)
-        .arg(format!("-Dtp.version={version}"))
+        .arg(format!("-D{}={version}", flavor.version_property()))
         .arg(format!("{DEPENDENCY_PLUGIN}:copy-dependencies"))
         .arg(format!("-DoutputDirectory={}", tmp.display()))
         .arg("-DincludeScope=runtime")
@@ -213,8 +293,9 @@ fn ensure_jars(root: &Path, state: &Path, version: &str) -> Result<PathBuf> {
         .with_context(|| format!("running `{}`", show(&cmd)))?;
     if !out.status.success() {
         bail!(
-            "`{}` failed (is org.apache.tinkerpop:gremlin-server:{version} a release?):\n{}{}",
+            "`{}` failed (is {} a release?):\n{}{}",
             show(&cmd),
+            flavor.name(),
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
@@ -235,18 +316,28 @@ fn write_config(
     root: &Path,
     state: &Path,
     lib: &Path,
-    version: &str,
+    flavor: &Flavor,
     auth: bool,
     port: u16,
 ) -> Result<PathBuf> {
     let templates = root.join("xtask/gremlin3");
     let conf = state.join("conf");
-    for file in [
-        "logback.xml",
-        "tinkergraph-empty.properties",
-        "generate-modern.groovy",
-    ] {
-        fs::copy(templates.join(file), conf.join(file))
+    fs::copy(templates.join("logback.xml"), conf.join("logback.xml"))?;
+    let (dir, files, yaml_template): (PathBuf, &[&str], &str) = if flavor.janusgraph {
+        (
+            templates.join("janusgraph"),
+            &["janusgraph-inmemory.properties", "load-modern.groovy"],
+            "janusgraph-server.yaml.in",
+        )
+    } else {
+        (
+            templates.clone(),
+            &["tinkergraph-empty.properties", "generate-modern.groovy"],
+            "gremlin-server.yaml.in",
+        )
+    };
+    for file in files {
+        fs::copy(dir.join(file), conf.join(file))
             .with_context(|| format!("copying {file} into {}", conf.display()))?;
     }
     let authentication = if auth {
@@ -259,11 +350,14 @@ fn write_config(
     } else {
         String::new()
     };
-    let yaml = fs::read_to_string(templates.join("gremlin-server.yaml.in"))?
+    let yaml = fs::read_to_string(dir.join(yaml_template))?
         .replace("@PORT@", &port.to_string())
         .replace("@CONF_DIR@", &conf.display().to_string())
         .replace("@AUTHENTICATION@", &authentication);
-    let path = conf.join(format!("gremlin-server-{version}-{port}.yaml"));
+    let path = conf.join(format!(
+        "{}-{port}.yaml",
+        flavor.lib_name().replace("lib-", "server-")
+    ));
     fs::write(&path, yaml)?;
     Ok(path)
 }
@@ -305,11 +399,12 @@ fn write_credentials(templates: &Path, conf: &Path, lib: &Path) -> Result<PathBu
 }
 
 /// Resolves, configures and starts the server, and waits until it answers.
-fn start(version: &str, auth: bool, port: u16, detach: bool) -> Result<Child> {
+fn start(flavor: &Flavor, auth: bool, port: u16, detach: bool) -> Result<Child> {
+    let name = flavor.name();
     let root = project_root();
     let state = state_dir()?;
-    let lib = ensure_jars(&root, &state, version)?;
-    let yaml = write_config(&root, &state, &lib, version, auth, port)?;
+    let lib = ensure_jars(&root, &state, flavor)?;
+    let yaml = write_config(&root, &state, &lib, flavor, auth, port)?;
     let mut cmd = Command::new("java");
     cmd.args(JVM_HEAP)
         .args(JVM_OPENS)
@@ -319,7 +414,7 @@ fn start(version: &str, auth: bool, port: u16, detach: bool) -> Result<Child> {
         ))
         .arg("-cp")
         .arg(format!("{}/*", lib.display()))
-        .arg(MAIN_CLASS)
+        .arg(flavor.main_class())
         .arg(&yaml)
         .current_dir(&state)
         .stdin(Stdio::null());
@@ -333,7 +428,7 @@ fn start(version: &str, auth: bool, port: u16, detach: bool) -> Result<Child> {
     let started = Instant::now();
     let mut child = cmd.spawn().context("starting java")?;
     eprintln!(
-        "xtask: starting Gremlin Server {version} on 127.0.0.1:{port}, pid {} ...",
+        "xtask: starting {name} on 127.0.0.1:{port}, pid {} ...",
         child.id()
     );
     if let Err(err) = wait_until_answering(&mut child, port) {
@@ -341,15 +436,9 @@ fn start(version: &str, auth: bool, port: u16, detach: bool) -> Result<Child> {
         let text = fs::read_to_string(&log_path).unwrap_or_default();
         let tail: Vec<&str> = text.lines().rev().take(40).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        return Err(err.context(format!(
-            "Gremlin Server {version} did not come up\n{}",
-            tail.join("\n")
-        )));
+        return Err(err.context(format!("{name} did not come up\n{}", tail.join("\n"))));
     }
-    eprintln!(
-        "xtask: Gremlin Server {version} answered after {}",
-        secs(started.elapsed())
-    );
+    eprintln!("xtask: {name} answered after {}", secs(started.elapsed()));
     if detach {
         fs::write(pid_file(&state, port), format!("{}\n", child.id()))?;
         eprintln!("xtask: log: {}", log_path.display());
@@ -404,7 +493,8 @@ fn stop_detached(port: u16) -> Result<()> {
         .parse()
         .with_context(|| format!("bad pid in {}", pid_path.display()))?;
     let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    if !String::from_utf8_lossy(&cmdline).contains(MAIN_CLASS) {
+    let cmdline = String::from_utf8_lossy(&cmdline);
+    if !cmdline.contains(MAIN_CLASS) && !cmdline.contains(JANUSGRAPH_MAIN_CLASS) {
         fs::remove_file(&pid_path)?;
         println!("The detached Gremlin Server (pid {pid}) is no longer running.");
         return Ok(());

@@ -266,10 +266,7 @@ impl Client3 {
                             batch.extend(msg.results());
                             if last {
                                 rx.close();
-                                return match batch.pop_front() {
-                                    Some(r) => Some((Ok(r), (rx, batch, true))),
-                                    None => None,
-                                };
+                                return batch.pop_front().map(|r| (Ok(r), (rx, batch, true)));
                             }
                         }
                     }
@@ -310,14 +307,26 @@ async fn read_loop(
         let response = match decode_response(&bytes, &options.limits) {
             Ok(r) => r,
             Err(e) => {
-                // Without a readable request id the message cannot be routed: fail every
-                // request (the format gives no way to resynchronise a request's batches).
-                let err = format!(
-                    ": undecodable response message: offset {}: {}",
-                    e.offset(),
-                    e.kind()
-                );
-                break err;
+                // The header names the request (`81 00 {uuid}`) even when its data cannot be
+                // read (e.g. a provider's custom type): that request fails, the others go on;
+                // its later batches find no receiver and are dropped.
+                match bytes.get(..18) {
+                    Some([0x81, 0x00, id @ ..]) => {
+                        let id = Uuid::from_slice(id).unwrap_or_default();
+                        let tx = lock(&pending).remove(&id);
+                        if let Some(tx) = tx {
+                            let _ = tx.send(Err(e.into())).await;
+                        }
+                        continue;
+                    }
+                    _ => {
+                        break format!(
+                            ": undecodable response message: offset {}: {}",
+                            e.offset(),
+                            e.kind()
+                        )
+                    }
+                }
             }
         };
         let Some(id) = response.request_id else {
