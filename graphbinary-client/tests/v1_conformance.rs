@@ -598,6 +598,32 @@ fn hostile_lengths_and_codes_fail_cleanly() {
 }
 
 #[test]
+fn a_traversal_strategy_has_a_bare_class_and_a_bare_map() {
+    // No canonical vector has one; the layout of TraversalStrategySerializer (3.7.3): both
+    // fields written with `writeValue(.., false)`.
+    let class =
+        b"org.apache.tinkerpop.gremlin.process.traversal.strategy.verification.ReadOnlyStrategy";
+    let mut bytes = vec![0x29, 0x00];
+    bytes.extend_from_slice(&(class.len() as i32).to_be_bytes());
+    bytes.extend_from_slice(class);
+    bytes.extend_from_slice(&[
+        0, 0, 0, 1, 0x03, 0x00, 0, 0, 0, 1, b'k', 0x01, 0x00, 0, 0, 0, 2,
+    ]);
+    let v = decode(&bytes).unwrap();
+    let Value::PrimitivePdt(c) = field(&v, "class") else {
+        panic!("{v:?}")
+    };
+    assert_eq!(
+        (c.type_name.as_str(), c.value.as_bytes()),
+        ("g:Class", &class[..])
+    );
+    assert_eq!(
+        field(&v, "configuration"),
+        &Value::Map(vec![(Value::String("k".into()), Value::Int(2))])
+    );
+}
+
+#[test]
 fn the_code_table_agrees_with_spec_graphbinary_v1_toml() {
     let spec = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -239,16 +239,9 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
         SHORT => Value::Short(cur.read_i16()?),
         BOOLEAN => Value::Boolean(cur.read_bool()?),
         TRAVERSAL_STRATEGY => {
-            let class_at = cur.offset();
-            let class = decode_value(cur)?;
-            if !matches!(&class, Value::PrimitivePdt(p) if p.type_name == "g:Class") {
-                return Err(invalid(
-                    cur,
-                    class_at,
-                    "TraversalStrategy",
-                    format!("expected a Class (0x06), found {}", class.type_name()),
-                ));
-            }
+            // Both fields bare (TraversalStrategySerializer: `context.readValue(buffer,
+            // Class.class, false)` then the Map the same way).
+            let class = pdt("g:Class", cur.read_str()?);
             let configuration = Value::Map(decode_map(cur)?);
             composite(
                 "g:TraversalStrategy",
