@@ -7,7 +7,9 @@
 //! * [`client`]: the asynchronous HTTP client;
 //! * [`process`]: the traversal API (`g.v(()).out("knows")`), written as GremlinLang;
 //! * [`de`] (feature `serde`, on by default): results as your own types, a `serde`
-//!   deserializer straight from the wire.
+//!   deserializer straight from the wire;
+//! * [`v1`] and [`ws`] (groundwork): GraphBinary 1 and TinkerPop 3 over WebSocket, for 3.x
+//!   servers (Neptune, JanusGraph); not yet behind [`Client`].
 //!
 //! # Errors
 //!
@@ -92,6 +94,9 @@ pub mod model;
 pub mod process;
 pub mod response;
 pub mod text;
+pub mod v1;
+#[cfg(feature = "http")]
+pub mod ws;
 
 pub use model::Value;
 pub use response::{

@@ -1,0 +1,31 @@
+//! GraphBinary 1, the format of TinkerPop 3.x servers (3.5 to 3.8), decoded into the same
+//! [`Value`](crate::Value) model as GraphBinary 4.
+//!
+//! The type table is `spec/graphbinary-v1.toml`; [`codes`] mirrors it. Type codes collide with
+//! GraphBinary 4 (0x04 is Date here, DateTime there), so version 1 has its own dispatch
+//! ([`decode_value`]). No `Value` variant is added for it; the types GraphBinary 4 lacks map as
+//! follows:
+//!
+//! | GraphBinary 1 | `Value` |
+//! |---|---|
+//! | Date 0x04, Timestamp 0x05 (ms since the epoch), Instant 0x83 | `DateTime` at UTC (offset 0) |
+//! | OffsetDateTime 0x88, ZonedDateTime 0x8d | `DateTime` (the zone id is not on the wire; its offset is) |
+//! | ByteBuffer 0x25 | `Binary` |
+//! | Traverser 0x21 `{bulk}{value}` | `BulkList` of one item; in a response's result list it is one result with that bulk ([`ResponseMessage::results`]) |
+//! | BulkSet 0x2a | `BulkList` (items with their bulks, as GraphBinary 4's bulked List) |
+//! | TinkerGraph 0x10 | `Graph` |
+//! | Class, Barrier, Cardinality, Column, Operator, Order, Pick, Pop, Scope, DT, GType, InetAddress | `PrimitivePdt` named by the GraphSON 3 type (`g:Class`, `g:Barrier`, ..., `gx:InetAddress`), the value as text |
+//! | Binding, Bytecode, Lambda, P, TextP, TraversalStrategy, Metrics, TraversalMetrics, LocalDate, LocalDateTime, LocalTime, MonthDay, OffsetTime, Period, Year, YearMonth, ZoneOffset | `CompositePdt` named by the GraphSON 3 type (`g:P`, `gx:LocalDate`, ...), with named fields |
+//! | Custom 0x00 | an error naming the custom type's name and offset (its value is not self-delimiting) |
+//!
+//! A typed null keeps its GraphBinary 1 type code (`Value::Null(0x04)` is a null Date).
+//! Vertex, Edge and VertexProperty labels are single Strings in GraphBinary 1 ([`Labels::One`](crate::model::Labels::One)).
+
+pub mod codes;
+mod reader;
+mod request;
+mod response;
+
+pub use reader::{date_time_from_millis, decode_slice, decode_value, read_value};
+pub use request::{encode_value, new_request_id, RequestMessage, MIME_TYPE};
+pub use response::{decode_response, ResponseMessage};

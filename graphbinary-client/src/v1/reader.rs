@@ -1,0 +1,850 @@
+//! The GraphBinary 1 value reader: a fast path over buffered bytes ([`decode_value`] on a
+//! [`Cursor`]) and a refilling path over a [`ReadBuffer`] ([`read_value`]).
+//!
+//! Every read follows `spec/graphbinary-v1.toml`; each length is checked against [`Limits`]
+//! before anything is allocated, a claimed count is only a lower bound on the bytes it needs, and
+//! nesting depth is counted on every container.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::sync::Arc;
+
+use graphbinary_core::{Cursor, DecodeError, ErrorKind, FastError, FastResult, Limits, ReadBuffer};
+use tokio::io::AsyncRead;
+
+use crate::model::{
+    BigDecimal, BigInteger, CompositePdt, DateTime, Direction, Duration, Edge, Graph, Labels,
+    Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
+};
+
+use super::codes;
+
+const RED_ZONE: usize = 64 * 1024;
+const STACK_GROWTH: usize = 1024 * 1024;
+
+/// Decodes one fully-qualified GraphBinary 1 value from the cursor (the fast path).
+///
+/// "Need more" ([`FastError::NeedMore`]) when the value is not complete in the cursor's bytes;
+/// an error names the absolute byte offset and what was expected there.
+pub fn decode_value(cur: &mut Cursor<'_>) -> FastResult<Value> {
+    stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || decode_fq(cur))
+}
+
+/// Decodes exactly one value from `bytes` (whose first byte is at offset 0), requiring that
+/// nothing follows it. Truncation is [`ErrorKind::UnexpectedEof`] at the end of `bytes`.
+pub fn decode_slice(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
+    let mut cur = Cursor::new(bytes, 0, limits);
+    let v = complete(decode_value(&mut cur), bytes.len(), "a GraphBinary 1 value")?;
+    if cur.position() != bytes.len() {
+        return Err(DecodeError::new(
+            cur.offset(),
+            ErrorKind::Invalid {
+                what: "GraphBinary 1 value",
+                detail: format!("{} bytes after the value", bytes.len() - cur.position()),
+            },
+        ));
+    }
+    Ok(v)
+}
+
+/// Turns a fast-path result over bytes that are all there is into a plain result: "need more"
+/// is the end of the input at `end`.
+pub(crate) fn complete<T>(
+    r: FastResult<T>,
+    end: usize,
+    expected: &'static str,
+) -> Result<T, DecodeError> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(FastError::Invalid(e)) => Err(e),
+        Err(FastError::NeedMore(_)) => Err(DecodeError::new(
+            end as u64,
+            ErrorKind::UnexpectedEof { expected },
+        )),
+    }
+}
+
+/// Reads one fully-qualified GraphBinary 1 value from a [`ReadBuffer`], refilling as needed:
+/// the fast path on the buffered bytes, and after "need more" a refill of at least what it
+/// asked for, then again.
+///
+/// A value larger than the buffer's capacity is an error here (GraphBinary 1 responses arrive
+/// one WebSocket message at a time, each bounded by the transport's message limit, so the
+/// WebSocket layer decodes them from memory); the field-by-field slow path of GraphBinary 4's
+/// readers is not repeated for version 1.
+///
+/// # Cancel safety
+/// Cancel safe: bytes are consumed only when a whole value has been decoded.
+pub async fn read_value<R: AsyncRead + Unpin>(
+    buf: &mut ReadBuffer<R>,
+) -> Result<Value, DecodeError> {
+    loop {
+        match buf.try_read_with(decode_value) {
+            Ok(v) => return Ok(v),
+            Err(FastError::Invalid(e)) => return Err(e),
+            Err(FastError::NeedMore(n)) => {
+                if n > buf.capacity() {
+                    return Err(buf.error(ErrorKind::LengthLimit {
+                        what: "GraphBinary 1 value (buffer capacity)",
+                        length: n as u64,
+                        limit: buf.capacity() as u64,
+                    }));
+                }
+                buf.fill_to(n, "a GraphBinary 1 value").await?
+            }
+        }
+    }
+}
+
+fn invalid(cur: &Cursor<'_>, at: u64, what: &'static str, detail: String) -> FastError {
+    cur.error_at(at, ErrorKind::Invalid { what, detail })
+}
+
+/// `{type_code}{value_flag}{value}`, or the Custom type's `{0x00}{name}...`.
+fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Value> {
+    let at = cur.offset();
+    let code = cur.read_u8()?;
+    if code == codes::CUSTOM {
+        // {0x00}{name String}{custom_type_info}{value_flag}{value}: the name is readable, what
+        // follows belongs to a provider serializer and cannot be skipped.
+        let name = cur.read_str()?;
+        return Err(invalid(
+            cur,
+            at,
+            "GraphBinary 1 custom type",
+            format!(
+                "custom type {name:?} (type code 0x00) at offset {at} has no reader; its value \
+                 is not self-delimiting"
+            ),
+        ));
+    }
+    if codes::name(code).is_none() {
+        return Err(cur.error_at(at, ErrorKind::UnknownTypeCode { code }));
+    }
+    let flag_at = cur.offset();
+    match cur.read_u8()? {
+        0x00 if code != codes::UNSPECIFIED_NULL => {}
+        0x01 => return Ok(Value::Null(code)),
+        flag => {
+            return Err(cur.error_at(
+                flag_at,
+                ErrorKind::InvalidValueFlag {
+                    what: codes::name(code).unwrap_or("value"),
+                    flag,
+                },
+            ))
+        }
+    }
+    cur.enter()?;
+    let v = decode_body(cur, code, at);
+    cur.leave();
+    v
+}
+
+fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
+    use codes::*;
+    Ok(match code {
+        INT => Value::Int(cur.read_i32()?),
+        LONG => Value::Long(cur.read_i64()?),
+        STRING => Value::String(cur.read_str()?.to_owned()),
+        DATE | TIMESTAMP => Value::DateTime(date_time_from_millis(cur.read_i64()?)),
+        CLASS => pdt("g:Class", cur.read_str()?),
+        DOUBLE => Value::Double(cur.read_f64()?),
+        FLOAT => Value::Float(cur.read_f32()?),
+        LIST => Value::List(decode_items(cur, "List")?),
+        MAP => Value::Map(decode_map(cur)?),
+        SET => Value::Set(decode_items(cur, "Set")?),
+        UUID => Value::Uuid(cur.read_uuid()?),
+        EDGE => Value::Edge(Box::new(decode_edge(cur)?)),
+        PATH => Value::Path(Box::new(decode_path(cur)?)),
+        PROPERTY => Value::Property(Box::new(decode_property(cur)?)),
+        TINKER_GRAPH => Value::Graph(Box::new(decode_graph(cur)?)),
+        VERTEX => Value::Vertex(Box::new(decode_vertex(cur)?)),
+        VERTEX_PROPERTY => Value::VertexProperty(Box::new(decode_vertex_property(cur)?)),
+        DIRECTION => {
+            let s = enum_string(cur, "Direction")?;
+            Value::Direction(
+                Direction::from_name(&s.1).ok_or_else(|| bad_enum(cur, s.0, "Direction", &s.1))?,
+            )
+        }
+        T => {
+            let s = enum_string(cur, "T")?;
+            Value::T(T::from_name(&s.1).ok_or_else(|| bad_enum(cur, s.0, "T", &s.1))?)
+        }
+        MERGE => {
+            let s = enum_string(cur, "Merge")?;
+            Value::Merge(Merge::from_name(&s.1).ok_or_else(|| bad_enum(cur, s.0, "Merge", &s.1))?)
+        }
+        BARRIER | CARDINALITY | COLUMN | OPERATOR | ORDER | PICK | POP | SCOPE | DT | GTYPE => {
+            let name = codes::graphson_name(code).unwrap_or("g:Enum");
+            let (_, s) = enum_string(cur, codes::name(code).unwrap_or("enum"))?;
+            Value::PrimitivePdt(Box::new(PrimitivePdt {
+                type_name: name.to_owned(),
+                value: s,
+            }))
+        }
+        BINDING => {
+            let key = cur.read_str()?.to_owned();
+            let value = decode_value(cur)?;
+            composite(
+                "g:Binding",
+                vec![("key", Value::String(key)), ("value", value)],
+            )
+        }
+        BYTECODE => {
+            let steps = decode_instructions(cur, "Bytecode steps")?;
+            let sources = decode_instructions(cur, "Bytecode sources")?;
+            composite("g:Bytecode", vec![("step", steps), ("source", sources)])
+        }
+        LAMBDA => {
+            let language = cur.read_str()?.to_owned();
+            let script = cur.read_str()?.to_owned();
+            let arguments = cur.read_i32()?;
+            composite(
+                "g:Lambda",
+                vec![
+                    ("script", Value::String(script)),
+                    ("language", Value::String(language)),
+                    ("arguments", Value::Int(arguments)),
+                ],
+            )
+        }
+        P | TEXT_P => {
+            let predicate = cur.read_str()?.to_owned();
+            let values = decode_items(cur, "P values")?;
+            let name = if code == P { "g:P" } else { "g:TextP" };
+            composite(
+                name,
+                vec![
+                    ("predicate", Value::String(predicate)),
+                    ("value", Value::List(values)),
+                ],
+            )
+        }
+        TRAVERSER => {
+            let bulk = cur.read_i64()?;
+            let value = decode_value(cur)?;
+            Value::BulkList(vec![(value, bulk)])
+        }
+        BIG_DECIMAL => {
+            let scale = cur.read_i32()?;
+            let unscaled = BigInteger::from_bytes(cur.read_len_prefixed("BigInteger")?.to_vec());
+            Value::BigDecimal(Box::new(BigDecimal { scale, unscaled }))
+        }
+        BIG_INTEGER => Value::BigInteger(BigInteger::from_bytes(
+            cur.read_len_prefixed("BigInteger")?.to_vec(),
+        )),
+        BYTE => Value::Byte(cur.read_i8()?),
+        BYTE_BUFFER => Value::Binary(cur.read_len_prefixed("ByteBuffer")?.to_vec()),
+        SHORT => Value::Short(cur.read_i16()?),
+        BOOLEAN => Value::Boolean(cur.read_bool()?),
+        TRAVERSAL_STRATEGY => {
+            // Both fields bare (TraversalStrategySerializer: `context.readValue(buffer,
+            // Class.class, false)` then the Map the same way).
+            let class = pdt("g:Class", cur.read_str()?);
+            let configuration = Value::Map(decode_map(cur)?);
+            composite(
+                "g:TraversalStrategy",
+                vec![("class", class), ("configuration", configuration)],
+            )
+        }
+        BULK_SET => {
+            let n = cur.read_count("BulkSet")?;
+            // The smallest item: a null `FE 01` and an 8-byte bulk.
+            cur.require(n.saturating_mul(10))?;
+            let mut items = Vec::with_capacity(n);
+            for _ in 0..n {
+                let item = decode_value(cur)?;
+                let bulk = cur.read_i64()?;
+                items.push((item, bulk));
+            }
+            Value::BulkList(items)
+        }
+        TREE => Value::Tree(decode_tree(cur)?),
+        METRICS => decode_metrics(cur)?,
+        TRAVERSAL_METRICS => {
+            let duration = cur.read_i64()?;
+            let metrics = decode_metrics_list(cur)?;
+            composite(
+                "g:TraversalMetrics",
+                vec![("dur", Value::Long(duration)), ("metrics", metrics)],
+            )
+        }
+        CHAR => Value::Char(cur.read_char()?),
+        DURATION => Value::Duration(Duration {
+            seconds: cur.read_i64()?,
+            nanos: cur.read_i32()?,
+        }),
+        INET_ADDRESS => {
+            let addr_at = cur.offset();
+            let bytes = cur.read_len_prefixed("InetAddress")?;
+            let ip = match bytes.len() {
+                4 => IpAddr::V4(Ipv4Addr::from(
+                    <[u8; 4]>::try_from(bytes).unwrap_or_default(),
+                )),
+                16 => IpAddr::V6(Ipv6Addr::from(
+                    <[u8; 16]>::try_from(bytes).unwrap_or_default(),
+                )),
+                n => {
+                    return Err(invalid(
+                        cur,
+                        addr_at,
+                        "InetAddress",
+                        format!("{n} address bytes, expected 4 or 16"),
+                    ))
+                }
+            };
+            pdt("gx:InetAddress", &ip.to_string())
+        }
+        INSTANT => {
+            let seconds = cur.read_i64()?;
+            let nanos_at = cur.offset();
+            let nanos = cur.read_i32()?;
+            if !(0..1_000_000_000).contains(&nanos) {
+                return Err(invalid(
+                    cur,
+                    nanos_at,
+                    "Instant",
+                    format!("nanos {nanos} outside 0..1000000000"),
+                ));
+            }
+            let mut dt = date_time_from_millis(seconds.saturating_mul(1000));
+            dt.nanos += i64::from(nanos);
+            Value::DateTime(dt)
+        }
+        LOCAL_DATE => {
+            let (y, m, d) = local_date(cur)?;
+            composite(
+                "gx:LocalDate",
+                vec![
+                    ("year", Value::Int(y)),
+                    ("month", Value::Byte(m)),
+                    ("day", Value::Byte(d)),
+                ],
+            )
+        }
+        LOCAL_DATE_TIME => {
+            let (y, m, d) = local_date(cur)?;
+            let nanos = local_time(cur)?;
+            composite(
+                "gx:LocalDateTime",
+                vec![
+                    ("year", Value::Int(y)),
+                    ("month", Value::Byte(m)),
+                    ("day", Value::Byte(d)),
+                    ("nanos", Value::Long(nanos)),
+                ],
+            )
+        }
+        LOCAL_TIME => composite(
+            "gx:LocalTime",
+            vec![("nanos", Value::Long(local_time(cur)?))],
+        ),
+        MONTH_DAY => {
+            let month = cur.read_i8()?;
+            let day = cur.read_i8()?;
+            composite(
+                "gx:MonthDay",
+                vec![("month", Value::Byte(month)), ("day", Value::Byte(day))],
+            )
+        }
+        OFFSET_DATE_TIME | ZONED_DATE_TIME => {
+            let (year, month, day) = local_date(cur)?;
+            let nanos = local_time(cur)?;
+            let offset_seconds = zone_offset(cur)?;
+            Value::DateTime(DateTime {
+                year,
+                month,
+                day,
+                nanos,
+                offset_seconds,
+            })
+        }
+        OFFSET_TIME => {
+            let nanos = local_time(cur)?;
+            let offset = zone_offset(cur)?;
+            composite(
+                "gx:OffsetTime",
+                vec![
+                    ("nanos", Value::Long(nanos)),
+                    ("offset", Value::Int(offset)),
+                ],
+            )
+        }
+        PERIOD => composite(
+            "gx:Period",
+            vec![
+                ("years", Value::Int(cur.read_i32()?)),
+                ("months", Value::Int(cur.read_i32()?)),
+                ("days", Value::Int(cur.read_i32()?)),
+            ],
+        ),
+        YEAR => composite("gx:Year", vec![("year", Value::Int(cur.read_i32()?))]),
+        YEAR_MONTH => {
+            let year = cur.read_i32()?;
+            let month = cur.read_i8()?;
+            composite(
+                "gx:YearMonth",
+                vec![("year", Value::Int(year)), ("month", Value::Byte(month))],
+            )
+        }
+        ZONE_OFFSET => composite(
+            "gx:ZoneOffset",
+            vec![("seconds", Value::Int(zone_offset(cur)?))],
+        ),
+        _ => return Err(cur.error_at(at, ErrorKind::UnknownTypeCode { code })),
+    })
+}
+
+fn pdt(type_name: &str, value: &str) -> Value {
+    Value::PrimitivePdt(Box::new(PrimitivePdt {
+        type_name: type_name.to_owned(),
+        value: value.to_owned(),
+    }))
+}
+
+fn composite(type_name: &str, fields: Vec<(&str, Value)>) -> Value {
+    Value::CompositePdt(Box::new(CompositePdt {
+        type_name: type_name.to_owned(),
+        fields: fields
+            .into_iter()
+            .map(|(k, v)| (Value::String(k.to_owned()), v))
+            .collect(),
+        ordered: false,
+    }))
+}
+
+fn bad_enum(cur: &Cursor<'_>, at: u64, what: &'static str, s: &str) -> FastError {
+    invalid(cur, at, what, format!("unknown name {s:?}"))
+}
+
+/// The enum tokens' value: a fully-qualified String (`03 00 {String}`).
+fn enum_string(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<(u64, String)> {
+    let at = cur.offset();
+    cur.expect_type_code(codes::STRING, what)?;
+    if !cur.read_nullable_flag(what)? {
+        return Err(cur.error_at(at, ErrorKind::UnexpectedNull { what }));
+    }
+    Ok((at, cur.read_str()?.to_owned()))
+}
+
+/// `{n Int}{fq item}...`
+fn decode_items(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<Value>> {
+    let n = cur.read_count(what)?;
+    // Each item is at least 2 bytes (a null): the count is a lower bound on what must be there.
+    cur.require(n.saturating_mul(2))?;
+    let mut items = Vec::with_capacity(n);
+    for _ in 0..n {
+        items.push(decode_value(cur)?);
+    }
+    Ok(items)
+}
+
+fn decode_map(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, Value)>> {
+    let n = cur.read_count("Map")?;
+    cur.require(n.saturating_mul(4))?;
+    let mut entries = Vec::with_capacity(n);
+    for _ in 0..n {
+        let k = decode_value(cur)?;
+        let v = decode_value(cur)?;
+        entries.push((k, v));
+    }
+    Ok(entries)
+}
+
+/// Bytecode's `{n Int}{name String}{n Int}{fq arg}...`, as a List of Lists `[name, args...]`
+/// (GraphSON 3's shape of `step` / `source`).
+fn decode_instructions(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Value> {
+    let n = cur.read_count(what)?;
+    // The smallest instruction: an empty name and no arguments.
+    cur.require(n.saturating_mul(8))?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let name = cur.read_str()?.to_owned();
+        let args = cur.read_count("Bytecode arguments")?;
+        cur.require(args.saturating_mul(2))?;
+        let mut step = Vec::with_capacity(args + 1);
+        step.push(Value::String(name));
+        for _ in 0..args {
+            step.push(decode_value(cur)?);
+        }
+        out.push(Value::List(step));
+    }
+    Ok(Value::List(out))
+}
+
+fn decode_metrics(cur: &mut Cursor<'_>) -> FastResult<Value> {
+    let id = cur.read_str()?.to_owned();
+    let name = cur.read_str()?.to_owned();
+    let duration = cur.read_i64()?;
+    let counts = Value::Map(decode_map(cur)?);
+    let annotations = Value::Map(decode_map(cur)?);
+    let nested = decode_metrics_list(cur)?;
+    Ok(composite(
+        "g:Metrics",
+        vec![
+            ("id", Value::String(id)),
+            ("name", Value::String(name)),
+            ("dur", Value::Long(duration)),
+            ("counts", counts),
+            ("annotations", annotations),
+            ("metrics", nested),
+        ],
+    ))
+}
+
+/// A bare List whose items are fully-qualified Metrics.
+fn decode_metrics_list(cur: &mut Cursor<'_>) -> FastResult<Value> {
+    let at = cur.offset();
+    let items = decode_items(cur, "Metrics list")?;
+    for m in &items {
+        if !matches!(m, Value::CompositePdt(p) if p.type_name == "g:Metrics") {
+            return Err(invalid(
+                cur,
+                at,
+                "nested Metrics",
+                format!("expected Metrics (0x2c), found {}", m.type_name()),
+            ));
+        }
+    }
+    Ok(Value::List(items))
+}
+
+fn local_date(cur: &mut Cursor<'_>) -> FastResult<(i32, i8, i8)> {
+    let at = cur.offset();
+    let (y, m, d) = (cur.read_i32()?, cur.read_i8()?, cur.read_i8()?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return Err(invalid(cur, at, "LocalDate", format!("month {m} day {d}")));
+    }
+    Ok((y, m, d))
+}
+
+fn local_time(cur: &mut Cursor<'_>) -> FastResult<i64> {
+    let at = cur.offset();
+    let nanos = cur.read_i64()?;
+    if !(0..86_400_000_000_000).contains(&nanos) {
+        return Err(invalid(
+            cur,
+            at,
+            "LocalTime",
+            format!("{nanos} ns is not a time of day"),
+        ));
+    }
+    Ok(nanos)
+}
+
+fn zone_offset(cur: &mut Cursor<'_>) -> FastResult<i32> {
+    let at = cur.offset();
+    let s = cur.read_i32()?;
+    if !(-18 * 3600..=18 * 3600).contains(&s) {
+        return Err(invalid(
+            cur,
+            at,
+            "ZoneOffset",
+            format!("{s} s is beyond ±18:00"),
+        ));
+    }
+    Ok(s)
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// A `java.util.Date` (milliseconds since the epoch) as a DateTime at UTC.
+pub fn date_time_from_millis(ms: i64) -> DateTime {
+    let days = ms.div_euclid(86_400_000);
+    let ms_of_day = ms.rem_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(days);
+    DateTime {
+        // |ms| < 2^63 keeps the year within ±292 million: it fits an i32.
+        year: y as i32,
+        month: m as i8,
+        day: d as i8,
+        nanos: ms_of_day * 1_000_000,
+        offset_seconds: 0,
+    }
+}
+
+/// `{fq properties}`: a List of the element's properties, or a null (references).
+fn decode_props<P>(
+    cur: &mut Cursor<'_>,
+    what: &'static str,
+    pick: fn(Value) -> Result<P, Value>,
+) -> FastResult<Option<Vec<P>>> {
+    let at = cur.offset();
+    match decode_value(cur)? {
+        Value::Null(_) => Ok(None),
+        Value::List(items) => items
+            .into_iter()
+            .map(|v| {
+                pick(v).map_err(|other| {
+                    invalid(
+                        cur,
+                        at,
+                        what,
+                        format!("a list item is a {}", other.type_name()),
+                    )
+                })
+            })
+            .collect::<FastResult<Vec<P>>>()
+            .map(Some),
+        other => Err(invalid(
+            cur,
+            at,
+            what,
+            format!("expected a List or null, found {}", other.type_name()),
+        )),
+    }
+}
+
+fn pick_property(v: Value) -> Result<Property, Value> {
+    match v {
+        Value::Property(p) => Ok(*p),
+        other => Err(other),
+    }
+}
+
+fn pick_vertex_property(v: Value) -> Result<VertexProperty, Value> {
+    match v {
+        Value::VertexProperty(p) => Ok(*p),
+        other => Err(other),
+    }
+}
+
+fn read_label(cur: &mut Cursor<'_>) -> FastResult<Labels> {
+    Ok(Labels::One(cur.read_interned_str()?))
+}
+
+fn decode_vertex(cur: &mut Cursor<'_>) -> FastResult<Vertex> {
+    Ok(Vertex {
+        id: decode_value(cur)?,
+        label: read_label(cur)?,
+        properties: decode_props(cur, "Vertex properties", pick_vertex_property)?,
+    })
+}
+
+fn decode_vertex_property(cur: &mut Cursor<'_>) -> FastResult<VertexProperty> {
+    Ok(VertexProperty {
+        id: decode_value(cur)?,
+        label: read_label(cur)?,
+        value: decode_value(cur)?,
+        parent: decode_value(cur)?,
+        properties: decode_props(cur, "VertexProperty properties", pick_property)?,
+    })
+}
+
+fn decode_property(cur: &mut Cursor<'_>) -> FastResult<Property> {
+    Ok(Property {
+        key: cur.read_interned_str()?,
+        value: decode_value(cur)?,
+        parent: decode_value(cur)?,
+    })
+}
+
+fn decode_edge(cur: &mut Cursor<'_>) -> FastResult<Edge> {
+    Ok(Edge {
+        id: decode_value(cur)?,
+        label: read_label(cur)?,
+        in_v_id: decode_value(cur)?,
+        in_v_label: read_label(cur)?,
+        out_v_id: decode_value(cur)?,
+        out_v_label: read_label(cur)?,
+        parent: decode_value(cur)?,
+        properties: decode_props(cur, "Edge properties", pick_property)?,
+    })
+}
+
+fn decode_path(cur: &mut Cursor<'_>) -> FastResult<Path> {
+    let at = cur.offset();
+    let labels = match decode_value(cur)? {
+        Value::List(sets) => sets
+            .into_iter()
+            .map(|s| match s {
+                Value::Set(items) => items
+                    .into_iter()
+                    .map(|i| match i {
+                        Value::String(s) => Ok(Arc::<str>::from(s)),
+                        other => Err(invalid(
+                            cur,
+                            at,
+                            "Path labels",
+                            format!("a label is a {}", other.type_name()),
+                        )),
+                    })
+                    .collect::<FastResult<Vec<_>>>()
+                    .map(graphbinary_core::Set),
+                other => Err(invalid(
+                    cur,
+                    at,
+                    "Path labels",
+                    format!("expected a Set of labels, found {}", other.type_name()),
+                )),
+            })
+            .collect::<FastResult<Vec<_>>>()?,
+        other => {
+            return Err(invalid(
+                cur,
+                at,
+                "Path labels",
+                format!("expected a List, found {}", other.type_name()),
+            ))
+        }
+    };
+    let at = cur.offset();
+    let objects = match decode_value(cur)? {
+        Value::List(items) => items,
+        other => {
+            return Err(invalid(
+                cur,
+                at,
+                "Path objects",
+                format!("expected a List, found {}", other.type_name()),
+            ))
+        }
+    };
+    Ok(Path { labels, objects })
+}
+
+fn decode_tree(cur: &mut Cursor<'_>) -> FastResult<Tree> {
+    cur.enter()?;
+    let n = cur.read_count("Tree")?;
+    // A key (at least a 2-byte null) and an empty subtree (a 4-byte count).
+    cur.require(n.saturating_mul(6))?;
+    let mut entries = Vec::with_capacity(n);
+    for _ in 0..n {
+        let key = decode_value(cur)?;
+        let child = stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || decode_tree(cur))?;
+        entries.push((key, child));
+    }
+    cur.leave();
+    Ok(Tree(entries))
+}
+
+/// TinkerGraph (0x10): vertices with bare-List properties, edges whose in/out vertex labels are
+/// written `FE 01` (taken here from the graph's vertex list, as TinkerGraph does).
+fn decode_graph(cur: &mut Cursor<'_>) -> FastResult<Graph> {
+    let n = cur.read_count("TinkerGraph vertices")?;
+    // The smallest vertex: id `FE 01`, empty label, no properties.
+    cur.require(n.saturating_mul(10))?;
+    let mut vertices = Vec::with_capacity(n);
+    for _ in 0..n {
+        let id = decode_value(cur)?;
+        let label = read_label(cur)?;
+        let np = cur.read_count("TinkerGraph vertex properties")?;
+        cur.require(np.saturating_mul(14))?;
+        let mut props = Vec::with_capacity(np);
+        for _ in 0..np {
+            props.push(VertexProperty {
+                id: decode_value(cur)?,
+                label: read_label(cur)?,
+                value: decode_value(cur)?,
+                parent: decode_value(cur)?,
+                properties: Some(decode_bare_properties(cur)?),
+            });
+        }
+        vertices.push(Vertex {
+            id,
+            label,
+            properties: Some(props),
+        });
+    }
+    let n = cur.read_count("TinkerGraph edges")?;
+    cur.require(n.saturating_mul(20))?;
+    let mut edges = Vec::with_capacity(n);
+    let index: HashMap<String, usize> = vertices
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (format!("{:?}", v.id), i))
+        .collect();
+    for _ in 0..n {
+        let id = decode_value(cur)?;
+        let label = read_label(cur)?;
+        let in_v_id = decode_value(cur)?;
+        let in_v_label = graph_edge_label(cur, &vertices, &index, &in_v_id)?;
+        let out_v_id = decode_value(cur)?;
+        let out_v_label = graph_edge_label(cur, &vertices, &index, &out_v_id)?;
+        edges.push(Edge {
+            id,
+            label,
+            in_v_id,
+            in_v_label,
+            out_v_id,
+            out_v_label,
+            parent: decode_value(cur)?,
+            properties: Some(decode_bare_properties(cur)?),
+        });
+    }
+    Ok(Graph { vertices, edges })
+}
+
+/// An edge's in/out vertex label in a TinkerGraph: a fq String, or `FE 01` (as TinkerPop writes
+/// it), then the label of that vertex in the graph.
+fn graph_edge_label(
+    cur: &mut Cursor<'_>,
+    vertices: &[Vertex],
+    index: &HashMap<String, usize>,
+    id: &Value,
+) -> FastResult<Labels> {
+    let at = cur.offset();
+    match decode_value(cur)? {
+        Value::String(s) => Ok(Labels::One(Arc::from(s))),
+        Value::Null(_) => Ok(index
+            .get(&format!("{id:?}"))
+            .map(|&i| vertices[i].label.clone())
+            .unwrap_or_default()),
+        other => Err(invalid(
+            cur,
+            at,
+            "TinkerGraph edge vertex label",
+            format!("expected a String or null, found {}", other.type_name()),
+        )),
+    }
+}
+
+/// `{n Int}{fq Property}...`
+fn decode_bare_properties(cur: &mut Cursor<'_>) -> FastResult<Vec<Property>> {
+    let at = cur.offset();
+    decode_items(cur, "TinkerGraph properties")?
+        .into_iter()
+        .map(|v| {
+            pick_property(v).map_err(|o| {
+                invalid(
+                    cur,
+                    at,
+                    "TinkerGraph properties",
+                    format!("a list item is a {}", o.type_name()),
+                )
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_convert_to_utc_calendar_dates() {
+        let d = date_time_from_millis(1_481_750_076_295);
+        assert_eq!((d.year, d.month, d.day), (2016, 12, 14));
+        assert_eq!(
+            d.nanos,
+            ((21 * 3600 + 14 * 60 + 36) * 1000 + 295) * 1_000_000
+        );
+        let d = date_time_from_millis(-1);
+        assert_eq!((d.year, d.month, d.day), (1969, 12, 31));
+        assert_eq!(d.nanos, 86_399_999_000_000);
+        let d = date_time_from_millis(951_782_400_000); // 2000-02-29
+        assert_eq!((d.year, d.month, d.day), (2000, 2, 29));
+    }
+}

@@ -1,0 +1,157 @@
+//! The GraphBinary 1 response message: one per WebSocket message, one batch of results each.
+
+use graphbinary_core::{Cursor, DecodeError, ErrorKind, FastResult, Limits};
+use uuid::Uuid;
+
+use crate::model::Value;
+
+use super::codes;
+use super::reader::{complete, decode_value};
+
+/// `{0x81}{request id: nullable UUID}{status Int}{message: nullable String}{attributes Map}
+/// {meta Map}{result data: one fq value}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseMessage {
+    /// The id of the request answered (null only for errors the server cannot attribute).
+    pub request_id: Option<Uuid>,
+    /// 200 success (last batch), 204 no content, 206 partial content (more batches follow),
+    /// 407 authentication required, 4xx/5xx errors.
+    pub status: i32,
+    /// The status message (`""` on success; the error message otherwise).
+    pub message: Option<String>,
+    /// Status attributes (`host`; on errors `exceptions` and `stackTrace`).
+    pub attributes: Vec<(Value, Value)>,
+    /// Result meta data.
+    pub meta: Vec<(Value, Value)>,
+    /// The batch: a List of results (Traversers for `bytecode` requests), `FE 01` when empty.
+    pub data: Value,
+    /// For each item of `data` (when it is a List): the bulk of that result, 1 unless the item
+    /// was a Traverser, whose value then stands in `data` in its place.
+    pub bulks: Vec<i64>,
+}
+
+impl ResponseMessage {
+    /// The results of this batch with their bulks: the items of a List (a Traverser gives its
+    /// value with its bulk), nothing for a null, else the one value.
+    pub fn results(self) -> Vec<(Value, i64)> {
+        match self.data {
+            Value::List(items) if self.bulks.len() == items.len() => {
+                items.into_iter().zip(self.bulks).collect()
+            }
+            Value::Null(_) => Vec::new(),
+            other => vec![(other, 1)],
+        }
+    }
+
+    /// The value of attribute `key`, if any.
+    pub fn attribute(&self, key: &str) -> Option<&Value> {
+        self.attributes
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v)
+    }
+}
+
+/// Decodes one whole response message (a WebSocket message's payload, which carries no mime
+/// prefix). Truncation is an `UnexpectedEof` at the end of `bytes`; trailing bytes are an error.
+pub fn decode_response(bytes: &[u8], limits: &Limits) -> Result<ResponseMessage, DecodeError> {
+    let mut cur = Cursor::new(bytes, 0, limits);
+    let msg = complete(
+        decode(&mut cur),
+        bytes.len(),
+        "a GraphBinary 1 response message",
+    )?;
+    if cur.position() != bytes.len() {
+        return Err(DecodeError::new(
+            cur.offset(),
+            ErrorKind::Invalid {
+                what: "GraphBinary 1 response message",
+                detail: format!(
+                    "{} bytes after the result data",
+                    bytes.len() - cur.position()
+                ),
+            },
+        ));
+    }
+    Ok(msg)
+}
+
+fn decode(cur: &mut Cursor<'_>) -> FastResult<ResponseMessage> {
+    let at = cur.offset();
+    let version = cur.read_u8()?;
+    if version != 0x81 {
+        return Err(cur.error_at(
+            at,
+            ErrorKind::Invalid {
+                what: "response version",
+                detail: format!("0x{version:02x}, expected 0x81 (GraphBinary 1)"),
+            },
+        ));
+    }
+    let request_id = if cur.read_nullable_flag("request id")? {
+        Some(cur.read_uuid()?)
+    } else {
+        None
+    };
+    let status = cur.read_i32()?;
+    let message = if cur.read_nullable_flag("status message")? {
+        Some(cur.read_str()?.to_owned())
+    } else {
+        None
+    };
+    let attributes = bare_map(cur, "status attributes")?;
+    let meta = bare_map(cur, "result meta")?;
+    let (data, bulks) = decode_data(cur)?;
+    Ok(ResponseMessage {
+        request_id,
+        status,
+        message,
+        attributes,
+        meta,
+        data,
+        bulks,
+    })
+}
+
+fn bare_map(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<(Value, Value)>> {
+    let n = cur.read_count(what)?;
+    cur.require(n.saturating_mul(4))?;
+    let mut entries = Vec::with_capacity(n);
+    for _ in 0..n {
+        let k = decode_value(cur)?;
+        let v = decode_value(cur)?;
+        entries.push((k, v));
+    }
+    Ok(entries)
+}
+
+/// The result data; a List's Traverser items are unwrapped into (value, bulk) here, so that a
+/// BulkSet result stays distinguishable from a batch of Traversers.
+fn decode_data(cur: &mut Cursor<'_>) -> FastResult<(Value, Vec<i64>)> {
+    let rest = cur.remaining();
+    if rest.len() < 2 || rest[0] != codes::LIST || rest[1] != 0x00 {
+        return Ok((decode_value(cur)?, Vec::new()));
+    }
+    cur.read_array::<2>()?;
+    cur.enter()?;
+    let n = cur.read_count("result data")?;
+    cur.require(n.saturating_mul(2))?;
+    let mut items = Vec::with_capacity(n);
+    let mut bulks = Vec::with_capacity(n);
+    for _ in 0..n {
+        let r = cur.remaining();
+        if r.len() >= 2 && r[0] == codes::TRAVERSER && r[1] == 0x00 {
+            cur.read_array::<2>()?;
+            cur.enter()?;
+            let bulk = cur.read_i64()?;
+            items.push(decode_value(cur)?);
+            cur.leave();
+            bulks.push(bulk);
+        } else {
+            items.push(decode_value(cur)?);
+            bulks.push(1);
+        }
+    }
+    cur.leave();
+    Ok((Value::List(items), bulks))
+}

@@ -1,0 +1,22 @@
+// Writes the credentials graph for SimpleAuthenticator: one user, its password hashed with
+// bcrypt by TinkerPop's own CredentialTraversalSource, as a GraphSON file TinkerGraph loads.
+// Run by `cargo xtask server3 --auth` with Java's source launcher:
+//   java -cp 'lib/*' MakeCredentials.java USER PASSWORD OUT.json
+import java.io.FileOutputStream;
+import java.io.OutputStream;
+
+import org.apache.tinkerpop.gremlin.groovy.jsr223.dsl.credential.CredentialTraversalSource;
+import org.apache.tinkerpop.gremlin.structure.io.graphson.GraphSONWriter;
+import org.apache.tinkerpop.gremlin.tinkergraph.structure.TinkerGraph;
+
+public class MakeCredentials {
+    public static void main(String[] args) throws Exception {
+        TinkerGraph graph = TinkerGraph.open();
+        CredentialTraversalSource credentials = graph.traversal(CredentialTraversalSource.class);
+        credentials.user(args[0], args[1]).iterate();
+        try (OutputStream out = new FileOutputStream(args[2])) {
+            GraphSONWriter.build().create().writeGraph(out, graph);
+        }
+        System.exit(0);
+    }
+}

@@ -1,0 +1,618 @@
+//! `cargo xtask server3`: a real TinkerPop 3 Gremlin Server (3.7.3 or 3.8.1) with the modern
+//! TinkerGraph on 127.0.0.1, speaking GraphBinary 1 and GraphSON 3 over WebSocket.
+//!
+//! The jars come from Maven Central: `xtask/gremlin3/pom.xml` (gremlin-server, tinkergraph,
+//! gremlin-groovy, logback) resolved with maven-dependency-plugin's `copy-dependencies` into
+//! `target/gremlin-server3/lib-<version>/`, reused while the pom is unchanged. The config is
+//! rendered from the templates in `xtask/gremlin3/` into `target/gremlin-server3/conf/`; pid and
+//! log files of servers live in `target/gremlin-server3/`.
+//!
+//! `--auth` adds SimpleAuthenticator over a credentials graph (user `stephen`, password
+//! `password`, as in TinkerPop's own `tinkergraph-credentials.properties`) that
+//! `MakeCredentials.java` writes with TinkerPop's CredentialTraversalSource.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+use crate::util::{on_path, project_root, secs, show};
+
+/// The TinkerPop 3 releases this command is tested with.
+pub const VERSIONS: &[&str] = &["3.7.3", "3.8.1"];
+/// The user and password of `--auth` (TinkerPop's credentials graph has the same).
+pub const AUTH_USER: &str = "stephen";
+/// See [`AUTH_USER`].
+pub const AUTH_PASSWORD: &str = "password";
+const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.9.0";
+const MAIN_CLASS: &str = "org.apache.tinkerpop.gremlin.server.GremlinServer";
+const JANUSGRAPH_MAIN_CLASS: &str = "org.janusgraph.graphdb.server.JanusGraphServer";
+/// The JanusGraph release `--janusgraph` is tested with (it runs on TinkerPop 3.7.3).
+pub const JANUSGRAPH_VERSION: &str = "1.1.0";
+
+/// Which server: TinkerPop's own, or JanusGraph's (in-memory backend, modern graph loaded by a
+/// script since TinkerFactory only fills a TinkerGraph).
+#[derive(Debug, Clone)]
+struct Flavor {
+    janusgraph: bool,
+    version: String,
+}
+
+impl Flavor {
+    fn name(&self) -> String {
+        let product = if self.janusgraph {
+            "JanusGraph Server"
+        } else {
+            "Gremlin Server"
+        };
+        format!("{product} {}", self.version)
+    }
+    fn pom(&self) -> &'static str {
+        if self.janusgraph {
+            "xtask/gremlin3/janusgraph/pom.xml"
+        } else {
+            "xtask/gremlin3/pom.xml"
+        }
+    }
+    fn version_property(&self) -> &'static str {
+        if self.janusgraph {
+            "jg.version"
+        } else {
+            "tp.version"
+        }
+    }
+    fn lib_name(&self) -> String {
+        if self.janusgraph {
+            format!("lib-janusgraph-{}", self.version)
+        } else {
+            format!("lib-{}", self.version)
+        }
+    }
+    fn main_class(&self) -> &'static str {
+        if self.janusgraph {
+            JANUSGRAPH_MAIN_CLASS
+        } else {
+            MAIN_CLASS
+        }
+    }
+}
+const START_TIMEOUT: Duration = Duration::from_secs(180);
+const JVM_HEAP: &[&str] = &["-Xms128m", "-Xmx1g"];
+/// The list of 4.0's gremlin-server.sh (3.7.3 runs without it on Java 17; Gryo/Kryo needs it).
+const JVM_OPENS: &[&str] = &[
+    "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+    "--add-opens=java.base/java.util=ALL-UNNAMED",
+    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+    "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+    "--add-opens=java.base/java.net=ALL-UNNAMED",
+];
+
+const HELP: &str = "usage: cargo xtask server3 [--tinkerpop 3.7.3|3.8.1 | --janusgraph 1.1.0] [--auth] [--port N] [--detach] [--stop]
+
+Runs a real TinkerPop 3 Gremlin Server (TinkerGraph, modern graph bound to `g`) on 127.0.0.1 with
+the WebSocket channelizer and the GraphBinary 1 and GraphSON 3 serializers. Jars resolved with
+Maven into target/gremlin-server3/. Needs java 17+ and mvn on PATH.
+
+  --tinkerpop V   3.7.3 (default) or 3.8.1 (other 3.x versions are tried as given)
+  --janusgraph V  a JanusGraph Server 1.1.0 instead (in-memory backend, modern graph, edge ids
+                  are GraphBinary 1 custom types); default port 8199
+  --auth          SimpleAuthenticator, user stephen, password password (SASL PLAIN)
+  --port N        TCP port (default: 8196 for 3.7.3, 8197 for 3.8.1, +2 with --auth)
+  --detach        leave it running in the background (pid and log in target/gremlin-server3/)
+  --stop          stop the detached server on the port
+
+The port the end-to-end tests of graphbinary-client/tests/ws3.rs use by default are the same.";
+
+/// The default port of a version: 8196 (3.7.x) or 8197 (other), plus 2 with auth.
+pub fn default_port(version: &str, auth: bool) -> u16 {
+    let base = if version.starts_with("3.7.") {
+        8196
+    } else {
+        8197
+    };
+    base + if auth { 2 } else { 0 }
+}
+
+/// `cargo xtask server3 ...`
+pub fn cli(args: &[String]) -> Result<()> {
+    let mut version = VERSIONS[0].to_string();
+    let mut janusgraph = None;
+    let mut port = None;
+    let (mut auth, mut detach, mut stop) = (false, false, false);
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--tinkerpop" => version = it.next().context("--tinkerpop needs a version")?.clone(),
+            "--port" => {
+                port = Some(
+                    it.next()
+                        .context("--port needs a number")?
+                        .parse()
+                        .context("--port needs a number 1-65535")?,
+                )
+            }
+            "--janusgraph" => {
+                janusgraph = Some(it.next().context("--janusgraph needs a version")?.clone())
+            }
+            "--auth" => auth = true,
+            "--detach" => detach = true,
+            "--stop" => stop = true,
+            "-h" | "--help" => {
+                println!("{HELP}");
+                return Ok(());
+            }
+            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+        }
+    }
+    let flavor = match janusgraph {
+        Some(v) => {
+            if v != JANUSGRAPH_VERSION {
+                eprintln!("xtask: JanusGraph {v} is untested here (tested: {JANUSGRAPH_VERSION})");
+            }
+            Flavor {
+                janusgraph: true,
+                version: v,
+            }
+        }
+        None => {
+            check_version(&version)?;
+            Flavor {
+                janusgraph: false,
+                version,
+            }
+        }
+    };
+    let port = port.unwrap_or_else(|| {
+        if flavor.janusgraph {
+            8199
+        } else {
+            default_port(&flavor.version, auth)
+        }
+    });
+    if stop {
+        return stop_detached(port);
+    }
+    if let Ok(status) = probe(local(port), Duration::from_secs(2)) {
+        println!(
+            "A Gremlin Server already answers on {} (status {status} to g.V().count()); reusing it.",
+            url(port)
+        );
+        return Ok(());
+    }
+    let mut server = start(&flavor, auth, port, detach)?;
+    println!(
+        "{}{} ready at {}",
+        flavor.name(),
+        if auth { " (auth)" } else { "" },
+        url(port)
+    );
+    if detach {
+        println!(
+            "Detached (pid {}); stop it with `cargo xtask server3 --stop --port {port}`.",
+            server.id()
+        );
+        return Ok(());
+    }
+    println!("Press Ctrl-C to stop it.");
+    let pid = Pid::from_raw(server.id() as i32);
+    ctrlc::set_handler(move || {
+        eprintln!("\nxtask: stopping Gremlin Server ...");
+        let _ = kill(pid, Signal::SIGTERM);
+    })
+    .context("installing the Ctrl-C handler")?;
+    let status = server.wait()?;
+    println!("Gremlin Server exited ({status}).");
+    Ok(())
+}
+
+/// The URL clients use for a server on `port`.
+pub fn url(port: u16) -> String {
+    format!("ws://127.0.0.1:{port}/gremlin")
+}
+
+fn local(port: u16) -> SocketAddr {
+    SocketAddr::from((Ipv4Addr::LOCALHOST, port))
+}
+
+fn check_version(version: &str) -> Result<()> {
+    let parts: Vec<&str> = version.split('.').collect();
+    ensure!(
+        parts.len() == 3 && parts[0] == "3" && parts.iter().all(|p| p.parse::<u32>().is_ok()),
+        "--tinkerpop {version:?}: expected a TinkerPop 3 release such as {}",
+        VERSIONS.join(" or ")
+    );
+    if !VERSIONS.contains(&version) {
+        eprintln!(
+            "xtask: TinkerPop {version} is untested here (tested: {})",
+            VERSIONS.join(", ")
+        );
+    }
+    Ok(())
+}
+
+fn state_dir() -> Result<PathBuf> {
+    let dir = project_root().join("target/gremlin-server3");
+    fs::create_dir_all(dir.join("conf"))?;
+    Ok(dir)
+}
+
+fn pid_file(state: &Path, port: u16) -> PathBuf {
+    state.join(format!("server-{port}.pid"))
+}
+
+fn check_tools(need_mvn: bool) -> Result<()> {
+    ensure!(
+        on_path("java"),
+        "`java` (a JDK 17 or newer) is not on PATH; the TinkerPop 3 server needs it"
+    );
+    ensure!(
+        !need_mvn || on_path("mvn"),
+        "`mvn` (Apache Maven 3) is not on PATH; resolving the TinkerPop 3 server needs it"
+    );
+    Ok(())
+}
+
+/// Makes sure `target/gremlin-server3/lib-<version>` holds the server's runtime jars.
+fn ensure_jars(root: &Path, state: &Path, flavor: &Flavor) -> Result<PathBuf> {
+    let version = &flavor.version;
+    let pom_path = root.join(flavor.pom());
+    let pom = fs::read_to_string(&pom_path).with_context(|| format!("reading {pom_path:?}"))?;
+    let lib = state.join(flavor.lib_name());
+    let stamp = lib.join(".resolved-from-pom.xml");
+    if fs::read_to_string(&stamp).ok().as_deref() == Some(pom.as_str()) {
+        check_tools(false)?;
+        return Ok(lib);
+    }
+    check_tools(true)?;
+    let started = Instant::now();
+    eprintln!("xtask: resolving {} jars with Maven ...", flavor.name());
+    let tmp = state.join(format!("{}.partial", flavor.lib_name()));
+    let _ = fs::remove_dir_all(&tmp);
+    let mut cmd = Command::new("mvn");
+    cmd.args(["-B", "-q", "-f"])
+        .arg(&pom_path)
+        .arg(format!("-D{}={version}", flavor.version_property()))
+        .arg(format!("{DEPENDENCY_PLUGIN}:copy-dependencies"))
+        .arg(format!("-DoutputDirectory={}", tmp.display()))
+        .arg("-DincludeScope=runtime")
+        .stdin(Stdio::null());
+    let out = cmd
+        .output()
+        .with_context(|| format!("running `{}`", show(&cmd)))?;
+    if !out.status.success() {
+        bail!(
+            "`{}` failed (is {} a release?):\n{}{}",
+            show(&cmd),
+            flavor.name(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let _ = fs::remove_dir_all(&lib);
+    fs::rename(&tmp, &lib)?;
+    fs::write(&stamp, &pom)?;
+    let jars = fs::read_dir(&lib)?.count() - 1;
+    eprintln!(
+        "xtask: resolved {jars} jars into {} in {}",
+        lib.display(),
+        secs(started.elapsed())
+    );
+    Ok(lib)
+}
+
+fn write_config(
+    root: &Path,
+    state: &Path,
+    lib: &Path,
+    flavor: &Flavor,
+    auth: bool,
+    port: u16,
+) -> Result<PathBuf> {
+    let templates = root.join("xtask/gremlin3");
+    let conf = state.join("conf");
+    fs::copy(templates.join("logback.xml"), conf.join("logback.xml"))?;
+    let (dir, files, yaml_template): (PathBuf, &[&str], &str) = if flavor.janusgraph {
+        (
+            templates.join("janusgraph"),
+            &["janusgraph-inmemory.properties", "load-modern.groovy"],
+            "janusgraph-server.yaml.in",
+        )
+    } else {
+        (
+            templates.clone(),
+            &["tinkergraph-empty.properties", "generate-modern.groovy"],
+            "gremlin-server.yaml.in",
+        )
+    };
+    for file in files {
+        fs::copy(dir.join(file), conf.join(file))
+            .with_context(|| format!("copying {file} into {}", conf.display()))?;
+    }
+    let authentication = if auth {
+        let props = write_credentials(&templates, &conf, lib)?;
+        format!(
+            "authentication: {{ authenticator: org.apache.tinkerpop.gremlin.server.auth.SimpleAuthenticator, \
+             config: {{ credentialsDb: {} }} }}",
+            props.display()
+        )
+    } else {
+        String::new()
+    };
+    let yaml = fs::read_to_string(dir.join(yaml_template))?
+        .replace("@PORT@", &port.to_string())
+        .replace("@CONF_DIR@", &conf.display().to_string())
+        .replace("@AUTHENTICATION@", &authentication);
+    let path = conf.join(format!(
+        "{}-{port}.yaml",
+        flavor.lib_name().replace("lib-", "server-")
+    ));
+    fs::write(&path, yaml)?;
+    Ok(path)
+}
+
+/// Writes (once per version of the jars) the credentials graph and its properties file.
+fn write_credentials(templates: &Path, conf: &Path, lib: &Path) -> Result<PathBuf> {
+    let data = conf.join("credentials.json");
+    if !data.exists() {
+        let started = Instant::now();
+        let mut cmd = Command::new("java");
+        cmd.arg("-cp")
+            .arg(format!("{}/*", lib.display()))
+            .arg(templates.join("MakeCredentials.java"))
+            .args([AUTH_USER, AUTH_PASSWORD])
+            .arg(&data)
+            .stdin(Stdio::null());
+        let out = cmd
+            .output()
+            .with_context(|| format!("running `{}`", show(&cmd)))?;
+        if !out.status.success() || !data.exists() {
+            bail!(
+                "`{}` failed:\n{}{}",
+                show(&cmd),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        eprintln!(
+            "xtask: wrote the credentials graph {} in {}",
+            data.display(),
+            secs(started.elapsed())
+        );
+    }
+    let props = conf.join("tinkergraph-credentials.properties");
+    let text = fs::read_to_string(templates.join("tinkergraph-credentials.properties.in"))?
+        .replace("@CREDENTIALS@", &data.display().to_string());
+    fs::write(&props, text)?;
+    Ok(props)
+}
+
+/// Resolves, configures and starts the server, and waits until it answers.
+fn start(flavor: &Flavor, auth: bool, port: u16, detach: bool) -> Result<Child> {
+    let name = flavor.name();
+    let root = project_root();
+    let state = state_dir()?;
+    let lib = ensure_jars(&root, &state, flavor)?;
+    let yaml = write_config(&root, &state, &lib, flavor, auth, port)?;
+    let mut cmd = Command::new("java");
+    cmd.args(JVM_HEAP)
+        .args(JVM_OPENS)
+        .arg(format!(
+            "-Dlogback.configurationFile={}",
+            state.join("conf/logback.xml").display()
+        ))
+        .arg("-cp")
+        .arg(format!("{}/*", lib.display()))
+        .arg(flavor.main_class())
+        .arg(&yaml)
+        .current_dir(&state)
+        .stdin(Stdio::null());
+    let log_path = state.join(format!("server-{port}.log"));
+    if detach {
+        use std::os::unix::process::CommandExt;
+        let log = fs::File::create(&log_path)?;
+        cmd.stdout(log.try_clone()?).stderr(log);
+        cmd.process_group(0);
+    }
+    let started = Instant::now();
+    let mut child = cmd.spawn().context("starting java")?;
+    eprintln!(
+        "xtask: starting {name} on 127.0.0.1:{port}, pid {} ...",
+        child.id()
+    );
+    if let Err(err) = wait_until_answering(&mut child, port) {
+        terminate(&mut child);
+        let text = fs::read_to_string(&log_path).unwrap_or_default();
+        let tail: Vec<&str> = text.lines().rev().take(40).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(err.context(format!("{name} did not come up\n{}", tail.join("\n"))));
+    }
+    eprintln!("xtask: {name} answered after {}", secs(started.elapsed()));
+    if detach {
+        fs::write(pid_file(&state, port), format!("{}\n", child.id()))?;
+        eprintln!("xtask: log: {}", log_path.display());
+    }
+    Ok(child)
+}
+
+fn wait_until_answering(child: &mut Child, port: u16) -> Result<()> {
+    let deadline = Instant::now() + START_TIMEOUT;
+    let mut last_err = None;
+    while Instant::now() < deadline {
+        if let Some(status) = child.try_wait()? {
+            bail!("the server exited ({status}) before answering");
+        }
+        match probe(local(port), Duration::from_secs(5)) {
+            Ok(_) => return Ok(()),
+            Err(err) => last_err = Some(err),
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    bail!(
+        "no answer on port {port} within {}s (last error: {:#})",
+        START_TIMEOUT.as_secs(),
+        last_err.unwrap_or_else(|| anyhow::anyhow!("none"))
+    )
+}
+
+fn terminate(child: &mut Child) {
+    if matches!(child.try_wait(), Ok(Some(_))) {
+        return;
+    }
+    let _ = kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn stop_detached(port: u16) -> Result<()> {
+    let state = state_dir()?;
+    let pid_path = pid_file(&state, port);
+    let Ok(text) = fs::read_to_string(&pid_path) else {
+        bail!("no detached TinkerPop 3 Gremlin Server recorded for port {port}");
+    };
+    let pid: i32 = text
+        .trim()
+        .parse()
+        .with_context(|| format!("bad pid in {}", pid_path.display()))?;
+    let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let cmdline = String::from_utf8_lossy(&cmdline);
+    if !cmdline.contains(MAIN_CLASS) && !cmdline.contains(JANUSGRAPH_MAIN_CLASS) {
+        fs::remove_file(&pid_path)?;
+        println!("The detached Gremlin Server (pid {pid}) is no longer running.");
+        return Ok(());
+    }
+    kill(Pid::from_raw(pid), Signal::SIGTERM).context("sending SIGTERM")?;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Path::new(&format!("/proc/{pid}")).exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if Path::new(&format!("/proc/{pid}")).exists() {
+        kill(Pid::from_raw(pid), Signal::SIGKILL).context("sending SIGKILL")?;
+    }
+    fs::remove_file(&pid_path)?;
+    println!("Stopped the Gremlin Server on port {port} (pid {pid}).");
+    Ok(())
+}
+
+/// A self-contained probe, independent of graphbinary-client: a WebSocket upgrade of
+/// `GET /gremlin`, one masked binary frame holding a GraphBinary 1 `eval` of `g.V().count()`,
+/// and the status code of the first response frame (200 with count 6, or 407 with `--auth`).
+pub fn probe(addr: SocketAddr, timeout: Duration) -> Result<i32> {
+    let mut s = TcpStream::connect_timeout(&addr, timeout)?;
+    s.set_read_timeout(Some(timeout))?;
+    s.set_write_timeout(Some(timeout))?;
+    write!(
+        s,
+        "GET /gremlin HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )?;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        s.read_exact(&mut byte)?;
+        head.push(byte[0]);
+        ensure!(head.len() < 8192, "upgrade response headers too long");
+    }
+    let head = String::from_utf8_lossy(&head);
+    ensure!(
+        head.starts_with("HTTP/1.1 101"),
+        "no WebSocket upgrade: {}",
+        head.lines().next().unwrap_or_default()
+    );
+    let payload = eval_request("g.V().count()");
+    let mut frame = vec![0x82, 0x80 | 126];
+    frame.extend_from_slice(&(payload.len() as u16).to_be_bytes());
+    let mask = [0x11, 0x22, 0x33, 0x44];
+    frame.extend_from_slice(&mask);
+    frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    s.write_all(&frame)?;
+    let mut h = [0u8; 2];
+    s.read_exact(&mut h)?;
+    ensure!(
+        h[0] & 0x0f == 2,
+        "expected a binary frame, got opcode {}",
+        h[0] & 0x0f
+    );
+    let len = match h[1] & 0x7f {
+        126 => {
+            let mut l = [0u8; 2];
+            s.read_exact(&mut l)?;
+            u16::from_be_bytes(l) as usize
+        }
+        127 => {
+            let mut l = [0u8; 8];
+            s.read_exact(&mut l)?;
+            usize::try_from(u64::from_be_bytes(l))?
+        }
+        n => n as usize,
+    };
+    ensure!(
+        (22..1 << 20).contains(&len),
+        "response frame of {len} bytes"
+    );
+    let mut body = vec![0u8; len];
+    s.read_exact(&mut body)?;
+    ensure!(
+        body[0] == 0x81,
+        "response version 0x{:02x}, expected 0x81",
+        body[0]
+    );
+    let status = i32::from_be_bytes(body[18..22].try_into()?);
+    if status == 200 {
+        // ... {result_data: 09 00 00000001 02 00 <Long 6>} at the end.
+        let tail = &body[body.len() - 10..];
+        ensure!(
+            tail[..2] == [0x02, 0x00],
+            "g.V().count() did not end in a Long"
+        );
+        let count = i64::from_be_bytes(tail[2..].try_into()?);
+        ensure!(
+            count == 6,
+            "g.V().count() = {count}, expected the modern graph's 6"
+        );
+    }
+    Ok(status)
+}
+
+/// `{mime}{0x81}{request id}{op "eval"}{processor ""}{args {gremlin, language}}`.
+fn eval_request(gremlin: &str) -> Vec<u8> {
+    fn string(out: &mut Vec<u8>, s: &str) {
+        out.extend_from_slice(&(s.len() as i32).to_be_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    fn fq_string(out: &mut Vec<u8>, s: &str) {
+        out.extend_from_slice(&[0x03, 0x00]);
+        string(out, s);
+    }
+    let mime = "application/vnd.graphbinary-v1.0";
+    let mut out = vec![mime.len() as u8];
+    out.extend_from_slice(mime.as_bytes());
+    out.push(0x81);
+    out.extend_from_slice(&[0x5a; 16]);
+    string(&mut out, "eval");
+    string(&mut out, "");
+    out.extend_from_slice(&2i32.to_be_bytes());
+    fq_string(&mut out, "gremlin");
+    fq_string(&mut out, gremlin);
+    fq_string(&mut out, "language");
+    fq_string(&mut out, "gremlin-groovy");
+    out
+}
