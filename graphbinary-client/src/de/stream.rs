@@ -84,7 +84,7 @@ impl ResultStream {
     /// Calls `f` with each result deserialized into a `T`, in order, until the response ends:
     /// what [`ResultStream::typed`] yields, for less work per result (the buffered results
     /// are deserialized in one synchronous loop, as in
-    /// [`ResponseStream::for_each_result`]). A bulked result is passed once per bulk.
+    /// [`ResponseStream::for_each_result`](crate::response::ResponseStream::for_each_result)). A bulked result is passed once per bulk.
     ///
     /// ```no_run
     /// # async fn f(client: graphbinary_client::Client) -> Result<(), graphbinary_client::client::Error> {
