@@ -12,8 +12,10 @@
 
 mod compare;
 mod gocompare;
+pub mod gremlin_lang;
 mod notation;
 mod skips;
+pub mod via_api;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -34,13 +36,16 @@ pub const DEFAULT_PORT: u16 = 8184;
 
 const HELP: &str =
     "usage: cargo xtask features [--mode plain|bulked|all] [--features DIR] [--only SUBSTRING]
-                              [--url URL] [--compare-go] [--verbose]
+                              [--url URL] [--via text|api|api-params] [--compare-go] [--verbose]
 
 Runs TinkerPop 4.0.0-beta.3's Gherkin feature suite through graphbinary_client::Client against
 the integration server (started with `cargo xtask server --dataset integration --port 8184` if
 nothing answers at --url).
 
   --mode M        plain (bulkResults off), bulked (bulkResults on) or all (both; default plain)
+  --via V         how each request is built: text (the scenario's text; default), api (the text
+                  parsed and rebuilt with graphbinary_client::process, values in place) or
+                  api-params (the same, scenario parameters as GValues in `parameters`)
   --features DIR  run the .feature files under DIR instead of those in the gremlin-test jar
   --only S        run only the scenarios whose `file: name` contains S
   --url URL       server URL (default http://127.0.0.1:8184/gremlin); on 127.0.0.1 or
@@ -68,7 +73,30 @@ impl Mode {
     }
 }
 
+/// How each scenario's request is built.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Via {
+    /// The scenario's traversal text, with its parameters in the request.
+    Text,
+    /// The text parsed and rebuilt with the traversal API, values written in place
+    /// (`literal_only`).
+    Api,
+    /// The same, with the scenario's parameters as `GValue`s in the request's `parameters`.
+    ApiParams,
+}
+
+impl Via {
+    pub fn name(self) -> &'static str {
+        match self {
+            Via::Text => "text",
+            Via::Api => "api",
+            Via::ApiParams => "api-params",
+        }
+    }
+}
+
 struct Options {
+    via: Via,
     modes: Vec<Mode>,
     features: Option<PathBuf>,
     only: Option<String>,
@@ -80,6 +108,7 @@ struct Options {
 /// `cargo xtask features ...`
 pub fn cli(args: &[String]) -> Result<()> {
     let mut opts = Options {
+        via: Via::Text,
         modes: vec![Mode::Plain],
         features: None,
         only: None,
@@ -96,6 +125,14 @@ pub fn cli(args: &[String]) -> Result<()> {
                     Some("bulked") => vec![Mode::Bulked],
                     Some("all") => vec![Mode::Plain, Mode::Bulked],
                     _ => bail!("--mode needs plain, bulked or all"),
+                }
+            }
+            "--via" => {
+                opts.via = match it.next().map(String::as_str) {
+                    Some("text") => Via::Text,
+                    Some("api") => Via::Api,
+                    Some("api-params") => Via::ApiParams,
+                    _ => bail!("--via needs text, api or api-params"),
                 }
             }
             "--features" => {
@@ -231,6 +268,7 @@ fn run(opts: &Options) -> Result<Totals> {
         let mut runner = Runner {
             client: client.clone(),
             mode,
+            via: opts.via,
             lookups: BTreeMap::new(),
             responses: Default::default(),
             bulked: Default::default(),
@@ -295,8 +333,9 @@ fn run(opts: &Options) -> Result<Totals> {
             );
         }
         let line = format!(
-            "{}: {} passed, {} failed, {} skipped ({} retried) in {}",
+            "{} (via {}): {} passed, {} failed, {} skipped ({} retried) in {}",
             mode.name(),
+            opts.via.name(),
             totals.passed,
             totals.failed,
             totals.skipped,
@@ -459,6 +498,7 @@ type Answer = std::result::Result<Vec<Value>, String>;
 struct Runner {
     client: Client,
     mode: Mode,
+    via: Via,
     /// Lookups of the graphs that are never modified, by traversal source.
     lookups: BTreeMap<String, std::rc::Rc<Lookup>>,
     /// Responses read, and how many of them came bulked.
@@ -489,6 +529,11 @@ impl Runner {
         if self.mode == Mode::Bulked {
             req = req.bulk_results(true);
         }
+        self.read(req).await
+    }
+
+    /// Sends a request and reads its results (bulks expanded).
+    async fn read(&self, req: graphbinary_client::client::RequestBuilder) -> Answer {
         let stream = match req.send().await {
             Ok(s) => s,
             Err(e) => return Err(error_text(e)),
@@ -671,14 +716,22 @@ impl Runner {
             );
         }
         let full = if prefix.is_empty() {
-            text
+            text.clone()
         } else {
             let rest = text
                 .strip_prefix('g')
                 .context("traversal does not start with g")?;
             format!("g{prefix}{rest}")
         };
-        let mut answer = self.submit(&st.source, &full, &rendered).await;
+        let mut answer = match self.via {
+            Via::Text => self.submit(&st.source, &full, &rendered).await,
+            via => {
+                let req = self
+                    .api_request(sc, st, &text, via)
+                    .with_context(|| format!("--via {}: {text}", via.name()))?;
+                self.read(req).await
+            }
+        };
         if let Err(e) = &answer {
             // Only the server's errors are the traversal's; ours (transport, decoding) fail the
             // scenario whatever it expects.
@@ -707,6 +760,41 @@ impl Runner {
             st.lookup = std::rc::Rc::new(self.lookup_of(&st.source).await?);
         }
         Ok(())
+    }
+}
+
+impl Runner {
+    /// The request the traversal API writes for the scenario's traversal `text`: parsed,
+    /// rebuilt by name on a source with the same side effects and strategies as the text
+    /// route, parameters as `GValue`s (written in place with `--via api`).
+    fn api_request(
+        &self,
+        sc: &Scenario,
+        st: &State,
+        text: &str,
+        via: Via,
+    ) -> Result<graphbinary_client::client::RequestBuilder> {
+        use graphbinary_client::process::{GraphTraversalSource, Strategy};
+        let mut params = Vec::new();
+        for (k, v) in &st.params {
+            params.push((
+                k.clone(),
+                via_api::literal(&compare::literal(v, &st.lookup)?)?,
+            ));
+        }
+        let mut g = GraphTraversalSource::new(self.client.clone())
+            .alias(st.source.clone())
+            .literal_only(via == Via::Api)
+            .with("bulkResults", self.mode == Mode::Bulked);
+        if sc.tags.contains("GraphComputerOnly") {
+            g = g.source_step("withStrategies", Strategy::new("VertexProgramStrategy"));
+        }
+        for (k, v) in &st.side_effects {
+            let value = via_api::literal(&compare::literal(v, &st.lookup)?)?;
+            g = g.source_step("withSideEffect", (k.as_str(), value));
+        }
+        let t = via_api::Interp { params: &params }.traversal(&g, text)?;
+        Ok(t.request()?)
     }
 }
 
