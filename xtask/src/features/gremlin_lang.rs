@@ -51,8 +51,17 @@ pub enum Expr {
     },
 }
 
-/// Whether `name` is a predicate of the grammar (P or TextP).
-pub type IsPredicate = fn(&str) -> bool;
+/// What a bare call's name is in the grammar: a predicate (P or TextP), a step, or both
+/// (`not`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Name {
+    Predicate,
+    Step,
+    Both,
+}
+
+/// Says what a name is.
+pub type IsPredicate = fn(&str) -> Name;
 
 /// Parses one traversal text (`g.V()…`).
 pub fn parse(text: &str, is_predicate: IsPredicate) -> Result<Expr> {
@@ -72,7 +81,7 @@ pub fn parse(text: &str, is_predicate: IsPredicate) -> Result<Expr> {
 
 /// Parses one literal (as written by the runner for a scenario parameter).
 pub fn parse_literal(text: &str) -> Result<Expr> {
-    parse(text, |_| false)
+    parse(text, |_| Name::Step)
 }
 
 struct Parser<'a> {
@@ -548,12 +557,13 @@ impl Parser<'_> {
                 Box::new(first.args.into_iter().next().unwrap()),
             )),
             Some(c) => bail!("unknown call {c}.{}(...)", first.name),
-            // `not(...)` is a step with a traversal, else a predicate.
-            None if (self.is_predicate)(&first.name)
-                && !first
-                    .args
-                    .iter()
-                    .any(|a| matches!(a, Expr::Traversal { .. })) =>
+            // `not(...)` is the step with a traversal, else the predicate.
+            None if (self.is_predicate)(&first.name) == Name::Predicate
+                || ((self.is_predicate)(&first.name) == Name::Both
+                    && !first
+                        .args
+                        .iter()
+                        .any(|a| matches!(a, Expr::Traversal { .. }))) =>
             {
                 Ok(Expr::Pred {
                     class: None,

@@ -782,10 +782,11 @@ impl Runner {
                 via_api::literal(&compare::literal(v, &st.lookup)?)?,
             ));
         }
-        let mut g = GraphTraversalSource::new(self.client.clone())
+        let base = GraphTraversalSource::new(self.client.clone())
             .alias(st.source.clone())
             .literal_only(via == Via::Api)
             .with("bulkResults", self.mode == Mode::Bulked);
+        let mut g = base.clone();
         if sc.tags.contains("GraphComputerOnly") {
             g = g.source_step("withStrategies", Strategy::new("VertexProgramStrategy"));
         }
@@ -793,7 +794,18 @@ impl Runner {
             let value = via_api::literal(&compare::literal(v, &st.lookup)?)?;
             g = g.source_step("withSideEffect", (k.as_str(), value));
         }
-        let t = via_api::Interp { params: &params }.traversal(&g, text)?;
+        let interp = via_api::Interp { params: &params };
+        let t = interp.traversal(&g, text)?;
+        // Round trip: the API's own text, parsed and rebuilt, is the same request.
+        let lang = t.gremlin_lang()?;
+        let again = interp.traversal(&base, &lang.gremlin)?.gremlin_lang()?;
+        if (&again.gremlin, again.parameters_text()?) != (&lang.gremlin, lang.parameters_text()?) {
+            bail!(
+                "the API's text does not round-trip: {} became {}",
+                lang.gremlin,
+                again.gremlin
+            );
+        }
         Ok(t.request()?)
     }
 }

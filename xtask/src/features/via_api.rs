@@ -17,8 +17,12 @@ pub fn has(on: StepOn, name: &str) -> bool {
     STEPS.iter().any(|s| s.on == on && s.gremlin == name)
 }
 
-fn is_predicate(name: &str) -> bool {
-    has(StepOn::Predicate, name)
+fn is_predicate(name: &str) -> gremlin_lang::Name {
+    match (has(StepOn::Predicate, name), has(StepOn::Step, name)) {
+        (true, true) => gremlin_lang::Name::Both,
+        (true, false) => gremlin_lang::Name::Predicate,
+        _ => gremlin_lang::Name::Step,
+    }
 }
 
 /// Parses a traversal text with the grammar's predicate names.
@@ -217,7 +221,19 @@ impl Interp<'_> {
 
     fn pred(&self, class: Option<&str>, first: &Call, rest: &[Call]) -> Result<P> {
         let _ = class;
-        let mut p = P::by_name(&first.name, self.first_args(&first.args)?);
+        // `within([__.a(), __.b()])`, as the API writes traversal varargs of `within` /
+        // `without`: a list literal cannot hold traversals, so its items are the arguments.
+        let spread = match first.args.as_slice() {
+            [Expr::List(items)]
+                if matches!(first.name.as_str(), "within" | "without")
+                    && items.iter().any(|e| self.lit(e).is_err()) =>
+            {
+                Some(items)
+            }
+            _ => None,
+        };
+        let args = self.first_args(spread.map_or(&first.args, |v| v))?;
+        let mut p = P::by_name(&first.name, args);
         for c in rest {
             p = match (c.name.as_str(), c.args.as_slice()) {
                 ("negate", []) => p.negate(),
