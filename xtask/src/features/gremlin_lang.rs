@@ -708,3 +708,239 @@ fn random_uuid() -> String {
         &hex[20..]
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::via_api::{parse, Interp};
+    use super::*;
+    use graphbinary_client::process::{GValue, GraphTraversalSource};
+
+    fn lit(text: &str) -> Lit {
+        match parse_literal(text).unwrap() {
+            Expr::Lit(l) => l,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn numbers_take_their_suffix_type() {
+        assert_eq!(lit("1"), Lit::Int(1));
+        assert_eq!(lit("-7i"), Lit::Int(-7));
+        assert_eq!(lit("1l"), Lit::Long(1));
+        assert_eq!(lit("1L"), Lit::Long(1));
+        assert_eq!(lit("2147483648"), Lit::Long(2_147_483_648));
+        assert_eq!(lit("3b"), Lit::Byte(3));
+        assert_eq!(lit("-3S"), Lit::Short(-3));
+        assert_eq!(lit("0x1F"), Lit::Int(31));
+        assert_eq!(lit("017"), Lit::Int(15));
+        assert_eq!(lit("1_000"), Lit::Int(1000));
+        assert_eq!(lit("1.5"), Lit::Double(1.5));
+        assert_eq!(lit("1.5f"), Lit::Float(1.5));
+        assert_eq!(lit("2d"), Lit::Double(2.0));
+        assert_eq!(lit("1e3"), Lit::Double(1000.0));
+        assert_eq!(lit("-Infinity"), Lit::Double(f64::NEG_INFINITY));
+        assert!(matches!(lit("NaN"), Lit::Double(d) if d.is_nan()));
+        assert_eq!(
+            lit("123456789012345678901234567890").to_gremlin().unwrap(),
+            "123456789012345678901234567890N"
+        );
+        assert_eq!(lit("1.25m").to_gremlin().unwrap(), "1.25M");
+        assert_eq!(lit("-12e-3m").to_gremlin().unwrap(), "-0.012M");
+        assert!(parse_literal("300b").is_err());
+    }
+
+    #[test]
+    fn strings_chars_and_typed_literals() {
+        assert_eq!(lit(r#""a\"b\n""#), Lit::String("a\"b\n".into()));
+        assert_eq!(lit(r"'it\'s'"), Lit::String("it's".into()));
+        assert_eq!(lit(r#""\u00e9\ud83d\ude00""#), Lit::String("é😀".into()));
+        assert_eq!(lit(r#""x"c"#), Lit::Char('x'));
+        assert_eq!(
+            lit("datetime('2023-08-08T00:00:30Z')")
+                .to_gremlin()
+                .unwrap(),
+            lit(r#"DateTime("2023-08-08T00:00:30Z")"#)
+                .to_gremlin()
+                .unwrap()
+        );
+        let dt = parse_datetime("2020-01-02T03:04:05.5+01:30").unwrap();
+        assert_eq!((dt.year, dt.month, dt.day), (2020, 1, 2));
+        assert_eq!(
+            dt.nanos,
+            (3 * 3600 + 4 * 60 + 5) * 1_000_000_000 + 500_000_000
+        );
+        assert_eq!(dt.offset_seconds, 5400);
+        assert_eq!(
+            lit(r#"UUID("f47af10b-58cc-4372-a567-0f02b2f3d479")"#)
+                .to_gremlin()
+                .unwrap(),
+            r#"UUID("f47af10b-58cc-4372-a567-0f02b2f3d479")"#
+        );
+        assert_eq!(
+            lit("Duration(1, 500000000, false)").to_gremlin().unwrap(),
+            "Duration(1,500000000,false)"
+        );
+        assert_eq!(lit(r#"Binary("AQID")"#), Lit::Binary(vec![1, 2, 3]));
+        assert_ne!(lit("UUID()"), lit("UUID()"));
+        assert!(parse_literal(r#""open"#).is_err());
+        assert!(parse_literal(r#""ab"c"#).is_err());
+    }
+
+    #[test]
+    fn collections_maps_and_keys() {
+        let e = parse_literal(r#"[name: "a", (T.id): 1, "k": [1, {2}], 3: [:]]"#).unwrap();
+        let Expr::Map(entries) = e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(entries[0].0, Expr::Lit(Lit::String("name".into())));
+        assert_eq!(entries[1].0, Expr::Token("T".into(), "id".into()));
+        assert_eq!(
+            entries[2].1,
+            Expr::List(vec![
+                Expr::Lit(Lit::Int(1)),
+                Expr::Set(vec![Expr::Lit(Lit::Int(2))])
+            ])
+        );
+        assert_eq!(entries[3].1, Expr::Map(vec![]));
+        assert_eq!(parse_literal("[]").unwrap(), Expr::List(vec![]));
+        assert!(parse_literal("[1, 2").is_err());
+    }
+
+    #[test]
+    fn traversals_predicates_and_strategies() {
+        let e = parse(r#"g.withStrategies(new SeedStrategy(seed: 1), ReadOnlyStrategy).V().has("age", P.gt(1).and(lt(3))).where(not(__.out())).not(within("a"))"#).unwrap();
+        let Expr::Traversal {
+            anonymous: false,
+            steps,
+        } = e
+        else {
+            panic!("{e:?}")
+        };
+        let names: Vec<_> = steps.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["withStrategies", "V", "has", "where", "not"]);
+        assert!(
+            matches!(&steps[0].args[0], Expr::Strategy { name, config } if name == "SeedStrategy" && config.len() == 1)
+        );
+        assert_eq!(steps[0].args[1], Expr::Ident("ReadOnlyStrategy".into()));
+        assert!(
+            matches!(&steps[2].args[1], Expr::Pred { class: Some(c), first, rest } if c == "P" && first.name == "gt" && rest[0].name == "and")
+        );
+        // `not` with a traversal is the step, with a predicate argument the predicate.
+        assert!(matches!(
+            &steps[3].args[0],
+            Expr::Traversal {
+                anonymous: true,
+                ..
+            }
+        ));
+        assert!(matches!(&steps[4].args[0], Expr::Pred { .. }));
+        // A strategy written without `new`.
+        let e = parse("g.withStrategies(SeedStrategy(seed: 99)).V()").unwrap();
+        let Expr::Traversal { steps, .. } = e else {
+            panic!()
+        };
+        assert!(matches!(&steps[0].args[0], Expr::Strategy { name, .. } if name == "SeedStrategy"));
+        assert!(parse("g.V().out(").is_err());
+        assert!(parse("g.V() extra").is_err());
+    }
+
+    /// Texts parsed, rebuilt with the API, written, parsed and rebuilt again: the same text
+    /// and parameters, and the first writing as expected.
+    #[test]
+    fn round_trips_through_the_api() {
+        let cases = [
+            (
+                r#"g.V().hasLabel("person").has("age", P.gt(30)).order().by("age", desc).values('name')"#,
+                r#"g.V().hasLabel("person").has("age",gt(30)).order().by("age",Order.desc).values("name")"#,
+            ),
+            (
+                "g.V(vid1).repeat(__.out()).times(2).emit().path().by(T.label)",
+                "g.V(vid1).repeat(__.out()).times(2).emit().path().by(T.label)",
+            ),
+            (
+                r#"g.withSideEffect("a", [1, 2L, 1.5f]).V().local(__.outE().count()).is(P.within(1, 2))"#,
+                r#"g.withSideEffect("a",[1,2L,1.5F]).V().local(__.outE().count()).is(within([1,2]))"#,
+            ),
+            (
+                r#"g.mergeV([(T.label): "person", name: "x"]).option(Merge.onCreate, [age: 1]).property(single, "k", xx1)"#,
+                r#"g.mergeV([(T.label):"person","name":"x"]).option(Merge.onCreate,["age":1]).property(Cardinality.single,"k",xx1)"#,
+            ),
+            (
+                r#"g.withStrategies(new SubgraphStrategy(vertices: __.hasLabel("person"), checkAdjacentVertices: false)).V().has("name", TextP.containing("a").negate())"#,
+                r#"g.withStrategies(new SubgraphStrategy(vertices:__.hasLabel("person"),checkAdjacentVertices:false)).V().has("name",containing("a").negate())"#,
+            ),
+            (
+                r#"g.with("singlelabel").inject(datetime("2023-08-08T00:00:00Z")).dateAdd(hour, 2)"#,
+                r#"g.with("singlelabel",true).inject(datetime("2023-08-08T00:00Z")).dateAdd(DT.hour,2)"#,
+            ),
+            (
+                r#"g.V().has("name", P.without(__.constant("a"), __.constant("b"))).sack(sum).by("w").mergeE(xx2).option(Merge.outV, [(T.id): Direction.from])"#,
+                r#"g.V().has("name",without([__.constant("a"),__.constant("b")])).sack(Operator.sum).by("w").mergeE(xx2).option(Merge.outV,[(T.id):Direction.OUT])"#,
+            ),
+        ];
+        let params = [
+            ("vid1".to_owned(), Lit::Long(1)),
+            ("xx1".to_owned(), Lit::String("v".into())),
+            (
+                "xx2".to_owned(),
+                Lit::Map(vec![(Lit::String("weight".into()), Lit::Double(0.5))]),
+            ),
+        ];
+        let interp = Interp { params: &params };
+        for literal_only in [false, true] {
+            let g = GraphTraversalSource::detached().literal_only(literal_only);
+            for (src, want) in cases {
+                let first = interp.traversal(&g, src).unwrap().gremlin_lang().unwrap();
+                if !literal_only {
+                    assert_eq!(first.gremlin, want, "{src}");
+                }
+                let again = interp
+                    .traversal(&g, &first.gremlin)
+                    .unwrap()
+                    .gremlin_lang()
+                    .unwrap();
+                assert_eq!(again.gremlin, first.gremlin, "{src}");
+                assert_eq!(
+                    again.parameters_text().unwrap(),
+                    first.parameters_text().unwrap()
+                );
+                assert_eq!(
+                    parse(&again.gremlin).unwrap(),
+                    parse(&first.gremlin).unwrap()
+                );
+            }
+        }
+        // Parameters are GValues: named in the text, their values in `parameters`.
+        let g = GraphTraversalSource::detached();
+        let t = interp
+            .traversal(&g, r#"g.V(vid1).has("name", xx1).values(xx1)"#)
+            .unwrap();
+        assert_eq!(
+            t.gremlin_lang().unwrap().parameters,
+            vec![
+                ("vid1".to_owned(), Lit::Long(1)),
+                ("xx1".to_owned(), Lit::String("v".into()))
+            ]
+        );
+        // `values` takes no variable: the value is written in place.
+        assert!(t
+            .gremlin_lang()
+            .unwrap()
+            .gremlin
+            .ends_with(r#".values("v")"#));
+        let direct = g
+            .v(GValue::new("vid1", 1i64))
+            .has(("name", GValue::new("xx1", "v")))
+            .values(GValue::new("xx1", "v"))
+            .gremlin_lang()
+            .unwrap();
+        assert_eq!(t.gremlin_lang().unwrap(), direct);
+        // An identifier that is neither a parameter nor a token is an error, not a guess.
+        assert!(interp.traversal(&g, "g.V(nobody)").is_err());
+        assert!(interp
+            .traversal(&g, "g.V().limit(\"ten\")")
+            .unwrap()
+            .gremlin_lang()
+            .is_err());
+    }
+}
