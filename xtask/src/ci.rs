@@ -4,7 +4,8 @@
 //! `cargo clippy -D warnings`, then `cargo test --workspace` with `GREMLIN_URL` pointing at a
 //! real Gremlin Server (modern dataset) that is started for the tests and stopped afterwards,
 //! whatever they do, then TinkerPop's Gherkin feature suite in both modes against the
-//! integration server (`cargo xtask features --mode all`), then a 60 s run of each fuzz target
+//! integration server (`cargo xtask features --mode all`) and through the traversal API in plain
+//! mode (`--via api`, `--via api-params`), then a 60 s run of each fuzz target
 //! (installing cargo-fuzz first when it is missing). All steps run even after a failure; a
 //! summary follows; the exit status is non-zero if any step failed.
 
@@ -21,7 +22,8 @@ const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N] [--features-p
 Runs regen --check, fmt --check, clippy -D warnings, and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
 already answers there with the modern graph is reused), then TinkerPop's Gherkin feature suite
-in both modes (`cargo xtask features --mode all`) against the integration server on
+in both modes (`cargo xtask features --mode all`) and through the traversal API in plain mode
+(`--via api`, `--via api-params`) against the integration server on
 127.0.0.1:<features-port> (default 8184; started if none answers), then a 60 s run of each
 fuzz target (cargo-fuzz is installed with `cargo install` first when missing; it needs the
 nightly toolchain).
@@ -187,6 +189,21 @@ pub fn cli(args: &[String]) -> Result<()> {
             drop(guard);
             outcome
         });
+        // The same suite through the traversal API (each text parsed and rebuilt), plain mode,
+        // values in place and then as parameters.
+        for (name, via) in [
+            ("features --via api (plain)", "api"),
+            ("features --via api-params (plain)", "api-params"),
+        ] {
+            step(name, &mut || {
+                let guard = server::ensure_running(server::INTEGRATION, features_port)?;
+                let outcome = run(Command::new(std::env::current_exe()?)
+                    .current_dir(&root)
+                    .args(["features", "--via", via, "--url", &guard.url()]));
+                drop(guard);
+                outcome
+            });
+        }
     } else {
         step("test (no server)", &mut || {
             run_tests(
