@@ -397,22 +397,21 @@ impl Parser<'_> {
             return match suffix {
                 Some(b'f') => Ok(Lit::Float(signed.parse()?)),
                 Some(b'd') => Ok(Lit::Double(signed.parse()?)),
-                // No suffix: gremlin-lang reads a decimal point as a BigDecimal when it does not
-                // fit a Double exactly? No: as Double (the GLVs' default).
+                // No suffix: a Double (the server answers `g.inject(1.50).asString()` with "1.5").
                 None => Ok(Lit::Double(signed.parse()?)),
                 Some(b'm') => Ok(Lit::BigDecimal(Box::new(big_decimal(&signed)?))),
                 Some(c) => bail!("bad float suffix {:?}", c as char),
             };
         }
         let value: BigInt = if is_hex {
-            let v = BigInt::parse_bytes(body[2..].as_bytes(), 16).context("bad hex literal")?;
+            let v = BigInt::parse_bytes(&body.as_bytes()[2..], 16).context("bad hex literal")?;
             if neg {
                 -v
             } else {
                 v
             }
         } else if body.len() > 1 && body.starts_with('0') {
-            let v = BigInt::parse_bytes(body[1..].as_bytes(), 8).context("bad octal literal")?;
+            let v = BigInt::parse_bytes(&body.as_bytes()[1..], 8).context("bad octal literal")?;
             if neg {
                 -v
             } else {
