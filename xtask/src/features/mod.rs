@@ -16,6 +16,7 @@ pub mod gremlin_lang;
 mod notation;
 mod skips;
 pub mod via_api;
+mod via_rust;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -45,7 +46,9 @@ nothing answers at --url).
   --mode M        plain (bulkResults off), bulked (bulkResults on) or all (both; default plain)
   --via V         how each request is built: text (the scenario's text; default), api (the text
                   parsed and rebuilt with graphbinary_client::process, values in place) or
-                  api-params (the same, scenario parameters as GValues in `parameters`)
+                  api-params (the same, scenario parameters as GValues in `parameters`);
+                  rust: no server; the (--only) scenarios translated to Rust calling the
+                  typed API, compiled in target/features-api/, their text checked
   --features DIR  run the .feature files under DIR instead of those in the gremlin-test jar
   --only S        run only the scenarios whose `file: name` contains S
   --url URL       server URL (default http://127.0.0.1:8184/gremlin); on 127.0.0.1 or
@@ -83,6 +86,9 @@ pub enum Via {
     Api,
     /// The same, with the scenario's parameters as `GValue`s in the request's `parameters`.
     ApiParams,
+    /// No server: the traversals translated to Rust calling the typed API, compiled in
+    /// `target/features-api/` and run; their text must equal the interpreter's.
+    Rust,
 }
 
 impl Via {
@@ -91,6 +97,7 @@ impl Via {
             Via::Text => "text",
             Via::Api => "api",
             Via::ApiParams => "api-params",
+            Via::Rust => "rust",
         }
     }
 }
@@ -132,7 +139,8 @@ pub fn cli(args: &[String]) -> Result<()> {
                     Some("text") => Via::Text,
                     Some("api") => Via::Api,
                     Some("api-params") => Via::ApiParams,
-                    _ => bail!("--via needs text, api or api-params"),
+                    Some("rust") => Via::Rust,
+                    _ => bail!("--via needs text, api, api-params or rust"),
                 }
             }
             "--features" => {
@@ -240,6 +248,15 @@ fn run(opts: &Options) -> Result<Totals> {
         dir.display(),
         scenarios.len()
     );
+    if opts.via == Via::Rust {
+        let (same, failed) = via_rust::run(&scenarios)?;
+        println!("features --via rust: {same} identical, {failed} failed");
+        return Ok(Totals {
+            passed: same,
+            failed: failed + stale,
+            ..Totals::default()
+        });
+    }
 
     // A local URL gets a server started on its port when none answers there (and a reused one
     // is left running); any other URL is taken as it is.
