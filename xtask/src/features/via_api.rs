@@ -92,7 +92,12 @@ impl Interp<'_> {
 
     /// The traversal `text` on `g`.
     pub fn traversal(&self, g: &GraphTraversalSource, text: &str) -> Result<GraphTraversal> {
-        match parse(text)? {
+        self.traversal_of(g, parse(text)?)
+    }
+
+    /// The parsed traversal `e` on `g`.
+    pub fn traversal_of(&self, g: &GraphTraversalSource, e: Expr) -> Result<GraphTraversal> {
+        match e {
             Expr::Traversal {
                 anonymous: false,
                 steps,
