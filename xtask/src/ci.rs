@@ -23,7 +23,8 @@ Runs regen --check, fmt --check, clippy -D warnings, and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
 already answers there with the modern graph is reused), then TinkerPop's Gherkin feature suite
 in both modes (`cargo xtask features --mode all`) and through the traversal API in plain mode
-(`--via api`, `--via api-params`) against the integration server on
+(`--via api`, `--via api-params`; and `--via rust`, compiled, no server) against the
+integration server on
 127.0.0.1:<features-port> (default 8184; started if none answers), then a 60 s run of each
 fuzz target (cargo-fuzz is installed with `cargo install` first when missing; it needs the
 nightly toolchain).
@@ -191,6 +192,12 @@ pub fn cli(args: &[String]) -> Result<()> {
         });
         // The same suite through the traversal API (each text parsed and rebuilt), plain mode,
         // values in place and then as parameters.
+        // And translated to Rust calling the typed API, compiled and run (no server).
+        step("features --via rust", &mut || {
+            run(Command::new(std::env::current_exe()?)
+                .current_dir(&root)
+                .args(["features", "--via", "rust"]))
+        });
         for (name, via) in [
             ("features --via api (plain)", "api"),
             ("features --via api-params (plain)", "api-params"),
