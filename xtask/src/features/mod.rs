@@ -9,6 +9,14 @@
 //! effects become `withSideEffect` source steps, as gremlin-python and gremlin-javascript
 //! apply them. Results are checked with the semantics in [`compare`]. Scenarios listed in
 //! `xtask/features-skip.toml` are skipped or expected to fail, each with its reason.
+//!
+//! `--via api` / `--via api-params` build each request with the traversal API instead: the text
+//! is parsed ([`gremlin_lang`]), rebuilt by name ([`via_api`]) on a `GraphTraversalSource` with
+//! the same side effects, and sent with its `request()` (values written in place with
+//! `literal_only`, or parameters as `GValue`s); the API's text must parse back to the same
+//! request. `--via rust` needs no server: it translates the scenarios to Rust calling the typed
+//! methods, compiles them in `target/features-api/` and compares their GremlinLang with the
+//! interpreter's.
 
 mod compare;
 mod gocompare;
