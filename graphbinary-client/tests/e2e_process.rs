@@ -444,7 +444,7 @@ async fn source_methods_strategies_and_options() {
     assert_eq!(
         body,
         serde_json::json!({
-            "gremlin": "g.V(x)",
+            "gremlin": "g.with(\"unknownOption\",1).V(x)",
             "parameters": "[x:1]",
             "g": "g",
             "timeoutMillis": 1,

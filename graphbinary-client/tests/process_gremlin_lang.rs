@@ -669,6 +669,10 @@ fn source_methods_and_strategies() {
         &[("evaluationTimeout".to_owned(), Lit::Long(20))]
     );
     assert_eq!(text(&w.v(())), "g.V()");
+    // Any other key is the grammar's source `with`, written so that it reaches the traversal.
+    let m = g().with("singlelabel", true).with("batchSize", 2);
+    assert_eq!(text(&m.v(())), r#"g.with("singlelabel",true).V()"#);
+    assert_eq!(m.options().len(), 2);
 }
 
 #[test]

@@ -3,9 +3,12 @@
 //! Steps: `cargo xtask regen --check`, `cargo fmt --check`,
 //! `cargo clippy -D warnings`, `cargo doc --no-deps --all-features` with
 //! `RUSTDOCFLAGS=-D warnings`, then `cargo test --workspace` with `GREMLIN_URL` pointing at a
-//! real Gremlin Server (modern dataset) that is started for the tests and stopped afterwards,
-//! whatever they do, then TinkerPop's Gherkin feature suite in both modes against the
-//! integration server (`cargo xtask features --mode all`), then a 60 s run of each fuzz target
+//! real Gremlin Server (modern dataset) and `GREMLIN_TX_URL` at a transactional one, started for
+//! the tests and stopped afterwards, whatever they do; the SigV4 test (`--features sigv4`,
+//! checked against botocore); `cargo xtask failover` over three servers; TinkerPop's Gherkin
+//! feature suite in both modes against the integration server (`cargo xtask features --mode
+//! all`) and through the traversal API in plain mode (`--via api`, `--via api-params`, `--via
+//! rust`); then a 60 s run of each fuzz target
 //! (installing cargo-fuzz first when it is missing). All steps run even after a failure; a
 //! summary follows; the exit status is non-zero if any step failed.
 
@@ -25,9 +28,11 @@ already answers there with the modern graph is reused) and a transactional one (
 <port>+1, the SigV4 test (feature sigv4, against botocore), the failover test over three
 servers on 8195-8197 or env GREMLIN_FAILOVER_PORTS=A,B,C (`cargo xtask failover`, with SIGTERM
 then with SIGKILL), then TinkerPop's Gherkin feature suite in both modes (`cargo xtask features
---mode all`) against the integration server on 127.0.0.1:<features-port> (default 8184; started
-if none answers), then a 60 s run of each fuzz target (cargo-fuzz is installed with `cargo
-install` first when missing; it needs the nightly toolchain).
+--mode all`) and through the traversal API in plain mode (`--via api`, `--via api-params`; and
+`--via rust`, compiled, no server) against the integration server on
+127.0.0.1:<features-port> (default 8184; started if none answers), then a 60 s run of each fuzz
+target (cargo-fuzz is installed with `cargo install` first when missing; it needs the nightly
+toolchain).
 
   --no-server        run the tests without a server (GREMLIN_URL unset: end-to-end tests
                      skip) and no feature suite
@@ -253,6 +258,27 @@ pub fn cli(args: &[String]) -> Result<()> {
             drop(guard);
             outcome
         });
+        // The same suite through the traversal API (each text parsed and rebuilt), plain mode,
+        // values in place and then as parameters.
+        // And translated to Rust calling the typed API, compiled and run (no server).
+        step("features --via rust", &mut || {
+            run(Command::new(std::env::current_exe()?)
+                .current_dir(&root)
+                .args(["features", "--via", "rust"]))
+        });
+        for (name, via) in [
+            ("features --via api (plain)", "api"),
+            ("features --via api-params (plain)", "api-params"),
+        ] {
+            step(name, &mut || {
+                let guard = server::ensure_running(server::INTEGRATION, features_port)?;
+                let outcome = run(Command::new(std::env::current_exe()?)
+                    .current_dir(&root)
+                    .args(["features", "--via", via, "--url", &guard.url()]));
+                drop(guard);
+                outcome
+            });
+        }
     } else {
         step("test (no server)", &mut || {
             run_tests(

@@ -77,6 +77,16 @@ pub(crate) struct Step {
     args: Vec<(Arg, bool)>,
 }
 
+/// The options of [`GraphTraversalSource::with`] sent as request fields, not in the script.
+const REQUEST_FIELDS: &[&str] = &[
+    "batchSize",
+    "evaluationTimeout",
+    "timeoutMs",
+    "timeoutMillis",
+    "materializeProperties",
+    "bulkResults",
+];
+
 /// Request options set with [`GraphTraversalSource::with`].
 #[derive(Debug, Clone, Default)]
 struct Options {
@@ -161,8 +171,10 @@ impl GraphTraversalSource {
     /// script but sent as a field of the request. Known keys: `batchSize` (integer),
     /// `evaluationTimeout` / `timeoutMs` (integer, milliseconds), `materializeProperties`
     /// (`"all"` or `"tokens"`), `bulkResults` (boolean; the default here is `true`, as in the
-    /// drivers, and results are expanded). Other keys are kept ([`GraphTraversalSource::options`])
-    /// but not sent; a known key with a value of the wrong type makes submitting fail.
+    /// drivers, and results are expanded). Other keys (`singlelabel`, a strategy's option, ...)
+    /// are not request fields: they are written into the script as the grammar's source step
+    /// `with("key",value)`, so that they reach the traversal. A known key with a value of the
+    /// wrong type makes submitting fail.
     pub fn with(&self, key: impl Into<String>, value: impl Into<Lit>) -> GraphTraversalSource {
         let mut s = self.clone();
         s.options.set(key.into(), value.into());
@@ -552,6 +564,15 @@ impl Writer {
                 self.out.push('g');
                 for s in &source.steps {
                     self.step(s)?;
+                }
+                for (k, v) in &source.options.entries {
+                    if !REQUEST_FIELDS.contains(&k.as_str()) {
+                        self.out.push_str(".with(");
+                        write_string(&mut self.out, k);
+                        self.out.push(',');
+                        v.write(&mut self.out)?;
+                        self.out.push(')');
+                    }
                 }
             }
             (None, false) => {

@@ -201,7 +201,7 @@ pub fn matches(actual: &Value, expected: &Typed, lk: &Lookup) -> bool {
     }
 }
 
-/// For subgraphs: the element is the expected one by id (as [`matches`]) and, where the
+/// For subgraphs: the element is the expected one by id (as [`matches`](fn@matches)) and, where the
 /// graph's own element is known, has its label, ends and properties (keys and values).
 pub fn same_element(actual: &Value, expected: &Typed, lk: &Lookup) -> bool {
     if !matches(actual, expected, lk) {

@@ -9,11 +9,22 @@
 //! effects become `withSideEffect` source steps, as gremlin-python and gremlin-javascript
 //! apply them. Results are checked with the semantics in [`compare`]. Scenarios listed in
 //! `xtask/features-skip.toml` are skipped or expected to fail, each with its reason.
+//!
+//! `--via api` / `--via api-params` build each request with the traversal API instead: the text
+//! is parsed ([`gremlin_lang`]), rebuilt by name ([`via_api`]) on a `GraphTraversalSource` with
+//! the same side effects, and sent with its `request()` (values written in place with
+//! `literal_only`, or parameters as `GValue`s); the API's text must parse back to the same
+//! request. `--via rust` needs no server: it translates the scenarios to Rust calling the typed
+//! methods, compiles them in `target/features-api/` and compares their GremlinLang with the
+//! interpreter's.
 
 mod compare;
 mod gocompare;
+pub mod gremlin_lang;
 mod notation;
 mod skips;
+pub mod via_api;
+mod via_rust;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -34,13 +45,18 @@ pub const DEFAULT_PORT: u16 = 8184;
 
 const HELP: &str =
     "usage: cargo xtask features [--mode plain|bulked|all] [--features DIR] [--only SUBSTRING]
-                              [--url URL] [--compare-go] [--verbose]
+                              [--url URL] [--via text|api|api-params] [--compare-go] [--verbose]
 
 Runs TinkerPop 4.0.0-beta.3's Gherkin feature suite through graphbinary_client::Client against
 the integration server (started with `cargo xtask server --dataset integration --port 8184` if
 nothing answers at --url).
 
   --mode M        plain (bulkResults off), bulked (bulkResults on) or all (both; default plain)
+  --via V         how each request is built: text (the scenario's text; default), api (the text
+                  parsed and rebuilt with graphbinary_client::process, values in place) or
+                  api-params (the same, scenario parameters as GValues in `parameters`);
+                  rust: no server; the (--only) scenarios translated to Rust calling the
+                  typed API, compiled in target/features-api/, their text checked
   --features DIR  run the .feature files under DIR instead of those in the gremlin-test jar
   --only S        run only the scenarios whose `file: name` contains S
   --url URL       server URL (default http://127.0.0.1:8184/gremlin); on 127.0.0.1 or
@@ -68,7 +84,34 @@ impl Mode {
     }
 }
 
+/// How each scenario's request is built.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Via {
+    /// The scenario's traversal text, with its parameters in the request.
+    Text,
+    /// The text parsed and rebuilt with the traversal API, values written in place
+    /// (`literal_only`).
+    Api,
+    /// The same, with the scenario's parameters as `GValue`s in the request's `parameters`.
+    ApiParams,
+    /// No server: the traversals translated to Rust calling the typed API, compiled in
+    /// `target/features-api/` and run; their text must equal the interpreter's.
+    Rust,
+}
+
+impl Via {
+    pub fn name(self) -> &'static str {
+        match self {
+            Via::Text => "text",
+            Via::Api => "api",
+            Via::ApiParams => "api-params",
+            Via::Rust => "rust",
+        }
+    }
+}
+
 struct Options {
+    via: Via,
     modes: Vec<Mode>,
     features: Option<PathBuf>,
     only: Option<String>,
@@ -80,6 +123,7 @@ struct Options {
 /// `cargo xtask features ...`
 pub fn cli(args: &[String]) -> Result<()> {
     let mut opts = Options {
+        via: Via::Text,
         modes: vec![Mode::Plain],
         features: None,
         only: None,
@@ -96,6 +140,15 @@ pub fn cli(args: &[String]) -> Result<()> {
                     Some("bulked") => vec![Mode::Bulked],
                     Some("all") => vec![Mode::Plain, Mode::Bulked],
                     _ => bail!("--mode needs plain, bulked or all"),
+                }
+            }
+            "--via" => {
+                opts.via = match it.next().map(String::as_str) {
+                    Some("text") => Via::Text,
+                    Some("api") => Via::Api,
+                    Some("api-params") => Via::ApiParams,
+                    Some("rust") => Via::Rust,
+                    _ => bail!("--via needs text, api, api-params or rust"),
                 }
             }
             "--features" => {
@@ -203,6 +256,15 @@ fn run(opts: &Options) -> Result<Totals> {
         dir.display(),
         scenarios.len()
     );
+    if opts.via == Via::Rust {
+        let (same, failed) = via_rust::run(&scenarios)?;
+        println!("features --via rust: {same} identical, {failed} failed");
+        return Ok(Totals {
+            passed: same,
+            failed: failed + stale,
+            ..Totals::default()
+        });
+    }
 
     // A local URL gets a server started on its port when none answers there (and a reused one
     // is left running); any other URL is taken as it is.
@@ -231,6 +293,7 @@ fn run(opts: &Options) -> Result<Totals> {
         let mut runner = Runner {
             client: client.clone(),
             mode,
+            via: opts.via,
             lookups: BTreeMap::new(),
             responses: Default::default(),
             bulked: Default::default(),
@@ -295,8 +358,9 @@ fn run(opts: &Options) -> Result<Totals> {
             );
         }
         let line = format!(
-            "{}: {} passed, {} failed, {} skipped ({} retried) in {}",
+            "{} (via {}): {} passed, {} failed, {} skipped ({} retried) in {}",
             mode.name(),
+            opts.via.name(),
             totals.passed,
             totals.failed,
             totals.skipped,
@@ -459,6 +523,7 @@ type Answer = std::result::Result<Vec<Value>, String>;
 struct Runner {
     client: Client,
     mode: Mode,
+    via: Via,
     /// Lookups of the graphs that are never modified, by traversal source.
     lookups: BTreeMap<String, std::rc::Rc<Lookup>>,
     /// Responses read, and how many of them came bulked.
@@ -489,6 +554,11 @@ impl Runner {
         if self.mode == Mode::Bulked {
             req = req.bulk_results(true);
         }
+        self.read(req).await
+    }
+
+    /// Sends a request and reads its results (bulks expanded).
+    async fn read(&self, req: graphbinary_client::client::RequestBuilder) -> Answer {
         let stream = match req.send().await {
             Ok(s) => s,
             Err(e) => return Err(error_text(e)),
@@ -671,14 +741,22 @@ impl Runner {
             );
         }
         let full = if prefix.is_empty() {
-            text
+            text.clone()
         } else {
             let rest = text
                 .strip_prefix('g')
                 .context("traversal does not start with g")?;
             format!("g{prefix}{rest}")
         };
-        let mut answer = self.submit(&st.source, &full, &rendered).await;
+        let mut answer = match self.via {
+            Via::Text => self.submit(&st.source, &full, &rendered).await,
+            via => {
+                let req = self
+                    .api_request(sc, st, &text, via)
+                    .with_context(|| format!("--via {}: {text}", via.name()))?;
+                self.read(req).await
+            }
+        };
         if let Err(e) = &answer {
             // Only the server's errors are the traversal's; ours (transport, decoding) fail the
             // scenario whatever it expects.
@@ -707,6 +785,53 @@ impl Runner {
             st.lookup = std::rc::Rc::new(self.lookup_of(&st.source).await?);
         }
         Ok(())
+    }
+}
+
+impl Runner {
+    /// The request the traversal API writes for the scenario's traversal `text`: parsed,
+    /// rebuilt by name on a source with the same side effects and strategies as the text
+    /// route, parameters as `GValue`s (written in place with `--via api`).
+    fn api_request(
+        &self,
+        sc: &Scenario,
+        st: &State,
+        text: &str,
+        via: Via,
+    ) -> Result<graphbinary_client::client::RequestBuilder> {
+        use graphbinary_client::process::{GraphTraversalSource, Strategy};
+        let mut params = Vec::new();
+        for (k, v) in &st.params {
+            params.push((
+                k.clone(),
+                via_api::literal(&compare::literal(v, &st.lookup)?)?,
+            ));
+        }
+        let base = GraphTraversalSource::new(self.client.clone())
+            .alias(st.source.clone())
+            .literal_only(via == Via::Api)
+            .with("bulkResults", self.mode == Mode::Bulked);
+        let mut g = base.clone();
+        if sc.tags.contains("GraphComputerOnly") {
+            g = g.source_step("withStrategies", Strategy::new("VertexProgramStrategy"));
+        }
+        for (k, v) in &st.side_effects {
+            let value = via_api::literal(&compare::literal(v, &st.lookup)?)?;
+            g = g.source_step("withSideEffect", (k.as_str(), value));
+        }
+        let interp = via_api::Interp { params: &params };
+        let t = interp.traversal(&g, text)?;
+        // Round trip: the API's own text, parsed and rebuilt, is the same request.
+        let lang = t.gremlin_lang()?;
+        let again = interp.traversal(&base, &lang.gremlin)?.gremlin_lang()?;
+        if (&again.gremlin, again.parameters_text()?) != (&lang.gremlin, lang.parameters_text()?) {
+            bail!(
+                "the API's text does not round-trip: {} became {}",
+                lang.gremlin,
+                again.gremlin
+            );
+        }
+        Ok(t.request()?)
     }
 }
 

@@ -371,13 +371,13 @@ fn slot_tokens(s: &Slot) -> TokenStream {
 }
 
 /// How a step's generated method takes its arguments.
-enum Params {
+pub(crate) enum Params {
     None,
     Fixed(usize),
     Args,
 }
 
-fn params_of(s: &Step) -> Params {
+pub(crate) fn params_of(s: &Step) -> Params {
     let fixed = s.forms.iter().all(|f| f.iter().all(|x| !x.many));
     let len = s.forms[0].len();
     if fixed && s.forms.iter().all(|f| f.len() == len) {
