@@ -6,7 +6,7 @@
 //! returned [`Guard`] alive while they need the server.
 
 mod probe;
-mod resolve;
+pub(crate) mod resolve;
 
 use std::fs;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -422,13 +422,23 @@ fn copy_suite_data(state: &Path) -> Result<()> {
 }
 
 fn wait_until_answering(child: &mut Child, port: u16) -> Result<()> {
+    wait_until_probe_answers(child, port, probe::vertex_count)
+}
+
+/// Waits (up to 180 s) until `probe` (a `g.V().count()` over the server's own protocol)
+/// answers on 127.0.0.1:`port`, failing early if `child` exits. Shared with `server3`.
+pub(crate) fn wait_until_probe_answers<T>(
+    child: &mut Child,
+    port: u16,
+    probe: impl Fn(SocketAddr, Duration) -> Result<T>,
+) -> Result<()> {
     let deadline = Instant::now() + START_TIMEOUT;
     let mut last_err = None;
     while Instant::now() < deadline {
         if let Some(status) = child.try_wait()? {
             bail!("the server exited ({status}) before answering");
         }
-        match probe::vertex_count(local(port), Duration::from_secs(5)) {
+        match probe(local(port), Duration::from_secs(5)) {
             Ok(_) => return Ok(()),
             Err(err) => last_err = Some(err),
         }
@@ -442,8 +452,8 @@ fn wait_until_answering(child: &mut Child, port: u16) -> Result<()> {
 }
 
 /// SIGTERM (the JVM runs its shutdown hooks and Gremlin Server closes cleanly), then SIGKILL
-/// after 20 s.
-fn terminate(child: &mut Child) {
+/// after 20 s. Shared with `server3`.
+pub(crate) fn terminate(child: &mut Child) {
     if matches!(child.try_wait(), Ok(Some(_))) {
         return;
     }

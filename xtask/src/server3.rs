@@ -22,6 +22,7 @@ use anyhow::{bail, ensure, Context, Result};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
+use crate::server::{self, terminate};
 use crate::util::{on_path, project_root, secs, show};
 
 /// The TinkerPop 3 releases this command is tested with.
@@ -30,7 +31,6 @@ pub const VERSIONS: &[&str] = &["3.7.3", "3.8.1"];
 pub const AUTH_USER: &str = "stephen";
 /// See [`AUTH_USER`].
 pub const AUTH_PASSWORD: &str = "password";
-const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.9.0";
 const MAIN_CLASS: &str = "org.apache.tinkerpop.gremlin.server.GremlinServer";
 const JANUSGRAPH_MAIN_CLASS: &str = "org.janusgraph.graphdb.server.JanusGraphServer";
 /// The JanusGraph release `--janusgraph` is tested with (it runs on TinkerPop 3.7.3).
@@ -82,7 +82,6 @@ impl Flavor {
         }
     }
 }
-const START_TIMEOUT: Duration = Duration::from_secs(180);
 const JVM_HEAP: &[&str] = &["-Xms128m", "-Xmx1g"];
 /// The list of 4.0's gremlin-server.sh (3.7.3 runs without it on Java 17; Gryo/Kryo needs it).
 const JVM_OPENS: &[&str] = &[
@@ -280,26 +279,12 @@ fn ensure_jars(root: &Path, state: &Path, flavor: &Flavor) -> Result<PathBuf> {
     eprintln!("xtask: resolving {} jars with Maven ...", flavor.name());
     let tmp = state.join(format!("{}.partial", flavor.lib_name()));
     let _ = fs::remove_dir_all(&tmp);
-    let mut cmd = Command::new("mvn");
-    cmd.args(["-B", "-q", "-f"])
-        .arg(&pom_path)
-        .arg(format!("-D{}={version}", flavor.version_property()))
-        .arg(format!("{DEPENDENCY_PLUGIN}:copy-dependencies"))
-        .arg(format!("-DoutputDirectory={}", tmp.display()))
-        .arg("-DincludeScope=runtime")
-        .stdin(Stdio::null());
-    let out = cmd
-        .output()
-        .with_context(|| format!("running `{}`", show(&cmd)))?;
-    if !out.status.success() {
-        bail!(
-            "`{}` failed (is {} a release?):\n{}{}",
-            show(&cmd),
-            flavor.name(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    server::resolve::copy_dependencies(
+        &pom_path,
+        &tmp,
+        [format!("-D{}={version}", flavor.version_property())],
+    )
+    .with_context(|| format!("is {} a release?", flavor.name()))?;
     let _ = fs::remove_dir_all(&lib);
     fs::rename(&tmp, &lib)?;
     fs::write(&stamp, &pom)?;
@@ -447,39 +432,7 @@ fn start(flavor: &Flavor, auth: bool, port: u16, detach: bool) -> Result<Child> 
 }
 
 fn wait_until_answering(child: &mut Child, port: u16) -> Result<()> {
-    let deadline = Instant::now() + START_TIMEOUT;
-    let mut last_err = None;
-    while Instant::now() < deadline {
-        if let Some(status) = child.try_wait()? {
-            bail!("the server exited ({status}) before answering");
-        }
-        match probe(local(port), Duration::from_secs(5)) {
-            Ok(_) => return Ok(()),
-            Err(err) => last_err = Some(err),
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    bail!(
-        "no answer on port {port} within {}s (last error: {:#})",
-        START_TIMEOUT.as_secs(),
-        last_err.unwrap_or_else(|| anyhow::anyhow!("none"))
-    )
-}
-
-fn terminate(child: &mut Child) {
-    if matches!(child.try_wait(), Ok(Some(_))) {
-        return;
-    }
-    let _ = kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        if matches!(child.try_wait(), Ok(Some(_))) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
+    server::wait_until_probe_answers(child, port, probe)
 }
 
 fn stop_detached(port: u16) -> Result<()> {

@@ -83,7 +83,7 @@ pub fn ensure_jars(root: &Path, state_dir: &Path) -> Result<PathBuf> {
     eprintln!("xtask: resolving Gremlin Server {TINKERPOP_VERSION} jars with Maven ...");
     let tmp = state_dir.join("lib.partial");
     let _ = fs::remove_dir_all(&tmp);
-    if let Err(err) = copy_dependencies(&pom_path, &tmp) {
+    if let Err(err) = copy_dependencies(&pom_path, &tmp, repo_url_arg()) {
         if err.to_string().contains("org.apache.tinkerpop") {
             bail!("{}\n\n{err}", not_found_message());
         }
@@ -126,11 +126,17 @@ pub fn repo_url_arg() -> Option<String> {
     shared_maven_repo().map(|(_, url)| format!("-Dtinkerpop.repo.url={url}"))
 }
 
-fn copy_dependencies(pom: &Path, out_dir: &Path) -> Result<()> {
+/// Copies the runtime dependencies of `pom` into `out_dir` with maven-dependency-plugin, with
+/// `extra` arguments for Maven (properties). Shared with `server3`.
+pub(crate) fn copy_dependencies(
+    pom: &Path,
+    out_dir: &Path,
+    extra: impl IntoIterator<Item = String>,
+) -> Result<()> {
     let mut cmd = Command::new("mvn");
     cmd.args(["-B", "-q", "-f"])
         .arg(pom)
-        .args(repo_url_arg())
+        .args(extra)
         .arg(format!("{DEPENDENCY_PLUGIN}:copy-dependencies"))
         .arg(format!("-DoutputDirectory={}", out_dir.display()))
         .arg("-DincludeScope=runtime")
