@@ -217,7 +217,7 @@ pub fn cli(args: &[String]) -> Result<()> {
                 eprintln!("GREMLIN_URL={url} GREMLIN_TX_URL={tx_url}");
                 run_tests(
                     cargo()
-                        .args(["test", "--workspace"])
+                        .args(["test", "--workspace", "--no-fail-fast"])
                         .env("GREMLIN_URL", &url)
                         .env("GREMLIN_TX_URL", &tx_url),
                     &mut totals,
@@ -283,7 +283,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         step("test (no server)", &mut || {
             run_tests(
                 cargo()
-                    .args(["test", "--workspace"])
+                    .args(["test", "--workspace", "--no-fail-fast"])
                     .env_remove("GREMLIN_URL"),
                 &mut totals,
             )
