@@ -136,7 +136,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     } else {
         Mode::Foreground
     };
-    let mut server = start(&dataset, port, mode)?;
+    let server = start(&dataset, port, mode)?;
     println!("Gremlin Server ({dataset}) ready at {}", url(port));
     if detach {
         println!(
@@ -146,10 +146,15 @@ pub fn cli(args: &[String]) -> Result<()> {
         );
         return Ok(());
     }
+    wait_in_foreground(server)
+}
+
+/// Waits for a server started in the foreground until it exits; Ctrl-C stops it. Ctrl-C usually
+/// reaches the server too (same process group) and the JVM shuts down on SIGINT; SIGTERM makes
+/// sure of it (SIGINT may be ignored, e.g. under `nohup` or `&`). We wait for the server to
+/// finish instead of dying first. Shared with `server3`.
+pub(crate) fn wait_in_foreground(mut server: Child) -> Result<()> {
     println!("Press Ctrl-C to stop it.");
-    // Ctrl-C usually reaches the server too (same process group) and the JVM shuts down on
-    // SIGINT; SIGTERM makes sure of it (SIGINT may be ignored, e.g. under `nohup` or `&`). We
-    // wait for the server to finish instead of dying first.
     let pid = Pid::from_raw(server.id() as i32);
     ctrlc::set_handler(move || {
         eprintln!("\nxtask: stopping Gremlin Server ...");

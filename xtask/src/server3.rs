@@ -190,7 +190,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         );
         return Ok(());
     }
-    let mut server = start(&flavor, auth, port, detach)?;
+    let server = start(&flavor, auth, port, detach)?;
     println!(
         "{}{} ready at {}",
         flavor.name(),
@@ -204,16 +204,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         );
         return Ok(());
     }
-    println!("Press Ctrl-C to stop it.");
-    let pid = Pid::from_raw(server.id() as i32);
-    ctrlc::set_handler(move || {
-        eprintln!("\nxtask: stopping Gremlin Server ...");
-        let _ = kill(pid, Signal::SIGTERM);
-    })
-    .context("installing the Ctrl-C handler")?;
-    let status = server.wait()?;
-    println!("Gremlin Server exited ({status}).");
-    Ok(())
+    server::wait_in_foreground(server)
 }
 
 /// The URL clients use for a server on `port`.
