@@ -44,6 +44,7 @@ mod private;
 #[cfg(feature = "test-util")]
 pub mod testing;
 mod traits;
+pub mod v1;
 pub mod write;
 
 pub use buffer::{ReadBuffer, DEFAULT_CAPACITY, MAX_PRIMITIVE_WIDTH};

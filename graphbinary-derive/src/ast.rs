@@ -27,6 +27,15 @@ pub(crate) struct Container<'a> {
     pub(crate) type_code: Option<u8>,
     /// The layout of the value.
     pub(crate) shape: Shape<'a>,
+    /// The GraphBinary 1 dialect, when asked for (`v1` or `v1_type_code`).
+    pub(crate) v1: Option<V1Dialect>,
+}
+
+/// What the GraphBinary 1 impls need beyond the shared model.
+pub(crate) struct V1Dialect {
+    /// The GraphBinary 1 type code: `v1_type_code`, else `type_code` (the same in both
+    /// versions), else none (no fully-qualified v1 impls).
+    pub(crate) type_code: Option<u8>,
 }
 
 /// The layout of a type's bare value.
@@ -55,6 +64,9 @@ pub(crate) struct Field<'a> {
     pub(crate) layout: Layout<'a>,
     /// The field's name on the wire (composite PDT map key): `rename`, else the field name.
     pub(crate) name: String,
+    /// `v1 = "string"`: a bare String in GraphBinary 1 (through `OneString`), whatever the
+    /// GraphBinary 4 layout.
+    pub(crate) v1_string: bool,
 }
 
 /// The layout of one field.
@@ -83,14 +95,15 @@ impl<'a> Container<'a> {
         let mut errors = Errors::new();
         let attrs = ContainerAttrs::parse(&input.attrs, &mut errors);
         let kind = check::kind(input, &attrs, &mut errors);
+        let v1 = check::v1(&attrs, &mut errors);
 
         let shape = match (&input.data, kind) {
             (Data::Struct(data), Some(check::Kind::Struct)) => {
-                let fields = fields(&data.fields, false, &mut errors);
+                let fields = fields(&data.fields, false, v1, &mut errors);
                 Some(Shape::Struct(fields))
             }
             (Data::Struct(data), Some(check::Kind::CompositePdt(name))) => {
-                let fields = fields(&data.fields, true, &mut errors);
+                let fields = fields(&data.fields, true, v1, &mut errors);
                 check::unique_names(
                     fields.iter().map(|f| (f.ident, f.name.as_str())),
                     &mut errors,
@@ -139,6 +152,9 @@ impl<'a> Container<'a> {
             generics: &input.generics,
             expected: unraw(&input.ident),
             type_code,
+            v1: v1.then(|| V1Dialect {
+                type_code: attrs.v1_type_code.as_ref().map(|c| c.value).or(type_code),
+            }),
             shape: shape.ok_or_else(|| {
                 syn::Error::new_spanned(&input.ident, "GraphBinary cannot be derived for this type")
             })?,
@@ -155,13 +171,14 @@ impl<'a> Container<'a> {
 }
 
 /// The model of a struct's named fields.
-fn fields<'a>(fields: &'a Fields, in_pdt: bool, errors: &mut Errors) -> Vec<Field<'a>> {
+fn fields<'a>(fields: &'a Fields, in_pdt: bool, v1: bool, errors: &mut Errors) -> Vec<Field<'a>> {
     fields
         .iter()
         .filter_map(|f| {
             let attrs = FieldAttrs::parse(&f.attrs, errors);
             let ident = f.ident.as_ref()?;
             let layout = check::field_layout(&f.ty, &attrs, in_pdt, errors)?;
+            let v1_string = check::field_v1(&attrs, v1, errors);
             Some(Field {
                 ident,
                 ty: &f.ty,
@@ -170,6 +187,7 @@ fn fields<'a>(fields: &'a Fields, in_pdt: bool, errors: &mut Errors) -> Vec<Fiel
                     .rename
                     .map(|r| r.value)
                     .unwrap_or_else(|| unraw(ident)),
+                v1_string,
             })
         })
         .collect()

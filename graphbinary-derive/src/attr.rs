@@ -22,6 +22,14 @@ pub(crate) const COMPOSITE_PDT: &str = "composite_pdt";
 /// Container: `crate = "path"`, the path of `graphbinary-core` in the generated code (default
 /// `::graphbinary_core`), for a crate that reaches it through a re-export.
 pub(crate) const CRATE: &str = "crate";
+/// Container: also emit the GraphBinary 1 dialect (`DecodeV1`, `EncodeV1`, and with a type
+/// code `TypedV1`, `FqDecodeV1`, `FqEncodeV1`); on a field, `v1 = "string"`: a bare String in
+/// GraphBinary 1 (`OneString`).
+pub(crate) const V1: &str = "v1";
+/// Container: the GraphBinary 1 type code, when it differs from `type_code` (implies `v1`).
+pub(crate) const V1_TYPE_CODE: &str = "v1_type_code";
+/// The GraphBinary 1 field layouts `v1 = "..."` accepts.
+pub(crate) const V1_FIELD_LAYOUTS: &[&str] = &["string"];
 /// Field: fully-qualified `{type_code}{0x00}{value}`.
 pub(crate) const FQ: &str = "fq";
 /// Field (on `Option<T>`): nullable, bare `{value_flag}{value}` or with `fq` the
@@ -32,9 +40,16 @@ pub(crate) const NULLABLE: &str = "nullable";
 pub(crate) const RENAME: &str = "rename";
 
 /// The attributes allowed on the type itself.
-pub(crate) const CONTAINER_ATTRS: &[&str] = &[TYPE_CODE, ENUM_STRING, COMPOSITE_PDT, CRATE];
+pub(crate) const CONTAINER_ATTRS: &[&str] = &[
+    TYPE_CODE,
+    ENUM_STRING,
+    COMPOSITE_PDT,
+    CRATE,
+    V1,
+    V1_TYPE_CODE,
+];
 /// The attributes allowed on a field.
-pub(crate) const FIELD_ATTRS: &[&str] = &[FQ, NULLABLE, RENAME];
+pub(crate) const FIELD_ATTRS: &[&str] = &[FQ, NULLABLE, RENAME, V1];
 /// The attributes allowed on an enum variant.
 pub(crate) const VARIANT_ATTRS: &[&str] = &[RENAME];
 
@@ -52,6 +67,8 @@ pub(crate) struct ContainerAttrs {
     pub(crate) enum_string: Option<Span>,
     pub(crate) composite_pdt: Option<Spanned<String>>,
     pub(crate) krate: Option<Spanned<syn::Path>>,
+    pub(crate) v1: Option<Span>,
+    pub(crate) v1_type_code: Option<Spanned<u8>>,
     /// A `type_code` or `composite_pdt` was written, even if its value was bad: the
     /// placeholder impls then include the fully-qualified traits too.
     pub(crate) wants_typed: bool,
@@ -63,6 +80,8 @@ pub(crate) struct FieldAttrs {
     pub(crate) fq: Option<Span>,
     pub(crate) nullable: Option<Span>,
     pub(crate) rename: Option<Spanned<String>>,
+    /// `v1 = "string"`.
+    pub(crate) v1: Option<Spanned<String>>,
 }
 
 /// Attributes on an enum variant.
@@ -80,22 +99,16 @@ impl ContainerAttrs {
             match name {
                 TYPE_CODE => {
                     out.wants_typed = true;
-                    let code = value_with(&meta, name, errors, |expr, errors| match expr {
-                        Expr::Lit(ExprLit {
-                            lit: Lit::Int(int), ..
-                        }) if matches!(int.suffix(), "" | "u8") => match int.base10_parse::<u8>() {
-                            Ok(v) => Some(v),
-                            Err(_) => {
-                                errors.spanned(expr, msg::type_code_not_u8());
-                                None
-                            }
-                        },
-                        _ => {
-                            errors.spanned(expr, msg::type_code_not_u8());
-                            None
-                        }
-                    })?;
+                    let code = value_with(&meta, name, errors, |e, errs| type_code(name, e, errs))?;
                     out.type_code = code.map(|value| Spanned { value, span });
+                }
+                V1 => {
+                    flag(&meta, name, errors)?;
+                    out.v1 = Some(span);
+                }
+                V1_TYPE_CODE => {
+                    let code = value_with(&meta, name, errors, |e, errs| type_code(name, e, errs))?;
+                    out.v1_type_code = code.map(|value| Spanned { value, span });
                 }
                 ENUM_STRING => {
                     flag(&meta, name, errors)?;
@@ -159,11 +172,42 @@ impl FieldAttrs {
                     let v = rename(&meta, errors)?;
                     out.rename = v.map(|value| Spanned { value, span });
                 }
+                V1 => {
+                    let v = value_with(&meta, name, errors, |expr, errors| match expr {
+                        Expr::Lit(ExprLit {
+                            lit: Lit::Str(s), ..
+                        }) if V1_FIELD_LAYOUTS.contains(&s.value().as_str()) => Some(s.value()),
+                        _ => {
+                            errors.spanned(expr, msg::v1_layout_unknown(V1_FIELD_LAYOUTS));
+                            None
+                        }
+                    })?;
+                    out.v1 = v.map(|value| Spanned { value, span });
+                }
                 _ => unreachable!("`each` passes only known names"),
             }
             Ok(())
         });
         out
+    }
+}
+
+/// A type code: an integer literal in `0..=255`.
+fn type_code(name: &str, expr: &Expr, errors: &mut Errors) -> Option<u8> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) if matches!(int.suffix(), "" | "u8") => match int.base10_parse::<u8>() {
+            Ok(v) => Some(v),
+            Err(_) => {
+                errors.spanned(expr, msg::type_code_not_u8(name));
+                None
+            }
+        },
+        _ => {
+            errors.spanned(expr, msg::type_code_not_u8(name));
+            None
+        }
     }
 }
 

@@ -147,3 +147,31 @@ pub(crate) fn unique_names<'a>(
         }
     }
 }
+
+/// Whether the container asks for the GraphBinary 1 dialect, reporting the combinations that
+/// cannot have one.
+pub(crate) fn v1(attrs: &ContainerAttrs, errors: &mut Errors) -> bool {
+    let wanted = attrs.v1.is_some() || attrs.v1_type_code.is_some();
+    if let (Some(code), None) = (&attrs.v1_type_code, &attrs.type_code) {
+        errors.push(syn::Error::new(code.span, msg::v1_type_code_alone()));
+    }
+    if let (true, Some(pdt)) = (wanted, &attrs.composite_pdt) {
+        errors.push(syn::Error::new(pdt.span, msg::v1_on_pdt()));
+    }
+    wanted
+}
+
+/// A field's `v1 = "string"`: only in a container with the GraphBinary 1 dialect, and not with
+/// a GraphBinary 4 layout attribute.
+pub(crate) fn field_v1(attrs: &FieldAttrs, container_v1: bool, errors: &mut Errors) -> bool {
+    let Some(v1) = &attrs.v1 else {
+        return false;
+    };
+    if !container_v1 {
+        errors.push(syn::Error::new(v1.span, msg::v1_field_without_v1()));
+    }
+    if attrs.fq.is_some() || attrs.nullable.is_some() {
+        errors.push(syn::Error::new(v1.span, msg::v1_string_with_layout()));
+    }
+    true
+}

@@ -58,7 +58,9 @@ impl Errors {
 pub(crate) mod msg {
     use std::fmt::Display;
 
-    use crate::attr::{COMPOSITE_PDT, CRATE, ENUM_STRING, NULLABLE, RENAME, TYPE_CODE};
+    use crate::attr::{
+        COMPOSITE_PDT, CRATE, ENUM_STRING, FQ, NULLABLE, RENAME, TYPE_CODE, V1, V1_TYPE_CODE,
+    };
 
     /// A name inside `#[graphbinary(...)]` that is not an attribute of this position.
     pub(crate) fn unknown(name: impl Display, expected: &[&str]) -> String {
@@ -76,11 +78,42 @@ pub(crate) mod msg {
     }
 
     /// `type_code = ...` with something other than an integer literal in range.
-    pub(crate) fn type_code_not_u8() -> String {
+    pub(crate) fn type_code_not_u8(name: &str) -> String {
+        format!("`{name}` must be an integer literal in 0..=255, e.g. `{name} = 0x11`")
+    }
+
+    /// `v1 = ...` on a field with a layout name the derive does not know.
+    pub(crate) fn v1_layout_unknown(known: &[&str]) -> String {
+        let known = known
+            .iter()
+            .map(|n| format!("`{V1} = \"{n}\"`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!("unknown GraphBinary 1 field layout; expected one of: {known}")
+    }
+
+    /// A field's `v1 = ...` in a type that has no GraphBinary 1 dialect.
+    pub(crate) fn v1_field_without_v1() -> String {
         format!(
-            "`{}` must be an integer literal in 0..=255, e.g. `{} = 0x11`",
-            TYPE_CODE, TYPE_CODE
+            "`{V1} = ...` on a field needs `#[graphbinary({V1})]` or `{V1_TYPE_CODE}` on the type"
         )
+    }
+
+    /// `v1 = "string"` together with a GraphBinary 4 layout attribute.
+    pub(crate) fn v1_string_with_layout() -> String {
+        format!(
+            "`{V1} = \"string\"` is a bare String in GraphBinary 1 and takes the field type's GraphBinary 4 layout as it is: it cannot be combined with `{FQ}` or `{NULLABLE}`"
+        )
+    }
+
+    /// `v1` on a composite PDT.
+    pub(crate) fn v1_on_pdt() -> String {
+        format!("GraphBinary 1 has no CompositePDT: `{V1}` cannot be used with `{COMPOSITE_PDT}`")
+    }
+
+    /// `v1_type_code` without `type_code`.
+    pub(crate) fn v1_type_code_alone() -> String {
+        format!("`{V1_TYPE_CODE}` needs `{TYPE_CODE}` (the GraphBinary 4 code) beside it")
     }
 
     /// `composite_pdt = ...` with something other than a non-empty string literal.

@@ -8,7 +8,7 @@ use crate::ast::{Container, COMPOSITE_PDT_CODE};
 use crate::attr::ContainerAttrs;
 use crate::errors::Errors;
 use crate::sig::{self, Head};
-use crate::{read, typed, write};
+use crate::{read, typed, v1, write};
 
 /// What `#[derive(GraphBinary)]` expands to: the impls, or every error found plus placeholder
 /// impls (so that the user sees the errors, not a cascade of "trait not implemented"), inside
@@ -32,10 +32,12 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let decode = read::decode_impl(&cont);
     let encode = write::encode_impl(&cont);
     let typed = typed::impls(&cont);
+    let v1 = v1::impls(&cont);
     Ok(quote! {
         #decode
         #encode
         #typed
+        #v1
     })
 }
 
@@ -73,9 +75,31 @@ fn placeholder(input: &DeriveInput, attrs: &ContainerAttrs) -> TokenStream {
     };
     let decode = sig::decode(&send_head, false, &expected, fast(), slow());
     let encode = sig::encode(&head, false, unwritable());
+    let v1 = if attrs.v1.is_some() || attrs.v1_type_code.is_some() {
+        let decode = sig::decode_v1(&send_head, false, &expected, fast(), slow());
+        let encode = sig::encode_v1(&head, false, unwritable());
+        let code = attrs
+            .v1_type_code
+            .as_ref()
+            .or(attrs.type_code.as_ref())
+            .map(|c| c.value);
+        let typed = match code {
+            Some(code) => {
+                let typed = sig::typed_v1(&head, code);
+                let fq_decode = sig::decode_v1(&send_head, true, &expected, fast(), slow());
+                let fq_encode = sig::encode_v1(&head, true, unwritable());
+                quote!(#typed #fq_decode #fq_encode)
+            }
+            None => TokenStream::new(),
+        };
+        quote!(#decode #encode #typed)
+    } else {
+        TokenStream::new()
+    };
     quote! {
         #decode
         #encode
         #typed
+        #v1
     }
 }

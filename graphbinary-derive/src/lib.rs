@@ -112,6 +112,7 @@ mod read;
 mod sig;
 mod typed;
 mod util;
+mod v1;
 mod write;
 
 #[cfg(test)]

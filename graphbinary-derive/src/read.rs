@@ -36,12 +36,12 @@ pub(crate) fn decode_impl(cont: &Container<'_>) -> TokenStream {
 }
 
 /// The local variable holding a field's value while the struct is read.
-fn local(field: &Field<'_>) -> Ident {
+pub(crate) fn local(field: &Field<'_>) -> Ident {
     format_ident!("__{}", unraw(field.ident))
 }
 
 /// `Self { a: __a, b: __b }`.
-fn construct(fields: &[Field<'_>]) -> TokenStream {
+pub(crate) fn construct(fields: &[Field<'_>]) -> TokenStream {
     let inits = fields.iter().map(|f| {
         let ident = f.ident;
         let local = local(f);
@@ -148,7 +148,7 @@ fn enum_unknown(variants: &[Variant<'_>], err: impl Fn(TokenStream) -> TokenStre
     quote!(other => ::core::result::Result::Err(#e),)
 }
 
-fn enum_fast(variants: &[Variant<'_>]) -> TokenStream {
+pub(crate) fn enum_fast(variants: &[Variant<'_>]) -> TokenStream {
     let what = what();
     let arms = enum_matches(variants);
     let unknown = enum_unknown(variants, |e| quote!(#e.into()));
@@ -163,7 +163,7 @@ fn enum_fast(variants: &[Variant<'_>]) -> TokenStream {
     }
 }
 
-fn enum_slow(variants: &[Variant<'_>]) -> TokenStream {
+pub(crate) fn enum_slow(variants: &[Variant<'_>]) -> TokenStream {
     let arms = enum_matches(variants);
     let unknown = enum_unknown(variants, |e| e);
     let bind = bind_what();

@@ -56,6 +56,43 @@ pub(crate) fn decode(
     } else {
         (quote!(Decode), quote!(decode), quote!(decode_slow))
     };
+    decode_named(head, tr, fast_fn, slow_fn, expected, fast, slow)
+}
+
+/// `impl DecodeV1` (`fq = false`) or `impl FqDecodeV1` (`fq = true`), the GraphBinary 1
+/// dialect of [`decode`].
+pub(crate) fn decode_v1(
+    head: &Head<'_>,
+    fq: bool,
+    expected: &TokenStream,
+    fast: TokenStream,
+    slow: TokenStream,
+) -> TokenStream {
+    let (tr, fast_fn, slow_fn) = if fq {
+        (
+            quote!(v1::FqDecodeV1),
+            quote!(decode_fq_v1),
+            quote!(decode_fq_v1_slow),
+        )
+    } else {
+        (
+            quote!(v1::DecodeV1),
+            quote!(decode_v1),
+            quote!(decode_v1_slow),
+        )
+    };
+    decode_named(head, tr, fast_fn, slow_fn, expected, fast, slow)
+}
+
+fn decode_named(
+    head: &Head<'_>,
+    tr: TokenStream,
+    fast_fn: TokenStream,
+    slow_fn: TokenStream,
+    expected: &TokenStream,
+    fast: TokenStream,
+    slow: TokenStream,
+) -> TokenStream {
     let head = head.of(tr);
     quote! {
         #head {
@@ -90,6 +127,25 @@ pub(crate) fn encode(head: &Head<'_>, fq: bool, body: TokenStream) -> TokenStrea
     } else {
         (quote!(Encode), quote!(encode))
     };
+    encode_named(head, tr, method, body)
+}
+
+/// `impl EncodeV1` (`fq = false`) or `impl FqEncodeV1` (`fq = true`).
+pub(crate) fn encode_v1(head: &Head<'_>, fq: bool, body: TokenStream) -> TokenStream {
+    let (tr, method) = if fq {
+        (quote!(v1::FqEncodeV1), quote!(encode_fq_v1))
+    } else {
+        (quote!(v1::EncodeV1), quote!(encode_v1))
+    };
+    encode_named(head, tr, method, body)
+}
+
+fn encode_named(
+    head: &Head<'_>,
+    tr: TokenStream,
+    method: TokenStream,
+    body: TokenStream,
+) -> TokenStream {
     let head = head.of(tr);
     quote! {
         #head {
@@ -111,6 +167,17 @@ pub(crate) fn typed(head: &Head<'_>, code: u8) -> TokenStream {
     quote! {
         #head {
             const TYPE_CODE: u8 = #code;
+        }
+    }
+}
+
+/// `impl TypedV1`.
+pub(crate) fn typed_v1(head: &Head<'_>, code: u8) -> TokenStream {
+    let head = head.of(quote!(v1::TypedV1));
+    let code = crate::util::hex_u8(code);
+    quote! {
+        #head {
+            const TYPE_CODE_V1: u8 = #code;
         }
     }
 }

@@ -161,7 +161,7 @@ fn every_error_is_reported() {
         }),
         [
             "`type_code` must be an integer literal in 0..=255, e.g. `type_code = 0x11`",
-            "unknown graphbinary attribute `frobnicate`; expected one of: `type_code`, `enum_string`, `composite_pdt`, `crate`",
+            "unknown graphbinary attribute `frobnicate`; expected one of: `type_code`, `enum_string`, `composite_pdt`, `crate`, `v1`, `v1_type_code`",
             "duplicate graphbinary attribute `type_code`",
             "`nullable` requires a field of type `Option<T>`",
             "duplicate graphbinary attribute `fq`",
@@ -258,4 +258,121 @@ fn the_crate_attribute_names_the_core_crate_once() {
     );
     assert!(!output.contains(":: graphbinary_core ::"), "{output}");
     assert!(!output.contains("use :: graphbinary_core"), "{output}");
+}
+
+#[test]
+fn snapshot_v1_dialect() {
+    // The element shape: a label that is a List in GraphBinary 4 and one String in
+    // GraphBinary 1, a bare field, an fq field and an fq nullable one.
+    snapshot(
+        "v1_dialect",
+        quote! {
+            #[graphbinary(type_code = 0x11, v1)]
+            pub struct Vertex {
+                pub id: Value,
+                #[graphbinary(v1 = "string")]
+                pub label: Labels,
+                #[graphbinary(fq)]
+                pub objects: Vec<Value>,
+                #[graphbinary(fq, nullable)]
+                pub properties: Option<Vec<VertexProperty>>,
+            }
+        },
+    );
+}
+
+#[test]
+fn snapshot_v1_enum_string_with_its_own_code() {
+    snapshot(
+        "v1_enum_string",
+        quote! {
+            #[graphbinary(type_code = 0x18, v1_type_code = 0x19, enum_string)]
+            pub enum Direction {
+                #[graphbinary(rename = "OUT")]
+                Out,
+                In,
+            }
+        },
+    );
+}
+
+/// The GraphBinary 4 impls of a type are the same tokens with or without `v1`: the v1
+/// dialect only adds impls, so it cannot slow the GraphBinary 4 hot path.
+#[test]
+fn the_v1_dialect_leaves_the_v4_impls_unchanged() {
+    let v4: DeriveInput = syn::parse_quote! {
+        #[graphbinary(type_code = 0x0f)]
+        pub struct Property { pub key: Arc<str>, pub value: Value, pub parent: Value }
+    };
+    let both: DeriveInput = syn::parse_quote! {
+        #[graphbinary(type_code = 0x0f, v1)]
+        pub struct Property { pub key: Arc<str>, pub value: Value, pub parent: Value }
+    };
+    let v4 = crate::expand::expand(&v4).unwrap().to_string();
+    let both = crate::expand::expand(&both).unwrap().to_string();
+    assert!(
+        both.starts_with(&v4),
+        "the v4 impls come first and unchanged"
+    );
+    let extra = &both[v4.len()..];
+    for tr in [
+        "v1 :: DecodeV1",
+        "v1 :: EncodeV1",
+        "v1 :: TypedV1",
+        "v1 :: FqDecodeV1",
+        "v1 :: FqEncodeV1",
+    ] {
+        assert!(extra.contains(tr), "{tr} missing from {extra}");
+    }
+    assert!(!extra.contains("__graphbinary :: Decode for"), "{extra}");
+}
+
+#[test]
+fn v1_errors() {
+    assert_eq!(
+        errors(quote! {
+            #[graphbinary(type_code = 0x11)]
+            struct V {
+                #[graphbinary(v1 = "string")]
+                label: Labels,
+            }
+        }),
+        ["`v1 = ...` on a field needs `#[graphbinary(v1)]` or `v1_type_code` on the type"]
+    );
+    assert_eq!(
+        errors(quote! {
+            #[graphbinary(v1)]
+            struct V {
+                #[graphbinary(v1 = "list")]
+                label: Labels,
+                #[graphbinary(fq, v1 = "string")]
+                other: Labels,
+            }
+        }),
+        [
+            "unknown GraphBinary 1 field layout; expected one of: `v1 = \"string\"`",
+            "`v1 = \"string\"` is a bare String in GraphBinary 1 and takes the field type's GraphBinary 4 layout as it is: it cannot be combined with `fq` or `nullable`",
+        ]
+    );
+    assert_eq!(
+        errors(quote! {
+            #[graphbinary(composite_pdt = "P", v1)]
+            struct P { a: i32 }
+        }),
+        ["GraphBinary 1 has no CompositePDT: `v1` cannot be used with `composite_pdt`"]
+    );
+    assert_eq!(
+        errors(quote! {
+            #[graphbinary(v1_type_code = 300)]
+            struct P { a: i32 }
+        }),
+        ["`v1_type_code` must be an integer literal in 0..=255, e.g. `v1_type_code = 0x11`"]
+    );
+    assert_eq!(
+        errors(quote! {
+            #[graphbinary(v1_type_code = 0x04)]
+            struct P { a: i32 }
+        }),
+        ["`v1_type_code` needs `type_code` (the GraphBinary 4 code) beside it"]
+    );
 }

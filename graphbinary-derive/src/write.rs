@@ -74,7 +74,7 @@ fn struct_body(fields: &[Field<'_>]) -> TokenStream {
     }
 }
 
-fn enum_body(variants: &[Variant<'_>]) -> TokenStream {
+pub(crate) fn enum_body(variants: &[Variant<'_>]) -> TokenStream {
     let arms = variants.iter().map(|v| {
         let ident = v.ident;
         let name = &v.name;

@@ -1,0 +1,420 @@
+//! The GraphBinary 1 dialect (TinkerPop 3.x) of the traits: [`DecodeV1`], [`EncodeV1`],
+//! [`TypedV1`], [`FqDecodeV1`], [`FqEncodeV1`], the same fast/slow shape as their GraphBinary 4
+//! counterparts, and the layouts in that dialect ([`V1`], [`FqV1`], [`FqOptV1`], `Vec<T>`,
+//! [`Set`]).
+//!
+//! `#[derive(GraphBinary)]` with `#[graphbinary(v1)]` writes these beside the GraphBinary 4
+//! impls from the same annotated type; the GraphBinary 4 impls are not changed by it. Only what
+//! differs between the versions needs an attribute (`#[graphbinary(v1 = "string")]`: a bare
+//! String in GraphBinary 1 where GraphBinary 4 has a List, through [`OneString`]).
+//!
+//! The primitives (numbers, Boolean, UUID, Char, String, `Arc<str>`) have the same bare layout
+//! and the same type code in both versions, so their v1 impls delegate to the GraphBinary 4
+//! ones. The type codes that differ (0x04 is Date in GraphBinary 1, DateTime in GraphBinary 4)
+//! belong to types whose v1 readers live with the GraphBinary 1 `Value` reader.
+
+// The slow paths spell out `impl Future + Send`, as in `layouts.rs`.
+#![allow(clippy::manual_async_fn)]
+
+use std::future::Future;
+use std::sync::Arc;
+
+use bytes::BufMut;
+use tokio::io::AsyncRead;
+
+use crate::buffer::ReadBuffer;
+use crate::codes;
+use crate::cursor::Cursor;
+use crate::error::{DecodeError, EncodeError, ErrorKind, FastResult};
+use crate::layouts::Set;
+use crate::traits::{Decode, Encode, FqDecode, FqEncode, Typed};
+use crate::write;
+
+/// [`Decode`] in GraphBinary 1: the bare `{value}` form of a type in the version 1 dialect.
+pub trait DecodeV1: Sized + Send {
+    /// What a value of this type is called in error messages.
+    const EXPECTED: &'static str;
+
+    /// Fast path: decodes a whole value from the cursor's buffered bytes.
+    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self>;
+
+    /// Slow path: reads a value field by field, refilling as needed (each field through
+    /// `buf.read::<V1<F>>()`, which re-enters the fast path).
+    ///
+    /// # Cancel safety
+    /// Not cancel safe in general: a field already read is consumed.
+    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send;
+}
+
+/// [`Encode`] in GraphBinary 1.
+pub trait EncodeV1 {
+    /// Writes the bare value.
+    fn encode_v1<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError>;
+}
+
+/// [`Typed`] in GraphBinary 1: the type's GraphBinary 1 code.
+pub trait TypedV1 {
+    /// The GraphBinary 1 type code.
+    const TYPE_CODE_V1: u8;
+}
+
+/// [`FqDecode`] in GraphBinary 1: `{type_code}{value_flag}{value}`.
+pub trait FqDecodeV1: Sized + Send {
+    /// What a value of this type is called in error messages.
+    const EXPECTED: &'static str;
+
+    /// Fast path.
+    fn decode_fq_v1(cur: &mut Cursor<'_>) -> FastResult<Self>;
+
+    /// Slow path.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe in general.
+    fn decode_fq_v1_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send;
+}
+
+/// [`FqEncode`] in GraphBinary 1.
+pub trait FqEncodeV1 {
+    /// Writes `{type_code}{value_flag}{value}`.
+    fn encode_fq_v1<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError>;
+}
+
+/// A field that is a List of Strings in GraphBinary 4 and one bare String in GraphBinary 1
+/// (element labels): `#[graphbinary(v1 = "string")]` reads it with `From<Arc<str>>` and writes
+/// [`OneString::one_string`].
+pub trait OneString: From<Arc<str>> {
+    /// The one String to write, or an error when the value does not hold exactly one.
+    fn one_string(&self) -> Result<&str, EncodeError>;
+}
+
+/// [`FqDecodeV1::decode_fq_v1`] for a [`TypedV1`] type.
+#[inline]
+pub fn decode_fq_v1_typed<T: DecodeV1 + TypedV1>(cur: &mut Cursor<'_>) -> FastResult<T> {
+    cur.expect_fq_non_null(T::TYPE_CODE_V1, T::EXPECTED)?;
+    T::decode_v1(cur)
+}
+
+/// [`FqDecodeV1::decode_fq_v1_slow`] for a [`TypedV1`] type.
+///
+/// # Cancel safety
+/// Cancel safe up to the value itself; then as `T`'s slow path.
+pub async fn decode_fq_v1_typed_slow<T: DecodeV1 + TypedV1, R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+) -> Result<T, DecodeError> {
+    buf.read_with(
+        |cur| cur.expect_fq_non_null(T::TYPE_CODE_V1, T::EXPECTED),
+        T::EXPECTED,
+    )
+    .await?;
+    Ok(buf.read::<V1<T>>().await?.0)
+}
+
+/// [`FqEncodeV1::encode_fq_v1`] for a [`TypedV1`] type.
+#[inline]
+pub fn encode_fq_v1_typed<T: EncodeV1 + TypedV1, B: BufMut>(
+    v: &T,
+    out: &mut B,
+) -> Result<(), EncodeError> {
+    write::put_header(out, T::TYPE_CODE_V1);
+    v.encode_v1(out)
+}
+
+/// A value read and written in GraphBinary 1: its [`Decode`] is `T`'s [`DecodeV1`], so that
+/// `ReadBuffer::read::<V1<T>>()` runs the version 1 fast path, refills, and falls back to the
+/// version 1 slow path for a value larger than the buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct V1<T>(pub T);
+
+impl<T: DecodeV1> Decode for V1<T> {
+    const EXPECTED: &'static str = T::EXPECTED;
+    #[inline]
+    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        T::decode_v1(cur).map(V1)
+    }
+    fn decode_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move { T::decode_v1_slow(buf).await.map(V1) }
+    }
+}
+impl<T: EncodeV1> Encode for V1<T> {
+    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        self.0.encode_v1(out)
+    }
+}
+
+/// A fully-qualified, non-null value in GraphBinary 1 (an `fq` field of a `v1` type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct FqV1<T>(pub T);
+
+impl<T: FqDecodeV1> DecodeV1 for FqV1<T> {
+    const EXPECTED: &'static str = T::EXPECTED;
+    #[inline]
+    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        T::decode_fq_v1(cur).map(FqV1)
+    }
+    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move { T::decode_fq_v1_slow(buf).await.map(FqV1) }
+    }
+}
+
+/// A fully-qualified, nullable value in GraphBinary 1 (an `fq, nullable` field of a `v1`
+/// type): `{code}{0x00}{value}`, `{code}{0x01}` or `FE 01`; a null is written `FE 01`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct FqOptV1<T>(pub Option<T>);
+
+fn fq_opt_header(cur: &mut Cursor<'_>, code: u8, what: &'static str) -> FastResult<bool> {
+    let at = cur.offset();
+    let found = cur.read_u8()?;
+    if found != code && found != codes::UNSPECIFIED_NULL {
+        return Err(cur.error_at(
+            at,
+            ErrorKind::UnexpectedTypeCode {
+                what,
+                expected: code,
+                found,
+            },
+        ));
+    }
+    let present = cur.read_nullable_flag(what)?;
+    if present && found == codes::UNSPECIFIED_NULL {
+        return Err(cur.error_at(
+            at + 1,
+            ErrorKind::InvalidValueFlag {
+                what: "unspecified null",
+                flag: 0x00,
+            },
+        ));
+    }
+    Ok(present)
+}
+
+impl<T: DecodeV1 + TypedV1> DecodeV1 for FqOptV1<T> {
+    const EXPECTED: &'static str = T::EXPECTED;
+    #[inline]
+    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        if fq_opt_header(cur, T::TYPE_CODE_V1, T::EXPECTED)? {
+            T::decode_v1(cur).map(|v| FqOptV1(Some(v)))
+        } else {
+            Ok(FqOptV1(None))
+        }
+    }
+    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move {
+            let present = buf
+                .read_with(
+                    |cur| fq_opt_header(cur, T::TYPE_CODE_V1, T::EXPECTED),
+                    T::EXPECTED,
+                )
+                .await?;
+            if present {
+                Ok(FqOptV1(Some(buf.read::<V1<T>>().await?.0)))
+            } else {
+                Ok(FqOptV1(None))
+            }
+        }
+    }
+}
+
+/// A bare nullable value in GraphBinary 1: `{value_flag}{value}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct NullableV1<T>(pub Option<T>);
+
+impl<T: DecodeV1> DecodeV1 for NullableV1<T> {
+    const EXPECTED: &'static str = T::EXPECTED;
+    #[inline]
+    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        if cur.read_nullable_flag(T::EXPECTED)? {
+            T::decode_v1(cur).map(|v| NullableV1(Some(v)))
+        } else {
+            Ok(NullableV1(None))
+        }
+    }
+    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move {
+            if buf.read_nullable_flag(T::EXPECTED).await? {
+                Ok(NullableV1(Some(buf.read::<V1<T>>().await?.0)))
+            } else {
+                Ok(NullableV1(None))
+            }
+        }
+    }
+}
+
+/// The primitives: same bare layout and type code in both versions.
+macro_rules! same_in_both {
+    ($($t:ty),* $(,)?) => {$(
+        impl DecodeV1 for $t {
+            const EXPECTED: &'static str = <$t as Decode>::EXPECTED;
+            #[inline]
+            fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
+                <$t as Decode>::decode(cur)
+            }
+            fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
+                buf: &mut ReadBuffer<R>,
+            ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+                <$t as Decode>::decode_slow(buf)
+            }
+        }
+        impl EncodeV1 for $t {
+            #[inline]
+            fn encode_v1<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+                <$t as Encode>::encode(self, out)
+            }
+        }
+        impl TypedV1 for $t {
+            const TYPE_CODE_V1: u8 = <$t as Typed>::TYPE_CODE;
+        }
+        impl FqDecodeV1 for $t {
+            const EXPECTED: &'static str = <$t as FqDecode>::EXPECTED;
+            #[inline]
+            fn decode_fq_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
+                <$t as FqDecode>::decode_fq(cur)
+            }
+            fn decode_fq_v1_slow<R: AsyncRead + Unpin + Send>(
+                buf: &mut ReadBuffer<R>,
+            ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+                <$t as FqDecode>::decode_fq_slow(buf)
+            }
+        }
+        impl FqEncodeV1 for $t {
+            #[inline]
+            fn encode_fq_v1<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+                <$t as FqEncode>::encode_fq(self, out)
+            }
+        }
+    )*};
+}
+
+same_in_both!(
+    i8,
+    i16,
+    i32,
+    i64,
+    f32,
+    f64,
+    bool,
+    uuid::Uuid,
+    char,
+    String,
+    Arc<str>
+);
+
+fn decode_items<T: FqDecodeV1>(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<T>> {
+    let n = cur.read_count(what)?;
+    // Each item is at least a 2-byte header: the count is a lower bound on what must be there.
+    cur.require(n.saturating_mul(2))?;
+    let mut items = Vec::with_capacity(n);
+    cur.enter()?;
+    for _ in 0..n {
+        items.push(T::decode_fq_v1(cur)?);
+    }
+    cur.leave();
+    Ok(items)
+}
+
+async fn decode_items_slow<T: FqDecodeV1, R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+    what: &'static str,
+) -> Result<Vec<T>, DecodeError> {
+    let n = buf.read_count(what).await?;
+    // Not `with_capacity(n)`: a claimed count is no reason to allocate.
+    let mut items = Vec::new();
+    buf.enter()?;
+    for _ in 0..n {
+        items.push(buf.read::<V1<FqV1<T>>>().await?.0 .0);
+    }
+    buf.leave();
+    Ok(items)
+}
+
+fn encode_items<T: FqEncodeV1, B: BufMut>(
+    items: &[T],
+    out: &mut B,
+    what: &'static str,
+) -> Result<(), EncodeError> {
+    write::put_len(out, items.len(), what)?;
+    for item in items {
+        item.encode_fq_v1(out)?;
+    }
+    Ok(())
+}
+
+/// A bare List of fully-qualified GraphBinary 1 items.
+impl<T: FqDecodeV1> DecodeV1 for Vec<T> {
+    const EXPECTED: &'static str = "List";
+    #[inline]
+    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        decode_items(cur, "List")
+    }
+    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        decode_items_slow(buf, "List")
+    }
+}
+impl<T: FqEncodeV1> EncodeV1 for Vec<T> {
+    fn encode_v1<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        encode_items(self, out, "List")
+    }
+}
+
+/// A bare Set of fully-qualified GraphBinary 1 items.
+impl<T: FqDecodeV1> DecodeV1 for Set<T> {
+    const EXPECTED: &'static str = "Set";
+    #[inline]
+    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        decode_items(cur, "Set").map(Set)
+    }
+    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move { decode_items_slow(buf, "Set").await.map(Set) }
+    }
+}
+impl<T: FqEncodeV1> EncodeV1 for Set<T> {
+    fn encode_v1<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        encode_items(&self.0, out, "Set")
+    }
+}
+
+macro_rules! fq_collection {
+    ($($ty:ident, $code:expr;)*) => {$(
+        impl<T> TypedV1 for $ty<T> {
+            const TYPE_CODE_V1: u8 = $code;
+        }
+        impl<T: FqDecodeV1> FqDecodeV1 for $ty<T> {
+            const EXPECTED: &'static str = <$ty<T> as DecodeV1>::EXPECTED;
+            #[inline]
+            fn decode_fq_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
+                decode_fq_v1_typed(cur)
+            }
+            fn decode_fq_v1_slow<R: AsyncRead + Unpin + Send>(
+                buf: &mut ReadBuffer<R>,
+            ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+                decode_fq_v1_typed_slow::<Self, R>(buf)
+            }
+        }
+        impl<T: FqEncodeV1> FqEncodeV1 for $ty<T> {
+            fn encode_fq_v1<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+                encode_fq_v1_typed(self, out)
+            }
+        }
+    )*};
+}
+
+// List 0x09 and Set 0x0b: the same codes in both versions.
+fq_collection! {
+    Vec, codes::LIST;
+    Set, codes::SET;
+}
