@@ -490,27 +490,6 @@ fn hand_checked_values_of_the_vectors_plain_cannot_compare() {
 }
 
 #[test]
-fn every_v1_vector_decodes_identically_however_it_arrives() {
-    let Some(dir) = shared_dir("v1 conformance") else {
-        return;
-    };
-    for (name, bytes) in v1_vectors(&dir) {
-        let expected = decode(&bytes).unwrap();
-        block_on(async {
-            let mut buf = ReadBuffer::with_capacity(1 << 12, Pieces::chunks(&bytes, 1));
-            let v = v1::read_value(&mut buf).await.unwrap();
-            assert_eq!(v, expected, "{name}: one byte per read");
-            assert!(buf.is_at_end().await.unwrap(), "{name}: bytes left");
-            for split in 1..bytes.len() {
-                let mut buf = ReadBuffer::with_capacity(1 << 12, Pieces::split(&bytes, &[split]));
-                let v = v1::read_value(&mut buf).await.unwrap();
-                assert_eq!(v, expected, "{name}: split at {split}");
-            }
-        });
-    }
-}
-
-#[test]
 fn every_truncation_is_an_error_naming_the_end_and_no_corruption_panics() {
     let Some(dir) = shared_dir("v1 conformance") else {
         return;
@@ -590,11 +569,20 @@ fn hostile_lengths_and_codes_fail_cleanly() {
     deep.extend_from_slice(&[0xfe, 0x01]);
     let e = decode(&deep).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::DepthLimit { .. }), "{e:?}");
-    // A value larger than the refilling reader's buffer is an error naming the limit, not a hang.
-    let mut big = vec![0x03, 0x00, 0, 0, 0x10, 0];
-    big.extend(std::iter::repeat_n(b'a', 4096));
-    let e = block_on(v1::read_value(&mut ReadBuffer::with_capacity(64, &big[..]))).unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::LengthLimit { .. }), "{e:?}");
+    // A String claiming more than the limits allow, on the slow path: an error, no allocation.
+    let huge = [0x03, 0x00, 0x7f, 0xff, 0xff, 0xff, b'a'];
+    let e = block_on(v1::read_value(&mut ReadBuffer::with_capacity(
+        64,
+        &huge[..],
+    )))
+    .unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::LengthLimit { .. } | ErrorKind::UnexpectedEof { .. }
+        ),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -700,33 +688,163 @@ fn a_response_message_with_traversers_gives_results_with_bulks() {
 }
 
 #[test]
-fn the_vectors_the_request_writer_covers_re_encode_byte_for_byte() {
+fn every_v1_vector_re_encodes_byte_for_byte() {
     let Some(dir) = shared_dir("v1 conformance") else {
         return;
     };
-    let mut re_encoded = Vec::new();
-    for (name, bytes) in v1_vectors(&dir) {
-        let v = decode(&bytes).unwrap();
+    let vectors = v1_vectors(&dir);
+    assert_eq!(vectors.len(), EXPECTED_VECTORS);
+    let custom = v1::CustomTypes::new();
+    let mut failures = Vec::new();
+    let mut merged_seen = 0;
+    for (name, bytes) in &vectors {
+        let exact = v1::decode_exact(bytes, &Limits::default(), &custom).unwrap();
+        assert_eq!(&exact.value, &decode(bytes).unwrap(), "{name}: same value");
+        merged_seen += exact.merged.len();
         let mut out = Vec::new();
-        if v1::encode_value(&v, &mut out).is_ok() {
-            assert_eq!(out, bytes, "{name}: re-encoded differently");
-            re_encoded.push(name);
+        match v1::encode_exact(&exact, &mut out, &custom) {
+            Ok(()) if &out == bytes => {}
+            Ok(()) => failures.push(format!(
+                "{name}: re-encoded differently\n  want {bytes:02x?}\n  got  {out:02x?}"
+            )),
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+        // Without the recorded codes the writer still writes every value, and what it writes
+        // reads back as the same value (a Date comes back as the same instant, 0x88).
+        let mut plain = Vec::new();
+        v1::encode_value(&exact.value, &mut plain)
+            .unwrap_or_else(|e| panic!("{name}: plain encode: {e}"));
+        assert_eq!(
+            decode(&plain).unwrap(),
+            exact.value,
+            "{name}: plain re-encoding reads back the same"
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // date, timestamp, instant, offsetdatetime, zoneddatetime, bulkset, traverser.
+    assert!(merged_seen >= 7, "{merged_seen} merged codes recorded");
+}
+
+#[test]
+fn the_merged_types_are_written_as_recorded_and_otherwise_losslessly() {
+    let Some(dir) = shared_dir("v1 conformance") else {
+        return;
+    };
+    let get =
+        |n: &str| std::fs::read(dir.join(format!("vectors/graphbinary-v1/{n}-v1.gbin"))).unwrap();
+    let custom = v1::CustomTypes::new();
+    for (n, code) in [
+        ("date", 0x04),
+        ("timestamp", 0x05),
+        ("instant", 0x83),
+        ("offsetdatetime", 0x88),
+        ("zoneddatetime", 0x8d),
+        ("traverser", 0x21),
+        ("bulkset", 0x2a),
+    ] {
+        let e = v1::decode_exact(&get(n), &Limits::default(), &custom).unwrap();
+        assert_eq!(e.merged.first(), Some(&code), "{n}");
+    }
+    // A DateTime written without a recorded code is an OffsetDateTime, a BulkList a BulkSet.
+    let mut out = Vec::new();
+    v1::encode_value(&decode(&get("date")).unwrap(), &mut out).unwrap();
+    assert_eq!(out[0], 0x88);
+    out.clear();
+    v1::encode_value(&decode(&get("traverser")).unwrap(), &mut out).unwrap();
+    assert_eq!(out[0], 0x2a);
+    // A DateTime finer than milliseconds cannot be a Date: an error, not a silent rounding.
+    let fine = v1::Exact {
+        value: decode(&get("zoneddatetime")).unwrap(),
+        merged: vec![0x04],
+    };
+    let e = v1::encode_exact(&fine, &mut Vec::new(), &custom).unwrap_err();
+    assert!(e.to_string().contains("finer than the milliseconds"), "{e}");
+    // Several labels cannot be written in GraphBinary 1.
+    let Value::Vertex(mut vx) = decode(&get("vertex")).unwrap() else {
+        panic!()
+    };
+    vx.label = vec!["a".into(), "b".into()].into();
+    let e = v1::encode_value(&Value::Vertex(vx), &mut Vec::new()).unwrap_err();
+    assert!(e.to_string().contains("2 labels"), "{e}");
+}
+
+/// Every vector through the refilling reader: fast path on (refills, then decodes whole) and
+/// off (the slow path from the first byte, field by field), one byte per read and split at
+/// every byte.
+#[test]
+fn every_v1_vector_decodes_identically_on_both_paths() {
+    let Some(dir) = shared_dir("v1 conformance") else {
+        return;
+    };
+    for (name, bytes) in v1_vectors(&dir) {
+        let expected = decode(&bytes).unwrap();
+        for fast in [true, false] {
+            block_on(async {
+                let mut buf = ReadBuffer::with_capacity(1 << 12, Pieces::chunks(&bytes, 1))
+                    .with_fast_path(fast);
+                let v = v1::read_value(&mut buf).await.unwrap();
+                assert_eq!(v, expected, "{name}: one byte per read, fast path {fast}");
+                assert!(buf.is_at_end().await.unwrap(), "{name}: bytes left");
+                for split in 1..bytes.len() {
+                    let mut buf =
+                        ReadBuffer::with_capacity(1 << 12, Pieces::split(&bytes, &[split]))
+                            .with_fast_path(fast);
+                    let v = v1::read_value(&mut buf).await.unwrap_or_else(|e| {
+                        panic!("{name}: split at {split}, fast path {fast}: {e}")
+                    });
+                    assert_eq!(v, expected, "{name}: split at {split}, fast path {fast}");
+                }
+            });
         }
     }
-    // The writer covers what requests carry: scalars, UUID, Binary, List, Set, Map.
-    assert_eq!(
-        re_encoded,
-        [
-            "byte-v1",
-            "bytebuffer-v1",
-            "double-v1",
-            "float-v1",
-            "integer-v1",
-            "list-v1",
-            "long-v1",
-            "set-v1",
-            "short-v1",
-            "uuid-v1",
-        ]
-    );
+}
+
+/// Values larger than the buffer take the slow path: a 4 KiB String, a List of Vertices with
+/// their properties, a BulkSet of Strings, through a 64-byte buffer, one byte per read.
+#[test]
+fn values_larger_than_the_buffer_are_read_field_by_field() {
+    let mut big = vec![0x03, 0x00, 0, 0, 0x10, 0];
+    big.extend(std::iter::repeat_n(b'a', 4096));
+    let v = block_on(v1::read_value(&mut ReadBuffer::with_capacity(
+        64,
+        Pieces::chunks(&big, 1),
+    )))
+    .unwrap();
+    assert_eq!(v, Value::String("a".repeat(4096)));
+
+    // A List of 50 vertices (vertex-v1 has properties) and a BulkSet of long strings.
+    let Some(dir) = shared_dir("v1 conformance") else {
+        return;
+    };
+    let vertex = std::fs::read(dir.join("vectors/graphbinary-v1/vertex-v1.gbin")).unwrap();
+    let mut list = vec![0x09, 0x00, 0, 0, 0, 50];
+    for _ in 0..50 {
+        list.extend_from_slice(&vertex);
+    }
+    let mut bulk = vec![0x2a, 0x00, 0, 0, 0, 3];
+    for i in 0..3u8 {
+        bulk.extend_from_slice(&[0x03, 0x00, 0, 0, 0, 200]);
+        bulk.extend(std::iter::repeat_n(b'x' + i, 200));
+        bulk.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, i + 1]);
+    }
+    for bytes in [list, bulk, vertex] {
+        let expected = decode(&bytes).unwrap();
+        for cap in [64, 100, 257] {
+            let got = block_on(v1::read_value(&mut ReadBuffer::with_capacity(
+                cap,
+                Pieces::chunks(&bytes, 1),
+            )))
+            .unwrap_or_else(|e| panic!("capacity {cap}: {e}"));
+            assert_eq!(got, expected, "capacity {cap}");
+        }
+    }
+    // A body read whole (here a Bytecode) that exceeds the buffer is an error naming it.
+    let bytecode = std::fs::read(dir.join("vectors/graphbinary-v1/bytecode-v1.gbin")).unwrap();
+    assert!(bytecode.len() > 32);
+    let e = block_on(v1::read_value(&mut ReadBuffer::with_capacity(
+        16,
+        &bytecode[..],
+    )))
+    .unwrap_err();
+    assert!(e.to_string().contains("read whole"), "{e}");
 }

@@ -16,7 +16,7 @@ mod pdt;
 mod scalars;
 mod skip;
 mod structure;
-mod value;
+pub(crate) mod value;
 
 pub use crate::generated::elements::{
     BigDecimal, DateTime, Direction, Duration, Edge, Merge, Path, Property, Vertex, VertexProperty,

@@ -562,7 +562,7 @@ pub(crate) fn read_value_slow<R: AsyncRead + Unpin + Send>(
 /// A future polled on a fresh stack segment when the current stack runs low (the slow-path
 /// counterpart of [`decode_structured`]'s [`stacker::maybe_grow`]): polling a value nested
 /// `n` deep polls `n` futures inside one another.
-pub(crate) struct GrowStack<F>(F);
+pub(crate) struct GrowStack<F>(pub(crate) F);
 
 impl<F: Future + Unpin> Future for GrowStack<F> {
     type Output = F::Output;

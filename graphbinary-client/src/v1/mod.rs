@@ -16,16 +16,46 @@
 //! | TinkerGraph 0x10 | `Graph` |
 //! | Class, Barrier, Cardinality, Column, Operator, Order, Pick, Pop, Scope, DT, GType, InetAddress | `PrimitivePdt` named by the GraphSON 3 type (`g:Class`, `g:Barrier`, ..., `gx:InetAddress`), the value as text |
 //! | Binding, Bytecode, Lambda, P, TextP, TraversalStrategy, Metrics, TraversalMetrics, LocalDate, LocalDateTime, LocalTime, MonthDay, OffsetTime, Period, Year, YearMonth, ZoneOffset | `CompositePdt` named by the GraphSON 3 type (`g:P`, `gx:LocalDate`, ...), with named fields |
-//! | Custom 0x00 | an error naming the custom type's name and offset (its value is not self-delimiting) |
+//! | Custom 0x00 | through the reader registered for its name ([`CustomTypes`]; JanusGraph's `janusgraph.RelationIdentifier` gives a `CompositePdt` of that name), else an error naming the name and offset (its value is not self-delimiting) |
 //!
 //! A typed null keeps its GraphBinary 1 type code (`Value::Null(0x04)` is a null Date).
 //! Vertex, Edge and VertexProperty labels are single Strings in GraphBinary 1 ([`Labels::One`](crate::model::Labels::One)).
+//!
+//! # Writing back what was read
+//!
+//! [`encode_value`] writes every value the reader produces. The mapping above merges two
+//! groups of types: the date-times (a `DateTime` is written as OffsetDateTime 0x88, which
+//! loses nothing of it) and the bulks (a `BulkList` is written as BulkSet 0x2a). To write a
+//! decoded value back byte for byte, [`decode_exact`] also returns the GraphBinary 1 codes of
+//! those merged values in reading order ([`Exact`]), and [`encode_exact`] writes each as the
+//! type it was read from. Everything else is in the `Value` already: PDT names name the
+//! GraphBinary 1 type, `Labels::One` the bare String, `Value::Null(code)` the typed null.
+//!
+//! # The derive's GraphBinary 1 dialect
+//!
+//! The element structs (`Vertex`, `Edge`, `VertexProperty`, `Property`, `Path`, and
+//! `DateTime` (as 0x88), `Duration`, `BigDecimal`, `Direction`, `T`, `Merge`) are read and
+//! written in GraphBinary 1 by the impls `#[graphbinary(v1)]` derives beside their GraphBinary 4
+//! ones (`graphbinary_core::v1::{DecodeV1, EncodeV1, ...}`); `cargo xtask regen` puts the
+//! attributes on them from `spec/graphbinary-v1.toml`.
 
+#[rustfmt::skip]
 pub mod codes;
+mod custom;
+mod dialect;
 mod reader;
 mod request;
 mod response;
+mod slow;
+mod writer;
 
-pub use reader::{date_time_from_millis, decode_slice, decode_value, read_value};
-pub use request::{encode_value, new_request_id, RequestMessage, MIME_TYPE};
-pub use response::{decode_response, ResponseMessage};
+pub use custom::{
+    CustomType, CustomTypes, JanusVertexId, RelationIdentifier, RelationIdentifierType,
+};
+pub use reader::{
+    date_time_from_millis, decode_exact, decode_slice, decode_slice_with, decode_value, read_value,
+    read_value_with, Exact,
+};
+pub use request::{new_request_id, RequestMessage, MIME_TYPE};
+pub use response::{decode_response, decode_response_with, ResponseMessage};
+pub use writer::{encode_exact, encode_value, encode_value_with};

@@ -17,7 +17,10 @@ use crate::model::{
     Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
 
+use graphbinary_core::v1::DecodeV1;
+
 use super::codes;
+use super::custom::{self, CustomTypes};
 
 const RED_ZONE: usize = 64 * 1024;
 const STACK_GROWTH: usize = 1024 * 1024;
@@ -31,8 +34,50 @@ pub fn decode_value(cur: &mut Cursor<'_>) -> FastResult<Value> {
 }
 
 /// Decodes exactly one value from `bytes` (whose first byte is at offset 0), requiring that
-/// nothing follows it. Truncation is [`ErrorKind::UnexpectedEof`] at the end of `bytes`.
+/// nothing follows it. Truncation is [`ErrorKind::UnexpectedEof`] at the end of `bytes`. A
+/// custom type (0x00) is an error: see [`decode_slice_with`].
 pub fn decode_slice(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
+    decode_slice_with(bytes, limits, &CustomTypes::new())
+}
+
+/// [`decode_slice`] with the readers of `custom` for custom types.
+pub fn decode_slice_with(
+    bytes: &[u8],
+    limits: &Limits,
+    custom: &CustomTypes,
+) -> Result<Value, DecodeError> {
+    custom::scoped(custom, None, None, || decode_slice_here(bytes, limits)).0
+}
+
+/// A decoded value with what the mapping onto [`Value`] merges: the GraphBinary 1 type codes
+/// of its date-times (Date 0x04, Timestamp 0x05, Instant 0x83, OffsetDateTime 0x88,
+/// ZonedDateTime 0x8d all become `Value::DateTime`) and of its bulks (Traverser 0x21 and
+/// BulkSet 0x2a both become `Value::BulkList`), in reading order. With them,
+/// [`encode_exact`](super::encode_exact) writes the value back byte for byte.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exact {
+    /// The value.
+    pub value: Value,
+    /// The GraphBinary 1 codes of the merged values, depth first in wire order.
+    pub merged: Vec<u8>,
+}
+
+/// [`decode_slice_with`], also recording the codes the mapping merges ([`Exact`]).
+pub fn decode_exact(
+    bytes: &[u8],
+    limits: &Limits,
+    custom: &CustomTypes,
+) -> Result<Exact, DecodeError> {
+    let (value, merged) = custom::scoped(custom, Some(Vec::new()), None, || {
+        decode_slice_here(bytes, limits)
+    });
+    Ok(Exact {
+        value: value?,
+        merged: merged.unwrap_or_default(),
+    })
+}
+
+fn decode_slice_here(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
     let mut cur = Cursor::new(bytes, 0, limits);
     let v = complete(decode_value(&mut cur), bytes.len(), "a GraphBinary 1 value")?;
     if cur.position() != bytes.len() {
@@ -64,36 +109,32 @@ pub(crate) fn complete<T>(
     }
 }
 
-/// Reads one fully-qualified GraphBinary 1 value from a [`ReadBuffer`], refilling as needed:
-/// the fast path on the buffered bytes, and after "need more" a refill of at least what it
-/// asked for, then again.
-///
-/// A value larger than the buffer's capacity is an error here (GraphBinary 1 responses arrive
-/// one WebSocket message at a time, each bounded by the transport's message limit, so the
-/// WebSocket layer decodes them from memory); the field-by-field slow path of GraphBinary 4's
-/// readers is not repeated for version 1.
+/// Reads one fully-qualified GraphBinary 1 value from a [`ReadBuffer`]: the fast path on the
+/// buffered bytes, refilling after "need more"; a value larger than the buffer is read field
+/// by field (the slow path, `v1/slow.rs`), each field re-entering the fast path. A custom type
+/// is an error: see [`read_value_with`].
 ///
 /// # Cancel safety
-/// Cancel safe: bytes are consumed only when a whole value has been decoded.
-pub async fn read_value<R: AsyncRead + Unpin>(
+/// Cancel safe while the value fits in the buffer (nothing is consumed until it is decoded);
+/// once the slow path has started on a larger value, dropping the future loses what it read.
+pub async fn read_value<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
 ) -> Result<Value, DecodeError> {
-    loop {
-        match buf.try_read_with(decode_value) {
-            Ok(v) => return Ok(v),
-            Err(FastError::Invalid(e)) => return Err(e),
-            Err(FastError::NeedMore(n)) => {
-                if n > buf.capacity() {
-                    return Err(buf.error(ErrorKind::LengthLimit {
-                        what: "GraphBinary 1 value (buffer capacity)",
-                        length: n as u64,
-                        limit: buf.capacity() as u64,
-                    }));
-                }
-                buf.fill_to(n, "a GraphBinary 1 value").await?
-            }
-        }
-    }
+    read_value_with(buf, &CustomTypes::new()).await
+}
+
+/// [`read_value`] with the readers of `custom` for custom types.
+///
+/// # Cancel safety
+/// As [`read_value`].
+pub async fn read_value_with<R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+    custom: &CustomTypes,
+) -> Result<Value, DecodeError> {
+    custom::WithCustom::new(custom, async move {
+        Ok(buf.read::<graphbinary_core::v1::V1<Value>>().await?.0)
+    })
+    .await
 }
 
 fn invalid(cur: &Cursor<'_>, at: u64, what: &'static str, detail: String) -> FastError {
@@ -106,17 +147,8 @@ fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Value> {
     let code = cur.read_u8()?;
     if code == codes::CUSTOM {
         // {0x00}{name String}{custom_type_info}{value_flag}{value}: the name is readable, what
-        // follows belongs to a provider serializer and cannot be skipped.
-        let name = cur.read_str()?;
-        return Err(invalid(
-            cur,
-            at,
-            "GraphBinary 1 custom type",
-            format!(
-                "custom type {name:?} (type code 0x00) at offset {at} has no reader; its value \
-                 is not self-delimiting"
-            ),
-        ));
+        // follows belongs to the provider's serializer (a reader registered for the name).
+        return custom::decode_custom(cur, at);
     }
     if codes::name(code).is_none() {
         return Err(cur.error_at(at, ErrorKind::UnknownTypeCode { code }));
@@ -141,13 +173,21 @@ fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Value> {
     v
 }
 
+/// The body of a value whose header (`code` at offset `at`, then a non-null flag) has been read.
+pub(crate) fn decode_body_at(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
+    decode_body(cur, code, at)
+}
+
 fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
     use codes::*;
     Ok(match code {
         INT => Value::Int(cur.read_i32()?),
         LONG => Value::Long(cur.read_i64()?),
         STRING => Value::String(cur.read_str()?.to_owned()),
-        DATE | TIMESTAMP => Value::DateTime(date_time_from_millis(cur.read_i64()?)),
+        DATE | TIMESTAMP => {
+            custom::note_merged(code);
+            Value::DateTime(date_time_from_millis(cur.read_i64()?))
+        }
         CLASS => pdt("g:Class", cur.read_str()?),
         DOUBLE => Value::Double(cur.read_f64()?),
         FLOAT => Value::Float(cur.read_f32()?),
@@ -155,12 +195,13 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
         MAP => Value::Map(decode_map(cur)?),
         SET => Value::Set(decode_items(cur, "Set")?),
         UUID => Value::Uuid(cur.read_uuid()?),
-        EDGE => Value::Edge(Box::new(decode_edge(cur)?)),
-        PATH => Value::Path(Box::new(decode_path(cur)?)),
-        PROPERTY => Value::Property(Box::new(decode_property(cur)?)),
+        // The elements: the derive's GraphBinary 1 dialect of the shared structs.
+        EDGE => Value::Edge(Box::new(Edge::decode_v1(cur)?)),
+        PATH => Value::Path(Box::new(Path::decode_v1(cur)?)),
+        PROPERTY => Value::Property(Box::new(Property::decode_v1(cur)?)),
         TINKER_GRAPH => Value::Graph(Box::new(decode_graph(cur)?)),
-        VERTEX => Value::Vertex(Box::new(decode_vertex(cur)?)),
-        VERTEX_PROPERTY => Value::VertexProperty(Box::new(decode_vertex_property(cur)?)),
+        VERTEX => Value::Vertex(Box::new(Vertex::decode_v1(cur)?)),
+        VERTEX_PROPERTY => Value::VertexProperty(Box::new(VertexProperty::decode_v1(cur)?)),
         DIRECTION => {
             let s = enum_string(cur, "Direction")?;
             Value::Direction(
@@ -222,6 +263,7 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
             )
         }
         TRAVERSER => {
+            custom::note_merged(code);
             let bulk = cur.read_i64()?;
             let value = decode_value(cur)?;
             Value::BulkList(vec![(value, bulk)])
@@ -249,6 +291,7 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
             )
         }
         BULK_SET => {
+            custom::note_merged(code);
             let n = cur.read_count("BulkSet")?;
             // The smallest item: a null `FE 01` and an 8-byte bulk.
             cur.require(n.saturating_mul(10))?;
@@ -297,6 +340,7 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
             pdt("gx:InetAddress", &ip.to_string())
         }
         INSTANT => {
+            custom::note_merged(code);
             let seconds = cur.read_i64()?;
             let nanos_at = cur.offset();
             let nanos = cur.read_i32()?;
@@ -349,6 +393,7 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
             )
         }
         OFFSET_DATE_TIME | ZONED_DATE_TIME => {
+            custom::note_merged(code);
             let (year, month, day) = local_date(cur)?;
             let nanos = local_time(cur)?;
             let offset_seconds = zone_offset(cur)?;
@@ -575,38 +620,6 @@ pub fn date_time_from_millis(ms: i64) -> DateTime {
     }
 }
 
-/// `{fq properties}`: a List of the element's properties, or a null (references).
-fn decode_props<P>(
-    cur: &mut Cursor<'_>,
-    what: &'static str,
-    pick: fn(Value) -> Result<P, Value>,
-) -> FastResult<Option<Vec<P>>> {
-    let at = cur.offset();
-    match decode_value(cur)? {
-        Value::Null(_) => Ok(None),
-        Value::List(items) => items
-            .into_iter()
-            .map(|v| {
-                pick(v).map_err(|other| {
-                    invalid(
-                        cur,
-                        at,
-                        what,
-                        format!("a list item is a {}", other.type_name()),
-                    )
-                })
-            })
-            .collect::<FastResult<Vec<P>>>()
-            .map(Some),
-        other => Err(invalid(
-            cur,
-            at,
-            what,
-            format!("expected a List or null, found {}", other.type_name()),
-        )),
-    }
-}
-
 fn pick_property(v: Value) -> Result<Property, Value> {
     match v {
         Value::Property(p) => Ok(*p),
@@ -614,105 +627,8 @@ fn pick_property(v: Value) -> Result<Property, Value> {
     }
 }
 
-fn pick_vertex_property(v: Value) -> Result<VertexProperty, Value> {
-    match v {
-        Value::VertexProperty(p) => Ok(*p),
-        other => Err(other),
-    }
-}
-
 fn read_label(cur: &mut Cursor<'_>) -> FastResult<Labels> {
     Ok(Labels::One(cur.read_interned_str()?))
-}
-
-fn decode_vertex(cur: &mut Cursor<'_>) -> FastResult<Vertex> {
-    Ok(Vertex {
-        id: decode_value(cur)?,
-        label: read_label(cur)?,
-        properties: decode_props(cur, "Vertex properties", pick_vertex_property)?,
-    })
-}
-
-fn decode_vertex_property(cur: &mut Cursor<'_>) -> FastResult<VertexProperty> {
-    Ok(VertexProperty {
-        id: decode_value(cur)?,
-        label: read_label(cur)?,
-        value: decode_value(cur)?,
-        parent: decode_value(cur)?,
-        properties: decode_props(cur, "VertexProperty properties", pick_property)?,
-    })
-}
-
-fn decode_property(cur: &mut Cursor<'_>) -> FastResult<Property> {
-    Ok(Property {
-        key: cur.read_interned_str()?,
-        value: decode_value(cur)?,
-        parent: decode_value(cur)?,
-    })
-}
-
-fn decode_edge(cur: &mut Cursor<'_>) -> FastResult<Edge> {
-    Ok(Edge {
-        id: decode_value(cur)?,
-        label: read_label(cur)?,
-        in_v_id: decode_value(cur)?,
-        in_v_label: read_label(cur)?,
-        out_v_id: decode_value(cur)?,
-        out_v_label: read_label(cur)?,
-        parent: decode_value(cur)?,
-        properties: decode_props(cur, "Edge properties", pick_property)?,
-    })
-}
-
-fn decode_path(cur: &mut Cursor<'_>) -> FastResult<Path> {
-    let at = cur.offset();
-    let labels = match decode_value(cur)? {
-        Value::List(sets) => sets
-            .into_iter()
-            .map(|s| match s {
-                Value::Set(items) => items
-                    .into_iter()
-                    .map(|i| match i {
-                        Value::String(s) => Ok(Arc::<str>::from(s)),
-                        other => Err(invalid(
-                            cur,
-                            at,
-                            "Path labels",
-                            format!("a label is a {}", other.type_name()),
-                        )),
-                    })
-                    .collect::<FastResult<Vec<_>>>()
-                    .map(graphbinary_core::Set),
-                other => Err(invalid(
-                    cur,
-                    at,
-                    "Path labels",
-                    format!("expected a Set of labels, found {}", other.type_name()),
-                )),
-            })
-            .collect::<FastResult<Vec<_>>>()?,
-        other => {
-            return Err(invalid(
-                cur,
-                at,
-                "Path labels",
-                format!("expected a List, found {}", other.type_name()),
-            ))
-        }
-    };
-    let at = cur.offset();
-    let objects = match decode_value(cur)? {
-        Value::List(items) => items,
-        other => {
-            return Err(invalid(
-                cur,
-                at,
-                "Path objects",
-                format!("expected a List, found {}", other.type_name()),
-            ))
-        }
-    };
-    Ok(Path { labels, objects })
 }
 
 fn decode_tree(cur: &mut Cursor<'_>) -> FastResult<Tree> {

@@ -7,6 +7,7 @@ use uuid::Uuid;
 use crate::model::Value;
 
 use super::codes;
+use super::writer::encode_value;
 
 /// The mime type a GraphBinary 1 request is prefixed with on WebSocket.
 pub const MIME_TYPE: &str = "application/vnd.graphbinary-v1.0";
@@ -84,89 +85,4 @@ pub fn new_request_id() -> Uuid {
         half.copy_from_slice(&h.finish().to_be_bytes());
     }
     uuid::Builder::from_random_bytes(bytes).into_uuid()
-}
-
-/// Writes `value` fully qualified in GraphBinary 1. Covers what requests carry (scalars, UUID,
-/// List, Set, Map, nulls, Binary); other values are [`EncodeError::Unrepresentable`].
-pub fn encode_value<B: BufMut>(value: &Value, out: &mut B) -> Result<(), EncodeError> {
-    match value {
-        Value::Null(code) => {
-            let code = if codes::name(*code).is_some() {
-                *code
-            } else {
-                codes::UNSPECIFIED_NULL
-            };
-            write::put_null(out, code);
-        }
-        Value::Int(v) => {
-            write::put_header(out, codes::INT);
-            out.put_i32(*v);
-        }
-        Value::Long(v) => {
-            write::put_header(out, codes::LONG);
-            out.put_i64(*v);
-        }
-        Value::String(s) => {
-            write::put_header(out, codes::STRING);
-            write::put_str(out, s)?;
-        }
-        Value::Double(v) => {
-            write::put_header(out, codes::DOUBLE);
-            out.put_f64(*v);
-        }
-        Value::Float(v) => {
-            write::put_header(out, codes::FLOAT);
-            out.put_f32(*v);
-        }
-        Value::Boolean(b) => {
-            write::put_header(out, codes::BOOLEAN);
-            out.put_u8(u8::from(*b));
-        }
-        Value::Short(v) => {
-            write::put_header(out, codes::SHORT);
-            out.put_i16(*v);
-        }
-        Value::Byte(v) => {
-            write::put_header(out, codes::BYTE);
-            out.put_i8(*v);
-        }
-        Value::Uuid(u) => {
-            write::put_header(out, codes::UUID);
-            out.put_slice(u.as_bytes());
-        }
-        Value::Binary(b) => {
-            write::put_header(out, codes::BYTE_BUFFER);
-            write::put_bytes(out, b, "ByteBuffer")?;
-        }
-        Value::List(items) | Value::Set(items) => {
-            let code = if matches!(value, Value::Set(_)) {
-                codes::SET
-            } else {
-                codes::LIST
-            };
-            write::put_header(out, code);
-            write::put_len(out, items.len(), "List")?;
-            for i in items {
-                encode_value(i, out)?;
-            }
-        }
-        Value::Map(entries) | Value::OrderedMap(entries) => {
-            write::put_header(out, codes::MAP);
-            write::put_len(out, entries.len(), "Map")?;
-            for (k, v) in entries {
-                encode_value(k, out)?;
-                encode_value(v, out)?;
-            }
-        }
-        other => {
-            return Err(EncodeError::Unrepresentable {
-                what: "GraphBinary 1 request value",
-                detail: format!(
-                    "{} is not written by this GraphBinary 1 writer",
-                    other.type_name()
-                ),
-            })
-        }
-    }
-    Ok(())
 }

@@ -6,6 +6,7 @@ use uuid::Uuid;
 use crate::model::Value;
 
 use super::codes;
+use super::custom::{self, CustomTypes};
 use super::reader::{complete, decode_value};
 
 /// `{0x81}{request id: nullable UUID}{status Int}{message: nullable String}{attributes Map}
@@ -55,6 +56,20 @@ impl ResponseMessage {
 /// Decodes one whole response message (a WebSocket message's payload, which carries no mime
 /// prefix). Truncation is an `UnexpectedEof` at the end of `bytes`; trailing bytes are an error.
 pub fn decode_response(bytes: &[u8], limits: &Limits) -> Result<ResponseMessage, DecodeError> {
+    decode_response_with(bytes, limits, &CustomTypes::new())
+}
+
+/// [`decode_response`] with the readers of `custom` for custom types (e.g.
+/// [`CustomTypes::janusgraph`] for JanusGraph's edge ids).
+pub fn decode_response_with(
+    bytes: &[u8],
+    limits: &Limits,
+    custom: &CustomTypes,
+) -> Result<ResponseMessage, DecodeError> {
+    custom::scoped(custom, None, None, || decode_here(bytes, limits)).0
+}
+
+fn decode_here(bytes: &[u8], limits: &Limits) -> Result<ResponseMessage, DecodeError> {
     let mut cur = Cursor::new(bytes, 0, limits);
     let msg = complete(
         decode(&mut cur),

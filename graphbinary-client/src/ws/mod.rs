@@ -34,7 +34,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use uuid::Uuid;
 
 use crate::model::Value;
-use crate::v1::{decode_response, RequestMessage, ResponseMessage};
+use crate::v1::{decode_response_with, CustomTypes, RequestMessage, ResponseMessage};
 
 /// How many response messages one request may have waiting before the connection's reader
 /// waits for its consumer.
@@ -86,6 +86,10 @@ pub struct Options3 {
     pub max_message_size: usize,
     /// The `User-Agent` of the upgrade request.
     pub user_agent: String,
+    /// Readers of GraphBinary 1 custom types (type code 0x00) by name, e.g.
+    /// [`CustomTypes::janusgraph`] for JanusGraph's edge ids; none by default, so that a
+    /// custom value fails its request naming the type.
+    pub custom_types: CustomTypes,
 }
 
 impl Default for Options3 {
@@ -95,6 +99,7 @@ impl Default for Options3 {
             limits: Limits::default(),
             max_message_size: 10 * 1024 * 1024,
             user_agent: format!("graphbinary-rs/{}", env!("CARGO_PKG_VERSION")),
+            custom_types: CustomTypes::new(),
         }
     }
 }
@@ -304,7 +309,7 @@ async fn read_loop(
             // Pings are answered by tungstenite; text frames are GraphSON, never sent to us.
             _ => continue,
         };
-        let response = match decode_response(&bytes, &options.limits) {
+        let response = match decode_response_with(&bytes, &options.limits, &options.custom_types) {
             Ok(r) => r,
             Err(e) => {
                 // The header names the request (`81 00 {uuid}`) even when its data cannot be

@@ -1,11 +1,12 @@
 //! Emitters: turn the validated [`Spec`] into Rust source with `quote!` and `prettyplease`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::model::{type_idents, Form, Kind, Spec, TypeDef, KNOWN_RUST_TYPES};
+use super::v1::Dialect;
 
 /// Line 1 of every generated file.
 pub fn header(target: &str, spec_file: &str) -> String {
@@ -181,7 +182,20 @@ fn derives(t: &TypeDef) -> TokenStream {
     quote! { #[derive(Debug, Clone, PartialEq, #(#extra,)* graphbinary_derive::GraphBinary)] }
 }
 
-fn record(t: &TypeDef) -> TokenStream {
+/// The container attribute of a type: `type_code`, and the GraphBinary 1 dialect if it has one.
+fn container_attr(t: &TypeDef, v1: Option<&Dialect>, extra: TokenStream) -> TokenStream {
+    let code = hex_u8(t.code);
+    match v1 {
+        None => quote! { #[graphbinary(type_code = #code #extra)] },
+        Some(d) if d.code == t.code => quote! { #[graphbinary(type_code = #code, v1 #extra)] },
+        Some(d) => {
+            let v1_code = hex_u8(d.code);
+            quote! { #[graphbinary(type_code = #code, v1_type_code = #v1_code #extra)] }
+        }
+    }
+}
+
+fn record(t: &TypeDef, v1: Option<&Dialect>) -> TokenStream {
     let ident = format_ident!("{}", t.rust);
     let code = hex_u8(t.code);
     let doc = docs(&format!(
@@ -192,26 +206,38 @@ fn record(t: &TypeDef) -> TokenStream {
     let fields = t.fields.iter().map(|f| {
         let name = format_ident!("{}", f.name);
         let ty = &f.rust;
-        let doc = docs(&f.doc);
+        let one_string = v1.is_some_and(|d| d.string_fields.contains(&f.name));
+        let doc = if one_string {
+            docs(&format!("{} In GraphBinary 1 a bare String.", f.doc))
+        } else {
+            docs(&f.doc)
+        };
         let attr = match f.form {
             Form::Bare => quote! {},
             Form::Fq => quote! { #[graphbinary(fq)] },
             Form::FqNullable => quote! { #[graphbinary(fq, nullable)] },
             Form::Nullable => quote! { #[graphbinary(nullable)] },
         };
-        quote! { #doc #attr pub #name: #ty, }
+        let v1_attr = if one_string {
+            quote! { #[graphbinary(v1 = "string")] }
+        } else {
+            quote! {}
+        };
+        quote! { #doc #attr #v1_attr pub #name: #ty, }
     });
+    let _ = code;
+    let container = container_attr(t, v1, quote! {});
     quote! {
         #doc
         #derive
-        #[graphbinary(type_code = #code)]
+        #container
         pub struct #ident {
             #(#fields)*
         }
     }
 }
 
-fn enum_string(t: &TypeDef) -> TokenStream {
+fn enum_string(t: &TypeDef, v1: Option<&Dialect>) -> TokenStream {
     let ident = format_ident!("{}", t.rust);
     let code = hex_u8(t.code);
     let doc = docs(&format!(
@@ -236,10 +262,12 @@ fn enum_string(t: &TypeDef) -> TokenStream {
         " The name of the variant on the wire, e.g. `{}`.",
         t.values[0].name
     );
+    let _ = code;
+    let container = container_attr(t, v1, quote! { , enum_string });
     quote! {
         #doc
         #derive
-        #[graphbinary(type_code = #code, enum_string)]
+        #container
         pub enum #ident {
             #(#variants)*
         }
@@ -271,7 +299,7 @@ fn enum_string(t: &TypeDef) -> TokenStream {
 
 /// `src/generated/elements.rs`: the annotated structs and enums of every record and
 /// enum_string type.
-pub fn elements(spec: &Spec) -> TokenStream {
+pub fn elements(spec: &Spec, v1: &BTreeMap<String, Dialect>) -> TokenStream {
     let types = spec.by_code();
     // `use` lines for the non-prelude names the fields mention, sorted (BTreeSet) for determinism.
     let mut used = BTreeSet::new();
@@ -290,12 +318,13 @@ pub fn elements(spec: &Spec) -> TokenStream {
         quote! { use #path; }
     });
     let items = types.iter().filter_map(|t| match t.kind {
-        Kind::Record => Some(record(t)),
-        Kind::EnumString => Some(enum_string(t)),
+        Kind::Record => Some(record(t, v1.get(&t.rust))),
+        Kind::EnumString => Some(enum_string(t, v1.get(&t.rust))),
         _ => None,
     });
     quote! {
-        //! Element structs and token enums of GraphBinary 4, generated from `spec/types.toml`.
+        //! Element structs and token enums of GraphBinary 4, generated from `spec/types.toml`,
+        //! with the GraphBinary 1 dialect of `spec/graphbinary-v1.toml` where it has the type.
         //!
         //! Each carries `#[derive(GraphBinary)]` with the layout attributes of its fields; the
         //! irregular types (Value, List, Map, Graph, Tree, BigInteger, ...) are hand-written in

@@ -8,11 +8,13 @@
 //! Targets: `types` (`type_code.rs`, `elements.rs`, `mod.rs` in `graphbinary-client/src/generated/`
 //! and `graphbinary-core/src/codes/generated.rs`, from `spec/types.toml`) and `vectors` (validates `spec/vectors/*.toml` against the types and
 //! writes them as Rust data to `graphbinary-client/tests/generated/spec_vectors.rs`, which only
-//! the integration tests include).
+//! the integration tests include), `v1` (`graphbinary-client/src/v1/codes.rs` from
+//! `spec/graphbinary-v1.toml`, GraphBinary 1) and `steps` (the traversal API).
 
 pub mod emit;
 pub mod model;
 pub mod steps;
+pub mod v1;
 pub mod vectors;
 
 use std::fmt;
@@ -50,7 +52,7 @@ impl fmt::Display for Error {
             ),
             Error::Emit { path, source } => write!(f, "generated code for {path} does not parse: {source}"),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::Usage(m) => write!(f, "{m}\nusage: cargo xtask regen [types|vectors|steps] [--check]"),
+            Error::Usage(m) => write!(f, "{m}\nusage: cargo xtask regen [types|vectors|v1|steps] [--check]"),
         }
     }
 }
@@ -147,15 +149,26 @@ pub fn load_spec(root: &Path) -> Result<model::Spec, Error> {
     Ok(model::parse_types(TYPES_SPEC, &text)?)
 }
 
-/// The files of the `types` target: (path relative to root, contents).
-pub fn types_files(spec: &model::Spec) -> Result<Vec<(String, String)>, Error> {
+/// Parse and validate `spec/graphbinary-v1.toml` under `root` against the GraphBinary 4 table.
+pub fn load_v1(root: &Path, spec: &model::Spec) -> Result<Vec<v1::V1Type>, Error> {
+    let text = read(root, v1::V1_SPEC)?;
+    Ok(v1::parse(v1::V1_SPEC, &text, spec)?)
+}
+
+/// The files of the `types` target: (path relative to root, contents). The element structs
+/// carry the GraphBinary 1 dialect of the types `spec/graphbinary-v1.toml` maps onto them.
+pub fn types_files(root: &Path, spec: &model::Spec) -> Result<Vec<(String, String)>, Error> {
+    let dialects = v1::dialects(&load_v1(root, spec)?, spec);
     let header = emit::header("types", TYPES_SPEC);
     let outputs = [
         (
             format!("{GENERATED_DIR}/type_code.rs"),
             emit::type_code(spec),
         ),
-        (format!("{GENERATED_DIR}/elements.rs"), emit::elements(spec)),
+        (
+            format!("{GENERATED_DIR}/elements.rs"),
+            emit::elements(spec, &dialects),
+        ),
         (format!("{GENERATED_DIR}/mod.rs"), emit::module()),
         (CORE_CODES_RS.to_owned(), emit::core_codes(spec)),
     ];
@@ -174,7 +187,7 @@ pub fn types_files(spec: &model::Spec) -> Result<Vec<(String, String)>, Error> {
 /// Generator of the `types` target.
 pub fn generate_types(root: &Path, check: bool) -> Result<(), Error> {
     let spec = load_spec(root)?;
-    for (path, text) in types_files(&spec)? {
+    for (path, text) in types_files(root, &spec)? {
         ensure_file(root, &path, &text, check, "types")?;
     }
     Ok(())
@@ -222,14 +235,35 @@ pub fn generate_steps(root: &Path, check: bool) -> Result<(), Error> {
     Ok(())
 }
 
+/// The file of the `v1` target (GraphBinary 1 codes, from `spec/graphbinary-v1.toml`).
+pub fn v1_file(root: &Path, spec: &model::Spec) -> Result<(String, String), Error> {
+    let types = load_v1(root, spec)?;
+    let header = emit::header("v1", v1::V1_SPEC);
+    let out = emit::render(&header, v1::emit(&types)).map_err(|source| Error::Emit {
+        path: v1::V1_CODES_RS.to_owned(),
+        source,
+    })?;
+    Ok((v1::V1_CODES_RS.to_owned(), out))
+}
+
+/// Generator of the `v1` target.
+pub fn generate_v1(root: &Path, check: bool) -> Result<(), Error> {
+    let spec = load_spec(root)?;
+    let (path, text) = v1_file(root, &spec)?;
+    ensure_file(root, &path, &text, check, "v1")?;
+    Ok(())
+}
+
 /// Run every generator (or one `target`).
 pub fn generate(root: &Path, target: Option<&str>, check: bool) -> Result<(), Error> {
     match target {
         None => {
             generate_types(root, check)?;
             generate_vectors(root, check)?;
+            generate_v1(root, check)?;
             generate_steps(root, check)
         }
+        Some("v1") => generate_v1(root, check),
         Some("steps") => generate_steps(root, check),
         Some("types") => generate_types(root, check),
         Some("vectors") => generate_vectors(root, check),
@@ -268,8 +302,9 @@ mod tests {
     fn all_files() -> Vec<(String, String)> {
         let root = project_root();
         let spec = load_spec(&root).unwrap();
-        let mut files = types_files(&spec).unwrap();
+        let mut files = types_files(&root, &spec).unwrap();
         files.push(vectors_file(&root, &spec).unwrap());
+        files.push(v1_file(&root, &spec).unwrap());
         files.push(steps_file(&root).unwrap());
         files
     }
@@ -348,7 +383,7 @@ mod tests {
     #[test]
     fn type_code_covers_every_spec_code() {
         let spec = load_spec(&project_root()).unwrap();
-        let files = types_files(&spec).unwrap();
+        let files = types_files(&project_root(), &spec).unwrap();
         let type_code = &files
             .iter()
             .find(|(p, _)| p.ends_with("type_code.rs"))
@@ -419,7 +454,7 @@ mod tests {
     #[test]
     fn elements_carry_the_derive_attributes() {
         let spec = load_spec(&project_root()).unwrap();
-        let files = types_files(&spec).unwrap();
+        let files = types_files(&project_root(), &spec).unwrap();
         let elements = &files
             .iter()
             .find(|(p, _)| p.ends_with("elements.rs"))
