@@ -73,3 +73,70 @@ async fn janusgraph_answers_and_its_custom_edge_ids_fail_only_their_request() {
         vec![(Value::String("still here".into()), 1)]
     );
 }
+
+/// With JanusGraph's custom types registered, edge ids and vertex-property ids read as
+/// `RelationIdentifier`s equal to what the server itself reports for them.
+#[tokio::test]
+#[ignore = "needs a JanusGraph server: see the module docs"]
+async fn janusgraph_edge_ids_read_as_relation_identifiers() {
+    use graphbinary_client::v1::{CustomTypes, JanusVertexId, RelationIdentifier};
+    use graphbinary_client::ws::Options3;
+
+    let url = std::env::var("GREMLIN3_JANUSGRAPH_URL")
+        .unwrap_or_else(|_| "ws://127.0.0.1:8199/gremlin".into());
+    let options = Options3 {
+        custom_types: CustomTypes::janusgraph(),
+        ..Options3::default()
+    };
+    let c = tokio::time::timeout(Duration::from_secs(10), Client3::connect_with(&url, options))
+        .await
+        .expect("connect timed out")
+        .unwrap_or_else(|e| panic!("no JanusGraph server at {url} ({e}); start it with `cargo xtask server3 --janusgraph 1.1.0 --detach`"));
+    let all = |g: String| {
+        let c = c.clone();
+        async move {
+            let r: Result<Vec<_>, _> = c.submit(&g).await?.try_collect().await;
+            r
+        }
+    };
+    // What the server says the parts of each id are, in the same order as the ids.
+    let parts = "map{ def r = it.get(); [r.getOutVertexId(), r.getTypeId(), r.getRelationId(), r.getInVertexId()] }";
+    for (ids, truth) in [
+        ("g.E().order().by(id().map{it.get().toString()}).id()".to_string(),
+         format!("g.E().order().by(id().map{{it.get().toString()}}).id().{parts}")),
+        ("g.V().has('name','marko').properties().order().by(id().map{it.get().toString()}).id()".to_string(),
+         format!("g.V().has('name','marko').properties().order().by(id().map{{it.get().toString()}}).id().{parts}")),
+    ] {
+        let got = all(ids.clone()).await.unwrap_or_else(|e| panic!("{ids}: {e:?}"));
+        let truth = all(truth).await.unwrap();
+        assert!(!got.is_empty());
+        assert_eq!(got.len(), truth.len(), "{ids}");
+        for ((id, _), (t, _)) in got.iter().zip(&truth) {
+            let r = RelationIdentifier::from_value(id).unwrap_or_else(|| panic!("{id:?}"));
+            let Value::List(t) = t else { panic!("{t:?}") };
+            let long = |v: &Value| match v {
+                Value::Long(n) => *n,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(r.out_vertex_id, JanusVertexId::Long(long(&t[0])));
+            assert_eq!(r.type_id, long(&t[1]));
+            assert_eq!(r.relation_id, long(&t[2]));
+            match &t[3] {
+                Value::Null(_) => assert_eq!(r.in_vertex_id, None),
+                v => assert_eq!(r.in_vertex_id, Some(JanusVertexId::Long(long(v)))),
+            }
+        }
+    }
+    // Whole edges (their ids inside) now read too, with their single-String labels.
+    let edges = all("g.E()".into()).await.unwrap();
+    assert_eq!(edges.len(), 6);
+    for (e, _) in &edges {
+        let Value::Edge(e) = e else { panic!("{e:?}") };
+        assert!(
+            RelationIdentifier::from_value(&e.id).is_some(),
+            "{:?}",
+            e.id
+        );
+        assert_eq!(e.label.len(), 1);
+    }
+}
