@@ -1,7 +1,8 @@
 //! The `graphbinary` command line tool.
 //!
-//! * `graphbinary decode [--value] [--format text|graphson|graphbinary|count] [--chunk-size N]
-//!   [FILE|-]`: decode a GraphBinary 4 response (or one value) and print its results.
+//! * `graphbinary decode [--value] [--graphbinary-version 1|4] [--format
+//!   text|graphson|graphbinary|count] [--chunk-size N] [FILE|-]`: decode a GraphBinary 4 (or,
+//!   with `--graphbinary-version 1`, GraphBinary 1) response (or one value) and print its results.
 //! * `graphbinary query [--url URL] [--format text|graphson|count] [--bulk] [--stats] GREMLIN`:
 //!   send a script to Gremlin Server and print the results as they stream in.
 //!
@@ -29,7 +30,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Decode a GraphBinary 4 response (or, with --value, one value) and print its results.
+    /// Decode a GraphBinary 4 (or 1) response (or, with --value, one value) and print its results.
     Decode(decode::DecodeArgs),
     /// Send a gremlin-lang script to Gremlin Server and print the results as they stream in.
     Query(query::QueryArgs),

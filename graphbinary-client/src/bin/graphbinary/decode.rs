@@ -1,10 +1,16 @@
-//! `graphbinary decode`: decode GraphBinary 4 from a file or stdin.
+//! `graphbinary decode`: decode GraphBinary 4 (or 1) from a file or stdin.
 //!
 //! ```text
-//! graphbinary decode [--value] [--format text|graphson|graphbinary|count] [--chunk-size N] [FILE|-]
+//! graphbinary decode [--value] [--graphbinary-version 1|4] [--format text|graphson|graphbinary|count]
+//!                    [--chunk-size N] [FILE|-]
 //! ```
 //!
 //! Input is a whole GraphBinary 4 response, or with `--value` a single fully-qualified value.
+//! With `--graphbinary-version 1` (TinkerPop 3.x) it is one GraphBinary 1 response message (one
+//! WebSocket message's payload: `{0x81}{request id}{status}...{result data}`; its results are
+//! the items of the result List, a Traverser giving its bulk), or with `--value` one value; the
+//! custom types of `CustomTypes::janusgraph()` are read, and `--format graphbinary` writes
+//! GraphBinary 1. A GraphBinary 1 status other than 200, 204 and 206 exits with 2 as below.
 //! Output, one result per line (a bulked result once per bulk; a bulk above
 //! `MAX_BULK_EXPANSION` is printed once with its bulk instead):
 //! `text` in the Gremlin Console's style, `graphson` one GraphSON 4 document per line,
@@ -28,6 +34,7 @@ use graphbinary_client::graphson::{write_graphson, write_graphson_traverser};
 use graphbinary_client::model::Value;
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
 use graphbinary_client::text::MAX_BULK_EXPANSION;
+use graphbinary_client::v1::{self, CustomTypes};
 use graphbinary_core::{Encode, Fq, FqEncode, ReadBuffer};
 use tokio::io::AsyncRead;
 
@@ -37,6 +44,9 @@ pub struct DecodeArgs {
     /// The input is one fully-qualified value, not a whole response.
     #[arg(long)]
     value: bool,
+    /// The GraphBinary version: 4 (TinkerPop 4, the default) or 1 (TinkerPop 3.x).
+    #[arg(long, value_name = "1|4", default_value_t = 4, value_parser = parse_version)]
+    graphbinary_version: u8,
     /// How to print each result.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -45,6 +55,14 @@ pub struct DecodeArgs {
     chunk_size: Option<u32>,
     /// Input file; `-` or nothing for stdin.
     file: Option<PathBuf>,
+}
+
+fn parse_version(s: &str) -> Result<u8, String> {
+    match s {
+        "1" => Ok(1),
+        "4" => Ok(4),
+        other => Err(format!("{other:?}: expected 1 or 4")),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -65,6 +83,8 @@ enum Failure {
     Input(String),
     /// The server's status was not 200: exit 2.
     Status(graphbinary_client::response::ServerError),
+    /// A GraphBinary 1 response's status was an error: exit 2.
+    Status1 { code: i32, message: Option<String> },
 }
 
 type Input = Box<dyn AsyncRead + Unpin + Send>;
@@ -72,6 +92,8 @@ type Input = Box<dyn AsyncRead + Unpin + Send>;
 struct Printer<W: Write> {
     out: W,
     format: Format,
+    /// GraphBinary 1: `--format graphbinary` writes version 1 with these custom types.
+    v1: Option<CustomTypes>,
     count: u128,
     line: String,
     bytes: Vec<u8>,
@@ -107,8 +129,11 @@ impl<W: Write> Printer<W> {
                 self.line.push('\n');
             }
             Format::Graphbinary => {
-                v.encode_fq(&mut self.bytes)
-                    .map_err(|e| std::io::Error::other(e.to_string()))?;
+                match &self.v1 {
+                    Some(custom) => v1::encode_value_with(v, &mut self.bytes, custom),
+                    None => v.encode_fq(&mut self.bytes),
+                }
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
                 if !expand {
                     // The value once, then its bulk as a fully-qualified Long (the wire form).
                     Fq(bulk)
@@ -200,12 +225,15 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
     let mut printer = Printer {
         out: std::io::BufWriter::new(stdout.lock()),
         format: args.format,
+        v1: (args.graphbinary_version == 1).then(CustomTypes::janusgraph),
         count: 0,
         line: String::new(),
         bytes: Vec::new(),
     };
     let opts = ReadOptions::default();
-    let result = if args.value {
+    let result = if args.graphbinary_version == 1 {
+        decode_v1(&args, input, &opts, &mut printer).await
+    } else if args.value {
         let mut buf = ReadBuffer::with_capacity(opts.capacity, input).with_limits(opts.limits);
         let v = graphbinary_client::response::read_value(&mut buf)
             .await
@@ -258,6 +286,58 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
     result
 }
 
+/// `--graphbinary-version 1`: one value (refilling, with the slow path for values larger than
+/// the buffer), or one whole response message.
+async fn decode_v1<W: Write>(
+    args: &DecodeArgs,
+    mut input: Input,
+    opts: &ReadOptions,
+    printer: &mut Printer<W>,
+) -> Result<(), Failure> {
+    let custom = CustomTypes::janusgraph();
+    if args.value {
+        let mut buf = ReadBuffer::with_capacity(opts.capacity, input).with_limits(opts.limits);
+        let v = v1::read_value_with(&mut buf, &custom).await.map_err(|e| {
+            Failure::Input(format!("malformed GraphBinary 1 value: {}", one_line(&e)))
+        })?;
+        match buf.is_at_end().await {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(Failure::Input(format!(
+                    "malformed GraphBinary 1 value: at byte {}: expected the end of input after the value",
+                    buf.offset()
+                )))
+            }
+            Err(e) => {
+                return Err(Failure::Input(format!(
+                    "malformed GraphBinary 1 value: {}",
+                    one_line(&e)
+                )))
+            }
+        }
+        return printer.print(&v, 1).map_err(io_failure);
+    }
+    // A response message is one WebSocket message: whole in memory, as the transport has it.
+    let mut bytes = Vec::new();
+    tokio::io::AsyncReadExt::read_to_end(&mut input, &mut bytes)
+        .await
+        .map_err(|e| Failure::Input(format!("cannot read input: {e}")))?;
+    let msg = v1::decode_response_with(&bytes, &opts.limits, &custom).map_err(|e| {
+        Failure::Input(format!(
+            "malformed GraphBinary 1 response: {}",
+            one_line(&e)
+        ))
+    })?;
+    let (status, message) = (msg.status, msg.message.clone());
+    for (v, bulk) in msg.results() {
+        printer.print(&v, bulk).map_err(io_failure)?;
+    }
+    match status {
+        200 | 204 | 206 => Ok(()),
+        code => Err(Failure::Status1 { code, message }),
+    }
+}
+
 pub fn run(args: DecodeArgs) -> ExitCode {
     let rt = match crate::runtime() {
         Ok(rt) => rt,
@@ -277,6 +357,11 @@ pub fn run(args: DecodeArgs) -> ExitCode {
             eprintln!("status: {}", se.code);
             eprintln!("message: {}", se.message.as_deref().unwrap_or("null"));
             eprintln!("exception: {}", se.exception.as_deref().unwrap_or("null"));
+            ExitCode::from(2)
+        }
+        Err(Failure::Status1 { code, message }) => {
+            eprintln!("status: {code}");
+            eprintln!("message: {}", message.as_deref().unwrap_or("null"));
             ExitCode::from(2)
         }
     }

@@ -1,0 +1,162 @@
+//! `graphbinary decode --graphbinary-version 1`: the 60 canonical GraphBinary 1 vectors as
+//! values, our JanusGraph captures as responses, the exit codes.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use common::shared_dir;
+use graphbinary_client::v1;
+use graphbinary_core::Limits;
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_graphbinary"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn graphbinary");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn every_v1_vector_decodes_as_a_value_and_re_encodes() {
+    let Some(dir) = shared_dir("v1 cli") else {
+        return;
+    };
+    let mut n = 0;
+    let mut differ = Vec::new();
+    for e in std::fs::read_dir(dir.join("vectors/graphbinary-v1")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "gbin") {
+            continue;
+        }
+        n += 1;
+        let bytes = std::fs::read(&p).unwrap();
+        let expected = v1::decode_slice(&bytes, &Limits::default()).unwrap();
+        for chunk in [None, Some("1")] {
+            let mut args = vec![
+                "decode",
+                "--value",
+                "--graphbinary-version",
+                "1",
+                "--format",
+                "graphbinary",
+            ];
+            if let Some(c) = chunk {
+                args.extend(["--chunk-size", c]);
+            }
+            let o = run(&args, &bytes);
+            assert!(o.status.success(), "{p:?}: {}", text(&o.stderr));
+            // GraphBinary 1 out; it reads back as the same value (the date-times as
+            // OffsetDateTime, the bulks as BulkSet; everything else byte for byte).
+            assert_eq!(
+                v1::decode_slice(&o.stdout, &Limits::default()).unwrap(),
+                expected,
+                "{p:?}"
+            );
+            if chunk.is_none() && o.stdout != bytes {
+                differ.push(p.file_stem().unwrap().to_string_lossy().into_owned());
+            }
+        }
+        let o = run(&["decode", "--value", "--graphbinary-version", "1"], &bytes);
+        assert!(o.status.success(), "{p:?}: {}", text(&o.stderr));
+        assert_eq!(text(&o.stdout).lines().count(), 1, "{p:?}");
+    }
+    assert_eq!(n, 60);
+    // Without the codes `decode_exact` records, the date-times are written as OffsetDateTime
+    // (map-v1 holds a Date) and a Traverser as BulkSet; the other 54 are the same bytes.
+    differ.sort();
+    assert_eq!(
+        differ,
+        [
+            "date-v1",
+            "instant-v1",
+            "map-v1",
+            "timestamp-v1",
+            "traverser-v1",
+            "zoneddatetime-v1"
+        ]
+    );
+}
+
+fn captured_edge_response() -> Vec<u8> {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../spec/vectors-v1/janusgraph-1.1.0.toml"
+    ))
+    .unwrap();
+    let hex = text.split("hex = \"\"\"").nth(1).unwrap();
+    let hex = hex.split("\"\"\"").next().unwrap();
+    hex.split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_janusgraph_response_prints_its_edge() {
+    let resp = captured_edge_response();
+    let o = run(&["decode", "--graphbinary-version", "1"], &resp);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.starts_with("e["), "{out}");
+    assert!(out.contains("created"), "{out}");
+    let o = run(
+        &["decode", "--graphbinary-version", "1", "--format", "count"],
+        &resp,
+    );
+    assert_eq!(text(&o.stdout), "1\n");
+    // Version 4 (the default) rejects it, naming the byte.
+    let o = run(&["decode"], &resp);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("byte 0") || text(&o.stderr).contains("offset 0"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn exit_codes_of_version_1() {
+    // An error status: results (none) first, then status and message, exit 2.
+    let mut err = vec![0x81, 0x00];
+    err.extend_from_slice(&[0x11; 16]);
+    err.extend_from_slice(&[0, 0, 0x01, 0xf1, 0x00, 0, 0, 0, 4]); // 497
+    err.extend_from_slice(b"boom");
+    err.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 0xfe, 0x01]);
+    let o = run(&["decode", "--graphbinary-version", "1"], &err);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stderr), "status: 497\nmessage: boom\n");
+    // Malformed: one line naming the byte offset, exit 1.
+    let o = run(
+        &["decode", "--value", "--graphbinary-version", "1"],
+        &[0x09, 0x00, 0, 0, 0, 2, 0x01, 0x00],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let e = text(&o.stderr);
+    assert!(
+        e.starts_with("graphbinary: malformed GraphBinary 1 value:") && e.contains('8'),
+        "{e}"
+    );
+    // Only 1 and 4 are versions (a usage error).
+    let o = run(&["decode", "--graphbinary-version", "2"], &[]);
+    assert_eq!(o.status.code(), Some(64));
+    assert!(
+        text(&o.stderr).contains("expected 1 or 4"),
+        "{}",
+        text(&o.stderr)
+    );
+}
