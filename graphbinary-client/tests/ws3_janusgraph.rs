@@ -7,6 +7,8 @@
 //! ```
 //!
 //! (`GREMLIN3_JANUSGRAPH_URL` overrides the URL.) Run that way, an unreachable server fails.
+//! Without a reader for JanusGraph's custom types its edge ids fail their request; with
+//! `CustomTypes::janusgraph()` they read as `RelationIdentifier`s.
 
 use std::time::Duration;
 

@@ -56,6 +56,8 @@
 //! | `type_code = 0x11` | an integer literal in `0..=255`; implements `Typed`, `FqDecode`, `FqEncode` |
 //! | `enum_string` | enums of unit variants: the value is a fully-qualified String (`03 00 {len}{bytes}`) naming the variant |
 //! | `composite_pdt = "Name"` | structs: a CompositePDT (type code `0xF0`), see below; also an inherent `const TYPE_NAME: &str` |
+//! | `v1` | also the GraphBinary 1 dialect (TinkerPop 3.x), see below |
+//! | `v1_type_code = 0x88` | the GraphBinary 1 type code when it differs from `type_code` (implies `v1`) |
 //!
 //! On a field of a plain struct:
 //!
@@ -72,6 +74,40 @@
 //! Fields are read and written in declaration order. A `Vec<T>` field is a bare List
 //! (`{length}{fq item}...`), `Set<T>` a bare Set; `Arc<str>` strings go through the buffer's
 //! interner.
+//!
+//! # The GraphBinary 1 dialect
+//!
+//! With `#[graphbinary(v1)]` the derive also implements `graphbinary_core::v1::DecodeV1` (fast
+//! and slow paths) and `EncodeV1`, and with a type code `TypedV1`, `FqDecodeV1` and
+//! `FqEncodeV1`, from the same fields: each keeps its layout, read and written through the
+//! version 1 traits of its type (so a `Value` field is a GraphBinary 1 value there). A field
+//! whose layout differs says how: `#[graphbinary(v1 = "string")]` is a bare String in
+//! GraphBinary 1 (the element labels, a List of Strings in GraphBinary 4), read through
+//! `From<Arc<str>>` and written through `graphbinary_core::v1::OneString`. The GraphBinary 4
+//! impls are the same tokens with or without `v1`; composite PDTs have no GraphBinary 1 form.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use graphbinary_core::v1::{DecodeV1, EncodeV1};
+//! use graphbinary_core::{Cursor, Encode, Limits};
+//! use graphbinary_derive::GraphBinary;
+//!
+//! #[derive(GraphBinary, Debug, PartialEq)]
+//! #[graphbinary(type_code = 0x0f, v1)]
+//! struct Property {
+//!     key: Arc<str>,
+//!     value: i32,
+//! }
+//!
+//! let p = Property { key: "age".into(), value: 29 };
+//! let (mut v4, mut v1) = (Vec::new(), Vec::new());
+//! p.encode(&mut v4).unwrap();
+//! p.encode_v1(&mut v1).unwrap();
+//! assert_eq!(v1, v4); // the same layout in both versions
+//! let limits = Limits::default();
+//! let back = Property::decode_v1(&mut Cursor::new(&v1, 0, &limits)).unwrap();
+//! assert_eq!(back, p);
+//! ```
 //!
 //! # Composite PDTs
 //!

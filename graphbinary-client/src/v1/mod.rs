@@ -1,7 +1,7 @@
 //! GraphBinary 1, the format of TinkerPop 3.x servers (3.5 to 3.8), decoded into the same
 //! [`Value`](crate::Value) model as GraphBinary 4.
 //!
-//! The type table is `spec/graphbinary-v1.toml`; [`codes`] mirrors it. Type codes collide with
+//! The type table is `spec/graphbinary-v1.toml`; [`codes`] is generated from it. Type codes collide with
 //! GraphBinary 4 (0x04 is Date here, DateTime there), so version 1 has its own dispatch
 //! ([`decode_value`]). No `Value` variant is added for it; the types GraphBinary 4 lacks map as
 //! follows:

@@ -461,10 +461,12 @@ mod tests {
             .unwrap()
             .1;
         for needle in [
-            "#[graphbinary(type_code = 0x11)]\npub struct Vertex {",
+            "#[graphbinary(type_code = 0x11, v1)]\npub struct Vertex {",
+            "    #[graphbinary(v1 = \"string\")]\n    pub label: Labels,",
+            "#[graphbinary(type_code = 0x04, v1_type_code = 0x88)]\npub struct DateTime {",
             "    #[graphbinary(fq, nullable)]\n    pub properties: Option<Vec<VertexProperty>>,",
             "    #[graphbinary(fq)]\n    pub labels: Vec<Set<Arc<str>>>,",
-            "#[graphbinary(type_code = 0x18, enum_string)]\npub enum Direction {",
+            "#[graphbinary(type_code = 0x18, v1, enum_string)]\npub enum Direction {",
             "    #[graphbinary(rename = \"onCreate\")]\n    OnCreate,",
             "pub struct BigDecimal {",
             "use crate::model::BigInteger;",
