@@ -848,3 +848,32 @@ fn values_larger_than_the_buffer_are_read_field_by_field() {
     .unwrap_err();
     assert!(e.to_string().contains("read whole"), "{e}");
 }
+
+#[test]
+fn extreme_date_times_are_errors_when_they_do_not_fit_the_recorded_type() {
+    use graphbinary_client::model::DateTime;
+    let far = DateTime {
+        year: i32::MAX,
+        month: 12,
+        day: 31,
+        nanos: 0,
+        offset_seconds: 0,
+    };
+    let custom = v1::CustomTypes::new();
+    for code in [0x04, 0x05] {
+        let e = v1::encode_exact(
+            &v1::Exact {
+                value: Value::DateTime(far),
+                merged: vec![code],
+            },
+            &mut Vec::new(),
+            &custom,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("overflow"), "{e}");
+    }
+    // As OffsetDateTime (the default) it is written and reads back.
+    let mut out = Vec::new();
+    v1::encode_value(&Value::DateTime(far), &mut out).unwrap();
+    assert_eq!(decode(&out).unwrap(), Value::DateTime(far));
+}

@@ -173,6 +173,15 @@ fn hostile_relation_identifiers_fail_cleanly() {
         let e = v1::decode_slice_with(&data[..end], &Limits::default(), &custom).unwrap_err();
         assert_eq!(e.offset(), end as u64);
     }
+    // No corruption of any byte panics or hangs, with or without the registry.
+    for at in 0..data.len() {
+        for b in [0x00, 0x01, 0x7f, 0x80, 0xff] {
+            let mut bad = data.to_vec();
+            bad[at] = b;
+            let _ = v1::decode_slice_with(&bad, &Limits::default(), &custom);
+            let _ = v1::decode_slice(&bad, &Limits::default());
+        }
+    }
     // The custom type info and the markers are checked.
     let info_at = data
         .windows(4)

@@ -215,7 +215,8 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// Seconds since the epoch and the nanosecond of that second.
+/// Seconds since the epoch and the nanosecond of that second. (An i32 year keeps the days
+/// within ±8e11, so neither product overflows.)
 fn epoch(dt: &DateTime) -> (i64, i64) {
     let days = days_from_civil(i64::from(dt.year), i64::from(dt.month), i64::from(dt.day));
     let secs = days * 86_400 + dt.nanos.div_euclid(1_000_000_000) - i64::from(dt.offset_seconds);
@@ -233,8 +234,17 @@ fn date_time<B: BufMut>(dt: &DateTime, out: &mut B) -> Result<(), EncodeError> {
                     format!("{nanos} ns is finer than the milliseconds of a Date"),
                 ));
             }
+            let millis = secs
+                .checked_mul(1000)
+                .and_then(|ms| ms.checked_add(nanos / 1_000_000))
+                .ok_or_else(|| {
+                    unrepresentable(
+                        "GraphBinary 1 Date",
+                        format!("{secs} s since the epoch overflow a Long of milliseconds"),
+                    )
+                })?;
             write::put_header(out, code);
-            out.put_i64(secs * 1000 + nanos / 1_000_000);
+            out.put_i64(millis);
         }
         codes::INSTANT => {
             let (secs, nanos) = epoch(dt);
