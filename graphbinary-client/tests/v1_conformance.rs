@@ -1,7 +1,8 @@
 //! Conformance of the GraphBinary 1 reader (`graphbinary_client::v1`) over TinkerPop's 60
 //! canonical GraphBinary 1 vectors (`../shared/vectors/graphbinary-v1`, TinkerPop 3.8.1), each
-//! checked against its GraphSON 3 twin (`../shared/vectors/graphson-v3`), and fed one byte at a
-//! time and split at every byte through the refilling reader.
+//! checked against its GraphSON 3 twin (`../shared/vectors/graphson-v3`), re-encoded byte for
+//! byte, and fed one byte at a time and split at every byte through the refilling reader with
+//! the fast path on and off (the field-by-field slow path).
 
 mod common;
 
