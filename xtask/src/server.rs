@@ -96,6 +96,13 @@ is used instead of resolving with Maven.";
 
 /// `cargo xtask server ...`
 pub fn cli(args: &[String]) -> Result<()> {
+    // `--tinkerpop 3.x` / `--janusgraph V`: a TinkerPop 3 server (the same as `server3`).
+    if args
+        .iter()
+        .any(|a| a == "--tinkerpop" || a == "--janusgraph")
+    {
+        return crate::server3::cli(args);
+    }
     let mut dataset = "modern".to_string();
     let mut port = default_port()?;
     let (mut detach, mut stop) = (false, false);

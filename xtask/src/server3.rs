@@ -99,6 +99,7 @@ const JVM_OPENS: &[&str] = &[
 ];
 
 const HELP: &str = "usage: cargo xtask server3 [--tinkerpop 3.7.3|3.8.1 | --janusgraph 1.1.0] [--auth] [--port N] [--detach] [--stop]
+  (also spelled `cargo xtask server --tinkerpop V ...` / `cargo xtask server --janusgraph V ...`)
 
 Runs a real TinkerPop 3 Gremlin Server (TinkerGraph, modern graph bound to `g`) on 127.0.0.1 with
 the WebSocket channelizer and the GraphBinary 1 and GraphSON 3 serializers. Jars resolved with
@@ -205,6 +206,54 @@ pub fn cli(args: &[String]) -> Result<()> {
         return Ok(());
     }
     server::wait_in_foreground(server)
+}
+
+/// A TinkerPop 3 server started for a test run, stopped when dropped.
+pub struct Guard3 {
+    child: Child,
+    port: u16,
+    name: String,
+}
+
+impl Guard3 {
+    /// Its WebSocket URL.
+    pub fn url(&self) -> String {
+        url(self.port)
+    }
+}
+
+impl Drop for Guard3 {
+    fn drop(&mut self) {
+        eprintln!("xtask: stopping {} on port {}", self.name, self.port);
+        terminate(&mut self.child);
+    }
+}
+
+/// Starts a TinkerPop 3 server for tests: `tinkerpop` is a 3.x version, or `None` with
+/// `janusgraph` for JanusGraph Server [`JANUSGRAPH_VERSION`]. Fails if something already
+/// listens on `port` (a server of unknown kind is never reused for tests).
+pub fn start_for_tests(tinkerpop: Option<&str>, auth: bool, port: u16) -> Result<Guard3> {
+    let flavor = match tinkerpop {
+        Some(v) => Flavor {
+            janusgraph: false,
+            version: v.to_owned(),
+        },
+        None => Flavor {
+            janusgraph: true,
+            version: JANUSGRAPH_VERSION.to_owned(),
+        },
+    };
+    ensure!(
+        TcpStream::connect_timeout(&local(port), Duration::from_millis(300)).is_err(),
+        "port {port} is taken: cannot start {} there",
+        flavor.name()
+    );
+    let child = start_logged(&flavor, auth, port, false, true)?;
+    Ok(Guard3 {
+        child,
+        port,
+        name: format!("{}{}", flavor.name(), if auth { " (auth)" } else { "" }),
+    })
 }
 
 /// The URL clients use for a server on `port`.
@@ -376,6 +425,18 @@ fn write_credentials(templates: &Path, conf: &Path, lib: &Path) -> Result<PathBu
 
 /// Resolves, configures and starts the server, and waits until it answers.
 fn start(flavor: &Flavor, auth: bool, port: u16, detach: bool) -> Result<Child> {
+    start_logged(flavor, auth, port, detach, detach)
+}
+
+/// [`start`], with the server's output in `target/gremlin-server3/server-<port>.log` when
+/// `to_log` (always when detached).
+fn start_logged(
+    flavor: &Flavor,
+    auth: bool,
+    port: u16,
+    detach: bool,
+    to_log: bool,
+) -> Result<Child> {
     let name = flavor.name();
     let root = project_root();
     let state = state_dir()?;
@@ -395,10 +456,12 @@ fn start(flavor: &Flavor, auth: bool, port: u16, detach: bool) -> Result<Child> 
         .current_dir(&state)
         .stdin(Stdio::null());
     let log_path = state.join(format!("server-{port}.log"));
-    if detach {
-        use std::os::unix::process::CommandExt;
+    if detach || to_log {
         let log = fs::File::create(&log_path)?;
         cmd.stdout(log.try_clone()?).stderr(log);
+    }
+    if detach {
+        use std::os::unix::process::CommandExt;
         cmd.process_group(0);
     }
     let started = Instant::now();
