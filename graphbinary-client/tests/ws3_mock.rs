@@ -325,7 +325,7 @@ async fn a_slow_consumer_fails_alone_and_never_holds_back_the_other_requests() {
     };
     assert_eq!(seen, (0..4).map(Value::Int).collect::<Vec<_>>());
     assert!(
-        matches!(err, Error3::SlowConsumer { backlog: 4 }),
+        matches!(err, Error3::SlowConsumer { backlog: 4, .. }),
         "{err:?}"
     );
     assert!(slow.next().await.is_none());

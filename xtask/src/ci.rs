@@ -154,10 +154,15 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
     use crate::server3::start_for_tests;
     let [p373, p381, p_auth, p_jg] = tinkerpop3_ports()?;
     let t = Instant::now();
-    let s373 = start_for_tests(Some("3.7.3"), false, p373)?;
-    let s381 = start_for_tests(Some("3.8.1"), false, p381)?;
-    let s_auth = start_for_tests(Some("3.7.3"), true, p_auth)?;
-    let s_jg = start_for_tests(None, false, p_jg)?;
+    let servers = start_for_tests(&[
+        (Some("3.7.3"), false, p373),
+        (Some("3.8.1"), false, p381),
+        (Some("3.7.3"), true, p_auth),
+        (None, false, p_jg),
+    ])?;
+    let [s373, s381, s_auth, s_jg] = &servers[..] else {
+        bail!("four servers expected");
+    };
     eprintln!(
         "xtask: four TinkerPop 3 servers up in {}",
         secs(t.elapsed())
@@ -179,7 +184,7 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
             .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url()),
         totals,
     );
-    drop((s373, s381, s_auth, s_jg));
+    drop(servers);
     outcome
 }
 

@@ -229,31 +229,57 @@ impl Drop for Guard3 {
     }
 }
 
-/// Starts a TinkerPop 3 server for tests: `tinkerpop` is a 3.x version, or `None` with
-/// `janusgraph` for JanusGraph Server [`JANUSGRAPH_VERSION`]. Fails if something already
-/// listens on `port` (a server of unknown kind is never reused for tests).
-pub fn start_for_tests(tinkerpop: Option<&str>, auth: bool, port: u16) -> Result<Guard3> {
-    let flavor = match tinkerpop {
-        Some(v) => Flavor {
-            janusgraph: false,
-            version: v.to_owned(),
-        },
-        None => Flavor {
-            janusgraph: true,
-            version: JANUSGRAPH_VERSION.to_owned(),
-        },
-    };
-    ensure!(
-        TcpStream::connect_timeout(&local(port), Duration::from_millis(300)).is_err(),
-        "port {port} is taken: cannot start {} there",
-        flavor.name()
-    );
-    let child = start_logged(&flavor, auth, port, false, true)?;
-    Ok(Guard3 {
-        child,
-        port,
-        name: format!("{}{}", flavor.name(), if auth { " (auth)" } else { "" }),
-    })
+/// Starts TinkerPop 3 servers for tests, each `(tinkerpop, auth, port)`: `tinkerpop` a 3.x
+/// version, or `None` for JanusGraph Server [`JANUSGRAPH_VERSION`]. Jars and configs are
+/// prepared one after the other (Maven and the shared conf directory are not raced), then the
+/// JVMs start together and are awaited in parallel. Fails if something already listens on a
+/// port (a server of unknown kind is never reused for tests); every server started is stopped
+/// on failure.
+pub fn start_for_tests(servers: &[(Option<&str>, bool, u16)]) -> Result<Vec<Guard3>> {
+    let mut guards = Vec::new();
+    let mut flavors = Vec::new();
+    for &(tinkerpop, auth, port) in servers {
+        let flavor = match tinkerpop {
+            Some(v) => Flavor {
+                janusgraph: false,
+                version: v.to_owned(),
+            },
+            None => Flavor {
+                janusgraph: true,
+                version: JANUSGRAPH_VERSION.to_owned(),
+            },
+        };
+        ensure!(
+            TcpStream::connect_timeout(&local(port), Duration::from_millis(300)).is_err(),
+            "port {port} is taken: cannot start {} there",
+            flavor.name()
+        );
+        let child = spawn(&flavor, auth, port, false, true)?;
+        guards.push(Guard3 {
+            child,
+            port,
+            name: format!("{}{}", flavor.name(), if auth { " (auth)" } else { "" }),
+        });
+        flavors.push(flavor);
+    }
+    let results: Vec<Result<()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = guards
+            .iter_mut()
+            .zip(&flavors)
+            .map(|(g, f)| scope.spawn(move || await_up(f, &mut g.child, g.port, false)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("panicked")))
+            })
+            .collect()
+    });
+    for r in results {
+        r?;
+    }
+    Ok(guards)
 }
 
 /// The URL clients use for a server on `port`.
@@ -437,6 +463,13 @@ fn start_logged(
     detach: bool,
     to_log: bool,
 ) -> Result<Child> {
+    let mut child = spawn(flavor, auth, port, detach, to_log)?;
+    await_up(flavor, &mut child, port, detach)?;
+    Ok(child)
+}
+
+/// Resolves the jars, writes the config and starts the JVM (without waiting for it).
+fn spawn(flavor: &Flavor, auth: bool, port: u16, detach: bool, to_log: bool) -> Result<Child> {
     let name = flavor.name();
     let root = project_root();
     let state = state_dir()?;
@@ -464,14 +497,23 @@ fn start_logged(
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
     }
-    let started = Instant::now();
-    let mut child = cmd.spawn().context("starting java")?;
+    let child = cmd.spawn().context("starting java")?;
     eprintln!(
         "xtask: starting {name} on 127.0.0.1:{port}, pid {} ...",
         child.id()
     );
-    if let Err(err) = wait_until_answering(&mut child, port) {
-        terminate(&mut child);
+    Ok(child)
+}
+
+/// Waits for a spawned server to answer its probe; on failure stops it and returns its log's
+/// tail.
+fn await_up(flavor: &Flavor, child: &mut Child, port: u16, detach: bool) -> Result<()> {
+    let name = flavor.name();
+    let state = state_dir()?;
+    let log_path = state.join(format!("server-{port}.log"));
+    let started = Instant::now();
+    if let Err(err) = wait_until_answering(child, port) {
+        terminate(child);
         let text = fs::read_to_string(&log_path).unwrap_or_default();
         let tail: Vec<&str> = text.lines().rev().take(40).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
@@ -482,7 +524,7 @@ fn start_logged(
         fs::write(pid_file(&state, port), format!("{}\n", child.id()))?;
         eprintln!("xtask: log: {}", log_path.display());
     }
-    Ok(child)
+    Ok(())
 }
 
 fn wait_until_answering(child: &mut Child, port: u16) -> Result<()> {

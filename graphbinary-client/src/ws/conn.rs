@@ -37,6 +37,8 @@ struct Entry {
     end: Arc<Mutex<Option<Error3>>>,
     /// Bytes of this request's messages queued and not yet taken by its stream.
     queued: Arc<AtomicUsize>,
+    /// Notified when the stream takes a message (room in the byte budget).
+    taken: Arc<tokio::sync::Notify>,
     /// Bytes of every message of this request so far (for `Limits::max_response_size`).
     total: u64,
 }
@@ -156,6 +158,7 @@ impl Conn {
         let (tx, rx) = mpsc::channel(self.options.request_backlog.max(1));
         let end = Arc::new(Mutex::new(None));
         let queued = Arc::new(AtomicUsize::new(0));
+        let taken = Arc::new(tokio::sync::Notify::new());
         let id = request.request_id;
         lock(&self.pending).insert(
             id,
@@ -163,6 +166,7 @@ impl Conn {
                 tx,
                 end: end.clone(),
                 queued: queued.clone(),
+                taken: taken.clone(),
                 total: 0,
             },
         );
@@ -174,6 +178,7 @@ impl Conn {
             rx,
             end,
             queued,
+            taken,
             batch: VecDeque::new(),
             done: false,
             id,
@@ -188,8 +193,9 @@ impl Conn {
 ///
 /// It ends after the message with status 200 or 204; any other status is its last item, as
 /// [`Error3::Server`]. When the connection drops first, the last item is [`Error3::Closed`];
-/// when this stream fell more than [`Options3::request_backlog`] messages behind under
-/// [`SlowConsumer::Fail`], it is [`Error3::SlowConsumer`] (after the messages already queued).
+/// when this stream fell more than its backlog ([`Options3::request_backlog`] messages or
+/// [`Options3::request_backlog_bytes`]) behind under [`SlowConsumer::Fail`], it is
+/// [`Error3::SlowConsumer`] (after the messages already queued).
 ///
 /// Each message is decoded here, in the consumer's task, not by the connection's reader, so a
 /// large batch costs the other requests of the connection nothing. Dropping the stream stops
@@ -200,6 +206,7 @@ pub struct Results3 {
     rx: mpsc::Receiver<Item>,
     end: Arc<Mutex<Option<Error3>>>,
     queued: Arc<AtomicUsize>,
+    taken: Arc<tokio::sync::Notify>,
     batch: VecDeque<(Value, i64)>,
     done: bool,
     id: Uuid,
@@ -216,7 +223,8 @@ impl Results3 {
 
     /// Bytes of response messages received for this request and not yet decoded by this
     /// stream: what a slow consumer costs in memory (at most
-    /// [`Options3::request_backlog`] messages, each at most the message size limit).
+    /// [`Options3::request_backlog_bytes`] plus one message, and at most
+    /// [`Options3::request_backlog`] messages).
     pub fn buffered_bytes(&self) -> usize {
         self.queued.load(Ordering::Relaxed)
     }
@@ -250,6 +258,7 @@ impl Results3 {
             Some(Err(e)) => Err(e),
             Some(Ok(bytes)) => {
                 self.queued.fetch_sub(bytes.len(), Ordering::Relaxed);
+                self.taken.notify_one();
                 match decode_response(&bytes, &self.conn.options.limits) {
                     Err(e) => Err(Error3::Decode(e)),
                     Ok(msg) => match msg.status {
@@ -439,7 +448,7 @@ async fn route(
     }
     let last = status != 206;
     let len = bytes.len();
-    let (tx, queued, end) = {
+    let (tx, queued, end, taken) = {
         let mut map = lock(pending);
         let Some(entry) = map.get_mut(&id) else {
             // Its stream was dropped: discard.
@@ -460,33 +469,68 @@ async fn route(
                 return Ok(());
             }
         }
-        let out = (entry.tx.clone(), entry.queued.clone(), entry.end.clone());
+        let out = (
+            entry.tx.clone(),
+            entry.queued.clone(),
+            entry.end.clone(),
+            entry.taken.clone(),
+        );
         if last {
             map.remove(&id);
         }
         out
     };
-    queued.fetch_add(len, Ordering::Relaxed);
+    let budget = options.request_backlog_bytes;
+    let over = |queued: &AtomicUsize| {
+        let q = queued.load(Ordering::Relaxed);
+        q > 0 && q + len > budget
+    };
     match options.slow_consumer {
         SlowConsumer::Wait => {
+            // Room in the byte budget, then in the message queue; a dropped stream ends both.
+            loop {
+                let notified = taken.notified();
+                if !over(&queued) {
+                    break;
+                }
+                tokio::select! {
+                    () = notified => {}
+                    () = tx.closed() => {
+                        lock(pending).remove(&id);
+                        return Ok(());
+                    }
+                }
+            }
+            queued.fetch_add(len, Ordering::Relaxed);
             if tx.send(Ok(bytes)).await.is_err() {
                 lock(pending).remove(&id);
             }
         }
-        SlowConsumer::Fail => match tx.try_send(Ok(bytes)) {
-            Ok(()) => {}
-            Err(mpsc::error::TrySendError::Closed(_)) => {
-                lock(pending).remove(&id);
-            }
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                // Not held back: this request ends (after what it has queued), the others go on.
-                queued.fetch_sub(len, Ordering::Relaxed);
+        SlowConsumer::Fail => {
+            let full = over(&queued) || {
+                queued.fetch_add(len, Ordering::Relaxed);
+                match tx.try_send(Ok(bytes)) {
+                    Ok(()) => false,
+                    Err(mpsc::error::TrySendError::Closed(_)) => {
+                        lock(pending).remove(&id);
+                        false
+                    }
+                    Err(mpsc::error::TrySendError::Full(_)) => {
+                        queued.fetch_sub(len, Ordering::Relaxed);
+                        true
+                    }
+                }
+            };
+            if full {
+                // Not held back: this request ends (after what it has queued), the others go
+                // on.
                 lock(pending).remove(&id);
                 *lock(&end) = Some(Error3::SlowConsumer {
                     backlog: options.request_backlog,
+                    backlog_bytes: budget,
                 });
             }
-        },
+        }
     }
     Ok(())
 }

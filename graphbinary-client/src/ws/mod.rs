@@ -15,15 +15,18 @@
 //!   one is open.
 //! * **Multiplexing**: many requests share a connection; a task per connection writes them and
 //!   routes every response message by request id, so they finish in any order.
-//! * **Backpressure**: each request has a queue of at most [`Options3::request_backlog`]
-//!   messages (each at most [`Options3::max_message_size`] bytes, see
-//!   [`Results3::buffered_bytes`]); decoding happens in the consumer. What happens when a
-//!   consumer falls that far behind is [`Options3::slow_consumer`]: by default
-//!   ([`SlowConsumer::Fail`]) that request alone ends with [`Error3::SlowConsumer`] and the
-//!   connection reads on, so one slow consumer never holds back the others' messages;
-//!   [`SlowConsumer::Wait`] stops reading the connection instead (TCP pushes back on the
-//!   server, and the other requests of that connection wait too). TinkerPop 3 has no
-//!   per-request flow control, so these are the only two bounded choices.
+//! * **Backpressure**: each request has a queue of at most [`Options3::request_backlog_bytes`]
+//!   (8 MiB) and [`Options3::request_backlog`] messages (1024), see
+//!   [`Results3::buffered_bytes`]; decoding happens in the consumer, not in the connection's
+//!   reader. What happens when a consumer falls that far behind is
+//!   [`Options3::slow_consumer`]: by default ([`SlowConsumer::Fail`]) that request alone ends
+//!   with [`Error3::SlowConsumer`] and the connection reads on, so one stalled consumer never
+//!   holds back the others' messages; [`SlowConsumer::Wait`] stops reading the connection
+//!   until the consumer catches up instead (nothing is lost; TCP pushes back on the server,
+//!   and the other requests of that connection wait too). TinkerPop 3 has no per-request flow
+//!   control, so these are the only two bounded choices. The budget is in bytes because a
+//!   fast server outruns any consumer by many small messages (a 16-message queue overflowed
+//!   against a local 3.7.3 with a consumer doing nothing but count).
 //! * **Keep-alive**: with [`Options3::ping_interval`] (default 60 s) a connection idle that long
 //!   sends a WebSocket ping; no frame within the next interval closes it.
 //! * **Reconnection**: when a connection drops (the server closed it, a ping went unanswered,
@@ -75,8 +78,11 @@ use conn::Conn;
 pub use conn::Results3;
 pub use session::Session3;
 
-/// The default of [`Options3::request_backlog`].
-pub const REQUEST_BACKLOG: usize = 16;
+/// The default of [`Options3::request_backlog`] (messages).
+pub const REQUEST_BACKLOG: usize = 1024;
+
+/// The default of [`Options3::request_backlog_bytes`]: 8 MiB.
+pub const REQUEST_BACKLOG_BYTES: usize = 8 << 20;
 
 /// What went wrong talking to a TinkerPop 3 server.
 #[derive(Debug, thiserror::Error)]
@@ -107,12 +113,16 @@ pub enum Error3 {
     /// The connection closed before the request ended (the request is not retried).
     #[error("connection closed before the response ended{0}")]
     Closed(String),
-    /// The consumer of this request fell more than `backlog` messages behind under
-    /// [`SlowConsumer::Fail`]; the request was dropped, the connection goes on.
-    #[error("the consumer fell more than {backlog} response messages behind (SlowConsumer::Fail)")]
+    /// The consumer of this request fell more than `backlog` messages or `backlog_bytes`
+    /// behind under [`SlowConsumer::Fail`]; the request was dropped, the connection goes on.
+    #[error(
+        "the consumer fell more than {backlog} response messages or {backlog_bytes} bytes behind (SlowConsumer::Fail)"
+    )]
     SlowConsumer {
         /// [`Options3::request_backlog`].
         backlog: usize,
+        /// [`Options3::request_backlog_bytes`].
+        backlog_bytes: usize,
     },
     /// A response exceeded a size limit.
     #[error("response too large: {0}")]
@@ -166,6 +176,10 @@ pub struct Options3 {
     pub pool_size: usize,
     /// Response messages one request may have queued (default [`REQUEST_BACKLOG`]).
     pub request_backlog: usize,
+    /// Bytes of response messages one request may have queued (default
+    /// [`REQUEST_BACKLOG_BYTES`]); a message is always queued when nothing else is, so one
+    /// message larger than this still gets through.
+    pub request_backlog_bytes: usize,
     /// What a connection does when a request's queue is full.
     pub slow_consumer: SlowConsumer,
     /// Idle time after which a connection sends a ping, and the time it then waits for any
@@ -186,6 +200,7 @@ impl Default for Options3 {
             user_agent: format!("graphbinary-rs/{}", env!("CARGO_PKG_VERSION")),
             pool_size: 4,
             request_backlog: REQUEST_BACKLOG,
+            request_backlog_bytes: REQUEST_BACKLOG_BYTES,
             slow_consumer: SlowConsumer::default(),
             ping_interval: Some(Duration::from_secs(60)),
             connect_timeout: Some(Duration::from_secs(10)),
