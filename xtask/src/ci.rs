@@ -21,7 +21,7 @@ use anyhow::{bail, Result};
 use crate::server;
 use crate::util::{project_root, run, secs};
 
-const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N] [--features-port N]
+const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N] [--features-port N] [--tinkerpop3-only]
 
 Runs regen --check, fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
@@ -37,6 +37,8 @@ GREMLIN_WS_CI_PORTS=A,B,C,D, then TinkerPop's Gherkin feature suite in both mode
 target (cargo-fuzz is installed with `cargo install` first when missing; it needs the nightly
 toolchain).
 
+  --tinkerpop3-only  only the TinkerPop 3 step: start the four 3.x servers, run the ws3
+                     tests against them, stop them
   --no-server        run the tests without a server (GREMLIN_URL unset: end-to-end tests
                      skip) and no feature suite
   --port N           server port (default 8182, or GREMLIN_SERVER_PORT)
@@ -188,6 +190,27 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
     outcome
 }
 
+/// `cargo xtask ci --tinkerpop3-only`.
+fn tinkerpop3_only() -> Result<()> {
+    let root = project_root();
+    let cargo = || {
+        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cmd.current_dir(&root);
+        cmd
+    };
+    let started = Instant::now();
+    let mut totals = TestTotals::default();
+    let outcome = tinkerpop3_tests(&cargo, &mut totals);
+    eprintln!("xtask: TinkerPop 3 step in {}", secs(started.elapsed()));
+    println!(
+        "tests: {} passed, {} failed, {} skipped",
+        totals.passed(),
+        totals.failed,
+        totals.skipped()
+    );
+    outcome
+}
+
 /// `cargo xtask ci ...`
 pub fn cli(args: &[String]) -> Result<()> {
     let mut with_server = true;
@@ -197,6 +220,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--no-server" => with_server = false,
+            "--tinkerpop3-only" => return tinkerpop3_only(),
             "--port" => {
                 port = match it.next().map(|p| p.parse()) {
                     Some(Ok(p)) => p,

@@ -379,15 +379,17 @@ impl ResultStream {
     /// The results of a TinkerPop 3 request (a client of a `ws://` URL). Its
     /// [`http_status`](Self::http_status) is 0 and [`request_id`](Self::request_id) the
     /// WebSocket request id.
-    pub(crate) fn from_ws(results: crate::ws::Results3) -> Self {
+    pub(crate) fn from_ws(mut results: crate::ws::Results3) -> Self {
         let request_id = Some(results.request_id().to_string());
+        let counters = Arc::new(ByteCounters::default());
+        results.count_into(counters.clone());
         ResultStream {
             inner: TraverserStream {
                 inner: Source::Ws(Box::new(results)),
                 first: None,
                 http_status: 0,
                 request_id,
-                counters: Arc::new(ByteCounters::default()),
+                counters,
                 results: 0,
                 done: false,
             },

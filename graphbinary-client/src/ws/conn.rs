@@ -179,6 +179,7 @@ impl Conn {
             end,
             queued,
             taken,
+            counters: None,
             batch: VecDeque::new(),
             done: false,
             id,
@@ -207,6 +208,7 @@ pub struct Results3 {
     end: Arc<Mutex<Option<Error3>>>,
     queued: Arc<AtomicUsize>,
     taken: Arc<tokio::sync::Notify>,
+    counters: Option<Arc<crate::client::ByteCounters>>,
     batch: VecDeque<(Value, i64)>,
     done: bool,
     id: Uuid,
@@ -227,6 +229,11 @@ impl Results3 {
     /// [`Options3::request_backlog`] messages).
     pub fn buffered_bytes(&self) -> usize {
         self.queued.load(Ordering::Relaxed)
+    }
+
+    /// Counts each message's bytes into `counters` as it is taken.
+    pub(crate) fn count_into(&mut self, counters: Arc<crate::client::ByteCounters>) {
+        self.counters = Some(counters);
     }
 
     /// Results decoded and not yet yielded (the rest of the current batch).
@@ -259,6 +266,9 @@ impl Results3 {
             Some(Ok(bytes)) => {
                 self.queued.fetch_sub(bytes.len(), Ordering::Relaxed);
                 self.taken.notify_one();
+                if let Some(c) = &self.counters {
+                    c.add_message(bytes.len() as u64);
+                }
                 match decode_response(&bytes, &self.conn.options.limits) {
                     Err(e) => Err(Error3::Decode(e)),
                     Ok(msg) => match msg.status {
