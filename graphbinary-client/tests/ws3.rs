@@ -718,3 +718,73 @@ async fn the_cli_queries_a_ws_url() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_other_shapes_of_the_modern_graph_decode() {
+    use graphbinary_client::model::T;
+    for (version, url) in servers("the_other_shapes_of_the_modern_graph_decode") {
+        let c = connect(version, &url).await;
+        // A Tree: marko -> his three out-neighbours.
+        let t = values(&c, "g.V(1).out().tree()").await;
+        let Value::Tree(tree) = &t[0] else {
+            panic!("{version}: {t:?}")
+        };
+        assert_eq!(tree.0.len(), 1, "{version}");
+        assert_eq!(tree.0[0].1 .0.len(), 3, "{version}: three children");
+        // valueMap(true): T.id and T.label as keys.
+        let m = values(&c, "g.V(1).valueMap(true)").await;
+        let Value::Map(m) = &m[0] else {
+            panic!("{version}: {m:?}")
+        };
+        assert!(m
+            .iter()
+            .any(|(k, v)| *k == Value::T(T::Id) && *v == Value::Long(1)));
+        assert!(m
+            .iter()
+            .any(|(k, v)| *k == Value::T(T::Label) && *v == s("person")));
+        assert!(m
+            .iter()
+            .any(|(k, v)| *k == s("name") && *v == Value::List(vec![s("marko")])));
+        // elementMap of an edge: Direction keys holding maps.
+        let em = values(&c, "g.E(7).elementMap()").await;
+        let Value::Map(em) = &em[0] else {
+            panic!("{version}: {em:?}")
+        };
+        assert!(
+            em.iter().any(|(k, _)| matches!(k, Value::Direction(_))),
+            "{em:?}"
+        );
+        // group: a Map of Lists; select of two keys; a path by property.
+        let g = values(&c, "g.V().group().by(label).by(values('name').fold())").await;
+        let Value::Map(g) = &g[0] else {
+            panic!("{version}: {g:?}")
+        };
+        assert_eq!(g.len(), 2);
+        let p = values(&c, "g.V(1).out('knows').path().by('name')").await;
+        let names: Vec<Vec<Value>> = p
+            .iter()
+            .map(|p| match p {
+                Value::Path(p) => p.objects.clone(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert!(
+            names.contains(&vec![s("marko"), s("vadas")]),
+            "{version}: {names:?}"
+        );
+        // A sub-graph (TinkerGraph) from subgraph().cap().
+        let sg = values(&c, "g.E().hasLabel('knows').subgraph('sg').cap('sg')").await;
+        let Value::Graph(sg) = &sg[0] else {
+            panic!("{version}: {sg:?}")
+        };
+        assert_eq!((sg.vertices.len(), sg.edges.len()), (3, 2), "{version}");
+        // Metrics of profile(): a GraphBinary 1-only type, kept as a named composite.
+        let prof = values(&c, "g.V().out().profile()").await;
+        assert_eq!(prof.len(), 1, "{version}: {prof:?}");
+        assert!(
+            matches!(&prof[0], Value::CompositePdt(p) if p.type_name.contains("TraversalMetrics")),
+            "{version}: {:?}",
+            prof[0]
+        );
+    }
+}
