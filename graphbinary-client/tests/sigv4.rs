@@ -293,6 +293,8 @@ async fn sigv4_signs_the_websocket_upgrade_as_botocore_does() {
     tokio::spawn(async move {
         let (tcp, _) = listener.accept().await.unwrap();
         let mut tx = Some(tx);
+        // The callback's signature is tungstenite's (its error is an HTTP response).
+        #[allow(clippy::result_large_err)]
         let callback = |req: &Request, resp: Response| {
             let headers = req
                 .headers()

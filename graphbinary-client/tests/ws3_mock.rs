@@ -437,8 +437,10 @@ async fn limits_bound_each_message_and_each_request() {
         }
     })
     .await;
-    let mut limits = graphbinary_core::Limits::default();
-    limits.max_response_size = Some(600);
+    let limits = graphbinary_core::Limits {
+        max_response_size: Some(600),
+        ..Default::default()
+    };
     let options = Options3 {
         limits,
         ..Options3::default()
@@ -524,6 +526,8 @@ async fn interceptors_see_and_change_the_upgrade_request() {
     tokio::spawn(async move {
         let (tcp, _) = listener.accept().await.unwrap();
         let mut tx = Some(tx);
+        // The callback's signature is tungstenite's (its error is an HTTP response).
+        #[allow(clippy::result_large_err)]
         let callback = |req: &Request, resp: Response| {
             let _ = tx.take().unwrap().send(req.headers().clone());
             Ok(resp)

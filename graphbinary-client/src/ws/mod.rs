@@ -559,7 +559,7 @@ mod tests {
         let mut eval = Eval::new("g.V()").batch_size(8);
         eval.aliases.push(("g".into(), "g".into()));
         let mut req = eval.to_request();
-        req.request_id = Uuid::from_bytes([7; 16]);
+        req.request_id = uuid::Uuid::from_bytes([7; 16]);
         let bytes = req.encode_ws().unwrap();
         assert_eq!(bytes[0], 32);
         assert_eq!(&bytes[1..33], b"application/vnd.graphbinary-v1.0");
