@@ -654,6 +654,23 @@ async fn the_traversal_api_runs_on_3x_servers() {
             .await
             .unwrap_or_else(|e| panic!("{version}: Long and Double literals: {e}"));
         assert_eq!(labels, vec!["software".to_string()]);
+        // Literals with no Groovy form (Byte, Short, UUID, Set) travel as bindings.
+        let u: uuid::Uuid = "41d2e28a-20a4-4ab0-b379-d810dede3786".parse().unwrap();
+        let injected = g
+            .inject((7i8, 300i16, u, vec![1i32, 2]))
+            .to_list()
+            .await
+            .unwrap_or_else(|e| panic!("{version}: inject: {e}"));
+        assert_eq!(
+            injected,
+            vec![
+                Value::Byte(7),
+                Value::Short(300),
+                Value::Uuid(u),
+                Value::List(vec![Value::Int(1), Value::Int(2)])
+            ],
+            "{version}"
+        );
         let grouped = g
             .v(())
             .group_count(())
