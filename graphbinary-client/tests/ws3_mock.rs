@@ -642,3 +642,41 @@ async fn client_builder_with_a_ws_url_speaks_tinkerpop_3_through_the_same_api() 
         assert_eq!(typed, vec![1, 2, 3]);
     }
 }
+
+#[tokio::test]
+async fn wss_goes_through_rustls_and_an_untrusted_certificate_is_a_tls_error() {
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![cert.cert.der().clone()], key)
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((sock, _)) = listener.accept().await {
+            // The client rejects the certificate: the handshake fails on this side too.
+            let _ = acceptor.accept(sock).await;
+        }
+    });
+    let url = format!("wss://localhost:{port}/gremlin");
+    match Client3::connect(&url).await {
+        // rustls's error inside an I/O error.
+        Err(Error3::WebSocket(tokio_tungstenite::tungstenite::Error::Io(e))) => {
+            assert!(e.to_string().contains("UnknownIssuer"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let client = graphbinary_client::Client::new(url.as_str()).unwrap();
+    let err = client.submit("g.V()").await.unwrap_err();
+    assert_eq!(
+        err.transport_kind(),
+        Some(graphbinary_client::client::TransportKind::Tls),
+        "{err:?}"
+    );
+}

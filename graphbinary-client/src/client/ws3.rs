@@ -78,6 +78,14 @@ pub(crate) fn from_error3(e: Error3) -> Error {
         Error3::WebSocket(ref w) => {
             use tokio_tungstenite::tungstenite::Error as W;
             let kind = match w {
+                // rustls reports a failed handshake as an I/O error wrapping its own.
+                W::Io(io)
+                    if io
+                        .get_ref()
+                        .is_some_and(|inner| inner.is::<rustls::Error>()) =>
+                {
+                    TransportKind::Tls
+                }
                 W::Io(_) | W::Url(_) | W::Http(_) | W::HttpFormat(_) => TransportKind::Connect,
                 W::Tls(_) => TransportKind::Tls,
                 _ => TransportKind::Io,
