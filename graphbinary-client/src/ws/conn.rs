@@ -396,6 +396,9 @@ async fn run(
         }
     };
     alive.store(false, Ordering::Release);
+    // Refuse new requests first, then fail those in flight: a request registered after the
+    // drain finds the queue closed (`Conn::send` fails it), one registered before is drained.
+    out_rx.close();
     let waiting: Vec<Entry> = lock(&pending).drain().map(|(_, e)| e).collect();
     for e in waiting {
         fail(e, Error3::Closed(end.clone()));

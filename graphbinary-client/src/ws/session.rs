@@ -19,7 +19,9 @@ use crate::v1::RequestMessage;
 /// A session has a connection of its own (the Java driver does the same), so it never waits
 /// for the pool. [`Session3::close`] ends it on the server (an open transaction is rolled back,
 /// variables are gone); dropping it inside a Tokio runtime sends the close in the background,
-/// and closing the connection ends the session too.
+/// and closing the connection ends the session too. A session is not reconnected: once its
+/// connection has dropped, its requests fail with [`Error3::Closed`] and a new session is
+/// needed (the server-side state is gone with it).
 ///
 /// ```no_run
 /// # async fn demo(client: graphbinary_client::ws::Client3) -> Result<(), graphbinary_client::ws::Error3> {
