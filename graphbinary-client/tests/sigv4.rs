@@ -274,3 +274,102 @@ async fn from_env_signs_with_the_default_chain_credentials() {
     let expected = botocore_sign(&python, &req, &signed, secret, Some("envTOKEN"));
     assert_eq!(sig, expected.signature);
 }
+
+/// The WebSocket upgrade of a `ws://` client (TinkerPop 3, e.g. Neptune engines today) is
+/// signed by the same interceptor: the `GET /gremlin` with its empty body, checked against
+/// botocore.
+#[tokio::test]
+async fn sigv4_signs_the_websocket_upgrade_as_botocore_does() {
+    use futures::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let Some(python) = botocore_python() else {
+        return;
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<Captured>();
+    tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let mut tx = Some(tx);
+        // The callback's signature is tungstenite's (its error is an HTTP response).
+        #[allow(clippy::result_large_err)]
+        let callback = |req: &Request, resp: Response| {
+            let headers = req
+                .headers()
+                .iter()
+                .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap().to_owned()))
+                .collect();
+            let captured = Captured {
+                request_line: format!("{} {} HTTP/1.1", req.method(), req.uri()),
+                headers,
+                body: Vec::new(),
+            };
+            let _ = tx.take().unwrap().send(captured);
+            Ok(resp)
+        };
+        let mut ws = tokio_tungstenite::accept_hdr_async(tcp, callback)
+            .await
+            .unwrap();
+        // Answer the one eval with [6L].
+        while let Some(Ok(m)) = ws.next().await {
+            let Message::Binary(b) = m else { continue };
+            let mut out = vec![0x81, 0x00];
+            out.extend_from_slice(&b[34..50]);
+            out.extend_from_slice(&[0, 0, 0, 0xc8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+            out.extend_from_slice(&[0x09, 0x00, 0, 0, 0, 1, 0x02, 0x00, 0, 0, 0, 0, 0, 0, 0, 6]);
+            ws.send(Message::Binary(out.into())).await.unwrap();
+        }
+    });
+    let secret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+    let token = "FQoGZXIvYXdzEXAMPLETOKEN//+=";
+    let credentials = Credentials::new("AKIDEXAMPLE", secret, Some(token.to_owned()), None, "test");
+    let client = Client::builder(format!("ws://{addr}/gremlin"))
+        .auth(
+            SigV4::new("us-west-2", credentials).clock(|| UNIX_EPOCH + Duration::from_secs(EPOCH)),
+        )
+        .build()
+        .unwrap();
+    let n: i64 = client
+        .submit("g.V().count()")
+        .await
+        .unwrap()
+        .one()
+        .await
+        .unwrap();
+    assert_eq!(n, 6);
+    let req = rx.await.unwrap();
+    assert!(
+        req.request_line.starts_with("GET /gremlin"),
+        "{}",
+        req.request_line
+    );
+    assert!(req.header("sec-websocket-key").is_some(), "a real upgrade");
+    let (scope, signed, sig) = parse_authorization(req.header("authorization").unwrap());
+    assert_eq!(
+        scope,
+        "AKIDEXAMPLE/20260102/us-west-2/neptune-db/aws4_request"
+    );
+    let want = [
+        "host",
+        "x-amz-content-sha256",
+        "x-amz-date",
+        "x-amz-security-token",
+    ];
+    assert_eq!(signed, want);
+    assert_eq!(req.header("x-amz-security-token"), Some(token));
+    let expected = botocore_sign(&python, &req, &want, secret, Some(token));
+    assert_eq!(req.header("x-amz-date"), Some(expected.timestamp.as_str()));
+    assert_eq!(
+        req.header("x-amz-content-sha256"),
+        Some(expected.body_sha256.as_str()),
+        "the SHA-256 of the empty body"
+    );
+    assert_eq!(
+        sig, expected.signature,
+        "botocore computes another signature"
+    );
+    let wrong = botocore_sign(&python, &req, &want, "not-the-secret", Some(token));
+    assert_ne!(sig, wrong.signature);
+}

@@ -1,44 +1,58 @@
-//! End-to-end over WebSocket against real TinkerPop 3 Gremlin Servers (GraphBinary 1):
-//! `graphbinary_client::ws::Client3` against 3.7.3 and 3.8.1 with the modern graph.
+//! End-to-end over WebSocket against real TinkerPop 3 Gremlin Servers (GraphBinary 1) with the
+//! modern graph: `graphbinary_client::ws::Client3` and `Client::builder("ws://...")` against
+//! 3.7.3 and 3.8.1, and SASL against 3.7.3 with `--auth`.
 //!
-//! These tests are `#[ignore]`d, so a plain `cargo test` reports them as ignored, never as
-//! passed. Run them with the servers up:
+//! Each server is named by an env var; a test whose servers are all unset returns early with a
+//! `SKIPPED` notice (counted as skipped by `cargo xtask ci`, which starts the servers on
+//! 8186-8188 and sets the vars):
 //!
 //! ```sh
-//! cargo xtask server3 --tinkerpop 3.7.3 --detach          # ws://127.0.0.1:8196/gremlin
-//! cargo xtask server3 --tinkerpop 3.8.1 --detach          # 8197
-//! cargo xtask server3 --tinkerpop 3.7.3 --auth --detach   # 8198
-//! cargo xtask server3 --tinkerpop 3.8.1 --auth --detach   # 8199
-//! cargo test -p graphbinary-client --test ws3 -- --ignored
+//! cargo xtask server --tinkerpop 3.7.3 --port 8250 --detach
+//! cargo xtask server --tinkerpop 3.8.1 --port 8251 --detach
+//! cargo xtask server --tinkerpop 3.7.3 --auth --port 8252 --detach
+//! GREMLIN_WS_URL_373=ws://127.0.0.1:8250/gremlin GREMLIN_WS_URL_381=ws://127.0.0.1:8251/gremlin \
+//! GREMLIN_WS_AUTH_URL_373=ws://127.0.0.1:8252/gremlin cargo test -p graphbinary-client --test ws3
 //! ```
 //!
-//! Run that way, an unreachable server is a failure. `GREMLIN3_URL_373`, `GREMLIN3_URL_381`,
-//! `GREMLIN3_AUTH_URL_373` and `GREMLIN3_AUTH_URL_381` override the URLs.
+//! A var that is set but names no server is a failure.
+
+#[path = "common/skip.rs"]
+mod skip;
 
 use std::time::Duration;
 
-use futures::{StreamExt, TryStreamExt};
+use futures::TryStreamExt;
 use graphbinary_client::model::Value;
 use graphbinary_client::ws::{Client3, Error3, Eval, Options3};
 
-fn url(var: &str, port: u16) -> String {
-    std::env::var(var).unwrap_or_else(|_| format!("ws://127.0.0.1:{port}/gremlin"))
+/// (version, URL) of each plain server whose env var is set; a notice when there is none.
+fn servers(test: &str) -> Vec<(&'static str, String)> {
+    let found: Vec<_> = [
+        ("3.7.3", "GREMLIN_WS_URL_373"),
+        ("3.8.1", "GREMLIN_WS_URL_381"),
+    ]
+    .into_iter()
+    .filter_map(|(v, var)| std::env::var(var).ok().map(|u| (v, u)))
+    .collect();
+    if found.is_empty() {
+        skip::skipped(
+            test,
+            "GREMLIN_WS_URL_373 / GREMLIN_WS_URL_381 unset (TinkerPop 3 servers)",
+        );
+    }
+    found
 }
 
-/// (version, plain URL, auth URL)
-fn servers() -> [(&'static str, String, String); 2] {
-    [
-        (
-            "3.7.3",
-            url("GREMLIN3_URL_373", 8196),
-            url("GREMLIN3_AUTH_URL_373", 8198),
-        ),
-        (
-            "3.8.1",
-            url("GREMLIN3_URL_381", 8197),
-            url("GREMLIN3_AUTH_URL_381", 8199),
-        ),
-    ]
+/// The URL of the SASL server, or a notice.
+fn auth_server(test: &str) -> Option<String> {
+    let url = std::env::var("GREMLIN_WS_AUTH_URL_373").ok();
+    if url.is_none() {
+        skip::skipped(
+            test,
+            "GREMLIN_WS_AUTH_URL_373 unset (TinkerPop 3 server with --auth)",
+        );
+    }
+    url
 }
 
 async fn connect(version: &str, url: &str) -> Client3 {
@@ -50,7 +64,7 @@ async fn connect_with(version: &str, url: &str, options: Options3) -> Client3 {
         .await
         .unwrap_or_else(|_| panic!("{version}: connecting to {url} timed out"))
         .unwrap_or_else(|e| {
-            panic!("{version}: no TinkerPop {version} server at {url} ({e}); start it with `cargo xtask server3 --tinkerpop {version} --detach`")
+            panic!("{version}: no TinkerPop {version} server at {url} ({e}); start it with `cargo xtask server --tinkerpop {version} --detach`")
         })
 }
 
@@ -80,9 +94,8 @@ fn s(v: &str) -> Value {
 }
 
 #[tokio::test]
-#[ignore = "needs TinkerPop 3 servers: see the module docs"]
 async fn modern_vertices_decode_with_their_properties() {
-    for (version, url, _) in servers() {
+    for (version, url) in servers("modern_vertices_decode_with_their_properties") {
         let c = connect(version, &url).await;
         assert_eq!(
             values(&c, "g.V().count()").await,
@@ -117,14 +130,13 @@ async fn modern_vertices_decode_with_their_properties() {
 }
 
 #[tokio::test]
-#[ignore = "needs TinkerPop 3 servers: see the module docs"]
 async fn a_value_of_each_kind() {
     let script = "[[1, 2L, 'x', 1.5d, 2.5f, true, (short) 3, (byte) -1, \
         UUID.fromString('41d2e28a-20a4-4ab0-b379-d810dede3786'), [1, 2], [a: 1], [7] as Set, \
         new Date(1481750076295L), 123456789987654321123456789G, 1.25G, \
         java.time.Duration.ofSeconds(5, 7), 'c' as char, null, \
         java.nio.ByteBuffer.wrap('bytes'.getBytes()), T.label, Direction.OUT]]";
-    for (version, url, _) in servers() {
+    for (version, url) in servers("a_value_of_each_kind") {
         let c = connect(version, &url).await;
         let got = values(&c, script).await;
         assert_eq!(got.len(), 1, "{version}: one List result");
@@ -236,9 +248,10 @@ async fn a_value_of_each_kind() {
 }
 
 #[tokio::test]
-#[ignore = "needs TinkerPop 3 servers: see the module docs"]
-async fn a_hundred_thousand_results_stream_across_many_206_batches() {
-    for (version, url, _) in servers() {
+async fn a_hundred_thousand_results_stream_across_many_206_batches_in_bounded_memory() {
+    for (version, url) in
+        servers("a_hundred_thousand_results_stream_across_many_206_batches_in_bounded_memory")
+    {
         let c = connect(version, &url).await;
         // g.V().repeat(both()).times(n) on the modern graph grows with n; take the first n
         // whose result count reaches 100,000.
@@ -254,29 +267,57 @@ async fn a_hundred_thousand_results_stream_across_many_206_batches() {
             n += 1;
         };
         let started = std::time::Instant::now();
-        let mut stream = c
-            .eval(Eval::new(format!("g.V().repeat(both()).times({n}).id()")).batch_size(64))
-            .await
-            .unwrap();
-        let (mut got, mut sum) = (0i64, 0i64);
-        while let Some(r) = stream.next().await {
-            let (v, bulk) = r.unwrap_or_else(|e| panic!("{version}: result {got}: {e}"));
-            let Value::Long(id) = v else {
-                panic!("{version}: result {got}: {v:?}")
+        let request = Eval::new(format!("g.V().repeat(both()).times({n}).id()"))
+            .batch_size(64)
+            .to_request();
+        // A 64 KiB budget, waiting when it is reached: the memory bound under test.
+        let budget = 64 << 10;
+        let bounded = Options3 {
+            request_backlog_bytes: budget,
+            slow_consumer: graphbinary_client::ws::SlowConsumer::Wait,
+            ..Options3::default()
+        };
+        let c = connect_with(version, &url, bounded).await;
+        let mut stream = c.send_message(&request).await.unwrap();
+        let (mut got, mut sum, mut messages) = (0i64, 0i64, 0u64);
+        let (mut peak_buffered, mut bytes_seen) = (0usize, 0usize);
+        loop {
+            peak_buffered = peak_buffered.max(stream.buffered_bytes());
+            let Some(msg) = futures::future::poll_fn(|cx| stream.poll_message(cx)).await else {
+                break;
             };
-            assert!((1..=6).contains(&id));
-            got += bulk;
-            sum += id;
+            let msg = msg.unwrap_or_else(|e| panic!("{version}: after {got}: {e}"));
+            messages += 1;
+            for (v, bulk) in msg.results() {
+                let Value::Long(id) = v else {
+                    panic!("{version}: result {got}: {v:?}")
+                };
+                assert!((1..=6).contains(&id));
+                got += bulk;
+                sum += id;
+                bytes_seen += 10; // a fq Long
+            }
+            // Slow down a little now and then, so the queue has the chance to fill.
+            if messages % 256 == 0 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
         }
+        assert_eq!(got, expected, "{version}: every result");
         assert_eq!(
-            got,
-            expected,
-            "{version}: every result of {} batches of 64",
-            (expected + 63) / 64
+            messages,
+            (expected as u64).div_ceil(64),
+            "{version}: batches of 64"
         );
         assert!(sum > got, "{version}: ids are not all 1");
+        // Memory: never more than the budget plus one message (~700 bytes) buffered, a small
+        // fraction of the ~1 MB of results.
+        let limit = budget + 1024;
+        assert!(
+            peak_buffered <= limit && bytes_seen > 10 * limit,
+            "{version}: peak {peak_buffered} bytes buffered for {bytes_seen} bytes of results"
+        );
         eprintln!(
-            "{version}: {got} results (times({n})) in {:?}",
+            "{version}: {got} results (times({n})) in {messages} messages, {:?}, peak buffered {peak_buffered} bytes",
             started.elapsed()
         );
         // The connection is still good afterwards.
@@ -285,9 +326,42 @@ async fn a_hundred_thousand_results_stream_across_many_206_batches() {
 }
 
 #[tokio::test]
-#[ignore = "needs TinkerPop 3 servers: see the module docs"]
+async fn small_batches_arrive_as_many_206_messages_in_order() {
+    for (version, url) in servers("small_batches_arrive_as_many_206_messages_in_order") {
+        let c = connect(version, &url).await;
+        let request = Eval::new("(1..200)").batch_size(7).to_request();
+        let mut stream = c.send_message(&request).await.unwrap();
+        let mut statuses = Vec::new();
+        let mut items = Vec::new();
+        while let Some(msg) = futures::future::poll_fn(|cx| stream.poll_message(cx)).await {
+            let msg = msg.unwrap();
+            statuses.push(msg.status);
+            items.extend(msg.results().into_iter().map(|(v, _)| v));
+        }
+        assert_eq!(statuses.len(), 29, "{version}: 200 results in batches of 7");
+        assert!(
+            statuses[..28].iter().all(|s| *s == 206),
+            "{version}: {statuses:?}"
+        );
+        assert_eq!(statuses[28], 200);
+        assert_eq!(items, (1..=200).map(Value::Int).collect::<Vec<_>>());
+        // The same through the one Client API: batch_size maps onto batchSize.
+        let client = graphbinary_client::Client::new(url.as_str()).unwrap();
+        let n = client
+            .request("(1..200)")
+            .batch_size(7)
+            .await
+            .unwrap()
+            .count()
+            .await
+            .unwrap();
+        assert_eq!(n, 200, "{version}");
+    }
+}
+
+#[tokio::test]
 async fn a_server_error_ends_the_request_and_the_connection_goes_on() {
-    for (version, url, _) in servers() {
+    for (version, url) in servers("a_server_error_ends_the_request_and_the_connection_goes_on") {
         let c = connect(version, &url).await;
         let err = all(&c, Eval::new("1/0")).await.unwrap_err();
         match &err {
@@ -323,9 +397,8 @@ async fn a_server_error_ends_the_request_and_the_connection_goes_on() {
 }
 
 #[tokio::test]
-#[ignore = "needs TinkerPop 3 servers: see the module docs"]
 async fn requests_in_flight_together_finish_in_any_order() {
-    for (version, url, _) in servers() {
+    for (version, url) in servers("requests_in_flight_together_finish_in_any_order") {
         let c = connect(version, &url).await;
         let slow = c.submit("Thread.sleep(700); 'slow'").await.unwrap();
         let fast = c.submit("'fast'").await.unwrap();
@@ -347,42 +420,405 @@ async fn requests_in_flight_together_finish_in_any_order() {
 }
 
 #[tokio::test]
-#[ignore = "needs TinkerPop 3 servers: see the module docs"]
 async fn sasl_plain_answers_the_407() {
-    for (version, _, url) in servers() {
-        let good = Options3 {
-            credentials: Some(("stephen".into(), "password".into())),
-            ..Options3::default()
-        };
-        let c = connect_with(version, &url, good).await;
-        assert_eq!(
-            values(&c, "g.V().count()").await,
-            vec![Value::Long(6)],
-            "{version}"
-        );
-        // Authenticated once per connection: the next request needs no new challenge.
-        assert_eq!(
-            values(&c, "g.E().count()").await,
-            vec![Value::Long(6)],
-            "{version}"
-        );
+    let Some(url) = auth_server("sasl_plain_answers_the_407") else {
+        return;
+    };
+    let version = "3.7.3";
+    let good = Options3 {
+        credentials: Some(("stephen".into(), "password".into())),
+        pool_size: 2,
+        ..Options3::default()
+    };
+    let c = connect_with(version, &url, good).await;
+    assert_eq!(values(&c, "g.V().count()").await, vec![Value::Long(6)]);
+    // Authenticated once per connection: the next request needs no new challenge; requests
+    // in flight together (a second pooled connection authenticates on its own).
+    let (a, b) = tokio::join!(values(&c, "g.E().count()"), values(&c, "g.V().count()"));
+    assert_eq!((a, b), (vec![Value::Long(6)], vec![Value::Long(6)]));
 
+    let c = connect(version, &url).await;
+    let err = all(&c, Eval::new("1")).await.unwrap_err();
+    assert!(matches!(err, Error3::AuthenticationRequired), "{err:?}");
+
+    let bad = Options3 {
+        credentials: Some(("stephen".into(), "wrong".into())),
+        ..Options3::default()
+    };
+    let c = connect_with(version, &url, bad).await;
+    let err = all(&c, Eval::new("1")).await.unwrap_err();
+    assert!(matches!(err, Error3::Server { code: 401, .. }), "{err:?}");
+
+    // Through the one Client API: basic_auth answers the SASL challenge.
+    use graphbinary_client::Client;
+    let client = Client::builder(url.as_str())
+        .basic_auth("stephen", "password")
+        .build()
+        .unwrap();
+    let n: i64 = client
+        .submit("g.V().count()")
+        .await
+        .unwrap()
+        .one()
+        .await
+        .unwrap();
+    assert_eq!(n, 6);
+    let client = Client::builder(url.as_str())
+        .basic_auth("stephen", "nope")
+        .build()
+        .unwrap();
+    let err = client
+        .submit("g.V().count()")
+        .await
+        .unwrap()
+        .all()
+        .await
+        .unwrap_err();
+    assert_eq!(err.server_error().map(|e| e.code), Some(401), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_session_keeps_its_variables_and_writes_until_closed() {
+    for (version, url) in servers("a_session_keeps_its_variables_and_writes_until_closed") {
         let c = connect(version, &url).await;
-        let err = all(&c, Eval::new("1")).await.unwrap_err();
+        let s = c.session().await.unwrap();
+        let tag = format!("session-{}", s.id());
+        assert_eq!(s.all("x = 20").await.unwrap(), vec![(Value::Int(20), 1)]);
+        assert_eq!(
+            s.all("x + 1").await.unwrap(),
+            vec![(Value::Int(21), 1)],
+            "{version}"
+        );
+        // A write in the session (TinkerGraph is not transactional: visible at once).
+        s.all(&format!("g.addV('{tag}').property('n', x)"))
+            .await
+            .unwrap();
+        let outside = values(&c, &format!("g.V().hasLabel('{tag}').values('n')")).await;
+        assert_eq!(outside, vec![Value::Int(20)], "{version}");
+        // Sessionless requests do not see the session's variables.
+        let err = all(&c, Eval::new("x")).await.unwrap_err();
         assert!(
-            matches!(err, Error3::AuthenticationRequired),
+            matches!(err, Error3::Server { code: 597, .. }),
             "{version}: {err:?}"
         );
-
-        let bad = Options3 {
-            credentials: Some(("stephen".into(), "wrong".into())),
-            ..Options3::default()
-        };
-        let c = connect_with(version, &url, bad).await;
-        let err = all(&c, Eval::new("1")).await.unwrap_err();
+        // TinkerGraph has no transactions: commit is the server's error, typed.
+        let err = s.commit().await.unwrap_err();
+        assert!(matches!(err, Error3::Server { .. }), "{version}: {err:?}");
+        s.close().await.unwrap();
+        assert!(matches!(s.all("x").await, Err(Error3::SessionClosed)));
+        // A new session with no variables.
+        let s2 = c.session().await.unwrap();
         assert!(
-            matches!(err, Error3::Server { code: 401, .. }),
-            "{version}: {err:?}"
+            s2.all("x").await.is_err(),
+            "{version}: variables are per session"
+        );
+        s2.close().await.unwrap();
+        values(&c, &format!("g.V().hasLabel('{tag}').drop()")).await;
+
+        // The same through the one Client API.
+        let client = graphbinary_client::Client::new(url.as_str()).unwrap();
+        let s = client.session().await.unwrap();
+        s.all("y = 'kept'").await.unwrap();
+        assert_eq!(s.all("y").await.unwrap(), vec![(s_("kept"), 1)]);
+        s.close().await.unwrap();
+    }
+}
+
+fn s_(v: &str) -> Value {
+    Value::String(v.into())
+}
+
+#[tokio::test]
+async fn the_one_client_api_over_ws_typed_results_and_errors() {
+    use graphbinary_client::client::Error;
+    for (version, url) in servers("the_one_client_api_over_ws_typed_results_and_errors") {
+        let client = graphbinary_client::Client::builder(url.as_str())
+            .pool_size(3)
+            .build()
+            .unwrap();
+        assert!(client.is_tinkerpop3());
+        let names = client
+            .request("g.V().hasLabel(l).values('name').order()")
+            .param("l", "person")
+            .await
+            .unwrap()
+            .all()
+            .await
+            .unwrap();
+        assert_eq!(
+            names,
+            ["josh", "marko", "peter", "vadas"].map(s_).to_vec(),
+            "{version}: a parameter as a binding"
+        );
+        #[cfg(feature = "serde")]
+        {
+            use futures::TryStreamExt;
+            let ages: Vec<i32> = client
+                .submit("g.V().values('age').order()")
+                .await
+                .unwrap()
+                .typed::<i32>()
+                .try_collect()
+                .await
+                .unwrap();
+            assert_eq!(ages, vec![27, 29, 32, 35], "{version}");
+            let mut sum = 0i64;
+            client
+                .submit("g.V().values('age')")
+                .await
+                .unwrap()
+                .for_each_as::<i64>(|a| sum += a)
+                .await
+                .unwrap();
+            assert_eq!(sum, 123, "{version}");
+        }
+        // A bad script: a typed server error; the pool stays healthy.
+        let err = client
+            .submit("g.V(")
+            .await
+            .unwrap()
+            .all()
+            .await
+            .unwrap_err();
+        match &err {
+            Error::Server(e) => {
+                assert_eq!(e.code, 597, "{version}: {e:?}");
+                assert!(e.exception.is_some(), "{version}: {e:?}");
+            }
+            other => panic!("{version}: {other:?}"),
+        }
+        let counts = futures::future::join_all(
+            (0..8).map(|_| async { client.submit("g.V().count()").await?.one::<i64>().await }),
+        )
+        .await;
+        for c in counts {
+            assert_eq!(c.unwrap(), 6, "{version}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_traversal_api_runs_on_3x_servers() {
+    use graphbinary_client::process::{GValue, GraphTraversalSource, Order, TextP, __, P, T};
+    for (version, url) in servers("the_traversal_api_runs_on_3x_servers") {
+        let g = GraphTraversalSource::new(graphbinary_client::Client::new(url.as_str()).unwrap());
+        let friends: Vec<String> = g
+            .v(())
+            .has(("person", "name", GValue::new("who", "marko")))
+            .out("knows")
+            .has(("age", P::gt(26)))
+            .order(())
+            .by(("age", Order::Desc))
+            .values("name")
+            .to_list_as()
+            .await
+            .unwrap_or_else(|e| panic!("{version}: {e}"));
+        assert_eq!(
+            friends,
+            vec!["josh".to_string(), "vadas".to_string()],
+            "{version}"
+        );
+        let n: Option<i64> = g
+            .v(())
+            .where_(__::out("created"))
+            .count(())
+            .next_as()
+            .await
+            .unwrap();
+        assert_eq!(n, Some(3), "{version}");
+        let within: Vec<String> = g
+            .v(())
+            .has(("name", P::within(("marko", "vadas"))))
+            .values("name")
+            .order(())
+            .to_list_as()
+            .await
+            .unwrap_or_else(|e| panic!("{version}: within: {e}"));
+        assert_eq!(within, vec!["marko".to_string(), "vadas".to_string()]);
+        let texts: Vec<String> = g
+            .v(())
+            .has(("name", TextP::starting_with("jo")))
+            .values("name")
+            .to_list_as()
+            .await
+            .unwrap_or_else(|e| panic!("{version}: TextP: {e}"));
+        assert_eq!(texts, vec!["josh".to_string()]);
+        // Long and Double literals inline.
+        let labels: Vec<String> = g
+            .v(1i64)
+            .out_e("created")
+            .has(("weight", P::gte(0.4f64)))
+            .in_v()
+            .label()
+            .to_list_as()
+            .await
+            .unwrap_or_else(|e| panic!("{version}: Long and Double literals: {e}"));
+        assert_eq!(labels, vec!["software".to_string()]);
+        // Literals with no Groovy form (Byte, Short, UUID, Set) travel as bindings.
+        let u: uuid::Uuid = "41d2e28a-20a4-4ab0-b379-d810dede3786".parse().unwrap();
+        let injected = g
+            .inject((7i8, 300i16, u, vec![1i32, 2]))
+            .to_list()
+            .await
+            .unwrap_or_else(|e| panic!("{version}: inject: {e}"));
+        assert_eq!(
+            injected,
+            vec![
+                Value::Byte(7),
+                Value::Short(300),
+                Value::Uuid(u),
+                Value::List(vec![Value::Int(1), Value::Int(2)])
+            ],
+            "{version}"
+        );
+        // So do BigInteger and Binary (GraphBinary 1 bindings written by `v1::encode_value`).
+        let injected = g
+            .inject((u64::MAX, bytes::Bytes::from_static(b"\x00\xffgb")))
+            .to_list()
+            .await
+            .unwrap_or_else(|e| panic!("{version}: inject BigInteger, Binary: {e}"));
+        assert_eq!(injected.len(), 2, "{version}: {injected:?}");
+        assert!(
+            matches!(&injected[0], Value::BigInteger(n) if n.to_string() == u64::MAX.to_string()),
+            "{version}: {:?}",
+            injected[0]
+        );
+        assert_eq!(
+            injected[1],
+            Value::Binary(b"\x00\xffgb".to_vec()),
+            "{version}"
+        );
+        let grouped = g
+            .v(())
+            .group_count(())
+            .by(T::Label)
+            .next()
+            .await
+            .unwrap_or_else(|e| panic!("{version}: groupCount: {e}"));
+        assert!(
+            matches!(grouped, Some(Value::Map(ref m)) if m.len() == 2),
+            "{grouped:?}"
+        );
+        let projected = g
+            .v(1i64)
+            .project(("n", "k"))
+            .by("name")
+            .by(__::out("knows").count(()))
+            .next()
+            .await
+            .unwrap_or_else(|e| panic!("{version}: project: {e}"));
+        assert!(
+            matches!(projected, Some(Value::Map(ref m)) if m.len() == 2),
+            "{projected:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_cli_queries_a_ws_url() {
+    for (version, url) in servers("the_cli_queries_a_ws_url") {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
+            .args([
+                "query",
+                "--url",
+                &url,
+                "g.V().has('name','marko').values('age')",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{version}: {out:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "29",
+            "{version}"
+        );
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
+            .args(["query", "--url", &url, "--format", "count", "(1..1000)"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "1000",
+            "{version}"
+        );
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
+            .args(["query", "--url", &url, "g.V("])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{version}: a server error exits 2: {out:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_other_shapes_of_the_modern_graph_decode() {
+    use graphbinary_client::model::T;
+    for (version, url) in servers("the_other_shapes_of_the_modern_graph_decode") {
+        let c = connect(version, &url).await;
+        // A Tree: marko -> his three out-neighbours.
+        let t = values(&c, "g.V(1).out().tree()").await;
+        let Value::Tree(tree) = &t[0] else {
+            panic!("{version}: {t:?}")
+        };
+        assert_eq!(tree.0.len(), 1, "{version}");
+        assert_eq!(tree.0[0].1 .0.len(), 3, "{version}: three children");
+        // valueMap(true): T.id and T.label as keys.
+        let m = values(&c, "g.V(1).valueMap(true)").await;
+        let Value::Map(m) = &m[0] else {
+            panic!("{version}: {m:?}")
+        };
+        assert!(m
+            .iter()
+            .any(|(k, v)| *k == Value::T(T::Id) && *v == Value::Long(1)));
+        assert!(m
+            .iter()
+            .any(|(k, v)| *k == Value::T(T::Label) && *v == s("person")));
+        assert!(m
+            .iter()
+            .any(|(k, v)| *k == s("name") && *v == Value::List(vec![s("marko")])));
+        // elementMap of an edge: Direction keys holding maps.
+        let em = values(&c, "g.E(7).elementMap()").await;
+        let Value::Map(em) = &em[0] else {
+            panic!("{version}: {em:?}")
+        };
+        assert!(
+            em.iter().any(|(k, _)| matches!(k, Value::Direction(_))),
+            "{em:?}"
+        );
+        // group: a Map of Lists; select of two keys; a path by property.
+        let g = values(&c, "g.V().group().by(label).by(values('name').fold())").await;
+        let Value::Map(g) = &g[0] else {
+            panic!("{version}: {g:?}")
+        };
+        assert_eq!(g.len(), 2);
+        let p = values(&c, "g.V(1).out('knows').path().by('name')").await;
+        let names: Vec<Vec<Value>> = p
+            .iter()
+            .map(|p| match p {
+                Value::Path(p) => p.objects.clone(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert!(
+            names.contains(&vec![s("marko"), s("vadas")]),
+            "{version}: {names:?}"
+        );
+        // A sub-graph (TinkerGraph) from subgraph().cap().
+        let sg = values(&c, "g.E().hasLabel('knows').subgraph('sg').cap('sg')").await;
+        let Value::Graph(sg) = &sg[0] else {
+            panic!("{version}: {sg:?}")
+        };
+        assert_eq!((sg.vertices.len(), sg.edges.len()), (3, 2), "{version}");
+        // Metrics of profile(): a GraphBinary 1-only type, kept as a named composite.
+        let prof = values(&c, "g.V().out().profile()").await;
+        assert_eq!(prof.len(), 1, "{version}: {prof:?}");
+        assert!(
+            matches!(&prof[0], Value::CompositePdt(p) if p.type_name.contains("TraversalMetrics")),
+            "{version}: {:?}",
+            prof[0]
         );
     }
 }

@@ -5,7 +5,8 @@
 //! `RUSTDOCFLAGS=-D warnings`, then `cargo test --workspace` with `GREMLIN_URL` pointing at a
 //! real Gremlin Server (modern dataset) and `GREMLIN_TX_URL` at a transactional one, started for
 //! the tests and stopped afterwards, whatever they do; the SigV4 test (`--features sigv4`,
-//! checked against botocore); `cargo xtask failover` over three servers; TinkerPop's Gherkin
+//! checked against botocore); `cargo xtask failover` over three servers; the TinkerPop 3
+//! WebSocket tests against 3.7.3, 3.8.1, 3.7.3 with SASL and JanusGraph 1.1.0; TinkerPop's Gherkin
 //! feature suite in both modes against the integration server (`cargo xtask features --mode
 //! all`) and through the traversal API in plain mode (`--via api`, `--via api-params`, `--via
 //! rust`); then a 60 s run of each fuzz target
@@ -20,20 +21,24 @@ use anyhow::{bail, Result};
 use crate::server;
 use crate::util::{project_root, run, secs};
 
-const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N] [--features-port N]
+const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N] [--features-port N] [--tinkerpop3-only]
 
 Runs regen --check, fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
 already answers there with the modern graph is reused) and a transactional one (dataset tx) on
 <port>+1, the SigV4 test (feature sigv4, against botocore), the failover test over three
 servers on 8195-8197 or env GREMLIN_FAILOVER_PORTS=A,B,C (`cargo xtask failover`, with SIGTERM
-then with SIGKILL), then TinkerPop's Gherkin feature suite in both modes (`cargo xtask features
+then with SIGKILL), the TinkerPop 3 WebSocket tests (tests/ws3.rs, tests/ws3_janusgraph.rs)
+against Gremlin Server 3.7.3, 3.8.1, 3.7.3 with SASL and JanusGraph 1.1.0 on 8186-8189 or env
+GREMLIN_WS_CI_PORTS=A,B,C,D, then TinkerPop's Gherkin feature suite in both modes (`cargo xtask features
 --mode all`) and through the traversal API in plain mode (`--via api`, `--via api-params`; and
 `--via rust`, compiled, no server) against the integration server on
 127.0.0.1:<features-port> (default 8184; started if none answers), then a 60 s run of each fuzz
 target (cargo-fuzz is installed with `cargo install` first when missing; it needs the nightly
 toolchain).
 
+  --tinkerpop3-only  only the TinkerPop 3 step: start the four 3.x servers, run the ws3
+                     tests against them, stop them
   --no-server        run the tests without a server (GREMLIN_URL unset: end-to-end tests
                      skip) and no feature suite
   --port N           server port (default 8182, or GREMLIN_SERVER_PORT)
@@ -128,6 +133,84 @@ fn run_counting(cmd: &mut Command, totals: &mut TestTotals) -> Result<()> {
     Ok(())
 }
 
+/// The ports of CI's TinkerPop 3 servers: 3.7.3, 3.8.1, 3.7.3 with auth, JanusGraph 1.1.0
+/// (env `GREMLIN_WS_CI_PORTS=A,B,C,D`; default 8186-8189, clear of the failover step's
+/// 8195-8197 and of server3's defaults 8196-8199).
+fn tinkerpop3_ports() -> Result<[u16; 4]> {
+    let Ok(text) = std::env::var("GREMLIN_WS_CI_PORTS") else {
+        return Ok([8186, 8187, 8188, 8189]);
+    };
+    let ports: Vec<u16> = text
+        .split(',')
+        .map(|p| p.trim().parse())
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow::anyhow!("GREMLIN_WS_CI_PORTS={text:?}: {e}"))?;
+    ports
+        .try_into()
+        .map_err(|_| anyhow::anyhow!("GREMLIN_WS_CI_PORTS={text:?}: four ports, A,B,C,D"))
+}
+
+/// Starts TinkerPop 3.7.3, 3.8.1, 3.7.3 with SASL and JanusGraph 1.1.0 (jars from Maven
+/// Central on first use), runs the WebSocket end-to-end tests against them, stops them.
+fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Result<()> {
+    use crate::server3::start_for_tests;
+    let [p373, p381, p_auth, p_jg] = tinkerpop3_ports()?;
+    let t = Instant::now();
+    let servers = start_for_tests(&[
+        (Some("3.7.3"), false, p373),
+        (Some("3.8.1"), false, p381),
+        (Some("3.7.3"), true, p_auth),
+        (None, false, p_jg),
+    ])?;
+    let [s373, s381, s_auth, s_jg] = &servers[..] else {
+        bail!("four servers expected");
+    };
+    eprintln!(
+        "xtask: four TinkerPop 3 servers up in {}",
+        secs(t.elapsed())
+    );
+    let outcome = run_tests(
+        cargo()
+            .args([
+                "test",
+                "-p",
+                "graphbinary-client",
+                "--test",
+                "ws3",
+                "--test",
+                "ws3_janusgraph",
+            ])
+            .env("GREMLIN_WS_URL_373", s373.url())
+            .env("GREMLIN_WS_URL_381", s381.url())
+            .env("GREMLIN_WS_AUTH_URL_373", s_auth.url())
+            .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url()),
+        totals,
+    );
+    drop(servers);
+    outcome
+}
+
+/// `cargo xtask ci --tinkerpop3-only`.
+fn tinkerpop3_only() -> Result<()> {
+    let root = project_root();
+    let cargo = || {
+        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cmd.current_dir(&root);
+        cmd
+    };
+    let started = Instant::now();
+    let mut totals = TestTotals::default();
+    let outcome = tinkerpop3_tests(&cargo, &mut totals);
+    eprintln!("xtask: TinkerPop 3 step in {}", secs(started.elapsed()));
+    println!(
+        "tests: {} passed, {} failed, {} skipped",
+        totals.passed(),
+        totals.failed,
+        totals.skipped()
+    );
+    outcome
+}
+
 /// `cargo xtask ci ...`
 pub fn cli(args: &[String]) -> Result<()> {
     let mut with_server = true;
@@ -137,6 +220,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--no-server" => with_server = false,
+            "--tinkerpop3-only" => return tinkerpop3_only(),
             "--port" => {
                 port = match it.next().map(|p| p.parse()) {
                     Some(Ok(p)) => p,
@@ -243,6 +327,9 @@ pub fn cli(args: &[String]) -> Result<()> {
             let ports = crate::failover::ci_ports()?;
             crate::failover::run(&ports, false)?;
             crate::failover::run(&ports, true)
+        });
+        step("tinkerpop 3 (ws3 tests)", &mut || {
+            tinkerpop3_tests(&cargo, &mut totals)
         });
         // Stops the server if we started it, also after failed tests.
         if guard.as_ref().is_some_and(server::Guard::reused) {

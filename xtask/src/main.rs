@@ -21,11 +21,14 @@ const USAGE: &str =
   regen [--check]    regenerate the Rust generated from spec/ (--check: fail if stale)
   server [--dataset NAME] [--port N] [--detach] [--stop]
                      run a local Gremlin Server 4.0.0-beta.3 (see `cargo xtask server --help`)
+  server --tinkerpop 3.7.3|3.8.1 [--auth] | --janusgraph 1.1.0 [--port N] [--detach] [--stop]
+                     a TinkerPop 3 server over WebSocket (the same as server3)
   server3 [--tinkerpop 3.7.3|3.8.1] [--auth] [--port N] [--detach] [--stop]
                      run a local TinkerPop 3 Gremlin Server over WebSocket (see --help)
   features [--mode plain|bulked|all] [--features DIR] [--only S] [--url URL] [--compare-go]
                      run TinkerPop's Gherkin feature suite (see `cargo xtask features --help`)
-  ci [--no-server]   run every check and test (see `cargo xtask ci --help`)
+  ci [--no-server] [--tinkerpop3-only]
+                     run every check and test (see `cargo xtask ci --help`)
   failover [--ports A,B,C]
                      several hosts: 1000 queries over three servers, one stopped and restarted
   fuzz [--seconds N] [TARGET...]

@@ -77,6 +77,8 @@ const MAIN_CLASS: &str = "org.apache.tinkerpop.gremlin.server.GremlinServer";
 const START_TIMEOUT: Duration = Duration::from_secs(180);
 
 const HELP: &str = "usage: cargo xtask server [--dataset NAME] [--port N] [--detach] [--stop]
+       cargo xtask server --tinkerpop 3.7.3|3.8.1 [--auth] | --janusgraph 1.1.0 [--port N] [--detach] [--stop]
+                              (a TinkerPop 3 server over WebSocket: see `cargo xtask server3 --help`)
 
 Runs a real Gremlin Server 4.0.0-beta.3 (TinkerGraph) on 127.0.0.1, resolved with Maven and cached
 under .gremlin-server/. Needs java 17+ and mvn on PATH.
@@ -96,6 +98,13 @@ is used instead of resolving with Maven.";
 
 /// `cargo xtask server ...`
 pub fn cli(args: &[String]) -> Result<()> {
+    // `--tinkerpop 3.x` / `--janusgraph V`: a TinkerPop 3 server (the same as `server3`).
+    if args
+        .iter()
+        .any(|a| a == "--tinkerpop" || a == "--janusgraph")
+    {
+        return crate::server3::cli(args);
+    }
     let mut dataset = "modern".to_string();
     let mut port = default_port()?;
     let (mut detach, mut stop) = (false, false);

@@ -99,6 +99,7 @@ const JVM_OPENS: &[&str] = &[
 ];
 
 const HELP: &str = "usage: cargo xtask server3 [--tinkerpop 3.7.3|3.8.1 | --janusgraph 1.1.0] [--auth] [--port N] [--detach] [--stop]
+  (also spelled `cargo xtask server --tinkerpop V ...` / `cargo xtask server --janusgraph V ...`)
 
 Runs a real TinkerPop 3 Gremlin Server (TinkerGraph, modern graph bound to `g`) on 127.0.0.1 with
 the WebSocket channelizer and the GraphBinary 1 and GraphSON 3 serializers. Jars resolved with
@@ -205,6 +206,80 @@ pub fn cli(args: &[String]) -> Result<()> {
         return Ok(());
     }
     server::wait_in_foreground(server)
+}
+
+/// A TinkerPop 3 server started for a test run, stopped when dropped.
+pub struct Guard3 {
+    child: Child,
+    port: u16,
+    name: String,
+}
+
+impl Guard3 {
+    /// Its WebSocket URL.
+    pub fn url(&self) -> String {
+        url(self.port)
+    }
+}
+
+impl Drop for Guard3 {
+    fn drop(&mut self) {
+        eprintln!("xtask: stopping {} on port {}", self.name, self.port);
+        terminate(&mut self.child);
+    }
+}
+
+/// Starts TinkerPop 3 servers for tests, each `(tinkerpop, auth, port)`: `tinkerpop` a 3.x
+/// version, or `None` for JanusGraph Server [`JANUSGRAPH_VERSION`]. Jars and configs are
+/// prepared one after the other (Maven and the shared conf directory are not raced), then the
+/// JVMs start together and are awaited in parallel. Fails if something already listens on a
+/// port (a server of unknown kind is never reused for tests); every server started is stopped
+/// on failure.
+pub fn start_for_tests(servers: &[(Option<&str>, bool, u16)]) -> Result<Vec<Guard3>> {
+    let mut guards = Vec::new();
+    let mut flavors = Vec::new();
+    for &(tinkerpop, auth, port) in servers {
+        let flavor = match tinkerpop {
+            Some(v) => Flavor {
+                janusgraph: false,
+                version: v.to_owned(),
+            },
+            None => Flavor {
+                janusgraph: true,
+                version: JANUSGRAPH_VERSION.to_owned(),
+            },
+        };
+        ensure!(
+            TcpStream::connect_timeout(&local(port), Duration::from_millis(300)).is_err(),
+            "port {port} is taken: cannot start {} there",
+            flavor.name()
+        );
+        let child = spawn(&flavor, auth, port, false, true)?;
+        guards.push(Guard3 {
+            child,
+            port,
+            name: format!("{}{}", flavor.name(), if auth { " (auth)" } else { "" }),
+        });
+        flavors.push(flavor);
+    }
+    let results: Vec<Result<()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = guards
+            .iter_mut()
+            .zip(&flavors)
+            .map(|(g, f)| scope.spawn(move || await_up(f, &mut g.child, g.port, false)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("panicked")))
+            })
+            .collect()
+    });
+    for r in results {
+        r?;
+    }
+    Ok(guards)
 }
 
 /// The URL clients use for a server on `port`.
@@ -376,6 +451,25 @@ fn write_credentials(templates: &Path, conf: &Path, lib: &Path) -> Result<PathBu
 
 /// Resolves, configures and starts the server, and waits until it answers.
 fn start(flavor: &Flavor, auth: bool, port: u16, detach: bool) -> Result<Child> {
+    start_logged(flavor, auth, port, detach, detach)
+}
+
+/// [`start`], with the server's output in `target/gremlin-server3/server-<port>.log` when
+/// `to_log` (always when detached).
+fn start_logged(
+    flavor: &Flavor,
+    auth: bool,
+    port: u16,
+    detach: bool,
+    to_log: bool,
+) -> Result<Child> {
+    let mut child = spawn(flavor, auth, port, detach, to_log)?;
+    await_up(flavor, &mut child, port, detach)?;
+    Ok(child)
+}
+
+/// Resolves the jars, writes the config and starts the JVM (without waiting for it).
+fn spawn(flavor: &Flavor, auth: bool, port: u16, detach: bool, to_log: bool) -> Result<Child> {
     let name = flavor.name();
     let root = project_root();
     let state = state_dir()?;
@@ -395,20 +489,31 @@ fn start(flavor: &Flavor, auth: bool, port: u16, detach: bool) -> Result<Child> 
         .current_dir(&state)
         .stdin(Stdio::null());
     let log_path = state.join(format!("server-{port}.log"));
-    if detach {
-        use std::os::unix::process::CommandExt;
+    if detach || to_log {
         let log = fs::File::create(&log_path)?;
         cmd.stdout(log.try_clone()?).stderr(log);
+    }
+    if detach {
+        use std::os::unix::process::CommandExt;
         cmd.process_group(0);
     }
-    let started = Instant::now();
-    let mut child = cmd.spawn().context("starting java")?;
+    let child = cmd.spawn().context("starting java")?;
     eprintln!(
         "xtask: starting {name} on 127.0.0.1:{port}, pid {} ...",
         child.id()
     );
-    if let Err(err) = wait_until_answering(&mut child, port) {
-        terminate(&mut child);
+    Ok(child)
+}
+
+/// Waits for a spawned server to answer its probe; on failure stops it and returns its log's
+/// tail.
+fn await_up(flavor: &Flavor, child: &mut Child, port: u16, detach: bool) -> Result<()> {
+    let name = flavor.name();
+    let state = state_dir()?;
+    let log_path = state.join(format!("server-{port}.log"));
+    let started = Instant::now();
+    if let Err(err) = wait_until_answering(child, port) {
+        terminate(child);
         let text = fs::read_to_string(&log_path).unwrap_or_default();
         let tail: Vec<&str> = text.lines().rev().take(40).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
@@ -419,7 +524,7 @@ fn start(flavor: &Flavor, auth: bool, port: u16, detach: bool) -> Result<Child> 
         fs::write(pid_file(&state, port), format!("{}\n", child.id()))?;
         eprintln!("xtask: log: {}", log_path.display());
     }
-    Ok(child)
+    Ok(())
 }
 
 fn wait_until_answering(child: &mut Child, port: u16) -> Result<()> {

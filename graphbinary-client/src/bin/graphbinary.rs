@@ -4,7 +4,8 @@
 //!   text|graphson|graphbinary|count] [--chunk-size N] [FILE|-]`: decode a GraphBinary 4 (or,
 //!   with `--graphbinary-version 1`, GraphBinary 1) response (or one value) and print its results.
 //! * `graphbinary query [--url URL] [--format text|graphson|count] [--bulk] [--stats] GREMLIN`:
-//!   send a script to Gremlin Server and print the results as they stream in.
+//!   send a script to Gremlin Server (`ws://` URLs: TinkerPop 3.x) and print the results as
+//!   they stream in.
 //!
 //! Exit status: 0 success; 1 malformed input or an I/O error; 2 the server's status was not
 //! 200; 64 a usage error.

@@ -36,6 +36,13 @@ impl ByteCounters {
     pub fn body_bytes(&self) -> u64 {
         self.body.load(Ordering::Relaxed)
     }
+
+    /// Counts `n` bytes received both on the wire and as GraphBinary (a TinkerPop 3 WebSocket
+    /// message: uncompressed, each message whole).
+    pub(crate) fn add_message(&self, n: u64) {
+        self.wire.fetch_add(n, Ordering::Relaxed);
+        self.body.fetch_add(n, Ordering::Relaxed);
+    }
 }
 
 enum Inner {

@@ -34,6 +34,10 @@ pub struct ClientBuilder {
     pool_idle_timeout: Option<Duration>,
     root_certificates: Vec<Vec<u8>>,
     read_options: ReadOptions,
+    /// The user and password of [`ClientBuilder::basic_auth`]: SASL PLAIN for TinkerPop 3.
+    credentials: Option<(String, String)>,
+    /// Readers of GraphBinary 1 custom types for TinkerPop 3 servers.
+    custom_types: crate::v1::CustomTypes,
 }
 
 impl ClientBuilder {
@@ -57,6 +61,8 @@ impl ClientBuilder {
             pool_idle_timeout: Some(Duration::from_secs(90)),
             root_certificates: Vec::new(),
             read_options: ReadOptions::default(),
+            credentials: None,
+            custom_types: crate::v1::CustomTypes::new(),
         }
     }
 
@@ -88,9 +94,14 @@ impl ClientBuilder {
     }
 
     /// HTTP Basic authentication: installs a [`BasicAuth`](super::BasicAuth) as the
-    /// authentication interceptor (replacing any set with [`ClientBuilder::auth`]).
+    /// authentication interceptor (replacing any set with [`ClientBuilder::auth`]). For a
+    /// `ws://` / `wss://` URL (TinkerPop 3) the same user and password answer the server's
+    /// SASL PLAIN challenge instead (no `Authorization` header on the upgrade request).
     pub fn basic_auth(self, user: impl Into<String>, password: impl Into<String>) -> Self {
-        self.auth(BasicAuth::new(&user.into(), &password.into()))
+        let (user, password) = (user.into(), password.into());
+        let mut b = self.auth(BasicAuth::new(&user, &password));
+        b.credentials = Some((user, password));
+        b
     }
 
     /// Appends `interceptor` to the chain that sees and may change every request before it is
@@ -119,6 +130,7 @@ impl ClientBuilder {
     /// [`BasicAuth`](super::BasicAuth), or `SigV4` with feature `sigv4`). Replaces the previous one.
     pub fn auth(mut self, interceptor: impl Interceptor) -> Self {
         self.auth = Some(Arc::new(interceptor));
+        self.credentials = None;
         self
     }
 
@@ -214,6 +226,15 @@ impl ClientBuilder {
         self
     }
 
+    /// For `ws://` / `wss://` URLs (TinkerPop 3): readers of GraphBinary 1 custom types (type
+    /// code 0x00) by name, e.g. [`CustomTypes::janusgraph`](crate::v1::CustomTypes::janusgraph)
+    /// for JanusGraph's edge and vertex-property ids. None by default: a custom value then fails
+    /// its request, naming its type. Ignored over HTTP (GraphBinary 4 has no custom types).
+    pub fn custom_types(mut self, types: crate::v1::CustomTypes) -> Self {
+        self.custom_types = types;
+        self
+    }
+
     /// Trusts a PEM-encoded root certificate in addition to the platform's trust store.
     pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
         self.root_certificates.push(pem.into());
@@ -222,7 +243,11 @@ impl ClientBuilder {
 
     /// Builds the client. Fails on an invalid URL or certificate.
     pub fn build(self) -> Result<Client, Error> {
-        let url = parse_url(&self.url)?;
+        let ws = self.ws_options()?;
+        let url = match &ws {
+            Some(_) => parse_ws_url(&self.url)?,
+            None => parse_url(&self.url)?,
+        };
         let mut urls = vec![url.clone()];
         for u in &self.extra_hosts {
             urls.push(parse_url(u)?);
@@ -283,9 +308,48 @@ impl ClientBuilder {
                 interceptors,
                 request_timeout: self.request_timeout,
                 max_response_header_bytes: self.max_response_header_bytes,
+                ws: ws.map(|options| super::ws3::Ws3::new(self.url.clone(), options)),
             }),
         })
     }
+
+    /// For a `ws://` or `wss://` URL: the TinkerPop 3 options from this builder's settings
+    /// (pool size, connect timeout, User-Agent, limits, interceptors; credentials for SASL).
+    fn ws_options(&self) -> Result<Option<crate::ws::Options3>, Error> {
+        let scheme = self
+            .url
+            .split_once("://")
+            .map(|(s, _)| s.to_ascii_lowercase());
+        if !matches!(scheme.as_deref(), Some("ws" | "wss")) {
+            return Ok(None);
+        }
+        if !self.extra_hosts.is_empty() {
+            return Err(Error::Config(
+                "several hosts are not supported for ws:// URLs (TinkerPop 3) yet".into(),
+            ));
+        }
+        let mut interceptors = self.interceptors.0.clone();
+        if self.credentials.is_none() {
+            interceptors.extend(self.auth.clone());
+        }
+        Ok(Some(crate::ws::Options3 {
+            credentials: self.credentials.clone(),
+            limits: self.read_options.limits,
+            user_agent: self
+                .user_agent
+                .clone()
+                .unwrap_or_else(|| default_user_agent(&self.application_name)),
+            pool_size: self.pool_size.max(1),
+            connect_timeout: self.connect_timeout,
+            interceptors,
+            custom_types: self.custom_types.clone(),
+            ..crate::ws::Options3::default()
+        }))
+    }
+}
+
+fn parse_ws_url(s: &str) -> Result<reqwest::Url, Error> {
+    reqwest::Url::parse(s).map_err(|e| Error::Config(format!("invalid URL {s:?}: {e}")))
 }
 
 fn parse_url(s: &str) -> Result<reqwest::Url, Error> {
@@ -293,7 +357,7 @@ fn parse_url(s: &str) -> Result<reqwest::Url, Error> {
         reqwest::Url::parse(s).map_err(|e| Error::Config(format!("invalid URL {s:?}: {e}")))?;
     if url.scheme() != "http" && url.scheme() != "https" {
         return Err(Error::Config(format!(
-            "URL scheme must be http or https, not {:?}",
+            "URL scheme must be http or https (TinkerPop 4) or ws or wss (TinkerPop 3), not {:?}",
             url.scheme()
         )));
     }

@@ -85,6 +85,14 @@ pub enum Error {
     TooManyResults(u64),
 }
 
+impl From<crate::ws::Error3> for Error {
+    /// The client error for a TinkerPop 3 error (a server status as [`Error::Server`], a
+    /// dropped connection as [`Error::Transport`], ...).
+    fn from(e: crate::ws::Error3) -> Self {
+        super::ws3::from_error3(e)
+    }
+}
+
 /// What kind of transport failure an [`Error::Transport`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

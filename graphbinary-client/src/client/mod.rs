@@ -90,6 +90,7 @@ mod results;
 #[cfg(feature = "sigv4")]
 mod sigv4;
 mod transaction;
+mod ws3;
 
 use std::sync::Arc;
 
@@ -146,6 +147,8 @@ struct Inner {
     interceptors: interceptor::Chain,
     request_timeout: Option<std::time::Duration>,
     max_response_header_bytes: Option<usize>,
+    /// For a `ws://` / `wss://` URL: the TinkerPop 3 pool every request goes to.
+    ws: Option<ws3::Ws3>,
 }
 
 impl Client {
@@ -162,6 +165,45 @@ impl Client {
     /// The server URL.
     pub fn url(&self) -> &str {
         self.inner.url.as_str()
+    }
+
+    /// Whether the URL is `ws://` or `wss://`: requests go to a TinkerPop 3 server as
+    /// GraphBinary 1 over WebSocket (see [`crate::ws`]).
+    pub fn is_tinkerpop3(&self) -> bool {
+        self.inner.ws.is_some()
+    }
+
+    /// The TinkerPop 3 connection pool of a `ws://` client (connected at the first use);
+    /// [`Error::InvalidRequest`] for an HTTP client.
+    pub async fn tinkerpop3(&self) -> Result<&crate::ws::Client3, Error> {
+        match &self.inner.ws {
+            Some(ws) => ws.client().await,
+            None => Err(Error::InvalidRequest(format!(
+                "{} is not a ws:// URL (TinkerPop 3)",
+                self.inner.url
+            ))),
+        }
+    }
+
+    /// Opens a TinkerPop 3 session (a `ws://` client only; for TinkerPop 4 see
+    /// [`Client::transaction`]): requests evaluated in order by the server's `session`
+    /// processor, sharing variables and one transaction. See [`crate::ws::Session3`].
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// let client = graphbinary_client::Client::new("ws://127.0.0.1:8182/gremlin")?;
+    /// let s = client.session().await?;
+    /// s.all("g.addV('person').property('name','ada')").await.map_err(graphbinary_client::client::Error::from)?;
+    /// s.commit().await.map_err(graphbinary_client::client::Error::from)?;
+    /// s.close().await.map_err(graphbinary_client::client::Error::from)?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn session(&self) -> Result<crate::ws::Session3, Error> {
+        self.tinkerpop3()
+            .await?
+            .session()
+            .await
+            .map_err(ws3::from_error3)
     }
 
     /// Whether responses are requested compressed.

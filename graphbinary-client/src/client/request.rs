@@ -238,6 +238,9 @@ impl RequestBuilder {
     /// is closed and its pool slot freed. The request may or may not have reached the server
     /// (a mutation may have run); nothing is retried.
     pub async fn send(self) -> Result<ResultStream, Error> {
+        if self.client.inner.ws.is_some() {
+            return self.send_ws().await;
+        }
         let opts = self.client.inner.read_options;
         let raw = self.send_raw().await?;
         Ok(ResultStream::new(raw, opts))
@@ -256,7 +259,70 @@ impl RequestBuilder {
     /// (a mutation may have run); a request is moved to another host only while no host could
     /// be connected to (nothing was sent), never after it was sent.
     pub async fn send_raw(self) -> Result<RawResponse, Error> {
+        if self.client.inner.ws.is_some() {
+            return Err(Error::InvalidRequest(
+                "send_raw is for HTTP (TinkerPop 4); a ws:// client has no HTTP body".into(),
+            ));
+        }
         self.send_raw_on().await.map(|(raw, _)| raw)
+    }
+
+    /// The TinkerPop 3 `eval` request message of this request (for a `ws://` client):
+    /// `gremlin`, `language`, parameters as `bindings`, `g` as the alias of `g`, `batchSize`,
+    /// `timeout_millis` as `evaluationTimeout`, `materializeProperties`.
+    pub fn eval_v1(&self) -> Result<crate::ws::Eval, Error> {
+        if self.transaction.is_some() {
+            return Err(Error::InvalidRequest(
+                "HTTP transactions are TinkerPop 4; over ws:// (TinkerPop 3) use ws::Client3::session".into(),
+            ));
+        }
+        let mut eval = crate::ws::Eval::new(self.gremlin.clone());
+        for (name, literal) in &self.params {
+            eval.bindings
+                .push((name.clone(), super::ws3::literal_value(literal)?));
+        }
+        eval.language.clone_from(&self.language);
+        if let Some(g) = &self.g {
+            eval.aliases.push(("g".into(), g.clone()));
+        }
+        eval.batch_size = self
+            .batch_size
+            .map(|n| i32::try_from(n).unwrap_or(i32::MAX));
+        eval.evaluation_timeout = self
+            .timeout_millis
+            .map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+        eval.materialize_properties = self.materialize_properties.map(|m| m.as_str().to_owned());
+        Ok(eval)
+    }
+
+    async fn send_ws(mut self) -> Result<ResultStream, Error> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let request = self.eval_v1()?.to_request();
+        let ws = self
+            .client
+            .inner
+            .ws
+            .as_ref()
+            .expect("checked by the caller");
+        let send = async {
+            let client = ws.client().await?;
+            client
+                .send_message(&request)
+                .await
+                .map_err(super::ws3::from_error3)
+        };
+        let results = match self.timeout.or(self.client.inner.request_timeout) {
+            Some(t) => tokio::time::timeout(t, send)
+                .await
+                .map_err(|_| Error::Transport {
+                    kind: super::TransportKind::Timeout,
+                    source: format!("the request took over {t:?}").into(),
+                })??,
+            None => send.await?,
+        };
+        Ok(ResultStream::from_ws(results))
     }
 
     /// [`send_raw`](Self::send_raw), also returning the index of the host that answered.

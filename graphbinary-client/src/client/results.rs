@@ -37,7 +37,7 @@ pub struct ResultStream {
 /// The results of one request as a [`Stream`] of [`Traverser`]s: each value with its bulk
 /// (1 unless bulked results were requested). Made by [`ResultStream::traversers`].
 pub struct TraverserStream {
-    inner: ResponseStream<BodyReader>,
+    inner: Source,
     /// A traverser to yield before reading on (left over from a [`ResultStream`]).
     first: Option<Traverser>,
     http_status: u16,
@@ -45,6 +45,44 @@ pub struct TraverserStream {
     counters: Arc<ByteCounters>,
     results: u64,
     done: bool,
+}
+
+/// Where the results come from: a GraphBinary 4 HTTP body, or TinkerPop 3 WebSocket messages.
+// The HTTP stream stays inline, as it was before TinkerPop 3 (no indirection on its hot path);
+// the WebSocket one is boxed.
+#[allow(clippy::large_enum_variant)]
+enum Source {
+    Http(ResponseStream<BodyReader>),
+    Ws(Box<crate::ws::Results3>),
+}
+
+impl Source {
+    fn bulked(&self) -> Option<bool> {
+        match self {
+            Source::Http(s) => s.bulked(),
+            Source::Ws(_) => None,
+        }
+    }
+
+    fn status(&self) -> Option<&Status> {
+        match self {
+            Source::Http(s) => s.status(),
+            Source::Ws(_) => None,
+        }
+    }
+}
+
+/// One TinkerPop 3 result as a traverser.
+fn poll_ws(
+    s: &mut crate::ws::Results3,
+    cx: &mut Context<'_>,
+) -> Poll<Option<Result<Traverser, Error>>> {
+    match s.poll_next_unpin(cx) {
+        Poll::Ready(Some(Ok((value, bulk)))) => Poll::Ready(Some(Ok(Traverser { value, bulk }))),
+        Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(super::ws3::from_error3(e)))),
+        Poll::Ready(None) => Poll::Ready(None),
+        Poll::Pending => Poll::Pending,
+    }
 }
 
 impl std::fmt::Debug for TraverserStream {
@@ -137,7 +175,22 @@ impl TraverserStream {
             return Ok(());
         }
         let results = &mut self.results;
-        let r = crate::drive::drive(&mut self.inner, fast, slow, |v, bulk| {
+        let inner = match &mut self.inner {
+            Source::Http(inner) => inner,
+            Source::Ws(ws) => {
+                // GraphBinary 1 bytes do not fit the GraphBinary 4 fast readers: each result
+                // is decoded to a `Value` and converted by `slow`.
+                let _ = fast;
+                self.done = true;
+                while let Some(t) = futures::future::poll_fn(|cx| poll_ws(ws, cx)).await {
+                    let t = t?;
+                    *results += 1;
+                    f(slow(t.value, 0)?, t.bulk);
+                }
+                return Ok(());
+            }
+        };
+        let r = crate::drive::drive(inner, fast, slow, |v, bulk| {
             *results += 1;
             f(v, bulk)
         })
@@ -164,7 +217,27 @@ impl TraverserStream {
         if self.done {
             return Poll::Ready(None);
         }
-        match crate::drive::poll_one(&mut self.inner, cx, fast, slow) {
+        let inner = match &mut self.inner {
+            Source::Http(inner) => inner,
+            Source::Ws(ws) => {
+                return match poll_ws(ws, cx) {
+                    Poll::Ready(Some(Ok(t))) => {
+                        self.results += 1;
+                        Poll::Ready(Some(slow(t, 0).map_err(Error::from)))
+                    }
+                    Poll::Ready(Some(Err(e))) => {
+                        self.done = true;
+                        Poll::Ready(Some(Err(e)))
+                    }
+                    Poll::Ready(None) => {
+                        self.done = true;
+                        Poll::Ready(None)
+                    }
+                    Poll::Pending => Poll::Pending,
+                };
+            }
+        };
+        match crate::drive::poll_one(inner, cx, fast, slow) {
             Poll::Ready(Some(Ok(v))) => {
                 self.results += 1;
                 Poll::Ready(Some(Ok(v)))
@@ -197,8 +270,18 @@ impl TraverserStream {
             return Ok(());
         }
         let results = &mut self.results;
-        let r = self
-            .inner
+        let inner = match &mut self.inner {
+            Source::Http(inner) => inner,
+            Source::Ws(ws) => {
+                self.done = true;
+                while let Some(t) = futures::future::poll_fn(|cx| poll_ws(ws, cx)).await {
+                    *results += 1;
+                    f(t?);
+                }
+                return Ok(());
+            }
+        };
+        let r = inner
             .for_each_result(|t| {
                 *results += 1;
                 f(t)
@@ -249,7 +332,19 @@ impl Stream for TraverserStream {
         if this.done {
             return Poll::Ready(None);
         }
-        match this.inner.poll_next_unpin(cx) {
+        let inner = match &mut this.inner {
+            Source::Http(inner) => inner,
+            Source::Ws(ws) => {
+                let r = poll_ws(ws, cx);
+                match &r {
+                    Poll::Ready(Some(Ok(_))) => this.results += 1,
+                    Poll::Ready(_) => this.done = true,
+                    Poll::Pending => {}
+                }
+                return r;
+            }
+        };
+        match inner.poll_next_unpin(cx) {
             Poll::Ready(Some(Ok(t))) => {
                 this.results += 1;
                 Poll::Ready(Some(Ok(t)))
@@ -272,10 +367,31 @@ impl ResultStream {
         let counters = raw.body.counters();
         ResultStream {
             inner: TraverserStream {
-                inner: read_response(raw.body, opts),
+                inner: Source::Http(read_response(raw.body, opts)),
                 first: None,
                 http_status: raw.status,
                 request_id: raw.request_id,
+                counters,
+                results: 0,
+                done: false,
+            },
+            pending: None,
+        }
+    }
+
+    /// The results of a TinkerPop 3 request (a client of a `ws://` URL). Its
+    /// [`http_status`](Self::http_status) is 0 and [`request_id`](Self::request_id) the
+    /// WebSocket request id.
+    pub(crate) fn from_ws(mut results: crate::ws::Results3) -> Self {
+        let request_id = Some(results.request_id().to_string());
+        let counters = Arc::new(ByteCounters::default());
+        results.count_into(counters.clone());
+        ResultStream {
+            inner: TraverserStream {
+                inner: Source::Ws(Box::new(results)),
+                first: None,
+                http_status: 0,
+                request_id,
                 counters,
                 results: 0,
                 done: false,

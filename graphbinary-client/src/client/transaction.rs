@@ -168,6 +168,12 @@ impl Client {
     ///
     /// As [`Client::transaction`].
     pub async fn transaction_on(&self, alias: &str) -> Result<Transaction, Error> {
+        if self.is_tinkerpop3() {
+            return Err(Error::InvalidRequest(
+                "HTTP transactions are TinkerPop 4; over ws:// (TinkerPop 3) use Client::session"
+                    .into(),
+            ));
+        }
         let ctx = TxContext {
             id: None,
             host: None,

@@ -368,12 +368,23 @@ impl GraphTraversal {
     /// );
     /// ```
     pub fn gremlin_lang(&self) -> Result<GremlinLang, BuildError> {
+        self.gremlin_lang_for(false)
+    }
+
+    /// [`gremlin_lang`](Self::gremlin_lang); with `groovy`, for a TinkerPop 3 server that
+    /// evaluates the text as Groovy: a literal that has no Groovy form (a Byte `1B`, Short `2S`,
+    /// UUID `UUID("...")`, Set `{...}`, BigInteger `3N`, BigDecimal `1.5M`, Char, Duration or
+    /// Binary, also inside a List or Map) is sent as a generated
+    /// parameter `_gb3_N` (a binding; Groovy takes a variable wherever an expression goes),
+    /// unless the source is literal-only.
+    fn gremlin_lang_for(&self, groovy: bool) -> Result<GremlinLang, BuildError> {
         let literal_only = self.source.as_ref().is_some_and(|s| s.literal_only);
         let mut w = Writer {
             out: String::new(),
             params: Vec::new(),
             literal_only,
             depth: 0,
+            groovy,
         };
         w.traversal(self, true).map_err(BuildError)?;
         Ok(GremlinLang {
@@ -392,7 +403,7 @@ impl GraphTraversal {
         let client = source.client.as_ref().ok_or_else(|| {
             Error::InvalidRequest("the traversal source has no client (detached)".into())
         })?;
-        let lang = self.gremlin_lang()?;
+        let lang = self.gremlin_lang_for(client.is_tinkerpop3())?;
         let mut req = client.request(lang.gremlin).g(source.alias.clone());
         for (name, value) in &lang.parameters {
             let mut text = String::new();
@@ -532,6 +543,28 @@ struct Writer {
     literal_only: bool,
     /// Nesting of child traversals and predicates.
     depth: usize,
+    /// Bind the literals Groovy cannot read (see [`GraphTraversal::gremlin_lang_for`]).
+    groovy: bool,
+}
+
+/// Whether `l` holds a literal with no Groovy form that a binding can carry.
+fn needs_binding(l: &Lit) -> bool {
+    match l {
+        Lit::Byte(_)
+        | Lit::Short(_)
+        | Lit::Uuid(_)
+        | Lit::Set(_)
+        | Lit::BigInt(_)
+        | Lit::BigDecimal(_)
+        | Lit::Char(_)
+        | Lit::Duration(_)
+        | Lit::Binary(_) => true,
+        Lit::List(items) => items.iter().any(needs_binding),
+        Lit::Map(entries) => entries
+            .iter()
+            .any(|(k, v)| needs_binding(k) || needs_binding(v)),
+        _ => false,
+    }
 }
 
 impl Writer {
@@ -615,6 +648,13 @@ impl Writer {
 
     fn arg(&mut self, a: &Arg, as_param: bool) -> Result<(), String> {
         match a {
+            // Groovy takes a variable wherever an expression goes, whatever gremlin-lang allows.
+            Arg::Lit(l) if self.groovy && !self.literal_only && needs_binding(l) => {
+                let name = format!("_gb3_{}", self.params.len());
+                self.params.push((name.clone(), l.clone()));
+                self.out.push_str(&name);
+                Ok(())
+            }
             Arg::Lit(l) => l.write(&mut self.out),
             Arg::Param(g) => {
                 if let Some(e) = g.name_error() {

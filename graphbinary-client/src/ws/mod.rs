@@ -1,48 +1,88 @@
-//! TinkerPop 3 transport (groundwork): GraphBinary 1 over WebSocket.
+//! TinkerPop 3 transport: GraphBinary 1 over WebSocket.
 //!
-//! [`Client3`] holds one WebSocket connection to a TinkerPop 3.x Gremlin Server
+//! [`Client3`] keeps a pool of WebSocket connections to a TinkerPop 3.x Gremlin Server
 //! (`ws://host:port/gremlin`; `wss://` through rustls). Each request is one binary message
 //! (`{mime length}{application/vnd.graphbinary-v1.0}{0x81}{request id}{op}{processor}{args}`);
 //! each response message is one batch of results (status 206 while more follow, then 200, or
-//! 204 when there are none; any other status ends the request with an error). A task owned by
-//! the client reads the connection and routes messages by request id, so requests may be in
-//! flight together and finish in any order. On 407 it answers the server's SASL challenge with
-//! PLAIN (`\0user\0password`, base64) under the same request id, when credentials were given.
+//! 204 when there are none; any other status ends the request with an error).
 //!
-//! Results are decoded by the GraphBinary 1 reader ([`crate::v1`]) from each message's bytes
-//! (a message is whole in memory, bounded by [`Options3::max_message_size`]); a batch is handed
-//! to the caller as decoded, so memory stays bounded by the batch size, never by the result
-//! count.
+//! # Connections
 //!
-//! Limits of this groundwork: one connection (no pool, no reconnect), no sessions or bytecode
-//! requests yet, no keep-alive pings of its own (tungstenite answers the server's), and a slow
-//! consumer of one request holds back the messages of the others (each request buffers up to
-//! [`REQUEST_BACKLOG`] messages).
+//! * **Pool**: [`Options3::pool_size`] connections (default 4), opened as needed: the first at
+//!   [`Client3::connect_with`], another (in the background) when every open one has requests
+//!   in flight. A request goes to an idle connection if there is one, else to the open
+//!   connection with the fewest requests in flight; it never waits for a new connection while
+//!   one is open.
+//! * **Multiplexing**: many requests share a connection; a task per connection writes them and
+//!   routes every response message by request id, so they finish in any order.
+//! * **Backpressure**: each request has a queue of at most [`Options3::request_backlog_bytes`]
+//!   (8 MiB) and [`Options3::request_backlog`] messages (1024), see
+//!   [`Results3::buffered_bytes`]; decoding happens in the consumer, not in the connection's
+//!   reader. What happens when a consumer falls that far behind is
+//!   [`Options3::slow_consumer`]: by default ([`SlowConsumer::Fail`]) that request alone ends
+//!   with [`Error3::SlowConsumer`] and the connection reads on, so one stalled consumer never
+//!   holds back the others' messages; [`SlowConsumer::Wait`] stops reading the connection
+//!   until the consumer catches up instead (nothing is lost; TCP pushes back on the server,
+//!   and the other requests of that connection wait too). TinkerPop 3 has no per-request flow
+//!   control, so these are the only two bounded choices. The budget is in bytes because a
+//!   fast server outruns any consumer by many small messages (a 16-message queue overflowed
+//!   against a local 3.7.3 with a consumer doing nothing but count).
+//! * **Keep-alive**: with [`Options3::ping_interval`] (default 60 s) a connection idle that long
+//!   sends a WebSocket ping; no frame within the next interval closes it.
+//! * **Reconnection**: when a connection drops (the server closed it, a ping went unanswered,
+//!   a read failed), its requests in flight end with [`Error3::Closed`] naming the reason, and
+//!   the pool replaces it at the next request. A request already sent is never retried.
+//! * **Limits**: [`Options3::limits`] bound each decoded value; `Limits::max_response_size`
+//!   also bounds the bytes of all messages of one request ([`Error3::TooLarge`]), and (when
+//!   smaller than [`Options3::max_message_size`]) each message.
+//! * **SASL PLAIN**: on 407 the connection answers with [`Options3::credentials`] (`\0user\0password`,
+//!   base64) under the same request id; a connection authenticates once.
+//! * **Upgrade hook**: [`Options3::interceptors`] see the upgrade `GET` as an
+//!   [`HttpRequest`](crate::client::HttpRequest) (scheme `http`/`https`, every header sent,
+//!   empty body) and may change its headers: the `SigV4` signer (feature `sigv4`) signs it for
+//!   Amazon Neptune IAM authentication.
+//! * **Sessions**: [`Client3::session`] opens a [`Session3`] (the `session` op processor) on a
+//!   connection of its own.
+//!
+//! Results are decoded by the GraphBinary 1 reader ([`crate::v1`]) from each message's bytes.
+//!
+//! ```no_run
+//! use futures::TryStreamExt;
+//! use graphbinary_client::ws::{Client3, Options3};
+//!
+//! # async fn demo() -> Result<(), graphbinary_client::ws::Error3> {
+//! let client = Client3::connect_with(
+//!     "ws://127.0.0.1:8182/gremlin",
+//!     Options3 { pool_size: 2, ..Options3::default() },
+//! )
+//! .await?;
+//! let names: Vec<_> = client.submit("g.V().values('name')").await?.try_collect().await?;
+//! # drop(names); Ok(()) }
+//! ```
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+mod conn;
+mod session;
 
-use futures::stream::{BoxStream, SplitSink};
-use futures::{SinkExt, StreamExt};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::stream::BoxStream;
+use futures::StreamExt;
 use graphbinary_core::{DecodeError, EncodeError, Limits};
-use tokio::net::TcpStream;
-use tokio::sync::mpsc;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
-use uuid::Uuid;
 
+use crate::client::{BoxError, Interceptor};
 use crate::model::Value;
-use crate::v1::{decode_response_with, CustomTypes, RequestMessage, ResponseMessage};
+use crate::v1::{CustomTypes, RequestMessage};
 
-/// How many response messages one request may have waiting before the connection's reader
-/// waits for its consumer.
-pub const REQUEST_BACKLOG: usize = 16;
+use conn::Conn;
+pub use conn::Results3;
+pub use session::Session3;
 
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
-type Sink = Arc<tokio::sync::Mutex<SplitSink<Ws, Message>>>;
-type Pending = Arc<Mutex<HashMap<Uuid, mpsc::Sender<Result<ResponseMessage, Error3>>>>>;
+/// The default of [`Options3::request_backlog`] (messages).
+pub const REQUEST_BACKLOG: usize = 1024;
+
+/// The default of [`Options3::request_backlog_bytes`]: 8 MiB.
+pub const REQUEST_BACKLOG_BYTES: usize = 8 << 20;
 
 /// What went wrong talking to a TinkerPop 3 server.
 #[derive(Debug, thiserror::Error)]
@@ -60,7 +100,7 @@ pub enum Error3 {
     /// The server answered with an error status.
     #[error("server error {code}: {message}")]
     Server {
-        /// The status code, e.g. 497 (script evaluation error), 401 (wrong credentials).
+        /// The status code, e.g. 597 (script evaluation error), 401 (wrong credentials).
         code: i32,
         /// The status message.
         message: String,
@@ -70,17 +110,63 @@ pub enum Error3 {
     /// The server asked for authentication (407) and the client has no credentials.
     #[error("the server requires authentication (407) and no credentials were given")]
     AuthenticationRequired,
-    /// The connection closed before the request ended.
+    /// The connection closed before the request ended (the request is not retried).
     #[error("connection closed before the response ended{0}")]
     Closed(String),
+    /// The consumer of this request fell more than `backlog` messages or `backlog_bytes`
+    /// behind under [`SlowConsumer::Fail`]; the request was dropped, the connection goes on.
+    #[error(
+        "the consumer fell more than {backlog} response messages or {backlog_bytes} bytes behind (SlowConsumer::Fail)"
+    )]
+    SlowConsumer {
+        /// [`Options3::request_backlog`].
+        backlog: usize,
+        /// [`Options3::request_backlog_bytes`].
+        backlog_bytes: usize,
+    },
+    /// A response exceeded a size limit.
+    #[error("response too large: {0}")]
+    TooLarge(String),
+    /// Connecting took longer than [`Options3::connect_timeout`].
+    #[error("timeout: {0}")]
+    Timeout(String),
+    /// An upgrade-request interceptor failed; nothing was sent.
+    #[error("request interceptor {name:?} failed: {source}")]
+    Interceptor {
+        /// The interceptor's name.
+        name: String,
+        /// Its error.
+        #[source]
+        source: BoxError,
+    },
+    /// The URL or an option is invalid.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// The session was closed.
+    #[error("the session is closed")]
+    SessionClosed,
 }
 
-/// Connection options.
+/// What a connection does when a request's consumer is [`Options3::request_backlog`] messages
+/// behind (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum SlowConsumer {
+    /// End that request with [`Error3::SlowConsumer`] (after the messages it has queued); the
+    /// connection's other requests go on unaffected.
+    #[default]
+    Fail,
+    /// Stop reading the connection until the consumer catches up: nothing is lost, but the
+    /// other requests of that connection wait too.
+    Wait,
+}
+
+/// Connection options. Construct with `Options3 { field: ..., ..Options3::default() }`.
 #[derive(Debug, Clone)]
 pub struct Options3 {
     /// SASL PLAIN credentials, sent when the server answers 407.
     pub credentials: Option<(String, String)>,
-    /// Limits for decoding responses.
+    /// Limits for decoding responses (see the module docs for `max_response_size`).
     pub limits: Limits,
     /// The largest response message accepted (the Java driver's default: 10 MiB).
     pub max_message_size: usize,
@@ -90,6 +176,23 @@ pub struct Options3 {
     /// [`CustomTypes::janusgraph`] for JanusGraph's edge ids; none by default, so that a
     /// custom value fails its request naming the type.
     pub custom_types: CustomTypes,
+    /// Connections in the pool (at least 1; default 4).
+    pub pool_size: usize,
+    /// Response messages one request may have queued (default [`REQUEST_BACKLOG`]).
+    pub request_backlog: usize,
+    /// Bytes of response messages one request may have queued (default
+    /// [`REQUEST_BACKLOG_BYTES`]); a message is always queued when nothing else is, so one
+    /// message larger than this still gets through.
+    pub request_backlog_bytes: usize,
+    /// What a connection does when a request's queue is full.
+    pub slow_consumer: SlowConsumer,
+    /// Idle time after which a connection sends a ping, and the time it then waits for any
+    /// frame before closing; `None` for no pings (default 60 s).
+    pub ping_interval: Option<Duration>,
+    /// Limit on TCP connect plus the WebSocket handshake (default 10 s).
+    pub connect_timeout: Option<Duration>,
+    /// Hooks run over the upgrade request, in order (e.g. `SigV4` for Neptune).
+    pub interceptors: Vec<Arc<dyn Interceptor>>,
 }
 
 impl Default for Options3 {
@@ -100,6 +203,26 @@ impl Default for Options3 {
             max_message_size: 10 * 1024 * 1024,
             user_agent: format!("graphbinary-rs/{}", env!("CARGO_PKG_VERSION")),
             custom_types: CustomTypes::new(),
+            pool_size: 4,
+            request_backlog: REQUEST_BACKLOG,
+            request_backlog_bytes: REQUEST_BACKLOG_BYTES,
+            slow_consumer: SlowConsumer::default(),
+            ping_interval: Some(Duration::from_secs(60)),
+            connect_timeout: Some(Duration::from_secs(10)),
+            interceptors: Vec::new(),
+        }
+    }
+}
+
+impl Options3 {
+    /// The message size limit: the smaller of `max_message_size` and
+    /// `limits.max_response_size`.
+    pub fn effective_max_message_size(&self) -> usize {
+        match self.limits.max_response_size {
+            Some(n) => self
+                .max_message_size
+                .min(usize::try_from(n).unwrap_or(usize::MAX)),
+            None => self.max_message_size,
         }
     }
 }
@@ -119,6 +242,8 @@ pub struct Eval {
     pub evaluation_timeout: Option<i64>,
     /// `language` (default `gremlin-groovy`).
     pub language: Option<String>,
+    /// `materializeProperties` (`"all"` or `"tokens"`, 3.7.3+).
+    pub materialize_properties: Option<String>,
 }
 
 impl Eval {
@@ -170,6 +295,10 @@ impl Eval {
         if let Some(ms) = self.evaluation_timeout {
             req.args.push(("evaluationTimeout".into(), Value::Long(ms)));
         }
+        if let Some(m) = &self.materialize_properties {
+            req.args
+                .push(("materializeProperties".into(), Value::String(m.clone())));
+        }
         req
     }
 }
@@ -177,21 +306,24 @@ impl Eval {
 /// One result and its bulk (1 unless the server sent a Traverser).
 pub type Result3 = Result<(Value, i64), Error3>;
 
-/// A client of one TinkerPop 3 Gremlin Server over one WebSocket connection.
+/// A client of one TinkerPop 3 Gremlin Server over a pool of WebSocket connections (see the
+/// module docs). Cheap to clone: clones share the pool.
 #[derive(Debug, Clone)]
 pub struct Client3 {
-    sink: Sink,
-    pending: Pending,
-    reader: Arc<ReaderHandle>,
+    inner: Arc<Pool>,
 }
 
 #[derive(Debug)]
-struct ReaderHandle(tokio::task::JoinHandle<()>);
+struct Pool {
+    url: String,
+    options: Arc<Options3>,
+    slots: Vec<tokio::sync::Mutex<Option<Arc<Conn>>>>,
+    /// When a background connect last failed.
+    last_failure: std::sync::Mutex<Option<std::time::Instant>>,
+}
 
-impl Drop for ReaderHandle {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Client3 {
@@ -200,26 +332,33 @@ impl Client3 {
         Self::connect_with(url, Options3::default()).await
     }
 
-    /// Connects to `url` with `options`.
+    /// Connects to `url` with `options`: opens the pool's first connection (so that a wrong
+    /// URL or a server that is not there fails here), the others as needed.
     pub async fn connect_with(url: &str, options: Options3) -> Result<Self, Error3> {
-        let mut request = url.into_client_request()?;
-        if let Ok(ua) = options.user_agent.parse() {
-            request.headers_mut().insert("User-Agent", ua);
-        }
-        let mut config = WebSocketConfig::default();
-        config.max_message_size = Some(options.max_message_size);
-        config.max_frame_size = Some(options.max_message_size);
-        let (ws, _) =
-            tokio_tungstenite::connect_async_with_config(request, Some(config), false).await?;
-        let (sink, stream) = ws.split();
-        let sink: Sink = Arc::new(tokio::sync::Mutex::new(sink));
-        let pending: Pending = Arc::default();
-        let task = tokio::spawn(read_loop(stream, sink.clone(), pending.clone(), options));
+        let options = Arc::new(options);
+        let first = Conn::open(url, options.clone()).await?;
+        let mut slots: Vec<_> = (0..options.pool_size.max(1))
+            .map(|_| tokio::sync::Mutex::new(None))
+            .collect();
+        *slots[0].get_mut() = Some(first);
         Ok(Client3 {
-            sink,
-            pending,
-            reader: Arc::new(ReaderHandle(task)),
+            inner: Arc::new(Pool {
+                url: url.to_owned(),
+                options,
+                slots,
+                last_failure: std::sync::Mutex::new(None),
+            }),
         })
+    }
+
+    /// The server URL.
+    pub fn url(&self) -> &str {
+        &self.inner.url
+    }
+
+    /// The options the client was built with.
+    pub fn options(&self) -> &Options3 {
+        &self.inner.options
     }
 
     /// Evaluates a script; see [`Client3::eval`].
@@ -238,150 +377,131 @@ impl Client3 {
         &self,
         request: RequestMessage,
     ) -> Result<BoxStream<'static, Result3>, Error3> {
-        let payload = request.encode_ws()?;
-        let (tx, rx) = mpsc::channel(REQUEST_BACKLOG);
-        lock(&self.pending).insert(request.request_id, tx);
-        let sent = self
-            .sink
-            .lock()
-            .await
-            .send(Message::Binary(payload.into()))
-            .await;
-        if let Err(e) = sent {
-            lock(&self.pending).remove(&request.request_id);
-            return Err(e.into());
-        }
-        let state = (rx, std::collections::VecDeque::new(), false);
-        Ok(
-            futures::stream::unfold(state, |(mut rx, mut batch, done)| async move {
-                loop {
-                    if let Some(r) = batch.pop_front() {
-                        return Some((Ok(r), (rx, batch, done)));
-                    }
-                    if done {
-                        return None;
-                    }
-                    match rx.recv().await {
-                        None => {
-                            return Some((Err(Error3::Closed(String::new())), (rx, batch, true)))
-                        }
-                        Some(Err(e)) => return Some((Err(e), (rx, batch, true))),
-                        Some(Ok(msg)) => {
-                            let last = msg.status != 206;
-                            batch.extend(msg.results());
-                            if last {
-                                rx.close();
-                                return batch.pop_front().map(|r| (Ok(r), (rx, batch, true)));
-                            }
-                        }
+        Ok(self.send_message(&request).await?.boxed())
+    }
+
+    /// Sends any request message on a connection of the pool; its results as a [`Results3`].
+    pub async fn send_message(&self, request: &RequestMessage) -> Result<Results3, Error3> {
+        self.connection().await?.send(request)
+    }
+
+    /// An open connection: the one with the fewest requests in flight if it has none, else a
+    /// new one in a free slot (replacing a closed one), else the least busy.
+    async fn connection(&self) -> Result<Arc<Conn>, Error3> {
+        let pool = &*self.inner;
+        let mut best: Option<(usize, Arc<Conn>)> = None;
+        let mut free = None;
+        for (i, slot) in pool.slots.iter().enumerate() {
+            let Ok(guard) = slot.try_lock() else { continue };
+            match &*guard {
+                Some(c) if c.is_alive() => {
+                    let n = c.in_flight();
+                    if best.as_ref().is_none_or(|(m, _)| n < *m) {
+                        best = Some((n, c.clone()));
                     }
                 }
-            })
-            .boxed(),
-        )
-    }
-
-    /// Whether the connection's reader is still running.
-    pub fn is_open(&self) -> bool {
-        !self.reader.0.is_finished()
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-async fn read_loop(
-    mut stream: futures::stream::SplitStream<Ws>,
-    sink: Sink,
-    pending: Pending,
-    options: Options3,
-) {
-    let end = loop {
-        let msg = match stream.next().await {
-            None => break "the server closed the connection".to_string(),
-            Some(Err(e)) => break format!(": {e}"),
-            Some(Ok(m)) => m,
-        };
-        let bytes = match msg {
-            Message::Binary(b) => b,
-            Message::Close(frame) => break format!(": close frame {frame:?}"),
-            // Pings are answered by tungstenite; text frames are GraphSON, never sent to us.
-            _ => continue,
-        };
-        let response = match decode_response_with(&bytes, &options.limits, &options.custom_types) {
-            Ok(r) => r,
-            Err(e) => {
-                // The header names the request (`81 00 {uuid}`) even when its data cannot be
-                // read (e.g. a provider's custom type): that request fails, the others go on;
-                // its later batches find no receiver and are dropped.
-                match bytes.get(..18) {
-                    Some([0x81, 0x00, id @ ..]) => {
-                        let id = Uuid::from_slice(id).unwrap_or_default();
-                        let tx = lock(&pending).remove(&id);
-                        if let Some(tx) = tx {
-                            let _ = tx.send(Err(e.into())).await;
-                        }
-                        continue;
-                    }
-                    _ => {
-                        break format!(
-                            ": undecodable response message: offset {}: {}",
-                            e.offset(),
-                            e.kind()
-                        )
-                    }
+                _ => {
+                    free.get_or_insert(i);
                 }
             }
-        };
-        let Some(id) = response.request_id else {
-            continue;
-        };
-        let status = response.status;
-        let tx = lock(&pending).get(&id).cloned();
-        let Some(tx) = tx else { continue };
-        let item = match status {
-            200 | 204 | 206 => Ok(response),
-            407 => match &options.credentials {
-                Some((user, password)) => {
-                    let auth = sasl_plain(id, user, password);
-                    let sent = match auth.encode_ws() {
-                        Ok(p) => sink
-                            .lock()
-                            .await
-                            .send(Message::Binary(p.into()))
-                            .await
-                            .map_err(Error3::from),
-                        Err(e) => Err(e.into()),
-                    };
-                    match sent {
-                        Ok(()) => continue,
-                        Err(e) => Err(e),
-                    }
-                }
-                None => Err(Error3::AuthenticationRequired),
-            },
-            code => Err(Error3::Server {
-                code,
-                message: response.message.unwrap_or_default(),
-                attributes: response.attributes,
-            }),
-        };
-        let last = !matches!(item, Ok(ref r) if r.status == 206);
-        if last {
-            lock(&pending).remove(&id);
         }
-        // A dropped result stream is not an error of the connection.
-        let _ = tx.send(item).await;
-    };
-    let waiting: Vec<_> = lock(&pending).drain().map(|(_, tx)| tx).collect();
-    for tx in waiting {
-        let _ = tx.send(Err(Error3::Closed(end.clone()))).await;
+        if let Some((0, c)) = &best {
+            return Ok(c.clone());
+        }
+        if let Some(i) = free {
+            if let Some((_, c)) = best {
+                // Grow in the background; this request does not wait for a new connection.
+                self.grow(i);
+                return Ok(c);
+            }
+            let mut guard = pool.slots[i].lock().await;
+            if let Some(c) = &*guard {
+                if c.is_alive() {
+                    return Ok(c.clone());
+                }
+            }
+            let c = Conn::open(&pool.url, pool.options.clone()).await?;
+            *guard = Some(c.clone());
+            return Ok(c);
+        }
+        if let Some((_, c)) = best {
+            return Ok(c);
+        }
+        // Every slot is being connected by other requests: wait for the first.
+        let mut guard = pool.slots[0].lock().await;
+        match &*guard {
+            Some(c) if c.is_alive() => Ok(c.clone()),
+            _ => {
+                let c = Conn::open(&pool.url, pool.options.clone()).await?;
+                *guard = Some(c.clone());
+                Ok(c)
+            }
+        }
+    }
+
+    /// Opens a connection in slot `i` in the background, unless one failed within the last
+    /// second (so a server that refuses is not asked again at every request).
+    fn grow(&self, i: usize) {
+        {
+            let mut failed = lock(&self.inner.last_failure);
+            if failed.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+                return;
+            }
+            *failed = None;
+        }
+        let pool = self.inner.clone();
+        tokio::spawn(async move {
+            let mut guard = pool.slots[i].lock().await;
+            if guard.as_ref().is_some_and(|c| c.is_alive()) {
+                return;
+            }
+            match Conn::open(&pool.url, pool.options.clone()).await {
+                Ok(c) => *guard = Some(c),
+                Err(_) => *lock(&pool.last_failure) = Some(std::time::Instant::now()),
+            }
+        });
+    }
+
+    /// Opens a session (the `session` op processor) on a connection of its own; see
+    /// [`Session3`].
+    pub async fn session(&self) -> Result<Session3, Error3> {
+        let conn = Conn::open(&self.inner.url, self.inner.options.clone()).await?;
+        Ok(Session3::new(conn, crate::v1::new_request_id(), false))
+    }
+
+    /// Like [`Client3::session`], with `manageTransaction`: the server commits after each
+    /// successful request of the session (and rolls back after a failed one).
+    pub async fn managed_session(&self) -> Result<Session3, Error3> {
+        let conn = Conn::open(&self.inner.url, self.inner.options.clone()).await?;
+        Ok(Session3::new(conn, crate::v1::new_request_id(), true))
+    }
+
+    /// Whether at least one connection of the pool is open (a closed one is replaced at the
+    /// next request).
+    pub fn is_open(&self) -> bool {
+        self.inner.slots.iter().any(|s| {
+            s.try_lock()
+                .map(|g| g.as_ref().is_some_and(|c| c.is_alive()))
+                .unwrap_or(true)
+        })
+    }
+
+    /// Open connections of the pool.
+    pub fn open_connections(&self) -> usize {
+        self.inner
+            .slots
+            .iter()
+            .filter(|s| {
+                s.try_lock()
+                    .map(|g| g.as_ref().is_some_and(|c| c.is_alive()))
+                    .unwrap_or(false)
+            })
+            .count()
     }
 }
 
 /// The `authentication` request answering a 407 with SASL PLAIN.
-fn sasl_plain(request_id: Uuid, user: &str, password: &str) -> RequestMessage {
+fn sasl_plain(request_id: uuid::Uuid, user: &str, password: &str) -> RequestMessage {
     let mut token = vec![0u8];
     token.extend_from_slice(user.as_bytes());
     token.push(0);
@@ -444,7 +564,7 @@ mod tests {
         let mut eval = Eval::new("g.V()").batch_size(8);
         eval.aliases.push(("g".into(), "g".into()));
         let mut req = eval.to_request();
-        req.request_id = Uuid::from_bytes([7; 16]);
+        req.request_id = uuid::Uuid::from_bytes([7; 16]);
         let bytes = req.encode_ws().unwrap();
         assert_eq!(bytes[0], 32);
         assert_eq!(&bytes[1..33], b"application/vnd.graphbinary-v1.0");

@@ -1,4 +1,5 @@
-//! `graphbinary query`: sends a script to Gremlin Server and prints the results as they
+//! `graphbinary query`: sends a script to Gremlin Server (TinkerPop 4 over HTTP, or a
+//! TinkerPop 3.x server for a `ws://` / `wss://` URL) and prints the results as they
 //! stream in, as text (Gremlin Console style), GraphSON 4 (one document per line) or just
 //! their count. `--stats` prints results, bytes, seconds and results/s to stderr; while
 //! stderr is a terminal a progress line shows results and bytes so far.
@@ -30,7 +31,8 @@ pub enum QueryFormat {
 /// Arguments of `graphbinary query`.
 #[derive(Debug, clap::Args)]
 pub struct QueryArgs {
-    /// Server URL (default: env GREMLIN_URL, else http://127.0.0.1:8182/gremlin).
+    /// Server URL: http(s):// for TinkerPop 4, ws(s):// for a TinkerPop 3.x server (default:
+    /// env GREMLIN_URL, else http://127.0.0.1:8182/gremlin).
     #[arg(long)]
     pub url: Option<String>,
     /// Output format. With --bulk a result of bulk n > 1 is printed once, followed by
@@ -43,7 +45,7 @@ pub struct QueryArgs {
     /// Print results, bytes, seconds and results/s to stderr at the end.
     #[arg(long)]
     pub stats: bool,
-    /// Results per HTTP chunk (server default 64).
+    /// Results per HTTP chunk or WebSocket message (server default 64).
     #[arg(long)]
     pub batch_size: Option<u32>,
     /// Server-side timeout in milliseconds.

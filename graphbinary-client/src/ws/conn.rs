@@ -1,0 +1,553 @@
+//! One WebSocket connection: a task that owns the socket, writes the requests handed to it,
+//! routes each response message by request id to that request's bounded queue, answers SASL
+//! challenges, and sends keep-alive pings.
+
+use std::collections::{HashMap, VecDeque};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use bytes::Bytes;
+use futures::{SinkExt, Stream, StreamExt};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use uuid::Uuid;
+
+use super::{sasl_plain, Error3, Options3, Result3, SlowConsumer};
+use crate::client::{HeaderMap, HttpRequest, Method, Url};
+use crate::model::Value;
+use crate::v1::{decode_response_with, RequestMessage, ResponseMessage};
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// What the connection task hands a request's results stream: one whole response message.
+type Item = Result<Bytes, Error3>;
+
+/// A request in flight on a connection.
+struct Entry {
+    tx: mpsc::Sender<Item>,
+    /// Set when the request ended abnormally while its queue was full (the queue's sender is
+    /// then dropped, and the stream reports this error after the queued messages).
+    end: Arc<Mutex<Option<Error3>>>,
+    /// Bytes of this request's messages queued and not yet taken by its stream.
+    queued: Arc<AtomicUsize>,
+    /// Notified when the stream takes a message (room in the byte budget).
+    taken: Arc<tokio::sync::Notify>,
+    /// Bytes of every message of this request so far (for `Limits::max_response_size`).
+    total: u64,
+}
+
+type Pending = Arc<Mutex<HashMap<Uuid, Entry>>>;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A handle on one connection; dropping the last one stops its task and closes the socket.
+#[derive(Debug)]
+pub(crate) struct Conn {
+    out: mpsc::UnboundedSender<Message>,
+    pending: Pending,
+    alive: Arc<AtomicBool>,
+    task: tokio::task::AbortHandle,
+    options: Arc<Options3>,
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry").field("total", &self.total).finish()
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The upgrade request after the interceptors ran over its HTTP view.
+async fn upgrade_request(
+    url: &str,
+    options: &Options3,
+) -> Result<tokio_tungstenite::tungstenite::handshake::client::Request, Error3> {
+    let mut request = url.into_client_request()?;
+    if let Ok(ua) = options.user_agent.parse() {
+        request.headers_mut().insert("User-Agent", ua);
+    }
+    if options.interceptors.is_empty() {
+        return Ok(request);
+    }
+    // Interceptors see the upgrade as the HTTP GET it is: `http(s)://` (the scheme a signer
+    // such as SigV4 signs), every header tungstenite will send, an empty body.
+    let mut http_url = Url::parse(url).map_err(|e| Error3::Config(format!("{url:?}: {e}")))?;
+    let scheme = if http_url.scheme() == "wss" {
+        "https"
+    } else {
+        "http"
+    };
+    http_url
+        .set_scheme(scheme)
+        .map_err(|()| Error3::Config(format!("{url:?}: cannot be seen as {scheme}")))?;
+    let headers: HeaderMap = request.headers().clone();
+    let mut http = HttpRequest::new(Method::GET, http_url, headers, Bytes::new());
+    for i in &options.interceptors {
+        i.intercept(&mut http)
+            .await
+            .map_err(|source| Error3::Interceptor {
+                name: i.name().to_owned(),
+                source,
+            })?;
+    }
+    *request.headers_mut() = http.headers;
+    Ok(request)
+}
+
+impl Conn {
+    /// Opens a connection to `url` and starts its task.
+    pub(crate) async fn open(url: &str, options: Arc<Options3>) -> Result<Arc<Conn>, Error3> {
+        let request = upgrade_request(url, &options).await?;
+        let max = options.effective_max_message_size();
+        let mut config = WebSocketConfig::default();
+        config.max_message_size = Some(max);
+        config.max_frame_size = Some(max);
+        let connect = tokio_tungstenite::connect_async_with_config(request, Some(config), true);
+        let (ws, _) = match options.connect_timeout {
+            Some(t) => tokio::time::timeout(t, connect)
+                .await
+                .map_err(|_| Error3::Timeout(format!("connecting to {url} took over {t:?}")))??,
+            None => connect.await?,
+        };
+        let (out, out_rx) = mpsc::unbounded_channel();
+        let pending: Pending = Arc::default();
+        let alive = Arc::new(AtomicBool::new(true));
+        let task = tokio::spawn(run(
+            ws,
+            out_rx,
+            pending.clone(),
+            alive.clone(),
+            options.clone(),
+        ));
+        Ok(Arc::new(Conn {
+            out,
+            pending,
+            alive,
+            task: task.abort_handle(),
+            options,
+        }))
+    }
+
+    /// Whether the connection's task still runs.
+    pub(crate) fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::Acquire)
+    }
+
+    /// Requests in flight on this connection.
+    pub(crate) fn in_flight(&self) -> usize {
+        lock(&self.pending).len()
+    }
+
+    /// Sends `request` and returns its results stream.
+    pub(crate) fn send(self: &Arc<Self>, request: &RequestMessage) -> Result<Results3, Error3> {
+        let payload = request.encode_ws()?;
+        let (tx, rx) = mpsc::channel(self.options.request_backlog.max(1));
+        let end = Arc::new(Mutex::new(None));
+        let queued = Arc::new(AtomicUsize::new(0));
+        let taken = Arc::new(tokio::sync::Notify::new());
+        let id = request.request_id;
+        lock(&self.pending).insert(
+            id,
+            Entry {
+                tx,
+                end: end.clone(),
+                queued: queued.clone(),
+                taken: taken.clone(),
+                total: 0,
+            },
+        );
+        if self.out.send(Message::Binary(payload.into())).is_err() {
+            lock(&self.pending).remove(&id);
+            return Err(Error3::Closed(": the connection is closed".into()));
+        }
+        Ok(Results3 {
+            rx,
+            end,
+            queued,
+            taken,
+            counters: None,
+            batch: VecDeque::new(),
+            done: false,
+            id,
+            pending: Arc::downgrade(&self.pending),
+            conn: self.clone(),
+        })
+    }
+}
+
+/// The results of one TinkerPop 3 request, batch after batch as the messages arrive: a
+/// [`Stream`] of (value, bulk) pairs.
+///
+/// It ends after the message with status 200 or 204; any other status is its last item, as
+/// [`Error3::Server`]. When the connection drops first, the last item is [`Error3::Closed`];
+/// when this stream fell more than its backlog ([`Options3::request_backlog`] messages or
+/// [`Options3::request_backlog_bytes`]) behind under [`SlowConsumer::Fail`], it is
+/// [`Error3::SlowConsumer`] (after the messages already queued).
+///
+/// Each message is decoded here, in the consumer's task, not by the connection's reader, so a
+/// large batch costs the other requests of the connection nothing. Dropping the stream stops
+/// routing the request's later messages (they are discarded as they arrive; TinkerPop 3 has no
+/// way to cancel a request).
+#[derive(Debug)]
+pub struct Results3 {
+    rx: mpsc::Receiver<Item>,
+    end: Arc<Mutex<Option<Error3>>>,
+    queued: Arc<AtomicUsize>,
+    taken: Arc<tokio::sync::Notify>,
+    counters: Option<Arc<crate::client::ByteCounters>>,
+    batch: VecDeque<(Value, i64)>,
+    done: bool,
+    id: Uuid,
+    pending: Weak<Mutex<HashMap<Uuid, Entry>>>,
+    /// Keeps the connection open while results are read, even if the client is dropped.
+    conn: Arc<Conn>,
+}
+
+impl Results3 {
+    /// The request id.
+    pub fn request_id(&self) -> Uuid {
+        self.id
+    }
+
+    /// Bytes of response messages received for this request and not yet decoded by this
+    /// stream: what a slow consumer costs in memory (at most
+    /// [`Options3::request_backlog_bytes`] plus one message, and at most
+    /// [`Options3::request_backlog`] messages).
+    pub fn buffered_bytes(&self) -> usize {
+        self.queued.load(Ordering::Relaxed)
+    }
+
+    /// Counts each message's bytes into `counters` as it is taken.
+    pub(crate) fn count_into(&mut self, counters: Arc<crate::client::ByteCounters>) {
+        self.counters = Some(counters);
+    }
+
+    /// Results decoded and not yet yielded (the rest of the current batch).
+    pub fn decoded_len(&self) -> usize {
+        self.batch.len()
+    }
+
+    /// The next whole response message of this request, decoded; `None` after the last.
+    /// Status 200/204/206 only; an error status is returned as [`Error3::Server`], and ends the
+    /// stream like any error.
+    pub fn poll_message(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<ResponseMessage, Error3>>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        let item = match self.rx.poll_recv(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(item) => item,
+        };
+        let out = match item {
+            None => {
+                let e = lock(&self.end)
+                    .take()
+                    .unwrap_or_else(|| Error3::Closed(String::new()));
+                Err(e)
+            }
+            Some(Err(e)) => Err(e),
+            Some(Ok(bytes)) => {
+                self.queued.fetch_sub(bytes.len(), Ordering::Relaxed);
+                self.taken.notify_one();
+                if let Some(c) = &self.counters {
+                    c.add_message(bytes.len() as u64);
+                }
+                match decode_response_with(
+                    &bytes,
+                    &self.conn.options.limits,
+                    &self.conn.options.custom_types,
+                ) {
+                    Err(e) => Err(Error3::Decode(e)),
+                    Ok(msg) => match msg.status {
+                        200 | 204 | 206 => Ok(msg),
+                        code => Err(Error3::Server {
+                            code,
+                            message: msg.message.unwrap_or_default(),
+                            attributes: msg.attributes,
+                        }),
+                    },
+                }
+            }
+        };
+        let last = !matches!(&out, Ok(m) if m.status == 206);
+        if last {
+            self.finish();
+        }
+        Poll::Ready(Some(out))
+    }
+
+    fn finish(&mut self) {
+        self.done = true;
+        self.rx.close();
+        if let Some(p) = self.pending.upgrade() {
+            lock(&p).remove(&self.id);
+        }
+    }
+}
+
+impl Drop for Results3 {
+    fn drop(&mut self) {
+        if !self.done {
+            self.finish();
+        }
+    }
+}
+
+impl Stream for Results3 {
+    type Item = Result3;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result3>> {
+        let this = &mut *self;
+        loop {
+            if let Some(r) = this.batch.pop_front() {
+                return Poll::Ready(Some(Ok(r)));
+            }
+            match this.poll_message(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(e))),
+                Poll::Ready(Some(Ok(msg))) => this.batch.extend(msg.results()),
+            }
+        }
+    }
+}
+
+/// The request id and status of a response message, read from its fixed-size header
+/// (`{0x81}{00}{uuid}{status}`); `Ok(None)` for a null request id.
+fn header(bytes: &[u8]) -> Option<Option<(Uuid, i32)>> {
+    match bytes {
+        [0x81, 0x00, rest @ ..] if rest.len() >= 20 => {
+            let id = Uuid::from_slice(&rest[..16]).ok()?;
+            let status = i32::from_be_bytes(rest[16..20].try_into().ok()?);
+            Some(Some((id, status)))
+        }
+        [0x81, 0x01, rest @ ..] if rest.len() >= 4 => Some(None),
+        _ => None,
+    }
+}
+
+async fn run(
+    mut ws: Ws,
+    mut out_rx: mpsc::UnboundedReceiver<Message>,
+    pending: Pending,
+    alive: Arc<AtomicBool>,
+    options: Arc<Options3>,
+) {
+    let mut ping = options.ping_interval.map(|d| {
+        let mut i = tokio::time::interval_at(tokio::time::Instant::now() + d, d);
+        i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        i
+    });
+    let mut last_in = Instant::now();
+    let mut ping_sent = false;
+    let end = loop {
+        tokio::select! {
+            msg = ws.next() => {
+                let msg = match msg {
+                    None => break "the server closed the connection".to_string(),
+                    Some(Err(e)) => break format!(": {e}"),
+                    Some(Ok(m)) => m,
+                };
+                last_in = Instant::now();
+                ping_sent = false;
+                match msg {
+                    Message::Binary(bytes) => {
+                        if let Err(why) = route(bytes, &mut ws, &pending, &options).await {
+                            break why;
+                        }
+                    }
+                    Message::Close(frame) => break format!(": close frame {frame:?}"),
+                    // Pings are answered by tungstenite; pongs only prove the peer is there;
+                    // text frames are GraphSON, never sent to a GraphBinary client.
+                    _ => {}
+                }
+            }
+            out = out_rx.recv() => {
+                let Some(out) = out else { break "the client is gone".to_string() };
+                if let Err(e) = ws.send(out).await {
+                    break format!(": sending a request: {e}");
+                }
+            }
+            () = tick(&mut ping) => {
+                let interval = options.ping_interval.unwrap_or_default();
+                if ping_sent {
+                    break format!(": no answer to a keep-alive ping within {interval:?}");
+                }
+                if last_in.elapsed() >= interval {
+                    if let Err(e) = ws.send(Message::Ping(Bytes::from_static(b"graphbinary-rs"))).await {
+                        break format!(": sending a keep-alive ping: {e}");
+                    }
+                    ping_sent = true;
+                }
+            }
+        }
+    };
+    alive.store(false, Ordering::Release);
+    // Refuse new requests first, then fail those in flight: a request registered after the
+    // drain finds the queue closed (`Conn::send` fails it), one registered before is drained.
+    out_rx.close();
+    let waiting: Vec<Entry> = lock(&pending).drain().map(|(_, e)| e).collect();
+    for e in waiting {
+        fail(e, Error3::Closed(end.clone()));
+    }
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), ws.close(None)).await;
+}
+
+async fn tick(ping: &mut Option<tokio::time::Interval>) {
+    match ping {
+        Some(i) => {
+            i.tick().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// Ends a request with `error`: queued if there is room, else reported after its queue.
+fn fail(e: Entry, error: Error3) {
+    if let Err(mpsc::error::TrySendError::Full(Err(error))) = e.tx.try_send(Err(error)) {
+        *lock(&e.end) = Some(error);
+    }
+}
+
+/// Routes one response message; `Err` ends the connection with that reason.
+async fn route(
+    bytes: Bytes,
+    ws: &mut Ws,
+    pending: &Pending,
+    options: &Options3,
+) -> Result<(), String> {
+    let (id, status) = match header(&bytes) {
+        Some(Some(h)) => h,
+        // A message for no request (the server could not read the request's id).
+        Some(None) => return Ok(()),
+        None => {
+            let detail = match decode_response_with(&bytes, &options.limits, &options.custom_types) {
+                Err(e) => format!("offset {}: {}", e.offset(), e.kind()),
+                Ok(_) => "a header too short to route".into(),
+            };
+            return Err(format!(": undecodable response message: {detail}"));
+        }
+    };
+    if status == 407 {
+        if !lock(pending).contains_key(&id) {
+            return Ok(());
+        }
+        let Some((user, password)) = &options.credentials else {
+            if let Some(e) = lock(pending).remove(&id) {
+                fail(e, Error3::AuthenticationRequired);
+            }
+            return Ok(());
+        };
+        let payload = sasl_plain(id, user, password)
+            .encode_ws()
+            .map_err(|e| format!(": writing the SASL answer: {e}"))?;
+        return ws
+            .send(Message::Binary(payload.into()))
+            .await
+            .map_err(|e| format!(": sending the SASL answer: {e}"));
+    }
+    let last = status != 206;
+    let len = bytes.len();
+    let (tx, queued, end, taken) = {
+        let mut map = lock(pending);
+        let Some(entry) = map.get_mut(&id) else {
+            // Its stream was dropped: discard.
+            return Ok(());
+        };
+        entry.total += len as u64;
+        if let Some(max) = options.limits.max_response_size {
+            if entry.total > max {
+                let e = map.remove(&id).expect("just found");
+                let total = e.total;
+                fail(
+                    e,
+                    Error3::TooLarge(format!(
+                        "the response messages of request {id} add up to {total} bytes, over \
+                         Limits::max_response_size {max}"
+                    )),
+                );
+                return Ok(());
+            }
+        }
+        let out = (
+            entry.tx.clone(),
+            entry.queued.clone(),
+            entry.end.clone(),
+            entry.taken.clone(),
+        );
+        if last {
+            map.remove(&id);
+        }
+        out
+    };
+    let budget = options.request_backlog_bytes;
+    let over = |queued: &AtomicUsize| {
+        let q = queued.load(Ordering::Relaxed);
+        q > 0 && q + len > budget
+    };
+    match options.slow_consumer {
+        SlowConsumer::Wait => {
+            // Room in the byte budget, then in the message queue; a dropped stream ends both.
+            loop {
+                let notified = taken.notified();
+                if !over(&queued) {
+                    break;
+                }
+                tokio::select! {
+                    () = notified => {}
+                    () = tx.closed() => {
+                        lock(pending).remove(&id);
+                        return Ok(());
+                    }
+                }
+            }
+            queued.fetch_add(len, Ordering::Relaxed);
+            if tx.send(Ok(bytes)).await.is_err() {
+                lock(pending).remove(&id);
+            }
+        }
+        SlowConsumer::Fail => {
+            let full = over(&queued) || {
+                queued.fetch_add(len, Ordering::Relaxed);
+                match tx.try_send(Ok(bytes)) {
+                    Ok(()) => false,
+                    Err(mpsc::error::TrySendError::Closed(_)) => {
+                        lock(pending).remove(&id);
+                        false
+                    }
+                    Err(mpsc::error::TrySendError::Full(_)) => {
+                        queued.fetch_sub(len, Ordering::Relaxed);
+                        true
+                    }
+                }
+            };
+            if full {
+                // Not held back: this request ends (after what it has queued), the others go
+                // on.
+                lock(pending).remove(&id);
+                *lock(&end) = Some(Error3::SlowConsumer {
+                    backlog: options.request_backlog,
+                    backlog_bytes: budget,
+                });
+            }
+        }
+    }
+    Ok(())
+}
