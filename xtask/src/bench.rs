@@ -4,7 +4,9 @@
 //!    per result (`benches/alloc.rs`).
 //! 2. End to end against a real Gremlin Server (modern) on loopback: our client
 //!    (`examples/bench_client.rs`) and, in the same run, the peers of `xtask/peers/` (Java,
-//!    Go, Python drivers and the raw byte drain), interleaved run by run.
+//!    Go, Python drivers and the raw byte drain), interleaved run by run; then the same
+//!    contenders against a replay of the server's recorded responses (`bench/replayed.rs`,
+//!    `crate::replay`), which measures the clients without the server's noise.
 //! 3. Memory: peak RSS of our client streaming a response of more than 1 GiB, each result
 //!    dropped as it is decoded.
 
