@@ -128,3 +128,34 @@ async fn pool_of_one_serialises_concurrent_requests() {
     let ages = [29, 27, 32, 35];
     assert_eq!(got, (0..10).map(|i| ages[i % 4]).collect::<Vec<i32>>());
 }
+
+/// The connection slot is freed at the end of the body, not when the response is dropped: with
+/// a pool of one, a second request goes through while the first, read to its end, is still
+/// held. (Before issue 13 the slot was held until the body reader was dropped.)
+#[tokio::test]
+async fn the_slot_is_freed_at_the_end_of_the_body() {
+    if !common::server_available("the_slot_is_freed_at_the_end_of_the_body").await {
+        return;
+    }
+    for compression in [false, true] {
+        let client = common::builder()
+            .pool_size(1)
+            .compression(compression)
+            .build()
+            .unwrap();
+        let mut first = client.request("g.V()").send_raw().await.unwrap();
+        let mut bytes = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(&mut first.body, &mut bytes)
+            .await
+            .unwrap();
+        assert!(bytes.ends_with(&[0, 0, 0, 0xc8, 1, 1]), "{bytes:?}");
+        let second = tokio::time::timeout(Duration::from_secs(20), async {
+            client.submit("g.V().count()").await?.one::<i64>().await
+        })
+        .await
+        .unwrap_or_else(|_| panic!("compression {compression}: the slot was still held"))
+        .unwrap();
+        assert_eq!(second, 6);
+        drop(first);
+    }
+}

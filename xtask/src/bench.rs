@@ -4,7 +4,9 @@
 //!    per result (`benches/alloc.rs`).
 //! 2. End to end against a real Gremlin Server (modern) on loopback: our client
 //!    (`examples/bench_client.rs`) and, in the same run, the peers of `xtask/peers/` (Java,
-//!    Go, Python drivers and the raw byte drain), interleaved run by run.
+//!    Go, Python drivers and the raw byte drain), interleaved run by run; then the same
+//!    contenders against a replay of the server's recorded responses (`bench/replayed.rs`,
+//!    `crate::replay`), which measures the clients without the server's noise.
 //! 3. Memory: peak RSS of our client streaming a response of more than 1 GiB, each result
 //!    dropped as it is decoded.
 
@@ -20,14 +22,19 @@ use serde_json::Value as Json;
 use crate::server;
 use crate::util::{project_root, secs, show};
 
+mod replayed;
+
 const HELP: &str = "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory]... [--port N]
+                         [--replay-port N]
 
 Runs the benchmarks and writes BENCHMARKS.md at the repository root (sections not run are
 left out). Starts a Gremlin Server (modern) for e2e/memory unless one answers on --port.
 
   --quick       fewer runs and shorter measurements: a smoke check, not numbers to quote
   --only PART   run only PART (repeatable): inproc, e2e, memory
-  --port N      the Gremlin Server port (default 8182)";
+  --port N      the Gremlin Server port (default 8182)
+  --replay-port N
+                the port of the replay server of the e2e's replayed rows (default: --port + 1)";
 
 const CORPORA: [&str; 6] = [
     "vertices_200k",
@@ -53,6 +60,7 @@ struct Opts {
     quick: bool,
     parts: Vec<String>,
     port: u16,
+    replay_port: Option<u16>,
 }
 
 /// `cargo xtask bench ...`
@@ -61,6 +69,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         quick: false,
         parts: Vec::new(),
         port: 8182,
+        replay_port: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -76,6 +85,9 @@ pub fn cli(args: &[String]) -> Result<()> {
                 }
             }
             "--port" => o.port = it.next().context("--port needs a number")?.parse()?,
+            "--replay-port" => {
+                o.replay_port = Some(it.next().context("--replay-port needs a number")?.parse()?)
+            }
             "-h" | "--help" => {
                 println!("{HELP}");
                 return Ok(());
@@ -108,8 +120,13 @@ fn run(o: &Opts) -> Result<()> {
     let started = Instant::now();
     let mut rep = Report {
         commands: vec![format!(
-            "cargo xtask bench{}{}",
+            "cargo xtask bench{}{}{}",
             if o.quick { " --quick" } else { "" },
+            if o.port == 8182 {
+                String::new()
+            } else {
+                format!(" --port {}", o.port)
+            },
             o.parts
                 .iter()
                 .map(|p| format!(" --only {p}"))
@@ -129,6 +146,8 @@ fn run(o: &Opts) -> Result<()> {
         let client = build_client(&mut rep)?;
         if o.parts.iter().any(|p| p == "e2e") {
             e2e(o, &mut rep, &url, &client)?;
+            let replay_port = o.replay_port.unwrap_or(o.port.saturating_add(1));
+            replayed::section(o, &mut rep, &url, &client, replay_port)?;
         }
         if o.parts.iter().any(|p| p == "memory") {
             memory(&mut rep, &url, &client)?;

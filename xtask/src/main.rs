@@ -9,15 +9,18 @@ mod failover;
 mod features;
 mod fuzz;
 mod regen;
+mod replay;
 mod server;
 mod server3;
 mod util;
 
 const USAGE: &str =
-    "usage: cargo xtask <regen|server|server3|demo|features|ci|bench|fuzz|failover> [options]
+    "usage: cargo xtask <regen|server|server3|demo|features|ci|bench|replay|fuzz|failover> [options]
   demo [--port N]    start a local server if none answers and run a few queries
   bench [--quick] [--only inproc|e2e|memory] [--port N]
                      run the benchmarks and write BENCHMARKS.md
+  replay [--from URL] [--port N] [--deflate] QUERY...
+                     record a server's responses to QUERY once, then serve them at full speed
   regen [--check]    regenerate the Rust generated from spec/ (--check: fail if stale)
   server [--dataset NAME] [--port N] [--detach] [--stop]
                      run a local Gremlin Server 4.0.0-beta.3 (see `cargo xtask server --help`)
@@ -46,6 +49,7 @@ fn main() {
         Some("demo") => demo::cli(rest),
         Some("features") => features::cli(rest),
         Some("bench") => bench::cli(rest),
+        Some("replay") => replay::cli(rest),
         Some("fuzz") => fuzz::main(rest).map_err(|e| anyhow::anyhow!("{e}")),
         _ => {
             eprintln!("{USAGE}");

@@ -43,7 +43,8 @@
 //!
 //! Gremlin Server does not pipeline, so each request needs a connection of its own; the pool
 //! size bounds both the idle connections kept and the requests in flight: a request waits for a
-//! free slot, and holds it until its response is read to the end or dropped. Dropping a
+//! free slot, and holds it until its response is read to the end (the end of the body frees
+//! it, even while the response is still held) or dropped. Dropping a
 //! response early closes its connection (it is never returned to the pool half-read).
 //!
 //! # Interceptors and authentication
