@@ -1,6 +1,6 @@
 //! The `graphbinary` command line tool.
 //!
-//! * `graphbinary decode [--value] [--format text|graphson|graphbinary|count] [--chunk-size N]
+//! * `graphbinary decode [--value] [--format text|graphson|graphbinary|count|count-values] [--chunk-size N]
 //!   [FILE|-]`: decode a GraphBinary 4 response (or one value) and print its results.
 //! * `graphbinary query [--url URL] [--format text|graphson|count] [--bulk] [--stats] GREMLIN`:
 //!   send a script to Gremlin Server and print the results as they stream in.
