@@ -16,7 +16,7 @@ mod util;
 const USAGE: &str =
     "usage: cargo xtask <regen|server|server3|demo|features|ci|bench|fuzz|failover> [options]
   demo [--port N]    start a local server if none answers and run a few queries
-  bench [--quick] [--only inproc|e2e|memory] [--port N]
+  bench [--quick] [--only inproc|e2e|memory|process] [--port N]
                      run the benchmarks and write BENCHMARKS.md
   regen [--check]    regenerate the Rust generated from spec/ (--check: fail if stale)
   server [--dataset NAME] [--port N] [--detach] [--stop]
