@@ -154,6 +154,7 @@ fn a_file_decodes_alike_by_every_route_and_read_size() {
         );
         errors.push(err);
     }
+    assert!(errors.iter().all(|e| e == &errors[0]), "{errors:?}");
     let _ = std::fs::remove_file(&path);
     let missing = run(
         &["decode", "--format", "count", "/nonexistent/graphbinary.gb"],
