@@ -29,7 +29,7 @@ const HELP: &str =
     "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process]... [--port N]
 
 Runs the benchmarks and writes BENCHMARKS.md at the repository root (sections not run are
-left out). Starts a Gremlin Server (modern) for e2e/memory unless one answers on --port.
+left out, and the header says which ran: commit only a full run's). Starts a Gremlin Server (modern) for e2e/memory unless one answers on --port.
 
   --quick       fewer runs and shorter measurements: a smoke check, not numbers to quote
   --only PART   run only PART (repeatable): inproc, e2e, memory, process
@@ -83,7 +83,9 @@ pub fn cli(args: &[String]) -> Result<()> {
                     if !PARTS.contains(&p) {
                         bail!("--only takes inproc, e2e, memory or process, not {p:?}");
                     }
-                    o.parts.push(p.to_string());
+                    if !o.parts.iter().any(|q| q == p) {
+                        o.parts.push(p.to_string());
+                    }
                 }
             }
             "--port" => o.port = it.next().context("--port needs a number")?.parse()?,
@@ -154,10 +156,10 @@ fn run(o: &Opts) -> Result<()> {
     writeln!(
         md,
         "Written by `cargo xtask bench` ({}) on {} in {}. All contenders ran in this same run.\n",
-        if o.quick {
-            "--quick: a smoke check, not numbers to quote"
-        } else {
-            "full run"
+        match (o.quick, o.parts.len() == PARTS.len()) {
+            (true, _) => "--quick: a smoke check, not numbers to quote".to_string(),
+            (false, true) => "full run".to_string(),
+            (false, false) => format!("partial run: only {}", o.parts.join(", ")),
         },
         utc_now(),
         secs(started.elapsed()),
