@@ -29,7 +29,8 @@ const HELP: &str =
     "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process]... [--port N]
 
 Runs the benchmarks and writes BENCHMARKS.md at the repository root (sections not run are
-left out, and the header says which ran: commit only a full run's). Starts a Gremlin Server (modern) for e2e/memory unless one answers on --port.
+left out, and the header says which ran: commit only a full run's). Starts a Gremlin Server
+(modern) for e2e/memory unless one answers on --port.
 
   --quick       fewer runs and shorter measurements: a smoke check, not numbers to quote
   --only PART   run only PART (repeatable): inproc, e2e, memory, process
