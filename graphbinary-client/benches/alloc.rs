@@ -1,11 +1,15 @@
 //! Allocations per result while decoding the benchmark corpora (no criterion: a counting
-//! global allocator around one drain of each corpus in each mode).
+//! global allocator around one drain of each corpus in each mode of `decode.rs`, then by each
+//! route of `serde.rs`: `value`, `value_convert`, `serde_struct`, `count`; see
+//! `common/routes.rs`).
 //!
 //! `cargo bench -p graphbinary-client --bench alloc` prints one JSON object per line:
 //! `{"corpus":..,"mode":..,"results":..,"bytes":..,"allocs":..,"allocs_per_result":..,
 //! "alloc_bytes":..}`, and writes them all to `target/criterion/alloc.jsonl`.
 
 mod common;
+#[path = "common/routes.rs"]
+mod routes;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -49,17 +53,17 @@ fn main() {
     let rt = common::runtime();
     let mut lines = Vec::new();
     for corpus in common::selected() {
-        for mode in common::Mode::ALL {
+        let mut measure = |mode: &str, drain: &mut dyn FnMut() -> u64| {
             let a0 = ALLOCS.load(Relaxed);
             let b0 = BYTES.load(Relaxed);
-            let n = common::run(&rt, &corpus, mode);
+            let n = drain();
             let allocs = ALLOCS.load(Relaxed) - a0;
             let bytes = BYTES.load(Relaxed) - b0;
-            assert_eq!(n, corpus.results);
+            assert_eq!(n, corpus.results, "{} {mode}", corpus.name);
             let line = format!(
                 "{{\"corpus\":\"{}\",\"mode\":\"{}\",\"results\":{},\"bytes\":{},\"allocs\":{},\"allocs_per_result\":{:.3},\"alloc_bytes\":{}}}",
                 corpus.name,
-                mode.id(),
+                mode,
                 n,
                 corpus.bytes.len(),
                 allocs,
@@ -68,6 +72,14 @@ fn main() {
             );
             println!("{line}");
             lines.push(line);
+        };
+        for mode in common::Mode::ALL {
+            measure(mode.id(), &mut || common::run(&rt, &corpus, mode));
+        }
+        for route in routes::ROUTES {
+            measure(route, &mut || {
+                routes::run(&rt, corpus.name, corpus.bytes, route)
+            });
         }
     }
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");

@@ -99,6 +99,71 @@ fn a_response_prints_one_line_per_result() {
     }
 }
 
+/// A file argument is read by blocking reads on the decoding thread (not through tokio's
+/// blocking pool); `count`, `count-values` and `text` agree on it, and with `--chunk-size`, on
+/// a response larger than the read buffer (many refills, results straddling them).
+#[test]
+fn a_file_decodes_alike_by_every_route_and_read_size() {
+    let n = 40_000;
+    let items: Vec<Vec<u8>> = (0..n)
+        .map(|i| {
+            let s = format!("name-{i}");
+            let mut v = vec![0x03, 0x00];
+            v.extend((s.len() as u32).to_be_bytes());
+            v.extend(s.as_bytes());
+            v
+        })
+        .collect();
+    let refs: Vec<&[u8]> = items.iter().map(|v| &v[..]).collect();
+    let body = response(&refs, OK);
+    assert!(body.len() > 3 * 65536, "larger than the read buffer");
+    let path = std::env::temp_dir().join(format!("graphbinary-cli-{}.gb", std::process::id()));
+    std::fs::write(&path, &body).unwrap();
+    let file = path.to_str().unwrap();
+    for extra in [
+        &[][..],
+        &["--chunk-size", "1024"][..],
+        &["--chunk-size", "7"][..],
+    ] {
+        for format in ["count", "count-values"] {
+            let mut args = vec!["decode", "--format", format];
+            args.extend(extra);
+            args.push(file);
+            let o = run(&args, &[]);
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+            assert_eq!(stdout(&o), format!("{n}\n"), "{args:?}");
+        }
+        let mut args = vec!["decode"];
+        args.extend(extra);
+        args.push(file);
+        let o = run(&args, &[]);
+        let out = stdout(&o);
+        assert_eq!(out.lines().count(), n, "{args:?}");
+        assert_eq!(out.lines().nth(12_345), Some("name-12345"), "{args:?}");
+    }
+    // Cut short inside the last result: every route names the same offset.
+    std::fs::write(&path, &body[..body.len() - 12]).unwrap();
+    let mut errors = Vec::new();
+    for format in ["count", "count-values", "text"] {
+        let o = run(&["decode", "--format", format, file], &[]);
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("{}", body.len() - 12)),
+            "{format}: {err}"
+        );
+        errors.push(err);
+    }
+    assert!(errors.iter().all(|e| e == &errors[0]), "{errors:?}");
+    let _ = std::fs::remove_file(&path);
+    let missing = run(
+        &["decode", "--format", "count", "/nonexistent/graphbinary.gb"],
+        &[],
+    );
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(stderr(&missing).contains("cannot open /nonexistent/graphbinary.gb"));
+}
+
 #[test]
 fn bulked_results_print_once_per_bulk() {
     let mut body = vec![0x84, 0x01];

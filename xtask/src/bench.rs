@@ -1,7 +1,7 @@
 //! `cargo xtask bench`: runs the benchmarks of issue 5 and writes `BENCHMARKS.md`.
 //!
-//! 1. In-process decoding (criterion, `graphbinary-client/benches/decode.rs`) and allocations
-//!    per result (`benches/alloc.rs`).
+//! 1. In-process decoding (criterion, `graphbinary-client/benches/decode.rs` and
+//!    `benches/serde.rs`) and allocations per result (`benches/alloc.rs`): `bench/inproc.rs`.
 //! 2. End to end against a real Gremlin Server (modern) on loopback: our client
 //!    (`examples/bench_client.rs`) and, in the same run, the peers of `xtask/peers/` (Java,
 //!    Go, Python drivers and the raw byte drain), interleaved run by run; then the same
@@ -9,6 +9,8 @@
 //!    `crate::replay`), which measures the clients without the server's noise.
 //! 3. Memory: peak RSS of our client streaming a response of more than 1 GiB, each result
 //!    dropped as it is decoded.
+//! 4. Whole process: `graphbinary decode` against gremlinpython on the same corpus files
+//!    (`bench/process.rs`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -22,16 +24,20 @@ use serde_json::Value as Json;
 use crate::server;
 use crate::util::{project_root, secs, show};
 
+mod inproc;
+mod process;
 mod replayed;
 
-const HELP: &str = "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory]... [--port N]
+const HELP: &str =
+    "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process]... [--port N]
                          [--replay-port N]
 
 Runs the benchmarks and writes BENCHMARKS.md at the repository root (sections not run are
-left out). Starts a Gremlin Server (modern) for e2e/memory unless one answers on --port.
+left out, and the header says which ran: commit only a full run's). Starts a Gremlin Server
+(modern) for e2e/memory unless one answers on --port.
 
   --quick       fewer runs and shorter measurements: a smoke check, not numbers to quote
-  --only PART   run only PART (repeatable): inproc, e2e, memory
+  --only PART   run only PART (repeatable): inproc, e2e, memory, process
   --port N      the Gremlin Server port (default 8182)
   --replay-port N
                 the port of the replay server of the e2e's replayed rows (default: --port + 1)";
@@ -56,6 +62,9 @@ const CONTENDERS: [&str; 5] = ["rust", "java", "go", "python", "raw"];
 const LATENCY_CONTENDERS: [&str; 6] = ["rust", "rust-drain", "java", "go", "python", "raw"];
 const BIG_QUERY: &str = "g.V().repeat(both()).times(12)";
 
+/// Every part, in the order a full run reports them.
+const PARTS: [&str; 4] = ["inproc", "e2e", "memory", "process"];
+
 struct Opts {
     quick: bool,
     parts: Vec<String>,
@@ -76,12 +85,16 @@ pub fn cli(args: &[String]) -> Result<()> {
         match a.as_str() {
             "--quick" => o.quick = true,
             "--only" => {
-                let p = it.next().context("--only needs inproc, e2e or memory")?;
+                let p = it
+                    .next()
+                    .context("--only needs inproc, e2e, memory or process")?;
                 for p in p.split(',') {
-                    if !["inproc", "e2e", "memory"].contains(&p) {
-                        bail!("--only takes inproc, e2e or memory, not {p:?}");
+                    if !PARTS.contains(&p) {
+                        bail!("--only takes inproc, e2e, memory or process, not {p:?}");
                     }
-                    o.parts.push(p.to_string());
+                    if !o.parts.iter().any(|q| q == p) {
+                        o.parts.push(p.to_string());
+                    }
                 }
             }
             "--port" => o.port = it.next().context("--port needs a number")?.parse()?,
@@ -96,7 +109,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         }
     }
     if o.parts.is_empty() {
-        o.parts = vec!["inproc".into(), "e2e".into(), "memory".into()];
+        o.parts = PARTS.map(String::from).to_vec();
     }
     run(&o)
 }
@@ -137,7 +150,7 @@ fn run(o: &Opts) -> Result<()> {
     };
     let load_before = loadavg();
     if o.parts.iter().any(|p| p == "inproc") {
-        inproc(o, &mut rep)?;
+        inproc::inproc(o, &mut rep)?;
     }
     let needs_server = o.parts.iter().any(|p| p == "e2e" || p == "memory");
     if needs_server {
@@ -153,16 +166,19 @@ fn run(o: &Opts) -> Result<()> {
             memory(&mut rep, &url, &client)?;
         }
     }
+    if o.parts.iter().any(|p| p == "process") {
+        process::process(o, &mut rep)?;
+    }
     let load_after = loadavg();
     let mut md = String::new();
     writeln!(md, "# Benchmarks\n")?;
     writeln!(
         md,
         "Written by `cargo xtask bench` ({}) on {} in {}. All contenders ran in this same run.\n",
-        if o.quick {
-            "--quick: a smoke check, not numbers to quote"
-        } else {
-            "full run"
+        match (o.quick, o.parts.len() == PARTS.len()) {
+            (true, _) => "--quick: a smoke check, not numbers to quote".to_string(),
+            (false, true) => "full run".to_string(),
+            (false, false) => format!("partial run: only {}", o.parts.join(", ")),
         },
         utc_now(),
         secs(started.elapsed()),
@@ -270,145 +286,6 @@ fn machine(load_before: &str, load_after: &str) -> String {
         load_before,
         load_after,
     )
-}
-
-// ---------------------------------------------------------------------------------------------
-// In-process
-
-fn inproc(o: &Opts, rep: &mut Report) -> Result<()> {
-    let root = project_root();
-    let (warm, measure) = if o.quick { ("0.5", "1") } else { ("1", "3") };
-    let crit = root.join("target/criterion");
-    for c in CORPORA {
-        let _ = std::fs::remove_dir_all(crit.join(format!("decode_{c}")));
-    }
-    let mut bench = Command::new("cargo");
-    bench
-        .current_dir(&root)
-        .args([
-            "bench",
-            "-p",
-            "graphbinary-client",
-            "--bench",
-            "decode",
-            "--",
-        ])
-        .args(["--warm-up-time", warm, "--measurement-time", measure]);
-    rep.cmd(&bench);
-    crate::util::run(&mut bench)?;
-    let mut alloc = Command::new("cargo");
-    alloc
-        .current_dir(&root)
-        .args(["bench", "-p", "graphbinary-client", "--bench", "alloc"]);
-    rep.cmd(&alloc);
-    crate::util::run(&mut alloc)?;
-
-    // (corpus, mode) -> (results, bytes, allocs per result)
-    let mut allocs = BTreeMap::new();
-    for line in std::fs::read_to_string(crit.join("alloc.jsonl"))?.lines() {
-        let j: Json = serde_json::from_str(line)?;
-        allocs.insert(
-            (
-                j["corpus"].as_str().unwrap_or("").to_string(),
-                j["mode"].as_str().unwrap_or("").to_string(),
-            ),
-            (
-                j["results"].as_f64().unwrap_or(0.0),
-                j["bytes"].as_f64().unwrap_or(0.0),
-                j["allocs_per_result"].as_f64().unwrap_or(f64::NAN),
-            ),
-        );
-        rep.raw.push(line.to_string());
-    }
-    let median = |corpus: &str, mode: &str| -> Result<f64> {
-        let p = crit.join(format!("decode_{corpus}/{mode}/new/estimates.json"));
-        let j: Json = serde_json::from_str(
-            &std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?,
-        )?;
-        Ok(j["median"]["point_estimate"].as_f64().unwrap_or(f64::NAN) / 1e9)
-    };
-
-    let mut s = String::new();
-    writeln!(s, "## 1. In-process decoding\n")?;
-    writeln!(
-        s,
-        "Each corpus is a whole GraphBinary 4 response generated in-process by the model's writer\n\
-         (deterministic; see `graphbinary-client/benches/common/mod.rs`). Every result is dropped\n\
-         as soon as it is decoded. (a) the fast path over one contiguous slice; (b) `read_response`\n\
-         over a reader that returns 8 KiB per read (read buffer 64 KiB), consumed two ways: with\n\
-         `StreamExt::next` (one `poll_next` per result) and with `ResponseStream::for_each_result`\n\
-         (a closure per result; the buffered results are decoded in one synchronous loop);\n\
-         (c) 1 KiB per read, `StreamExt::next`; (d) as (b) with `StreamExt::next` and\n\
-         `ReadOptions::fast_path = false`, so every value takes the async slow path.\n\
-         Time: criterion median of 10 samples of the benchmark thread's CPU time\n\
-         (`CLOCK_THREAD_CPUTIME_ID`; everything runs on that one thread, a current-thread runtime),\n\
-         since wall time on this shared machine moved by up to 2x between runs. MB = 10^6 bytes.\n\
-         Allocations: a counting global allocator around one drain (`benches/alloc.rs`).\n"
-    )?;
-    writeln!(
-        s,
-        "| corpus | size | mode | median | results/s | MB/s | allocations/result |\n\
-         |---|---:|---|---:|---:|---:|---:|"
-    )?;
-    let mut mbs = BTreeMap::new();
-    for c in CORPORA {
-        for (m, label) in MODES {
-            let t = median(c, m)?;
-            let (results, bytes, apr) = allocs
-                .get(&(c.to_string(), m.to_string()))
-                .copied()
-                .unwrap_or((f64::NAN, f64::NAN, f64::NAN));
-            let mb_s = bytes / t / 1e6;
-            mbs.insert((c, m), mb_s);
-            writeln!(
-                s,
-                "| {c} | {:.1} MB | {label} | {} | {} | {:.0} | {:.2} |",
-                bytes / 1e6,
-                fmt_secs(t),
-                fmt_rate(results / t),
-                mb_s,
-                apr
-            )?;
-        }
-    }
-    writeln!(s, "\n### Targets\n")?;
-    writeln!(s, "| target | measured | met? |\n|---|---|---|")?;
-    let v_a = mbs[&("vertices_200k", "a_slice")];
-    writeln!(
-        s,
-        "| (a) >= 600 MB/s on vertices_200k | {v_a:.0} MB/s ({:.2}x of target) | {} |",
-        v_a / 600.0,
-        yes(v_a >= 600.0)
-    )?;
-    for c in CORPORA {
-        let visit = mbs[&(c, "b_visit_8k")] / mbs[&(c, "a_slice")];
-        let next = mbs[&(c, "b_stream_8k")] / mbs[&(c, "a_slice")];
-        writeln!(
-            s,
-            "| (b) >= 0.95x (a) on {c} | `for_each_result` {visit:.2}x; `StreamExt::next` {next:.2}x | {} with `for_each_result`; {} with `next` |",
-            yes(visit >= 0.95),
-            yes(next >= 0.95)
-        )?;
-    }
-    for c in CORPORA {
-        let r = mbs[&(c, "b_stream_8k")] / mbs[&(c, "d_slow_8k")];
-        // A single value larger than the read buffer takes the slow path in (b) as well.
-        let verdict = if c == "binary_64mib" {
-            "n/a: one value larger than the buffer streams by the slow path in (b) too"
-        } else {
-            yes(r >= 2.0)
-        };
-        writeln!(s, "| (b) `next` >= 2x (d) on {c} | {r:.2}x | {verdict} |")?;
-    }
-    let bin = mbs[&("binary_64mib", "b_stream_8k")];
-    writeln!(
-        s,
-        "| 64 MiB Binary streamed, (b) `next` >= 1.5 GB/s | {:.2} GB/s | {} |\n",
-        bin / 1000.0,
-        yes(bin >= 1500.0)
-    )?;
-    rep.sections.push(s);
-    Ok(())
 }
 
 fn yes(b: bool) -> &'static str {

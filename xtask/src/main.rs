@@ -17,7 +17,7 @@ mod util;
 const USAGE: &str =
     "usage: cargo xtask <regen|server|server3|demo|features|ci|bench|replay|fuzz|failover> [options]
   demo [--port N]    start a local server if none answers and run a few queries
-  bench [--quick] [--only inproc|e2e|memory] [--port N]
+  bench [--quick] [--only inproc|e2e|memory|process] [--port N]
                      run the benchmarks and write BENCHMARKS.md
   replay [--from URL] [--port N] [--deflate] QUERY...
                      record a server's responses to QUERY once, then serve them at full speed

@@ -1,8 +1,9 @@
 //! The `graphbinary` command line tool.
 //!
 //! * `graphbinary decode [--value] [--graphbinary-version 1|4] [--format
-//!   text|graphson|graphbinary|count] [--chunk-size N] [FILE|-]`: decode a GraphBinary 4 (or,
-//!   with `--graphbinary-version 1`, GraphBinary 1) response (or one value) and print its results.
+//!   text|graphson|graphbinary|count|count-values] [--chunk-size N] [FILE|-]`: decode a
+//!   GraphBinary 4 (or, with `--graphbinary-version 1`, GraphBinary 1) response (or one value)
+//!   and print its results.
 //! * `graphbinary query [--url URL] [--format text|graphson|count] [--bulk] [--stats] GREMLIN`:
 //!   send a script to Gremlin Server (`ws://` URLs: TinkerPop 3.x) and print the results as
 //!   they stream in.

@@ -1,7 +1,8 @@
 //! `graphbinary decode`: decode GraphBinary 4 (or 1) from a file or stdin.
 //!
 //! ```text
-//! graphbinary decode [--value] [--graphbinary-version 1|4] [--format text|graphson|graphbinary|count]
+//! graphbinary decode [--value] [--graphbinary-version 1|4]
+//!                    [--format text|graphson|graphbinary|count|count-values]
 //!                    [--chunk-size N] [FILE|-]
 //! ```
 //!
@@ -15,9 +16,15 @@
 //! `MAX_BULK_EXPANSION` is printed once with its bulk instead):
 //! `text` in the Gremlin Console's style, `graphson` one GraphSON 4 document per line,
 //! `graphbinary` each result re-encoded fully-qualified (raw bytes), `count` the number of
-//! results (stepping over each without building it). `--chunk-size N` reads the whole input
-//! into memory, then feeds the decoder N bytes per read (so timing it measures the decoder's
-//! refill path).
+//! results (stepping over each without building it), `count-values` the same number with each
+//! result decoded into a `Value` first (the route `text` and `graphson` take, without their
+//! printing: for measuring the decoder).
+//!
+//! Input is read by plain blocking reads on the decoding thread (the decoder has nothing else
+//! to wait for), so a whole-process timing of `decode --format count FILE` measures the
+//! decoder, not a runtime's file I/O. `--chunk-size N` reads the input in 256 KiB blocks and
+//! feeds the decoder at most N bytes per read, each ready at once (so timing it measures the
+//! decoder's refill path; memory stays bounded whatever the input's size).
 //!
 //! Exit status: 0 success; 1 malformed input (one line on stderr naming the byte offset and
 //! what was expected) or an I/O error; 2 the response's status is not 200 (results printed
@@ -50,7 +57,7 @@ pub struct DecodeArgs {
     /// How to print each result.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Read the whole input into memory, then feed the decoder at most N bytes per read.
+    /// Feed the decoder at most N bytes per read (the input is read in 256 KiB blocks).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     chunk_size: Option<u32>,
     /// Input file; `-` or nothing for stdin.
@@ -73,8 +80,10 @@ enum Format {
     Graphson,
     /// Each result re-encoded as fully-qualified GraphBinary, back to back.
     Graphbinary,
-    /// The number of results.
+    /// The number of results, stepping over each without building it.
     Count,
+    /// The number of results, each decoded into a `Value` first (for measuring the decoder).
+    CountValues,
 }
 
 /// What went wrong, mapped to the exit status.
@@ -108,7 +117,7 @@ impl<W: Write> Printer<W> {
         self.line.clear();
         self.bytes.clear();
         match self.format {
-            Format::Count => {
+            Format::Count | Format::CountValues => {
                 self.count += u128::from(times);
                 return Ok(());
             }
@@ -154,62 +163,90 @@ impl<W: Write> Printer<W> {
     }
 
     fn finish(&mut self) -> std::io::Result<()> {
-        if self.format == Format::Count {
+        if matches!(self.format, Format::Count | Format::CountValues) {
             writeln!(self.out, "{}", self.count)?;
         }
         self.out.flush()
     }
 }
 
-async fn open(args: &DecodeArgs) -> Result<Input, Failure> {
-    if let Some(n) = args.chunk_size {
-        // The whole input in memory first, then handed out N bytes per read: what is measured
-        // is the decoder's refill path, not the file system's reads.
-        let bytes = match &args.file {
-            Some(p) if p.as_os_str() != "-" => std::fs::read(p)
-                .map_err(|e| Failure::Input(format!("cannot read {}: {e}", p.display())))?,
-            _ => {
-                let mut v = Vec::new();
-                std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut v)
-                    .map_err(|e| Failure::Input(format!("cannot read stdin: {e}")))?;
-                v
-            }
-        };
-        return Ok(Box::new(Pieces {
-            bytes,
-            at: 0,
-            n: n as usize,
-        }));
-    }
-    let input: Input = match &args.file {
+fn open(args: &DecodeArgs) -> Result<Input, Failure> {
+    let source: Box<dyn std::io::Read + Send> = match &args.file {
         Some(p) if p.as_os_str() != "-" => Box::new(
-            tokio::fs::File::open(p)
-                .await
+            std::fs::File::open(p)
                 .map_err(|e| Failure::Input(format!("cannot open {}: {e}", p.display())))?,
         ),
-        _ => Box::new(tokio::io::stdin()),
+        _ => Box::new(std::io::stdin()),
     };
-    Ok(input)
+    Ok(match args.chunk_size {
+        // Read in large blocks, handed to the decoder N bytes at a time: what is measured is
+        // the decoder's refill path, not the file system's reads.
+        Some(n) => Box::new(Pieces {
+            inner: source,
+            block: vec![0; STAGING].into_boxed_slice(),
+            at: 0,
+            end: 0,
+            n: n as usize,
+        }),
+        None => Box::new(Blocking(source)),
+    })
 }
 
-/// In-memory input handed out at most `n` bytes per read, each read ready at once (`--chunk-size`).
-struct Pieces {
-    bytes: Vec<u8>,
+/// A blocking reader as an [`AsyncRead`]: each read is one plain `read(2)` on the decoding
+/// thread, straight into the read buffer, ready at once. The decoder has nothing else to do
+/// while it waits, so the round trip to tokio's blocking thread pool that every read of a
+/// `tokio::fs::File` or `tokio::io::stdin()` costs buys nothing here.
+struct Blocking<R>(R);
+
+/// Blocking reads, retried when interrupted by a signal.
+fn read_blocking(r: &mut impl std::io::Read, into: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match r.read(into) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
+impl<R: std::io::Read + Unpin> tokio::io::AsyncRead for Blocking<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let n = read_blocking(&mut self.0, buf.initialize_unfilled());
+        std::task::Poll::Ready(n.map(|n| buf.advance(n)))
+    }
+}
+
+/// The block `--chunk-size` reads the input in.
+const STAGING: usize = 256 << 10;
+
+/// `--chunk-size N`: the input read by blocking reads in blocks of [`STAGING`] bytes, and
+/// handed to the decoder at most `n` bytes per read, each read ready at once.
+struct Pieces<R> {
+    inner: R,
+    block: Box<[u8]>,
     at: usize,
+    end: usize,
     n: usize,
 }
 
-impl tokio::io::AsyncRead for Pieces {
+impl<R: std::io::Read + Unpin> tokio::io::AsyncRead for Pieces<R> {
     fn poll_read(
         mut self: std::pin::Pin<&mut Self>,
         _: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
         let this = &mut *self;
-        let len = (this.bytes.len() - this.at)
-            .min(this.n)
-            .min(buf.remaining());
-        buf.put_slice(&this.bytes[this.at..this.at + len]);
+        if this.at == this.end {
+            match read_blocking(&mut this.inner, &mut this.block) {
+                Ok(n) => (this.at, this.end) = (0, n),
+                Err(e) => return std::task::Poll::Ready(Err(e)),
+            }
+        }
+        let len = (this.end - this.at).min(this.n).min(buf.remaining());
+        buf.put_slice(&this.block[this.at..this.at + len]);
         this.at += len;
         std::task::Poll::Ready(Ok(()))
     }
@@ -220,7 +257,7 @@ fn io_failure(e: std::io::Error) -> Failure {
 }
 
 async fn decode(args: DecodeArgs) -> Result<(), Failure> {
-    let input = open(&args).await?;
+    let input = open(&args)?;
     let stdout = std::io::stdout();
     let mut printer = Printer {
         out: std::io::BufWriter::new(stdout.lock()),
@@ -263,6 +300,21 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
         let count = &mut printer.count;
         match results
             .for_each_skipped(|bulk| *count += u128::from(bulk.max(0) as u64))
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(ResponseError::Server(se)) => Err(Failure::Status(*se)),
+            Err(e @ ResponseError::Decode(_)) => Err(Failure::Input(one_line(&e))),
+        }
+    } else if args.format == Format::CountValues {
+        // Every result built as a `Value` (and dropped), in one synchronous loop per refill.
+        let mut results = read_response(input, opts);
+        let count = &mut printer.count;
+        match results
+            .for_each_result(|t| {
+                *count += u128::from(t.bulk.max(0) as u64);
+                drop(t.value);
+            })
             .await
         {
             Ok(()) => Ok(()),
@@ -339,9 +391,13 @@ async fn decode_v1<W: Write>(
 }
 
 pub fn run(args: DecodeArgs) -> ExitCode {
-    let rt = match crate::runtime() {
+    // Input needs no I/O or time driver (see `Blocking`): a bare current-thread runtime.
+    let rt = match tokio::runtime::Builder::new_current_thread().build() {
         Ok(rt) => rt,
-        Err(code) => return code,
+        Err(e) => {
+            eprintln!("graphbinary: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
     };
     match rt.block_on(decode(args)) {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,216 @@
+//! Section 1 of `cargo xtask bench`: in-process decoding (criterion, `benches/decode.rs` for
+//! the ways bytes arrive, `benches/serde.rs` for the routes a result takes) and allocations
+//! per result (`benches/alloc.rs`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::process::Command;
+
+use anyhow::{Context, Result};
+use serde_json::Value as Json;
+
+use super::{fmt_rate, fmt_secs, yes, Opts, Report, CORPORA, MODES};
+use crate::util::project_root;
+
+/// The routes of `benches/serde.rs` measured here, with their labels. (Its `value` route is
+/// mode (b) `for_each_result` of `decode.rs`, already measured.)
+const ROUTES: [(&str, &str); 3] = [
+    (
+        "value_convert",
+        "`Value` route + convert by hand to a struct (8 KiB reads)",
+    ),
+    (
+        "serde_struct",
+        "serde into a matching struct, `for_each_as` (8 KiB reads)",
+    ),
+    ("count", "count only, `for_each_skipped` (8 KiB reads)"),
+];
+
+pub(super) fn inproc(o: &Opts, rep: &mut Report) -> Result<()> {
+    let root = project_root();
+    let (warm, measure) = if o.quick { ("0.5", "1") } else { ("1", "3") };
+    let crit = root.join("target/criterion");
+    for c in CORPORA {
+        let _ = std::fs::remove_dir_all(crit.join(format!("decode_{c}")));
+        let _ = std::fs::remove_dir_all(crit.join(format!("serde_{c}")));
+    }
+    let mut bench = Command::new("cargo");
+    bench
+        .current_dir(&root)
+        .args([
+            "bench",
+            "-p",
+            "graphbinary-client",
+            "--bench",
+            "decode",
+            "--",
+        ])
+        .args(["--warm-up-time", warm, "--measurement-time", measure]);
+    rep.cmd(&bench);
+    crate::util::run(&mut bench)?;
+    let mut serde = Command::new("cargo");
+    serde
+        .current_dir(&root)
+        .env("BENCH_MODES", ROUTES.map(|(id, _)| id).join(","))
+        .args([
+            "bench",
+            "-p",
+            "graphbinary-client",
+            "--bench",
+            "serde",
+            "--",
+        ])
+        .args(["--warm-up-time", warm, "--measurement-time", measure]);
+    rep.cmd(&serde);
+    crate::util::run(&mut serde)?;
+    let mut alloc = Command::new("cargo");
+    alloc
+        .current_dir(&root)
+        .args(["bench", "-p", "graphbinary-client", "--bench", "alloc"]);
+    rep.cmd(&alloc);
+    crate::util::run(&mut alloc)?;
+
+    // (corpus, mode) -> (results, bytes, allocs per result)
+    let mut allocs = BTreeMap::new();
+    for line in std::fs::read_to_string(crit.join("alloc.jsonl"))?.lines() {
+        let j: Json = serde_json::from_str(line)?;
+        allocs.insert(
+            (
+                j["corpus"].as_str().unwrap_or("").to_string(),
+                j["mode"].as_str().unwrap_or("").to_string(),
+            ),
+            (
+                j["results"].as_f64().unwrap_or(0.0),
+                j["bytes"].as_f64().unwrap_or(0.0),
+                j["allocs_per_result"].as_f64().unwrap_or(f64::NAN),
+            ),
+        );
+        rep.raw.push(line.to_string());
+    }
+    // The criterion median of `<group>_<corpus>/<mode>`, in seconds.
+    let median = |group: &str, corpus: &str, mode: &str| -> Result<f64> {
+        let p = crit.join(format!("{group}_{corpus}/{mode}/new/estimates.json"));
+        let j: Json = serde_json::from_str(
+            &std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?,
+        )?;
+        Ok(j["median"]["point_estimate"].as_f64().unwrap_or(f64::NAN) / 1e9)
+    };
+
+    let mut s = String::new();
+    writeln!(s, "## 1. In-process decoding\n")?;
+    writeln!(
+        s,
+        "Each corpus is a whole GraphBinary 4 response generated in-process by the model's writer\n\
+         (deterministic; see `graphbinary-client/benches/common/mod.rs`). Every result is dropped\n\
+         as soon as it is decoded. (a) the fast path over one contiguous slice; (b) `read_response`\n\
+         over a reader that returns 8 KiB per read (read buffer 64 KiB), consumed two ways: with\n\
+         `StreamExt::next` (one `poll_next` per result) and with `ResponseStream::for_each_result`\n\
+         (a closure per result; the buffered results are decoded in one synchronous loop: the\n\
+         `Value` route); (c) 1 KiB per read, `StreamExt::next`; (d) as (b) with `StreamExt::next`\n\
+         and `ReadOptions::fast_path = false`, so every value takes the async slow path.\n\
+         Then the routes of `benches/serde.rs`, each over the reader of (b): the `Value` route\n\
+         with each `Value` converted by hand into a struct matching the corpus (what a user\n\
+         writes without serde); serde straight from the bytes into that struct\n\
+         (`for_each_as`; the structs are in `benches/common/routes.rs`); and count only\n\
+         (`for_each_skipped`: every value stepped over, checked, never built).\n\
+         Time: criterion median of 10 samples of the benchmark thread's CPU time\n\
+         (`CLOCK_THREAD_CPUTIME_ID`; everything runs on that one thread, a current-thread runtime),\n\
+         since wall time on this shared machine moved by up to 2x between runs. MB = 10^6 bytes.\n\
+         Allocations: a counting global allocator around one drain (`benches/alloc.rs`).\n"
+    )?;
+    writeln!(
+        s,
+        "| corpus | size | mode | median | results/s | MB/s | allocations/result |\n\
+         |---|---:|---|---:|---:|---:|---:|"
+    )?;
+    let mut mbs = BTreeMap::new();
+    let mut secs = BTreeMap::new();
+    for c in CORPORA {
+        let rows = MODES
+            .iter()
+            .map(|&(m, label)| ("decode", m, label))
+            .chain(ROUTES.iter().map(|&(m, label)| ("serde", m, label)));
+        for (group, m, label) in rows {
+            let t = median(group, c, m)?;
+            let (results, bytes, apr) = allocs
+                .get(&(c.to_string(), m.to_string()))
+                .copied()
+                .unwrap_or((f64::NAN, f64::NAN, f64::NAN));
+            let mb_s = bytes / t / 1e6;
+            mbs.insert((c, m), mb_s);
+            secs.insert((c, m), t);
+            writeln!(
+                s,
+                "| {c} | {:.1} MB | {label} | {} | {} | {:.0} | {:.2} |",
+                bytes / 1e6,
+                fmt_secs(t),
+                fmt_rate(results / t),
+                mb_s,
+                apr
+            )?;
+        }
+    }
+    writeln!(s, "\n### Targets\n")?;
+    writeln!(s, "| target | measured | met? |\n|---|---|---|")?;
+    let v_a = mbs[&("vertices_200k", "a_slice")];
+    writeln!(
+        s,
+        "| (a) >= 600 MB/s on vertices_200k | {v_a:.0} MB/s ({:.2}x of target) | {} |",
+        v_a / 600.0,
+        yes(v_a >= 600.0)
+    )?;
+    let v_route = mbs[&("vertices_200k", "b_visit_8k")];
+    writeln!(
+        s,
+        "| `Value` route (`for_each_result`, 8 KiB reads) >= 600 MB/s on vertices_200k | {v_route:.0} MB/s ({:.2}x of target) | {} |",
+        v_route / 600.0,
+        yes(v_route >= 600.0)
+    )?;
+    let v_count = mbs[&("vertices_200k", "count")];
+    writeln!(
+        s,
+        "| count only (`for_each_skipped`, 8 KiB reads) >= 1.0 GB/s on vertices_200k | {:.2} GB/s ({:.2}x of target) | {} |",
+        v_count / 1000.0,
+        v_count / 1000.0,
+        yes(v_count >= 1000.0)
+    )?;
+    let by_hand = secs[&("element_maps_100k", "value_convert")];
+    let serde = secs[&("element_maps_100k", "serde_struct")];
+    writeln!(
+        s,
+        "| serde struct >= 2x (`Value` + convert) on element_maps_100k | {:.2}x ({} against {}) | {} |",
+        by_hand / serde,
+        fmt_secs(serde),
+        fmt_secs(by_hand),
+        yes(by_hand >= 2.0 * serde)
+    )?;
+    for c in CORPORA {
+        let visit = mbs[&(c, "b_visit_8k")] / mbs[&(c, "a_slice")];
+        let next = mbs[&(c, "b_stream_8k")] / mbs[&(c, "a_slice")];
+        writeln!(
+            s,
+            "| (b) >= 0.95x (a) on {c} | `for_each_result` {visit:.2}x; `StreamExt::next` {next:.2}x | {} with `for_each_result`; {} with `next` |",
+            yes(visit >= 0.95),
+            yes(next >= 0.95)
+        )?;
+    }
+    for c in CORPORA {
+        let r = mbs[&(c, "b_stream_8k")] / mbs[&(c, "d_slow_8k")];
+        // A single value larger than the read buffer takes the slow path in (b) as well.
+        let verdict = if c == "binary_64mib" {
+            "n/a: one value larger than the buffer streams by the slow path in (b) too"
+        } else {
+            yes(r >= 2.0)
+        };
+        writeln!(s, "| (b) `next` >= 2x (d) on {c} | {r:.2}x | {verdict} |")?;
+    }
+    let bin = mbs[&("binary_64mib", "b_stream_8k")];
+    writeln!(
+        s,
+        "| 64 MiB Binary streamed, (b) `next` >= 1.5 GB/s | {:.2} GB/s | {} |\n",
+        bin / 1000.0,
+        yes(bin >= 1500.0)
+    )?;
+    rep.sections.push(s);
+    Ok(())
+}
