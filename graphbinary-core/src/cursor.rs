@@ -268,7 +268,8 @@ impl<'a> Cursor<'a> {
     }
 
     /// Reads a length-prefixed UTF-8 string, borrowed from the buffer.
-    #[inline]
+    // Always inlined: a call's frame was a quarter of the cost of reading a short string.
+    #[inline(always)]
     pub fn read_str(&mut self) -> FastResult<&'a str> {
         let start = self.offset();
         let bytes = self.read_len_prefixed("String")?;
