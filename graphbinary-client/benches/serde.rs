@@ -5,7 +5,9 @@
 //! * `value_convert`: the `Value` route, then each `Value` converted by hand into a struct
 //!   matching the corpus (what a user writes without serde);
 //! * `serde_struct`: `for_each_as` into the same struct, straight from the bytes;
-//! * `count`: `for_each_skipped`, stepping over every value without building it.
+//! * `count`: `for_each_skipped`, stepping over every value without building it;
+//! * for some corpora, the extra routes of `common/routes.rs` (`value_from_value`,
+//!   `slice_struct`, `slice_borrowed`).
 //!
 //! `cargo bench -p graphbinary-client --bench serde -- --warm-up-time 1 --measurement-time 3`
 //! (`BENCH_CORPORA=vertices,element` to pick corpora). Time is the benchmark thread's CPU time.
@@ -24,14 +26,18 @@ use routes::run;
 fn serde_benches(c: &mut Criterion<cpu::ThreadCpu>) {
     let modes: Vec<String> = match std::env::var("BENCH_MODES") {
         Ok(m) => m.split(',').map(str::to_owned).collect(),
-        Err(_) => routes::ROUTES.map(str::to_owned).to_vec(),
+        Err(_) => routes::ROUTES
+            .iter()
+            .chain(&routes::EXTRA_ROUTES)
+            .map(|m| m.to_string())
+            .collect(),
     };
     let rt = common::runtime();
     for corpus in common::selected() {
         let mut group = c.benchmark_group(format!("serde_{}", corpus.name));
         group.sample_size(10);
         group.throughput(Throughput::Bytes(corpus.bytes.len() as u64));
-        for mode in &modes {
+        for mode in modes.iter().filter(|m| routes::applies(corpus.name, m)) {
             // Each mode agrees on the number of results before it is timed.
             assert_eq!(
                 run(&rt, corpus.name, corpus.bytes, mode),

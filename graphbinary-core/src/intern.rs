@@ -135,7 +135,7 @@ impl Interner {
         let h = hash(bytes);
         match self.find(h, bytes) {
             Ok(hit) => Ok(hit),
-            Err(slot) => Ok(self.insert(slot, h, std::str::from_utf8(bytes)?)),
+            Err(slot) => Ok(self.insert(slot, h, crate::cursor::from_utf8(bytes)?)),
         }
     }
 

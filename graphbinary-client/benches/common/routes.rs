@@ -6,13 +6,25 @@
 //!   matching the corpus (what a user writes without serde);
 //! * `serde_struct`: `for_each_as` into the same struct, straight from the bytes;
 //! * `count`: `for_each_skipped`, stepping over every value without building it.
+//!
+//! and, for some corpora only ([`EXTRA_ROUTES`], [`applies`]):
+//!
+//! * `value_from_value` (element maps and vertices): the `Value` route, then
+//!   `de::from_value::<T>(&value)`, the conversion a serde user holding a `Value` writes;
+//! * `slice_struct` and `slice_borrowed` (element maps): the whole response in one slice (as
+//!   `decode.rs`'s mode (a)), each result read with `de::read_fq` into the owned struct, or
+//!   into one that borrows its strings from the bytes (`Cow<'de, str>` with
+//!   `#[serde(borrow)]`, see the `de` module: borrowing needs the bytes to outlive the
+//!   struct, so it is a slice API, not a stream one).
 
 #![allow(dead_code)]
 
+use std::borrow::Cow;
 use std::fmt;
 
 use graphbinary_client::model::{Value, T};
 use graphbinary_client::response::{read_response, ReadOptions};
+use graphbinary_core::Cursor;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
@@ -20,6 +32,18 @@ use crate::common;
 
 /// Every route, in report order.
 pub const ROUTES: [&str; 4] = ["value", "value_convert", "serde_struct", "count"];
+
+/// The routes measured for some corpora only (see [`applies`]).
+pub const EXTRA_ROUTES: [&str; 3] = ["value_from_value", "slice_struct", "slice_borrowed"];
+
+/// Whether `mode` is measured for `corpus`.
+pub fn applies(corpus: &str, mode: &str) -> bool {
+    match mode {
+        "value_from_value" => matches!(corpus, "vertices_200k" | "element_maps_100k"),
+        "slice_struct" | "slice_borrowed" => corpus == "element_maps_100k",
+        _ => true,
+    }
+}
 
 const CHUNK: usize = 8 << 10;
 
@@ -107,6 +131,18 @@ struct Person {
     id: i64,
     label: String,
     name: String,
+    age: i32,
+}
+
+/// [`Person`] borrowing its strings from the response bytes.
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct PersonRef<'a> {
+    id: i64,
+    #[serde(borrow)]
+    label: Cow<'a, str>,
+    #[serde(borrow)]
+    name: Cow<'a, str>,
     age: i32,
 }
 
@@ -318,6 +354,23 @@ async fn count_route(bytes: &'static [u8]) -> u64 {
     n
 }
 
+/// Every result of a response held in one slice, each read with `de::read_fq` into a `T`.
+fn slice_route<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> u64 {
+    // The cursor's limits live as long as the borrowed strings.
+    static LIMITS: std::sync::OnceLock<graphbinary_core::Limits> = std::sync::OnceLock::new();
+    let limits = LIMITS.get_or_init(|| ReadOptions::default().limits);
+    let mut cur = Cursor::new(bytes, 0, limits);
+    assert_eq!(cur.read_u8().unwrap(), 0x84, "version");
+    assert_eq!(cur.read_u8().unwrap(), 0, "not bulked");
+    let mut n = 0;
+    while cur.peek_u8().unwrap() != 0xfd {
+        let v: T = graphbinary_client::de::read_fq(&mut cur).expect("corpus deserializes");
+        std::hint::black_box(v);
+        n += 1;
+    }
+    n
+}
+
 /// Drains `bytes` (the corpus named `corpus`) by `mode`, one of [`ROUTES`]; returns the number
 /// of results.
 pub fn run(rt: &tokio::runtime::Runtime, corpus: &str, bytes: &'static [u8], mode: &str) -> u64 {
@@ -330,6 +383,24 @@ pub fn run(rt: &tokio::runtime::Runtime, corpus: &str, bytes: &'static [u8], mod
         match mode {
             "value" => value_route(bytes, |v| drop(std::hint::black_box(v))).await,
             "count" => count_route(bytes).await,
+            "value_from_value" => match corpus {
+                "vertices_200k" => {
+                    value_route(bytes, |v| {
+                        let t: Vertex = graphbinary_client::de::from_value(&v).expect("converts");
+                        std::hint::black_box(t);
+                    })
+                    .await
+                }
+                _ => {
+                    value_route(bytes, |v| {
+                        let t: Person = graphbinary_client::de::from_value(&v).expect("converts");
+                        std::hint::black_box(t);
+                    })
+                    .await
+                }
+            },
+            "slice_struct" => slice_route::<Person>(bytes),
+            "slice_borrowed" => slice_route::<PersonRef>(bytes),
             "value_convert" => match corpus {
                 "vertices_200k" => value_route(bytes, by(vertex_by_hand)).await,
                 "element_maps_100k" => value_route(bytes, by(person_by_hand)).await,

@@ -93,6 +93,24 @@ impl Compound<'_> {
     }
 }
 
+/// `Serializer` methods that write the value's own [`GremlinLiteral`].
+macro_rules! as_literal {
+    ($($f:ident: $t:ty),*) => {$(
+        fn $f(self, v: $t) -> Result<(), LiteralError> {
+            lit(self.out, &v)
+        }
+    )*};
+}
+
+/// `Serializer` methods that write the literal of the value widened to another type.
+macro_rules! widened_literal {
+    ($($f:ident: $t:ty => $w:ty),*) => {$(
+        fn $f(self, v: $t) -> Result<(), LiteralError> {
+            lit(self.out, &<$w>::from(v))
+        }
+    )*};
+}
+
 impl<'o> ser::Serializer for Lit<'o> {
     type Ok = ();
     type Error = LiteralError;
@@ -104,21 +122,8 @@ impl<'o> ser::Serializer for Lit<'o> {
     type SerializeStruct = Compound<'o>;
     type SerializeStructVariant = Compound<'o>;
 
-    fn serialize_bool(self, v: bool) -> Result<(), LiteralError> {
-        lit(self.out, &v)
-    }
-    fn serialize_i8(self, v: i8) -> Result<(), LiteralError> {
-        lit(self.out, &v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), LiteralError> {
-        lit(self.out, &v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), LiteralError> {
-        lit(self.out, &v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), LiteralError> {
-        lit(self.out, &v)
-    }
+    as_literal!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+        serialize_i64: i64, serialize_f32: f32, serialize_f64: f64, serialize_char: char);
     fn serialize_i128(self, v: i128) -> Result<(), LiteralError> {
         match i64::try_from(v) {
             Ok(v) => lit(self.out, &v),
@@ -129,15 +134,8 @@ impl<'o> ser::Serializer for Lit<'o> {
             }
         }
     }
-    fn serialize_u8(self, v: u8) -> Result<(), LiteralError> {
-        lit(self.out, &i16::from(v))
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), LiteralError> {
-        lit(self.out, &i32::from(v))
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), LiteralError> {
-        lit(self.out, &i64::from(v))
-    }
+    // Unsigned integers take the narrowest signed width that holds them.
+    widened_literal!(serialize_u8: u8 => i16, serialize_u16: u16 => i32, serialize_u32: u32 => i64);
     fn serialize_u64(self, v: u64) -> Result<(), LiteralError> {
         self.serialize_i128(v.into())
     }
@@ -150,15 +148,6 @@ impl<'o> ser::Serializer for Lit<'o> {
                 Ok(())
             }
         }
-    }
-    fn serialize_f32(self, v: f32) -> Result<(), LiteralError> {
-        lit(self.out, &v)
-    }
-    fn serialize_f64(self, v: f64) -> Result<(), LiteralError> {
-        lit(self.out, &v)
-    }
-    fn serialize_char(self, v: char) -> Result<(), LiteralError> {
-        lit(self.out, &v)
     }
     fn serialize_str(self, v: &str) -> Result<(), LiteralError> {
         lit(self.out, v)
@@ -294,38 +283,27 @@ impl ser::SerializeSeq for Compound<'_> {
     }
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = LiteralError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), LiteralError> {
-        ser::SerializeSeq::serialize_element(self, v)
-    }
-    fn end(self) -> Result<(), LiteralError> {
-        self.finish()
-    }
+/// The tuple forms write as the sequence does.
+macro_rules! like_seq {
+    ($($tr:ident::$m:ident),*) => {$(
+        impl ser::$tr for Compound<'_> {
+            type Ok = ();
+            type Error = LiteralError;
+            fn $m<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), LiteralError> {
+                ser::SerializeSeq::serialize_element(self, v)
+            }
+            fn end(self) -> Result<(), LiteralError> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = LiteralError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), LiteralError> {
-        ser::SerializeSeq::serialize_element(self, v)
-    }
-    fn end(self) -> Result<(), LiteralError> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = LiteralError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), LiteralError> {
-        ser::SerializeSeq::serialize_element(self, v)
-    }
-    fn end(self) -> Result<(), LiteralError> {
-        self.finish()
-    }
-}
+like_seq!(
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();

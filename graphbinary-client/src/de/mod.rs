@@ -350,6 +350,7 @@ impl<'a, 'x, M> De<'a, 'x, M> {
         }
     }
 
+    #[inline]
     fn header(&mut self) -> Result<Header, Error> {
         let r = read_header(self.cur);
         self.fast(r)
@@ -442,7 +443,22 @@ impl<'a, 'x, M> De<'a, 'x, M> {
                 let r = self.cur.read_char();
                 v.visit_char(self.fast(r)?)
             }
-            _ => stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.structured(h, v)),
+            // Only the values that hold further values can nest deep: the others are read
+            // without the stack check.
+            codes::LIST
+            | codes::SET
+            | codes::MAP
+            | codes::VERTEX
+            | codes::EDGE
+            | codes::VERTEX_PROPERTY
+            | codes::PROPERTY
+            | codes::PATH
+            | codes::TREE
+            | codes::GRAPH
+            | codes::COMPOSITE_PDT => {
+                stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.structured(h, v))
+            }
+            _ => self.leaf(h, v),
         }
     }
 
@@ -480,6 +496,56 @@ impl<'a, 'x, M> De<'a, 'x, M> {
             codes::VERTEX_PROPERTY => self.element(VERTEX_PROPERTY, v),
             codes::PROPERTY => self.element(PROPERTY, v),
             codes::PATH => self.element(PATH, v),
+            codes::TREE => self.tree(h.at, v),
+            codes::GRAPH => {
+                let r = Graph::decode(self.cur);
+                let g = self.fast(r)?;
+                let as_map = Value::Map(vec![
+                    (
+                        Value::String("vertices".into()),
+                        Value::List(
+                            g.vertices
+                                .into_iter()
+                                .map(|x| Value::Vertex(Box::new(x)))
+                                .collect(),
+                        ),
+                    ),
+                    (
+                        Value::String("edges".into()),
+                        Value::List(
+                            g.edges
+                                .into_iter()
+                                .map(|x| Value::Edge(Box::new(x)))
+                                .collect(),
+                        ),
+                    ),
+                ]);
+                let bytes = as_map
+                    .to_bytes()
+                    .map_err(|e| self.custom(h.at, e.to_string()))?;
+                let limits = *self.cur.limits();
+                let mut sub = Cursor::with_depth(&bytes, h.at, &limits, self.cur.depth());
+                let mut de = De::<Transient>::new(&mut sub);
+                let r = de::Deserializer::deserialize_any(&mut de, v);
+                de.finish(r)
+            }
+            codes::COMPOSITE_PDT => {
+                let r = read_fq_str(self.cur, "CompositePDT type");
+                self.fast(r)?;
+                let r = composite_fields_header(self.cur);
+                self.fast(r)?;
+                self.map(h.at, v)
+            }
+            _ => self.leaf(h, v),
+        }
+    }
+
+    /// A value after its header that holds no further values.
+    fn leaf<'de, V: Visitor<'de>>(&mut self, h: Head, v: V) -> Result<V::Value, Error>
+    where
+        M: Mode<'x, 'de>,
+    {
+        match h.code {
             codes::DATE_TIME => {
                 let r = DateTime::decode(self.cur);
                 let d = self.fast(r)?;
@@ -525,46 +591,6 @@ impl<'a, 'x, M> De<'a, 'x, M> {
             codes::BINARY => {
                 let r = self.cur.read_len_prefixed("Binary");
                 M::bytes(v, self.fast(r)?)
-            }
-            codes::TREE => self.tree(h.at, v),
-            codes::GRAPH => {
-                let r = Graph::decode(self.cur);
-                let g = self.fast(r)?;
-                let as_map = Value::Map(vec![
-                    (
-                        Value::String("vertices".into()),
-                        Value::List(
-                            g.vertices
-                                .into_iter()
-                                .map(|x| Value::Vertex(Box::new(x)))
-                                .collect(),
-                        ),
-                    ),
-                    (
-                        Value::String("edges".into()),
-                        Value::List(
-                            g.edges
-                                .into_iter()
-                                .map(|x| Value::Edge(Box::new(x)))
-                                .collect(),
-                        ),
-                    ),
-                ]);
-                let bytes = as_map
-                    .to_bytes()
-                    .map_err(|e| self.custom(h.at, e.to_string()))?;
-                let limits = *self.cur.limits();
-                let mut sub = Cursor::with_depth(&bytes, h.at, &limits, self.cur.depth());
-                let mut de = De::<Transient>::new(&mut sub);
-                let r = de::Deserializer::deserialize_any(&mut de, v);
-                de.finish(r)
-            }
-            codes::COMPOSITE_PDT => {
-                let r = read_fq_str(self.cur, "CompositePDT type");
-                self.fast(r)?;
-                let r = composite_fields_header(self.cur);
-                self.fast(r)?;
-                self.map(h.at, v)
             }
             codes::PRIMITIVE_PDT => {
                 let r = read_fq_str(self.cur, "PrimitivePDT type");
@@ -622,19 +648,44 @@ impl<'a, 'x, M> De<'a, 'x, M> {
     where
         M: Mode<'x, 'de>,
     {
+        self.entries(at, Entries::Map, v)
+    }
+
+    fn tree<'de, V: Visitor<'de>>(&mut self, at: u64, v: V) -> Result<V::Value, Error>
+    where
+        M: Mode<'x, 'de>,
+    {
+        self.entries(at, Entries::Tree, v)
+    }
+
+    /// A Map's entries, or a Tree's (each key with its subtree).
+    fn entries<'de, V: Visitor<'de>>(
+        &mut self,
+        at: u64,
+        of: Entries,
+        v: V,
+    ) -> Result<V::Value, Error>
+    where
+        M: Mode<'x, 'de>,
+    {
+        let what = of.what();
         self.enter()?;
-        let n = self.count("Map", 4)?;
+        let n = self.count(what, of.min_entry())?;
         let mut acc = MapAcc {
             de: self,
             left: n,
             key: &[],
+            of,
         };
         let r = v.visit_map(&mut acc)?;
         let left = acc.left;
         if left > 0 {
             return Err(self.custom(
                 at,
-                format!("the target took {} of the {n} entries of the Map", n - left),
+                format!(
+                    "the target took {} of the {n} entries of the {what}",
+                    n - left
+                ),
             ));
         }
         self.cur.leave();
@@ -676,32 +727,6 @@ impl<'a, 'x, M> De<'a, 'x, M> {
             acc.next += 1;
             acc.de.skip_part(f.1)?;
         }
-        Ok(r)
-    }
-
-    fn tree<'de, V: Visitor<'de>>(&mut self, at: u64, v: V) -> Result<V::Value, Error>
-    where
-        M: Mode<'x, 'de>,
-    {
-        self.enter()?;
-        let n = self.count("Tree", 6)?;
-        let mut acc = TreeAcc {
-            de: self,
-            left: n,
-            key: &[],
-        };
-        let r = v.visit_map(&mut acc)?;
-        let left = acc.left;
-        if left > 0 {
-            return Err(self.custom(
-                at,
-                format!(
-                    "the target took {} of the {n} entries of the Tree",
-                    n - left
-                ),
-            ));
-        }
-        self.cur.leave();
         Ok(r)
     }
 
@@ -780,6 +805,31 @@ fn visit_big_integer<'de, V: Visitor<'de>>(v: V, bytes: &[u8]) -> Result<V::Valu
 /// The unit variant `name` (for an enum read from a String or a token).
 fn unit_variant<'de, V: Visitor<'de>>(v: V, name: &str) -> Result<V::Value, Error> {
     v.visit_enum(name.into_deserializer())
+}
+
+/// The integer targets: an Int or a Long is read and handed to the visitor directly (serde
+/// checks the target's range), anything else as `deserialize_any` does, to the same result.
+macro_rules! integers {
+    ($($f:ident)*) => {$(
+        #[inline]
+        fn $f<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            let at = self.cur.offset();
+            let r = match *self.cur.remaining() {
+                [codes::INT, 0x00, a, b, c, d, ..] => {
+                    let r = self.cur.read_array::<6>();
+                    self.fast(r)?;
+                    v.visit_i32(i32::from_be_bytes([a, b, c, d]))
+                }
+                [codes::LONG, 0x00, a, b, c, d, e, f, g, h, ..] => {
+                    let r = self.cur.read_array::<10>();
+                    self.fast(r)?;
+                    v.visit_i64(i64::from_be_bytes([a, b, c, d, e, f, g, h]))
+                }
+                _ => return self.deserialize_any(v),
+            };
+            r.map_err(|e: Error| e.at(at))
+        }
+    )*};
 }
 
 impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M> {
@@ -866,6 +916,14 @@ impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M>
 
     fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
         let at = self.cur.offset();
+        if let [codes::STRING, 0x00, ..] = *self.cur.remaining() {
+            // The usual case, without the general dispatch.
+            let r = self.cur.read_array::<2>();
+            self.fast(r)?;
+            let r = self.cur.read_str();
+            let s = self.fast(r)?;
+            return M::str(v, s).map_err(|e: Error| e.at(at));
+        }
         let (code, flag) = self.peek2()?;
         if code == codes::DATE_TIME && flag == 0x00 {
             self.header()?;
@@ -974,13 +1032,47 @@ impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M>
         v.visit_unit()
     }
 
+    /// A struct's field name: a Map's String key, or a `T` (elementMap's `T.id`, `T.label`),
+    /// read without the general dispatch of [`deserialize_any`](Self::deserialize_any), to
+    /// the same result.
+    #[inline]
+    fn deserialize_identifier<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        let at = self.cur.offset();
+        let r = match *self.cur.remaining() {
+            [codes::STRING, 0x00, ..] => {
+                let r = self.cur.read_array::<2>();
+                self.fast(r)?;
+                let r = self.cur.read_str();
+                M::str(v, self.fast(r)?)
+            }
+            // elementMap's T.id and T.label, whole: `20 00` then the String `03 00` "id" or
+            // "label" (any other T takes the general way, which checks the name).
+            [codes::T, 0x00, codes::STRING, 0x00, 0, 0, 0, 2, b'i', b'd', ..] => {
+                let r = self.cur.read_array::<10>();
+                self.fast(r)?;
+                v.visit_str(T::Id.as_str())
+            }
+            [codes::T, 0x00, codes::STRING, 0x00, 0, 0, 0, 5, b'l', b'a', b'b', b'e', b'l', ..] => {
+                let r = self.cur.read_array::<13>();
+                self.fast(r)?;
+                v.visit_str(T::Label.as_str())
+            }
+            _ => return self.deserialize_any(v),
+        };
+        r.map_err(|e: Error| e.at(at))
+    }
+
     fn is_human_readable(&self) -> bool {
         false
     }
 
+    integers! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_u8
+        deserialize_u16 deserialize_u32 deserialize_u64
+    }
+
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 char seq tuple tuple_struct map struct
-        identifier
+        bool i128 u128 char seq tuple tuple_struct map struct
     }
 }
 
@@ -1075,11 +1167,37 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::SeqAccess<'de> for &mut BulkSeq<'_, '_, 'x, 
     }
 }
 
+/// What a [`MapAcc`] reads the entries of.
+#[derive(Clone, Copy)]
+enum Entries {
+    /// A Map: fully-qualified keys and values.
+    Map,
+    /// A Tree: fully-qualified keys, each with its subtree (a bare Tree).
+    Tree,
+}
+
+impl Entries {
+    fn what(self) -> &'static str {
+        match self {
+            Entries::Map => "Map",
+            Entries::Tree => "Tree",
+        }
+    }
+    /// The fewest bytes an entry takes.
+    fn min_entry(self) -> usize {
+        match self {
+            Entries::Map => 4,
+            Entries::Tree => 6,
+        }
+    }
+}
+
 struct MapAcc<'b, 'a, 'x, M> {
     de: &'b mut De<'a, 'x, M>,
     left: usize,
     /// The bytes from the current key on (to name it in an error).
     key: &'x [u8],
+    of: Entries,
 }
 
 /// A key's name for an error's path: a String or a token by its text, anything else by its
@@ -1117,41 +1235,14 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::MapAccess<'de> for &mut MapAcc<'_, '_, 'x, M
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
         self.left = self.left.saturating_sub(1);
         let key = self.key;
-        seed.deserialize(&mut *self.de)
-            .map_err(|e| e.in_key(|| key_name(key)))
+        let r = match self.of {
+            Entries::Map => seed.deserialize(&mut *self.de),
+            Entries::Tree => seed.deserialize(BareTree { de: &mut *self.de }),
+        };
+        r.map_err(|e| e.in_key(|| key_name(key)))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.left)
-    }
-}
-
-/// A Tree: each key with its subtree (a bare Tree).
-struct TreeAcc<'b, 'a, 'x, M> {
-    de: &'b mut De<'a, 'x, M>,
-    left: usize,
-    key: &'x [u8],
-}
-
-impl<'de, 'x, M: Mode<'x, 'de>> de::MapAccess<'de> for &mut TreeAcc<'_, '_, 'x, M> {
-    type Error = Error;
-    fn next_key_seed<S: DeserializeSeed<'de>>(
-        &mut self,
-        seed: S,
-    ) -> Result<Option<S::Value>, Error> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.key = self.de.cur.remaining();
-        let key = self.key;
-        seed.deserialize(&mut *self.de)
-            .map(Some)
-            .map_err(|e| e.in_key(|| key_name(key)))
-    }
-    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
-        self.left = self.left.saturating_sub(1);
-        let key = self.key;
-        seed.deserialize(BareTree { de: &mut *self.de })
-            .map_err(|e| e.in_key(|| key_name(key)))
     }
 }
 

@@ -56,8 +56,22 @@ pub mod codes {
     /// unknown code).
     #[inline]
     pub(crate) fn allows_flag(code: u8, flag: u8) -> bool {
-        flag < 8 && INFO[code as usize].is_some_and(|(_, mask)| mask & (1 << flag) != 0)
+        flag < 8 && FLAGS[code as usize] & (1 << flag) != 0
     }
+
+    /// The allowed value flags of every byte (bit `f` set for flag `f`; none for an unknown
+    /// code): one byte per code, so that the check of every header reads one small table.
+    static FLAGS: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0;
+        while i < 256 {
+            if let Some((_, mask)) = INFO[i] {
+                t[i] = mask;
+            }
+            i += 1;
+        }
+        t
+    };
 
     /// Name and allowed value flags (bit `f` set for flag `f`) of every byte, computed once at
     /// compile time from [`TypeCode`]: a table lookup per value read.

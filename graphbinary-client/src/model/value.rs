@@ -312,6 +312,25 @@ pub(crate) enum Header {
 /// Reads and checks `{type_code}{value_flag}`.
 #[inline]
 pub(crate) fn read_header(cur: &mut Cursor<'_>) -> FastResult<Header> {
+    // Both bytes at once, checked with one table look-up; anything else (fewer than two
+    // bytes buffered, a bad code or flag) goes the byte-by-byte way, which names the error.
+    match cur.remaining() {
+        &[code, flag, ..] if codes::allows_flag(code, flag) => {
+            cur.read_array::<2>()?;
+            Ok(if flag == 0x01 {
+                Header::Null(code)
+            } else {
+                Header::Value(code, flag)
+            })
+        }
+        _ => read_header_checked(cur),
+    }
+}
+
+/// [`read_header`] a byte at a time: "need more" after the code, or the error at the byte
+/// that is wrong.
+#[cold]
+fn read_header_checked(cur: &mut Cursor<'_>) -> FastResult<Header> {
     let at = cur.offset();
     let code = cur.read_u8()?;
     let Some(what) = codes::name(code) else {
