@@ -234,14 +234,14 @@ fn unpack_features(jar: &Path, out: &Path) -> Result<()> {
         let mut cmd = if crate::util::on_path("unzip") {
             let mut c = std::process::Command::new("unzip");
             c.args(["-q", "-o"])
-                .arg(&jar)
+                .arg(jar)
                 .arg(format!("{member}*"))
                 .arg("-d")
                 .arg(&partial);
             c
         } else {
             let mut c = std::process::Command::new("jar");
-            c.arg("xf").arg(&jar).arg(member).current_dir(&partial);
+            c.arg("xf").arg(jar).arg(member).current_dir(&partial);
             c
         };
         crate::util::run(&mut cmd)

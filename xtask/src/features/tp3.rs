@@ -668,7 +668,7 @@ mod tests {
         let m = notation::parse(r#"m[{"t[label]":"person","name":"it's"}]"#).unwrap();
         assert_eq!(
             groovy(&m, &lk).unwrap(),
-            r"[(T.label): 'person', ('name'): 'it\'s']"
+            r"[('name'): 'it\'s', (T.label): 'person']"
         );
         let e = eval(
             "gmodern",
