@@ -13,12 +13,18 @@
 //! `TraverserStream::for_each_result`). The JSON
 //! line adds `peak_rss_kib` (the process's `VmHWM`) to the peers' fields. `cpu_secs` is the
 //! process's user+system time during the measured part (`CLOCK_PROCESS_CPUTIME_ID`).
+//!
+//! A `ws://` URL selects the TinkerPop 3 mode (`support/tp3.rs`): `Client3`, GraphBinary 1 over
+//! WebSocket.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use graphbinary_client::client::Client;
 use serde_json::json;
+
+#[path = "support/tp3.rs"]
+mod tp3;
 
 struct Args {
     url: String,
@@ -226,6 +232,9 @@ async fn throughput(client: Client, a: Args) -> serde_json::Value {
 
 fn main() {
     let a = parse();
+    if a.url.starts_with("ws://") || a.url.starts_with("wss://") {
+        return tp3::main(a);
+    }
     let pool = if a.mode == "throughput" {
         a.concurrency
     } else {

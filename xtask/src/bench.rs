@@ -7,6 +7,8 @@
 //!    Go, Python drivers and the raw byte drain), interleaved run by run.
 //! 3. Memory: peak RSS of our client streaming a response of more than 1 GiB, each result
 //!    dropped as it is decoded.
+//! 4. TinkerPop 3 (`tp3`, [`tp3`]): a Gremlin Server 3.7.3 over WebSocket; ours (`Client3`)
+//!    beside the Java, Python and Go 3.7.3 drivers and gremlin-client 0.8.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -20,14 +22,19 @@ use serde_json::Value as Json;
 use crate::server;
 use crate::util::{project_root, secs, show};
 
-const HELP: &str = "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory]... [--port N]
+mod tp3;
+
+const HELP: &str =
+    "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|tp3]... [--port N] [--port3 N]
 
 Runs the benchmarks and writes BENCHMARKS.md at the repository root (sections not run are
 left out). Starts a Gremlin Server (modern) for e2e/memory unless one answers on --port.
 
   --quick       fewer runs and shorter measurements: a smoke check, not numbers to quote
-  --only PART   run only PART (repeatable): inproc, e2e, memory
-  --port N      the Gremlin Server port (default 8182)";
+  --only PART   run only PART (repeatable): inproc, e2e, memory, tp3 (TinkerPop 3.7.3 over
+                WebSocket; `--only tp3` alone replaces just its section of BENCHMARKS.md)
+  --port N      the Gremlin Server port (default 8182)
+  --port3 N     the TinkerPop 3.7.3 Gremlin Server port of tp3 (default 8196)";
 
 const CORPORA: [&str; 6] = [
     "vertices_200k",
@@ -53,6 +60,7 @@ struct Opts {
     quick: bool,
     parts: Vec<String>,
     port: u16,
+    port3: u16,
 }
 
 /// `cargo xtask bench ...`
@@ -61,21 +69,25 @@ pub fn cli(args: &[String]) -> Result<()> {
         quick: false,
         parts: Vec::new(),
         port: 8182,
+        port3: crate::server3::default_port(tp3::VERSION, false),
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--quick" => o.quick = true,
             "--only" => {
-                let p = it.next().context("--only needs inproc, e2e or memory")?;
+                let p = it
+                    .next()
+                    .context("--only needs inproc, e2e, memory or tp3")?;
                 for p in p.split(',') {
-                    if !["inproc", "e2e", "memory"].contains(&p) {
-                        bail!("--only takes inproc, e2e or memory, not {p:?}");
+                    if !["inproc", "e2e", "memory", "tp3"].contains(&p) {
+                        bail!("--only takes inproc, e2e, memory or tp3, not {p:?}");
                     }
                     o.parts.push(p.to_string());
                 }
             }
             "--port" => o.port = it.next().context("--port needs a number")?.parse()?,
+            "--port3" => o.port3 = it.next().context("--port3 needs a number")?.parse()?,
             "-h" | "--help" => {
                 println!("{HELP}");
                 return Ok(());
@@ -84,7 +96,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         }
     }
     if o.parts.is_empty() {
-        o.parts = vec!["inproc".into(), "e2e".into(), "memory".into()];
+        o.parts = vec!["inproc".into(), "e2e".into(), "memory".into(), "tp3".into()];
     }
     run(&o)
 }
@@ -132,6 +144,28 @@ fn run(o: &Opts) -> Result<()> {
         }
         if o.parts.iter().any(|p| p == "memory") {
             memory(&mut rep, &url, &client)?;
+        }
+    }
+    if o.parts.iter().any(|p| p == "tp3") {
+        let client = build_client(&mut rep)?;
+        tp3::run(o.quick, o.port3, &mut rep, &client)?;
+        if o.parts == ["tp3"] {
+            // Alone, it replaces just its own section (with this run's machine, commands and
+            // measurement lines in it), keeping the others.
+            let mut s = rep.sections.pop().unwrap_or_default();
+            writeln!(
+                s,
+                "Run on {} in {}, on this machine:\n\n{}\n\n<details><summary>Commands and \
+                 raw measurement lines of the TinkerPop 3 run</summary>\n\n```",
+                utc_now(),
+                secs(started.elapsed()),
+                machine(&load_before, &loadavg()).trim()
+            )?;
+            for line in rep.commands.iter().chain(&rep.raw) {
+                writeln!(s, "{line}")?;
+            }
+            writeln!(s, "```\n</details>\n")?;
+            return tp3::splice(&s);
         }
     }
     let load_after = loadavg();
