@@ -16,14 +16,15 @@ mod util;
 const USAGE: &str =
     "usage: cargo xtask <regen|server|server3|demo|features|ci|bench|fuzz|failover> [options]
   demo [--port N]    start a local server if none answers and run a few queries
-  bench [--quick] [--only inproc|e2e|memory] [--port N]
+  bench [--quick] [--only inproc|e2e|memory|tp3] [--port N] [--port3 N]
                      run the benchmarks and write BENCHMARKS.md
   regen [--check]    regenerate the Rust generated from spec/ (--check: fail if stale)
   server [--dataset NAME] [--port N] [--detach] [--stop]
                      run a local Gremlin Server 4.0.0-beta.3 (see `cargo xtask server --help`)
-  server3 [--tinkerpop 3.7.3|3.8.1] [--auth] [--port N] [--detach] [--stop]
+  server3 [--tinkerpop 3.7.3|3.8.1] [--dataset modern|integration] [--auth] [--port N] [--detach] [--stop]
                      run a local TinkerPop 3 Gremlin Server over WebSocket (see --help)
   features [--mode plain|bulked|all] [--features DIR] [--only S] [--url URL] [--compare-go]
+           [--tinkerpop 3.7.3]
                      run TinkerPop's Gherkin feature suite (see `cargo xtask features --help`)
   ci [--no-server]   run every check and test (see `cargo xtask ci --help`)
   failover [--ports A,B,C]
