@@ -2,9 +2,10 @@
 //! and JSON line, through `graphbinary_client::ws::Client3` (GraphBinary 1 over WebSocket,
 //! `eval` scripts in gremlin-groovy against the traversal source `g`).
 //!
-//! Latency uses one connection. Throughput opens `--concurrency` connections and runs one task
-//! per connection, each sending its requests one after the other (as the 3.x drivers' pools
-//! lend a connection to one request at a time).
+//! Latency uses one connection. Throughput runs `--concurrency` tasks, each sending its
+//! requests one after the other, over `--connections` connections (default: one per task, as
+//! the 3.x drivers' pools lend a connection to one request at a time; fewer connections
+//! multiplex the tasks' requests, which `Client3` routes by request id).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -75,7 +76,7 @@ async fn latency(a: Args) -> serde_json::Value {
 async fn throughput(a: Args) -> serde_json::Value {
     let a = Arc::new(a);
     let mut clients = Vec::new();
-    for _ in 0..a.concurrency {
+    for _ in 0..a.connections.unwrap_or(a.concurrency).max(1) {
         clients.push(connect(&a.url).await);
     }
     let clients = Arc::new(clients);
@@ -84,12 +85,14 @@ async fn throughput(a: Args) -> serde_json::Value {
         async move {
             let next = Arc::new(AtomicUsize::new(0));
             let mut tasks = Vec::new();
-            for i in 0..clients.len().min(total.max(1)) {
+            for i in 0..a.concurrency.min(total.max(1)) {
                 let (clients, a, next) = (clients.clone(), a.clone(), next.clone());
                 tasks.push(tokio::spawn(async move {
                     let mut seen: Option<u64> = None;
                     while next.fetch_add(1, Ordering::Relaxed) < total {
-                        let n = one(&clients[i], &a).await.unwrap_or_else(|e| fail(e));
+                        let n = one(&clients[i % clients.len()], &a)
+                            .await
+                            .unwrap_or_else(|e| fail(e));
                         if seen.is_some_and(|s| s != n) {
                             fail(format!("result count {} then {n}", seen.unwrap_or(0)));
                         }
@@ -117,7 +120,7 @@ async fn throughput(a: Args) -> serde_json::Value {
     let cpu = cpu_secs() - cpu0;
     json!({
         "peer": "rust", "mode": "throughput", "query": a.query, "compression": "none",
-        "protocol": "graphbinary-v1 websocket",
+        "protocol": "graphbinary-v1 websocket", "connections": clients.len(),
         "concurrency": a.concurrency, "requests": a.requests, "wall_secs": wall,
         "req_per_sec": a.requests as f64 / wall, "results": results, "bytes": null,
         "cpu_secs": cpu, "peak_rss_kib": peak_rss_kib(),

@@ -37,6 +37,7 @@ fn name(c: &str) -> &'static str {
     match c {
         "rust" => "**graphbinary-rs** (ours, `Client3`, GraphBinary 1)",
         "rust-drain" => "**graphbinary-rs**, streaming (each result dropped)",
+        "rust-mux" => "**graphbinary-rs**, all requests on one `Client3` connection",
         "gremlin-client" => "gremlin-client 0.8 (Rust incumbent, GraphSON 3)",
         "java3" => "Java driver 3.7.3 (GraphBinary 1)",
         "go3" => "gremlin-go v3.7.3 (GraphBinary 1)",
@@ -115,7 +116,9 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
          user+system time during the measured part. Contenders run interleaved, {reps} \
          round(s), each as a fresh process. One connection for latency; for throughput a pool \
          of as many connections as the concurrency (ours: that many `Client3`s, one task \
-         each; the drivers' pools sized to it).\n"
+         each; the drivers' pools sized to it), and ours once more with every task's requests \
+         multiplexed over one `Client3` connection (`--connections 1`; `Client3` routes \
+         responses by request id).\n"
     )?;
     writeln!(s, "{peers}")?;
 
@@ -213,12 +216,20 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
          |---:|---|---:|---:|---:|---:|"
     )?;
     let mut verdicts = Vec::new();
+    let throughput_contenders = [
+        "rust",
+        "rust-mux",
+        "gremlin-client",
+        "java3",
+        "go3",
+        "python3",
+    ];
     for conc in [64, 256, 1000] {
         let mut rps: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
         let mut cpu: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
         let mut errs: BTreeMap<&str, String> = BTreeMap::new();
         for _ in 0..reps {
-            for c in CONTENDERS.into_iter().filter(|c| *c != "rust-drain") {
+            for c in throughput_contenders {
                 if !available(c) {
                     errs.insert(c, "not set up".into());
                     continue;
@@ -230,7 +241,13 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
                     "--requests".into(),
                     requests.to_string(),
                 ]);
-                match measure(rep, c, client, &args) {
+                let cmd = if c == "rust-mux" {
+                    args.extend(["--connections".into(), "1".into()]);
+                    "rust"
+                } else {
+                    c
+                };
+                match measure(rep, cmd, client, &args) {
                     Ok(j) => {
                         rps.entry(c)
                             .or_default()
@@ -251,7 +268,7 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
             .map(|c| med(c))
             .filter(|m| m.is_finite())
             .fold(0.0, f64::max);
-        for c in CONTENDERS.into_iter().filter(|c| *c != "rust-drain") {
+        for c in throughput_contenders {
             if !rps.contains_key(c) {
                 let e = errs.get(c).cloned().unwrap_or_default();
                 writeln!(
@@ -278,9 +295,12 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
             )?;
         }
         verdicts.push(format!(
-            "concurrency {conc}: ours {:.2}x gremlin-client, {:.2}x the best peer",
+            "concurrency {conc}: ours {:.2}x gremlin-client and {:.2}x the best peer with one \
+             connection per task, {:.2}x and {:.2}x on one connection",
             med("rust") / med("gremlin-client"),
-            med("rust") / best_peer
+            med("rust") / best_peer,
+            med("rust-mux") / med("gremlin-client"),
+            med("rust-mux") / best_peer
         ));
     }
     writeln!(s, "\n{}.\n", verdicts.join("; "))?;

@@ -443,11 +443,19 @@ fn rewrite_code(code: &str) -> String {
     out
 }
 
+/// Parameters sent so far as bindings, and as Groovy definitions.
+pub static SENT: [std::sync::atomic::AtomicUsize; 2] = [
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+];
+
 /// The eval request of one traversal: bindings, plus Groovy definitions of the others.
 pub fn eval(source: &str, text: &str, params: &[Param]) -> Eval {
     let mut script = String::new();
     let mut eval = Eval::default();
     for p in params {
+        let i = usize::from(p.binding.is_none());
+        SENT[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match &p.binding {
             Some(v) => eval.bindings.push((p.name.clone(), v.clone())),
             None => {
@@ -624,7 +632,11 @@ pub fn section(
          that GraphBinary 1's request writer cannot carry (elements, lambdas `c[...]`, \
          predicates, BigDecimal, ...) are Groovy definitions put before the script; the texts \
          get the few rewrites gremlin-groovy needs (`Lambda.function` as a closure, `Infinity`, \
-         casts of untyped `null` arguments; `tp3::groovy_text`).\n"
+         casts of untyped `null` arguments; `tp3::groovy_text`). In this run {} parameter \
+         values went as bindings and {} as Groovy definitions (the parameters of a scenario \
+         go again with each of its `the graph should return` checks).\n",
+        SENT[0].load(std::sync::atomic::Ordering::Relaxed),
+        SENT[1].load(std::sync::atomic::Ordering::Relaxed)
     );
     let _ = writeln!(md, "| directory | scenarios | passed / failed / skipped |");
     let _ = writeln!(md, "|---|---:|---:|");
