@@ -13,12 +13,18 @@
 //! `TraverserStream::for_each_result`). The JSON
 //! line adds `peak_rss_kib` (the process's `VmHWM`) to the peers' fields. `cpu_secs` is the
 //! process's user+system time during the measured part (`CLOCK_PROCESS_CPUTIME_ID`).
+//!
+//! A `ws://` URL selects the TinkerPop 3 mode (`support/tp3.rs`): `Client3`, GraphBinary 1 over
+//! WebSocket; `--connections N` there says how many connections the throughput tasks share.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use graphbinary_client::client::Client;
 use serde_json::json;
+
+#[path = "support/tp3.rs"]
+mod tp3;
 
 struct Args {
     url: String,
@@ -31,6 +37,8 @@ struct Args {
     compression: bool,
     drain: bool,
     timeout_ms: u64,
+    /// TinkerPop 3 throughput: the connections the tasks share (default: one per task).
+    connections: Option<usize>,
 }
 
 fn usage(msg: &str) -> ! {
@@ -38,7 +46,7 @@ fn usage(msg: &str) -> ! {
     eprintln!(
         "usage: bench_client --url URL --query GREMLIN --mode latency|throughput [--runs N] \
          [--concurrency C] [--requests M] [--warmup W] [--compression none|deflate] \
-         [--consume all|drain] [--timeout-ms MS]"
+         [--consume all|drain] [--timeout-ms MS] [--connections N (ws:// only)]"
     );
     std::process::exit(2)
 }
@@ -55,6 +63,7 @@ fn parse() -> Args {
         compression: false,
         drain: false,
         timeout_ms: 600_000,
+        connections: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -72,6 +81,7 @@ fn parse() -> Args {
             "--requests" => a.requests = num(val()),
             "--warmup" => a.warmup = Some(num(val())),
             "--timeout-ms" => a.timeout_ms = num(val()) as u64,
+            "--connections" => a.connections = Some(num(val())),
             "--compression" => {
                 a.compression = match val().as_str() {
                     "none" => false,
@@ -226,6 +236,9 @@ async fn throughput(client: Client, a: Args) -> serde_json::Value {
 
 fn main() {
     let a = parse();
+    if a.url.starts_with("ws://") || a.url.starts_with("wss://") {
+        return tp3::main(a);
+    }
     let pool = if a.mode == "throughput" {
         a.concurrency
     } else {

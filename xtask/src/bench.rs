@@ -11,6 +11,8 @@
 //!    dropped as it is decoded.
 //! 4. Whole process: `graphbinary decode` against gremlinpython on the same corpus files
 //!    (`bench/process.rs`).
+//! 5. TinkerPop 3 (`tp3`, [`tp3`]): a Gremlin Server 3.7.3 over WebSocket; ours (`Client3`)
+//!    beside the Java, Python and Go 3.7.3 drivers and gremlin-client 0.8.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -27,20 +29,24 @@ use crate::util::{project_root, secs, show};
 mod inproc;
 mod process;
 mod replayed;
+mod tp3;
 
 const HELP: &str =
-    "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process]... [--port N]
-                         [--replay-port N]
+    "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process|tp3]... [--port N]
+                         [--replay-port N] [--port3 N]
 
 Runs the benchmarks and writes BENCHMARKS.md at the repository root (sections not run are
 left out, and the header says which ran: commit only a full run's). Starts a Gremlin Server
 (modern) for e2e/memory unless one answers on --port.
 
   --quick       fewer runs and shorter measurements: a smoke check, not numbers to quote
-  --only PART   run only PART (repeatable): inproc, e2e, memory, process
+  --only PART   run only PART (repeatable): inproc, e2e, memory, process, tp3 (TinkerPop
+                3.7.3 over WebSocket; `--only tp3` alone replaces just its section of
+                BENCHMARKS.md)
   --port N      the Gremlin Server port (default 8182)
   --replay-port N
-                the port of the replay server of the e2e's replayed rows (default: --port + 1)";
+                the port of the replay server of the e2e's replayed rows (default: --port + 1)
+  --port3 N     the TinkerPop 3.7.3 Gremlin Server port of tp3 (default 8196)";
 
 const CORPORA: [&str; 6] = [
     "vertices_200k",
@@ -63,13 +69,14 @@ const LATENCY_CONTENDERS: [&str; 6] = ["rust", "rust-drain", "java", "go", "pyth
 const BIG_QUERY: &str = "g.V().repeat(both()).times(12)";
 
 /// Every part, in the order a full run reports them.
-const PARTS: [&str; 4] = ["inproc", "e2e", "memory", "process"];
+const PARTS: [&str; 5] = ["inproc", "e2e", "memory", "process", "tp3"];
 
 struct Opts {
     quick: bool,
     parts: Vec<String>,
     port: u16,
     replay_port: Option<u16>,
+    port3: u16,
 }
 
 /// `cargo xtask bench ...`
@@ -79,6 +86,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         parts: Vec::new(),
         port: 8182,
         replay_port: None,
+        port3: crate::server3::default_port(tp3::VERSION, false),
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -87,10 +95,10 @@ pub fn cli(args: &[String]) -> Result<()> {
             "--only" => {
                 let p = it
                     .next()
-                    .context("--only needs inproc, e2e, memory or process")?;
+                    .context("--only needs inproc, e2e, memory, process or tp3")?;
                 for p in p.split(',') {
                     if !PARTS.contains(&p) {
-                        bail!("--only takes inproc, e2e, memory or process, not {p:?}");
+                        bail!("--only takes inproc, e2e, memory, process or tp3, not {p:?}");
                     }
                     if !o.parts.iter().any(|q| q == p) {
                         o.parts.push(p.to_string());
@@ -101,6 +109,7 @@ pub fn cli(args: &[String]) -> Result<()> {
             "--replay-port" => {
                 o.replay_port = Some(it.next().context("--replay-port needs a number")?.parse()?)
             }
+            "--port3" => o.port3 = it.next().context("--port3 needs a number")?.parse()?,
             "-h" | "--help" => {
                 println!("{HELP}");
                 return Ok(());
@@ -168,6 +177,28 @@ fn run(o: &Opts) -> Result<()> {
     }
     if o.parts.iter().any(|p| p == "process") {
         process::process(o, &mut rep)?;
+    }
+    if o.parts.iter().any(|p| p == "tp3") {
+        let client = build_client(&mut rep)?;
+        tp3::run(o.quick, o.port3, &mut rep, &client)?;
+        if o.parts == ["tp3"] {
+            // Alone, it replaces just its own section (with this run's machine, commands and
+            // measurement lines in it), keeping the others.
+            let mut s = rep.sections.pop().unwrap_or_default();
+            writeln!(
+                s,
+                "Run on {} in {}, on this machine:\n\n{}\n\n<details><summary>Commands and \
+                 raw measurement lines of the TinkerPop 3 run</summary>\n\n```",
+                utc_now(),
+                secs(started.elapsed()),
+                machine(&load_before, &loadavg()).trim()
+            )?;
+            for line in rep.commands.iter().chain(&rep.raw) {
+                writeln!(s, "{line}")?;
+            }
+            writeln!(s, "```\n</details>\n")?;
+            return tp3::splice(&s);
+        }
     }
     let load_after = loadavg();
     let mut md = String::new();

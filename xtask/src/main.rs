@@ -17,7 +17,7 @@ mod util;
 const USAGE: &str =
     "usage: cargo xtask <regen|server|server3|demo|features|ci|bench|replay|fuzz|failover> [options]
   demo [--port N]    start a local server if none answers and run a few queries
-  bench [--quick] [--only inproc|e2e|memory|process] [--port N]
+  bench [--quick] [--only inproc|e2e|memory|process|tp3] [--port N] [--port3 N]
                      run the benchmarks and write BENCHMARKS.md
   replay [--from URL] [--port N] [--deflate] QUERY...
                      record a server's responses to QUERY once, then serve them at full speed
@@ -26,9 +26,10 @@ const USAGE: &str =
                      run a local Gremlin Server 4.0.0-beta.3 (see `cargo xtask server --help`)
   server --tinkerpop 3.7.3|3.8.1 [--auth] | --janusgraph 1.1.0 [--port N] [--detach] [--stop]
                      a TinkerPop 3 server over WebSocket (the same as server3)
-  server3 [--tinkerpop 3.7.3|3.8.1] [--auth] [--port N] [--detach] [--stop]
+  server3 [--tinkerpop 3.7.3|3.8.1] [--dataset modern|integration] [--auth] [--port N] [--detach] [--stop]
                      run a local TinkerPop 3 Gremlin Server over WebSocket (see --help)
   features [--mode plain|bulked|all] [--features DIR] [--only S] [--url URL] [--compare-go]
+           [--tinkerpop 3.7.3]
                      run TinkerPop's Gherkin feature suite (see `cargo xtask features --help`)
   ci [--no-server] [--tinkerpop3-only]
                      run every check and test (see `cargo xtask ci --help`)

@@ -42,7 +42,15 @@ pub const JANUSGRAPH_VERSION: &str = "1.1.0";
 struct Flavor {
     janusgraph: bool,
     version: String,
+    /// [`INTEGRATION`] for the graphs of TinkerPop's Gherkin suite, else the modern graph only.
+    integration: bool,
 }
+
+/// The `--dataset` of the graphs and traversal sources of TinkerPop's Gherkin suite: `ggraph`
+/// (empty), `gnullable` (empty, null property values kept), `gclassic`, `gmodern`, `gcrew`,
+/// `ggrateful`, `gsink`, all with INTEGER vertex and edge ids; `g` is the modern graph as with
+/// the default dataset (so the start-up probe and the benchmarks work on either).
+pub const INTEGRATION: &str = "integration";
 
 impl Flavor {
     fn name(&self) -> String {
@@ -98,7 +106,8 @@ const JVM_OPENS: &[&str] = &[
     "--add-opens=java.base/java.net=ALL-UNNAMED",
 ];
 
-const HELP: &str = "usage: cargo xtask server3 [--tinkerpop 3.7.3|3.8.1 | --janusgraph 1.1.0] [--auth] [--port N] [--detach] [--stop]
+const HELP: &str = "usage: cargo xtask server3 [--tinkerpop 3.7.3|3.8.1 | --janusgraph 1.1.0] [--dataset modern|integration]
+                           [--auth] [--port N] [--detach] [--stop]
   (also spelled `cargo xtask server --tinkerpop V ...` / `cargo xtask server --janusgraph V ...`)
 
 Runs a real TinkerPop 3 Gremlin Server (TinkerGraph, modern graph bound to `g`) on 127.0.0.1 with
@@ -108,6 +117,9 @@ Maven into target/gremlin-server3/. Needs java 17+ and mvn on PATH.
   --tinkerpop V   3.7.3 (default) or 3.8.1 (other 3.x versions are tried as given)
   --janusgraph V  a JanusGraph Server 1.1.0 instead (in-memory backend, modern graph, edge ids
                   are GraphBinary 1 custom types); default port 8199
+  --dataset D     modern (default: the modern graph as `g`) or integration: the graphs and
+                  sources of TinkerPop's Gherkin suite (ggraph, gnullable, gclassic, gmodern,
+                  gcrew, ggrateful, gsink; `g` is still the modern graph)
   --auth          SimpleAuthenticator, user stephen, password password (SASL PLAIN)
   --port N        TCP port (default: 8196 for 3.7.3, 8197 for 3.8.1, +2 with --auth)
   --detach        leave it running in the background (pid and log in target/gremlin-server3/)
@@ -131,6 +143,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     let mut janusgraph = None;
     let mut port = None;
     let (mut auth, mut detach, mut stop) = (false, false, false);
+    let mut integration = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -146,6 +159,11 @@ pub fn cli(args: &[String]) -> Result<()> {
             "--janusgraph" => {
                 janusgraph = Some(it.next().context("--janusgraph needs a version")?.clone())
             }
+            "--dataset" => match it.next().map(String::as_str) {
+                Some(INTEGRATION) => integration = true,
+                Some("modern") => integration = false,
+                _ => bail!("--dataset needs modern or {INTEGRATION}"),
+            },
             "--auth" => auth = true,
             "--detach" => detach = true,
             "--stop" => stop = true,
@@ -164,6 +182,7 @@ pub fn cli(args: &[String]) -> Result<()> {
             Flavor {
                 janusgraph: true,
                 version: v,
+                integration: false,
             }
         }
         None => {
@@ -171,6 +190,7 @@ pub fn cli(args: &[String]) -> Result<()> {
             Flavor {
                 janusgraph: false,
                 version,
+                integration,
             }
         }
     };
@@ -243,10 +263,12 @@ pub fn start_for_tests(servers: &[(Option<&str>, bool, u16)]) -> Result<Vec<Guar
             Some(v) => Flavor {
                 janusgraph: false,
                 version: v.to_owned(),
+                integration: false,
             },
             None => Flavor {
                 janusgraph: true,
                 version: JANUSGRAPH_VERSION.to_owned(),
+                integration: false,
             },
         };
         ensure!(
@@ -383,8 +405,34 @@ fn write_config(
     } else {
         (
             templates.clone(),
-            &["tinkergraph-empty.properties", "generate-modern.groovy"],
+            &[
+                "tinkergraph-empty.properties",
+                "generate-modern.groovy",
+                "tinkergraph-integration.properties",
+                "tinkergraph-nullable.properties",
+                "generate-integration.groovy",
+            ],
             "gremlin-server.yaml.in",
+        )
+    };
+    let (graphs, script) = if flavor.integration {
+        let props = conf.join("tinkergraph-integration.properties");
+        let mut graphs: Vec<String> = ["graph", "classic", "modern", "crew", "grateful", "sink"]
+            .iter()
+            .map(|g| format!("{g}: {}", props.display()))
+            .collect();
+        graphs.push(format!(
+            "nullable: {}",
+            conf.join("tinkergraph-nullable.properties").display()
+        ));
+        (graphs.join(", "), "generate-integration.groovy")
+    } else {
+        (
+            format!(
+                "graph: {}",
+                conf.join("tinkergraph-empty.properties").display()
+            ),
+            "generate-modern.groovy",
         )
     };
     for file in files {
@@ -403,11 +451,18 @@ fn write_config(
     };
     let yaml = fs::read_to_string(dir.join(yaml_template))?
         .replace("@PORT@", &port.to_string())
+        .replace("@GRAPHS@", &graphs)
+        .replace("@SCRIPT@", script)
         .replace("@CONF_DIR@", &conf.display().to_string())
         .replace("@AUTHENTICATION@", &authentication);
     let path = conf.join(format!(
-        "{}-{port}.yaml",
-        flavor.lib_name().replace("lib-", "server-")
+        "{}{}-{port}.yaml",
+        flavor.lib_name().replace("lib-", "server-"),
+        if flavor.integration {
+            "-integration"
+        } else {
+            ""
+        }
     ));
     fs::write(&path, yaml)?;
     Ok(path)
@@ -525,6 +580,52 @@ fn await_up(flavor: &Flavor, child: &mut Child, port: u16, detach: bool) -> Resu
         eprintln!("xtask: log: {}", log_path.display());
     }
     Ok(())
+}
+
+/// Keeps a TinkerPop 3 server alive; stops it on drop if this process started it.
+#[derive(Debug)]
+pub struct Ensured3 {
+    child: Option<Child>,
+    port: u16,
+}
+
+impl Drop for Ensured3 {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            let started = Instant::now();
+            terminate(child);
+            eprintln!(
+                "xtask: Gremlin Server 3 on port {} stopped in {}",
+                self.port,
+                secs(started.elapsed())
+            );
+        }
+    }
+}
+
+/// Makes sure a TinkerPop `version` server answers on 127.0.0.1:`port` (with the
+/// [`INTEGRATION`] graphs when `integration`): reuses one that answers (the caller checks its
+/// layout), else starts one, logged to `target/gremlin-server3/server-<port>.log`, that the
+/// returned guard stops when dropped.
+pub fn ensure_running(version: &str, integration: bool, port: u16) -> Result<Ensured3> {
+    if let Ok(status) = probe(local(port), Duration::from_secs(2)) {
+        eprintln!(
+            "xtask: reusing the Gremlin Server that answers on {} (status {status})",
+            url(port)
+        );
+        return Ok(Ensured3 { child: None, port });
+    }
+    check_version(version)?;
+    let flavor = Flavor {
+        janusgraph: false,
+        version: version.to_string(),
+        integration,
+    };
+    let child = start_logged(&flavor, false, port, false, true)?;
+    Ok(Ensured3 {
+        child: Some(child),
+        port,
+    })
 }
 
 fn wait_until_answering(child: &mut Child, port: u16) -> Result<()> {

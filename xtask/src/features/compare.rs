@@ -56,7 +56,7 @@ impl Lookup {
         lk
     }
 
-    fn vertex_id(&self, name: &str) -> Value {
+    pub fn vertex_id(&self, name: &str) -> Value {
         match self.vertices.get(name) {
             Some(v) => v.id.clone(),
             // Not in the graph: a reference vertex whose id is the name, as the GLVs do.
@@ -64,7 +64,7 @@ impl Lookup {
         }
     }
 
-    fn edge_id(&self, name: &str) -> Value {
+    pub fn edge_id(&self, name: &str) -> Value {
         match self.edges.get(name) {
             Some(e) => e.id.clone(),
             None => Value::String(name.to_string()),

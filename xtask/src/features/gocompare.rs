@@ -89,7 +89,18 @@ pub fn run(url: &str, dir: &Path, scenarios: &[Scenario], runs: &[ModeRun]) -> R
         secs(took),
         out.status
     );
-    let report = report(scenarios, runs, &go, &summary, took);
+    let mut report = report(scenarios, runs, &go, &summary, took);
+    // The TinkerPop 3 section (written by `--tinkerpop`) is kept as it is.
+    let old = std::fs::read_to_string(root.join("CONFORMANCE.md")).unwrap_or_default();
+    if let Some(section) = super::tp3::section_of(&old) {
+        report = format!(
+            "{}
+
+{section}
+",
+            report.trim_end()
+        );
+    }
     std::fs::write(root.join("CONFORMANCE.md"), &report)?;
     for line in report.lines().filter(|l| l.starts_with("| **all**")) {
         eprintln!("{line}");

@@ -10,6 +10,9 @@
 //! apply them. Results are checked with the semantics in [`compare`]. Scenarios listed in
 //! `xtask/features-skip.toml` are skipped or expected to fail, each with its reason.
 //!
+//! `--tinkerpop 3.7.3` runs TinkerPop 3's suite instead, through the WebSocket client
+//! `Client3` against `cargo xtask server3 --dataset integration` ([`tp3`]).
+//!
 //! `--via api` / `--via api-params` build each request with the traversal API instead: the text
 //! is parsed ([`gremlin_lang`]), rebuilt by name ([`via_api`]) on a `GraphTraversalSource` with
 //! the same side effects, and sent with its `request()` (values written in place with
@@ -23,6 +26,7 @@ mod gocompare;
 pub mod gremlin_lang;
 mod notation;
 mod skips;
+mod tp3;
 pub mod via_api;
 mod via_rust;
 
@@ -33,6 +37,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use graphbinary_client::client::Error as ClientError;
+use graphbinary_client::ws::Client3;
 use graphbinary_client::{Client, Value};
 
 use crate::server;
@@ -46,6 +51,7 @@ pub const DEFAULT_PORT: u16 = 8184;
 const HELP: &str =
     "usage: cargo xtask features [--mode plain|bulked|all] [--features DIR] [--only SUBSTRING]
                               [--url URL] [--via text|api|api-params] [--compare-go] [--verbose]
+                              [--tinkerpop 3.7.3]
 
 Runs TinkerPop 4.0.0-beta.3's Gherkin feature suite through graphbinary_client::Client against
 the integration server (started with `cargo xtask server --dataset integration --port 8184` if
@@ -64,6 +70,11 @@ nothing answers at --url).
   --compare-go    also run gremlin-go's cucumber runner against the same server and write
                   CONFORMANCE.md (ours vs gremlin-go, per feature directory)
   --verbose       print every scenario's outcome
+  --tinkerpop V   TinkerPop V's (3.x) suite instead: the gremlin-test V jar fetched with Maven,
+                  run through the WebSocket client Client3 (GraphBinary 1, eval scripts with
+                  bindings) against `cargo xtask server3 --tinkerpop V --dataset integration`
+                  (default ws://127.0.0.1:8186/gremlin); skips in xtask/features-skip-tp3.toml;
+                  writes its section of CONFORMANCE.md
 
 Prints one line per failing scenario and ends with `features: N passed, N failed, N skipped`.
 Exit status 1 on a failure, including a scenario that xtask/features-skip.toml expects to fail
@@ -118,6 +129,8 @@ struct Options {
     url: Option<String>,
     compare_go: bool,
     verbose: bool,
+    /// `--tinkerpop 3.x`: TinkerPop 3's suite through Client3.
+    tinkerpop3: Option<String>,
 }
 
 /// `cargo xtask features ...`
@@ -130,6 +143,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         url: None,
         compare_go: false,
         verbose: false,
+        tinkerpop3: None,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -157,6 +171,13 @@ pub fn cli(args: &[String]) -> Result<()> {
             "--only" => opts.only = Some(it.next().context("--only needs a string")?.clone()),
             "--url" => opts.url = Some(it.next().context("--url needs a URL")?.clone()),
             "--compare-go" => opts.compare_go = true,
+            "--tinkerpop" => {
+                let v = it.next().context("--tinkerpop needs a version")?;
+                if !v.starts_with("3.") {
+                    bail!("--tinkerpop takes a TinkerPop 3 release (the default suite is 4.0)");
+                }
+                opts.tinkerpop3 = Some(v.clone());
+            }
             "--verbose" | "-v" => opts.verbose = true,
             "-h" | "--help" => {
                 println!("{HELP}");
@@ -196,8 +217,16 @@ pub fn default_features_dir() -> Result<PathBuf> {
             "the gremlin-test jar is not at {}",
             jar.display()
         );
+        unpack_features(&jar, &out)?;
+    }
+    Ok(dir)
+}
+
+/// Unpacks the feature files of a gremlin-test `jar` into `out`.
+fn unpack_features(jar: &Path, out: &Path) -> Result<()> {
+    {
         // Unpacked beside, then renamed: an interrupted unpacking is never taken for the files.
-        let partial = project_root().join(format!("target/tinkerpop-features/{version}.partial"));
+        let partial = PathBuf::from(format!("{}.partial", out.display()));
         let _ = std::fs::remove_dir_all(&partial);
         std::fs::create_dir_all(&partial)?;
         // `unzip` where there is one, else the JDK's `jar` (the server needs a JDK anyway).
@@ -205,33 +234,46 @@ pub fn default_features_dir() -> Result<PathBuf> {
         let mut cmd = if crate::util::on_path("unzip") {
             let mut c = std::process::Command::new("unzip");
             c.args(["-q", "-o"])
-                .arg(&jar)
+                .arg(jar)
                 .arg(format!("{member}*"))
                 .arg("-d")
                 .arg(&partial);
             c
         } else {
             let mut c = std::process::Command::new("jar");
-            c.arg("xf").arg(&jar).arg(member).current_dir(&partial);
+            c.arg("xf").arg(jar).arg(member).current_dir(&partial);
             c
         };
         crate::util::run(&mut cmd)
             .context("unpacking the feature files (needs `unzip` or `jar`)")?;
-        let _ = std::fs::remove_dir_all(&out);
-        std::fs::rename(&partial, &out)?;
+        let _ = std::fs::remove_dir_all(out);
+        std::fs::rename(&partial, out)?;
     }
-    Ok(dir)
+    Ok(())
 }
 
 fn run(opts: &Options) -> Result<Totals> {
     let started = Instant::now();
-    let dir = match &opts.features {
-        Some(d) => d.clone(),
-        None => default_features_dir()?,
+    let tp3 = opts.tinkerpop3.as_deref();
+    if tp3.is_some() {
+        anyhow::ensure!(
+            opts.via == Via::Text && opts.modes == [Mode::Plain] && !opts.compare_go,
+            "--tinkerpop runs the text route in plain mode only (no --via, --mode or --compare-go)"
+        );
+    }
+    let dir = match (&opts.features, tp3) {
+        (Some(d), _) => d.clone(),
+        (None, Some(v)) => tp3::features_dir(v)?,
+        (None, None) => default_features_dir()?,
     };
     let mut scenarios = load(&dir)?;
     let parsed = scenarios.len();
-    let skips = skips::load(&project_root().join("xtask/features-skip.toml"))?;
+    let skip_file = if tp3.is_some() {
+        tp3::SKIP_FILE
+    } else {
+        "xtask/features-skip.toml"
+    };
+    let skips = skips::load(&project_root().join(skip_file))?;
     // An entry that names no scenario of TinkerPop's files is stale (or misspelt).
     let mut stale = 0;
     if opts.features.is_none() {
@@ -242,7 +284,7 @@ fn run(opts: &Options) -> Result<Totals> {
             {
                 stale += 1;
                 println!(
-                    "FAIL xtask/features-skip.toml: {}: {} names no scenario",
+                    "FAIL {skip_file}: {}: {} names no scenario",
                     e.file, e.scenario
                 );
             }
@@ -268,21 +310,34 @@ fn run(opts: &Options) -> Result<Totals> {
 
     // A local URL gets a server started on its port when none answers there (and a reused one
     // is left running); any other URL is taken as it is.
-    let url = opts
-        .url
-        .clone()
-        .unwrap_or_else(|| server::url(DEFAULT_PORT));
-    let guard = match local_port(&url) {
-        Some(port) => Some(server::ensure_running(server::INTEGRATION, port)?),
-        None => None,
+    let url = opts.url.clone().unwrap_or_else(|| match tp3 {
+        Some(_) => crate::server3::url(tp3::DEFAULT_PORT),
+        None => server::url(DEFAULT_PORT),
+    });
+    let (guard, guard3) = match (local_port(&url), tp3) {
+        (Some(port), Some(v)) => (None, Some(crate::server3::ensure_running(v, true, port)?)),
+        (Some(port), None) => (
+            Some(server::ensure_running(server::INTEGRATION, port)?),
+            None,
+        ),
+        (None, _) => (None, None),
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let client = Client::builder(&url)
-        .read_timeout(Duration::from_secs(120))
-        .build()?;
-    check_layout(&rt, &client, &url)?;
+    let backend = match tp3 {
+        Some(v) => {
+            tp3::write_read_feature_data(v)?;
+            Backend::Ws3(rt.block_on(tp3::connect(&url))?)
+        }
+        None => {
+            let client = Client::builder(&url)
+                .read_timeout(Duration::from_secs(120))
+                .build()?;
+            check_layout(&rt, &client, &url)?;
+            Backend::Http(client)
+        }
+    };
     let mut all = Totals {
         failed: stale,
         ..Totals::default()
@@ -291,7 +346,7 @@ fn run(opts: &Options) -> Result<Totals> {
     for &mode in &opts.modes {
         let t = Instant::now();
         let mut runner = Runner {
-            client: client.clone(),
+            backend: backend.clone(),
             mode,
             via: opts.via,
             lookups: BTreeMap::new(),
@@ -334,7 +389,7 @@ fn run(opts: &Options) -> Result<Totals> {
                 (Ok(()), true) => {
                     totals.failed += 1;
                     println!(
-                        "FAIL [{}] {}: listed in xtask/features-skip.toml as failing, but passes",
+                        "FAIL [{}] {}: listed in {skip_file} as failing, but passes",
                         mode.name(),
                         sc.id()
                     );
@@ -378,6 +433,9 @@ fn run(opts: &Options) -> Result<Totals> {
         all.skipped += totals.skipped;
         all.retried += totals.retried;
     }
+    if let (Some(v), None, [run]) = (tp3, &opts.only, per_mode.as_slice()) {
+        tp3::write_section(&tp3::section(v, &scenarios, run, &skips))?;
+    }
     if opts.compare_go {
         if let Err(e) = gocompare::run(&url, &dir, &scenarios, &per_mode) {
             all.failed += 1;
@@ -387,6 +445,7 @@ fn run(opts: &Options) -> Result<Totals> {
     eprintln!("xtask: features took {}", secs(started.elapsed()));
     // Stops a server we started before the closing line, so that the line is the last.
     drop(guard);
+    drop(guard3);
     println!(
         "features: {} passed, {} failed, {} skipped",
         all.passed, all.failed, all.skipped
@@ -403,7 +462,9 @@ pub struct ModeRun {
 
 /// The port of an `http://127.0.0.1:PORT/...` or `http://localhost:PORT/...` URL.
 fn local_port(url: &str) -> Option<u16> {
-    let rest = url.strip_prefix("http://")?;
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("ws://"))?;
     let authority = rest.split('/').next()?;
     let (host, port) = authority.rsplit_once(':')?;
     matches!(host, "127.0.0.1" | "localhost")
@@ -520,8 +581,26 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 /// What a traversal gave: its results (bulks expanded), or the server's error message.
 type Answer = std::result::Result<Vec<Value>, String>;
 
+/// The client a run talks through.
+#[derive(Clone)]
+enum Backend {
+    /// TinkerPop 4: GraphBinary 4 over HTTP.
+    Http(Client),
+    /// TinkerPop 3: GraphBinary 1 over WebSocket (eval scripts, gremlin-groovy).
+    Ws3(Client3),
+}
+
+/// A parameter of a request: a gremlin-lang literal (TinkerPop 4), or for TinkerPop 3 a Groovy
+/// expression and, when GraphBinary 1's writer has the value, the binding that carries it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub text: String,
+    pub binding: Option<Value>,
+}
+
 struct Runner {
-    client: Client,
+    backend: Backend,
     mode: Mode,
     via: Via,
     /// Lookups of the graphs that are never modified, by traversal source.
@@ -537,19 +616,28 @@ struct State {
     empty: bool,
     lookup: std::rc::Rc<Lookup>,
     params: Vec<(String, Typed)>,
+    /// TinkerPop 3 parameters given as Groovy (`c[...]` lambdas, `of P.within(...)`).
+    groovy_params: Vec<(String, String)>,
     side_effects: Vec<(String, Typed)>,
     traversal: Option<String>,
-    rendered: Vec<(String, String)>,
+    rendered: Vec<Param>,
     answer: Option<Answer>,
     /// The entry count when `iterated next` gave a map.
     next_map_len: Option<usize>,
 }
 
 impl Runner {
-    async fn submit(&self, source: &str, text: &str, params: &[(String, String)]) -> Answer {
-        let mut req = self.client.request(text).g(source).language("gremlin-lang");
-        for (k, v) in params {
-            req = req.param_literal(k, v);
+    async fn submit(&self, source: &str, text: &str, params: &[Param]) -> Answer {
+        let client = match &self.backend {
+            Backend::Http(c) => c,
+            Backend::Ws3(c) => {
+                self.responses.set(self.responses.get() + 1);
+                return tp3::submit(c, source, text, params).await;
+            }
+        };
+        let mut req = client.request(text).g(source).language("gremlin-lang");
+        for p in params {
+            req = req.param_literal(&p.name, &p.text);
         }
         if self.mode == Mode::Bulked {
             req = req.bulk_results(true);
@@ -614,6 +702,7 @@ impl Runner {
             empty: false,
             lookup: Default::default(),
             params: Vec::new(),
+            groovy_params: Vec::new(),
             side_effects: Vec::new(),
             traversal: None,
             rendered: Vec::new(),
@@ -653,7 +742,22 @@ impl Runner {
                 }
                 st.lookup = std::rc::Rc::new(self.lookup_of(&st.source).await?);
             } else if let Some(rest) = text.strip_prefix("using the parameter ") {
+                let tp3 = matches!(self.backend, Backend::Ws3(_));
+                if tp3 && !rest.contains(" defined as ") {
+                    // 3.x: `using the parameter xx1 of P.within("l[]")`.
+                    st.groovy_params
+                        .push(tp3::predicate_param(rest, &st.lookup)?);
+                    continue;
+                }
                 let (name, value) = defined_as(rest)?;
+                if let (true, Some(body)) = (
+                    tp3,
+                    value.strip_prefix("c[").and_then(|v| v.strip_suffix(']')),
+                ) {
+                    // 3.x: a lambda, a Groovy closure.
+                    st.groovy_params.push((name, format!("{{{body}}}")));
+                    continue;
+                }
                 st.params.push((name, notation::parse(&value)?));
             } else if let Some(rest) = text.strip_prefix("using the side effect ") {
                 let (name, value) = defined_as(rest)?;
@@ -663,7 +767,10 @@ impl Runner {
                     .docstring
                     .as_deref()
                     .context("traversal without text")?;
-                st.traversal = Some(t.trim().to_string());
+                st.traversal = Some(match self.backend {
+                    Backend::Ws3(_) => tp3::groovy_text(t.trim()),
+                    Backend::Http(_) => t.trim().to_string(),
+                });
             } else if text == "iterated to list" || text == "iterated next" {
                 self.execute(sc, &mut st, text == "iterated next").await?;
             } else if let Some(rest) = text.strip_prefix("the traversal will raise an error") {
@@ -722,23 +829,43 @@ impl Runner {
 
     async fn execute(&mut self, sc: &Scenario, st: &mut State, next: bool) -> Result<()> {
         let text = st.traversal.clone().context("no traversal")?;
+        let tp3 = matches!(self.backend, Backend::Ws3(_));
         let mut rendered = Vec::new();
         for (k, v) in &st.params {
-            rendered.push((k.clone(), compare::literal(v, &st.lookup)?));
+            rendered.push(if tp3 {
+                tp3::param(k, v, &st.lookup)?
+            } else {
+                Param {
+                    name: k.clone(),
+                    text: compare::literal(v, &st.lookup)?,
+                    binding: None,
+                }
+            });
+        }
+        for (k, v) in &st.groovy_params {
+            anyhow::ensure!(tp3, "the parameter {k} is Groovy ({v}), not gremlin-lang");
+            rendered.push(Param {
+                name: k.clone(),
+                text: v.clone(),
+                binding: None,
+            });
         }
         let mut prefix = String::new();
-        if sc.tags.contains("GraphComputerOnly") {
+        if tp3 && sc.tags.contains("GraphComputerOnly") {
+            prefix.push_str(".withComputer()");
+        } else if sc.tags.contains("GraphComputerOnly") {
             // What withComputer() becomes in gremlin-lang (which has no withComputer).
             prefix.push_str(".withStrategies(VertexProgramStrategy)");
         }
         for (k, v) in &st.side_effects {
             let mut key = String::new();
             graphbinary_client::client::GremlinLiteral::write_literal(k.as_str(), &mut key);
-            let _ = write!(
-                prefix,
-                ".withSideEffect({key},{})",
+            let value = if tp3 {
+                tp3::groovy(v, &st.lookup)?
+            } else {
                 compare::literal(v, &st.lookup)?
-            );
+            };
+            let _ = write!(prefix, ".withSideEffect({key},{value})");
         }
         let full = if prefix.is_empty() {
             text.clone()
@@ -749,6 +876,7 @@ impl Runner {
             format!("g{prefix}{rest}")
         };
         let mut answer = match self.via {
+            _ if tp3 => self.submit(&st.source, &full, &rendered).await,
             Via::Text => self.submit(&st.source, &full, &rendered).await,
             via => {
                 let req = self
@@ -769,6 +897,8 @@ impl Runner {
                 None => Err("next() on an empty result".to_string()),
                 Some(Value::List(items)) | Some(Value::Set(items)) => Ok(items),
                 Some(Value::BulkList(items)) => Ok(compare::expand(&items)),
+                // A path iterates as its objects (TinkerPop 3's runners unfold what next() gives).
+                Some(Value::Path(p)) if tp3 => Ok(p.objects.clone()),
                 Some(other) => {
                     // A map iterates as its entries (as the GLVs count it); tables compare
                     // the map itself.
@@ -800,6 +930,9 @@ impl Runner {
         via: Via,
     ) -> Result<graphbinary_client::client::RequestBuilder> {
         use graphbinary_client::process::{GraphTraversalSource, Strategy};
+        let Backend::Http(client) = &self.backend else {
+            bail!("--via {} needs the TinkerPop 4 client", via.name());
+        };
         let mut params = Vec::new();
         for (k, v) in &st.params {
             params.push((
@@ -807,7 +940,7 @@ impl Runner {
                 via_api::literal(&compare::literal(v, &st.lookup)?)?,
             ));
         }
-        let base = GraphTraversalSource::new(self.client.clone())
+        let base = GraphTraversalSource::new(client.clone())
             .alias(st.source.clone())
             .literal_only(via == Via::Api)
             .with("bulkResults", self.mode == Mode::Bulked);

@@ -1,0 +1,725 @@
+//! `cargo xtask features --tinkerpop 3.7.3`: TinkerPop 3's own Gherkin suite through
+//! [`graphbinary_client::ws::Client3`] (GraphBinary 1 over WebSocket).
+//!
+//! The feature files come from `org.apache.tinkerpop:gremlin-test:<version>`, fetched by Maven
+//! (maven-dependency-plugin `copy`, from Maven Central or the local repository) into
+//! `target/tinkerpop-features/jars/` and unpacked into `target/tinkerpop-features/<version>/`.
+//! The server is `cargo xtask server3 --dataset integration` (port 8186 unless `--url` says
+//! otherwise). Each scenario's text is Gremlin as gremlin-groovy reads it; it is sent as an
+//! `eval` script with `aliases` `{g: <the graph's source>}`. Its parameters are `bindings` when
+//! GraphBinary 1's request writer has them (scalars, ids, UUIDs, lists, sets and maps of those),
+//! else Groovy definitions put before the script (`def v1 = g.V(1).next()` for an element,
+//! closures for `c[...]` lambdas, `P.within(...)` for predicate parameters, BigDecimal,
+//! dates, ...). Results are compared with the same notation and semantics as the 4.0 suite
+//! ([`super::compare`]); the skips are in `xtask/features-skip-tp3.toml`.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use futures::StreamExt;
+use graphbinary_client::ws::{Client3, Error3, Eval};
+use graphbinary_client::Value;
+
+use super::compare::{self, Lookup};
+use super::notation::{self, Typed};
+use super::{Answer, Param, CLIENT_ERROR};
+use crate::util::{project_root, run as run_cmd};
+
+/// The port of the TinkerPop 3 integration server this command starts when none answers.
+pub const DEFAULT_PORT: u16 = 8186;
+/// The skip list of the TinkerPop 3 suite.
+pub const SKIP_FILE: &str = "xtask/features-skip-tp3.toml";
+/// maven-dependency-plugin, as `server::resolve` pins it.
+const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.9.0";
+
+/// The feature files of gremlin-test `version`, fetched and unpacked at first use.
+pub fn features_dir(version: &str) -> Result<PathBuf> {
+    let base = project_root().join("target/tinkerpop-features");
+    let out = base.join(version);
+    let dir = out.join("org/apache/tinkerpop/gremlin/test/features");
+    if dir.is_dir() {
+        return Ok(dir);
+    }
+    let jars = base.join("jars");
+    let jar = jars.join(format!("gremlin-test-{version}.jar"));
+    if !jar.is_file() {
+        anyhow::ensure!(
+            crate::util::on_path("mvn"),
+            "`mvn` (Apache Maven 3) is not on PATH; fetching gremlin-test {version} needs it"
+        );
+        std::fs::create_dir_all(&jars)?;
+        eprintln!("xtask: fetching org.apache.tinkerpop:gremlin-test:{version} with Maven ...");
+        let mut cmd = std::process::Command::new("mvn");
+        cmd.args(["-B", "-q"])
+            .arg(format!("{DEPENDENCY_PLUGIN}:copy"))
+            .arg(format!(
+                "-Dartifact=org.apache.tinkerpop:gremlin-test:{version}"
+            ))
+            .arg(format!("-DoutputDirectory={}", jars.display()))
+            .current_dir(project_root().join("target"))
+            .stdin(std::process::Stdio::null());
+        run_cmd(&mut cmd).with_context(|| format!("is gremlin-test {version} a release?"))?;
+        anyhow::ensure!(jar.is_file(), "Maven did not write {}", jar.display());
+    }
+    super::unpack_features(&jar, &out)?;
+    Ok(dir)
+}
+
+/// The files sideEffect/Read.feature reads (`g.io("data/tinkerpop-modern.kryo").read()` and its
+/// GraphSON and GraphML twins), relative to the working directory of the servers `server3`
+/// starts (`target/gremlin-server3/`): copied from the gremlin-test jar, which holds the same
+/// bytes as TinkerPop's `data/` (Gryo 3, GraphSON 3, GraphML).
+pub fn write_read_feature_data(version: &str) -> Result<()> {
+    let jar = project_root().join(format!(
+        "target/tinkerpop-features/jars/gremlin-test-{version}.jar"
+    ));
+    let data = project_root().join("target/gremlin-server3/data");
+    let files = [
+        ("gryo/tinkerpop-modern-v3.kryo", "tinkerpop-modern.kryo"),
+        ("graphson/tinkerpop-modern-v3.json", "tinkerpop-modern.json"),
+        ("graphml/tinkerpop-modern.xml", "tinkerpop-modern.xml"),
+    ];
+    if files.iter().all(|(_, f)| data.join(f).is_file()) {
+        return Ok(());
+    }
+    let tmp = project_root().join("target/gremlin-server3/data.partial");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp)?;
+    let members: Vec<String> = files
+        .iter()
+        .map(|(m, _)| format!("org/apache/tinkerpop/gremlin/structure/io/{m}"))
+        .collect();
+    let mut cmd = if crate::util::on_path("unzip") {
+        let mut c = std::process::Command::new("unzip");
+        c.args(["-q", "-o"])
+            .arg(&jar)
+            .args(&members)
+            .arg("-d")
+            .arg(&tmp);
+        c
+    } else {
+        let mut c = std::process::Command::new("jar");
+        c.arg("xf").arg(&jar).args(&members).current_dir(&tmp);
+        c
+    };
+    run_cmd(&mut cmd).context("unpacking the Read.feature data (needs `unzip` or `jar`)")?;
+    std::fs::create_dir_all(&data)?;
+    for ((_, name), member) in files.iter().zip(&members) {
+        std::fs::rename(tmp.join(member), data.join(name))?;
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(())
+}
+
+/// A `using the parameter NAME of P.fn("notation")` step: the Groovy predicate.
+pub fn predicate_param(rest: &str, lk: &Lookup) -> Result<(String, String)> {
+    let (name, pred) = rest
+        .split_once(" of ")
+        .context("bad `using the parameter ... of` step")?;
+    let (func, arg) = pred
+        .trim()
+        .strip_suffix(')')
+        .and_then(|p| p.split_once('('))
+        .with_context(|| format!("bad predicate {pred:?}"))?;
+    anyhow::ensure!(
+        func.starts_with("P.") || func.starts_with("TextP."),
+        "unknown predicate {func:?}"
+    );
+    let arg = notation::parse(super::unquote(arg))?;
+    Ok((
+        name.trim().to_string(),
+        format!("{func}({})", groovy(&arg, lk)?),
+    ))
+}
+
+/// A parameter as the eval request carries it: a binding when the GraphBinary 1 writer has the
+/// value, else a Groovy expression defined before the script.
+pub fn param(name: &str, t: &Typed, lk: &Lookup) -> Result<Param> {
+    Ok(Param {
+        name: name.to_string(),
+        text: groovy(t, lk)?,
+        binding: binding(t, lk),
+    })
+}
+
+/// The value of `t` as a request binding, when GraphBinary 1's writer has every part of it.
+fn binding(t: &Typed, lk: &Lookup) -> Option<Value> {
+    Some(match t {
+        Typed::Bool(b) => Value::Boolean(*b),
+        Typed::Str(s) => Value::String(s.clone()),
+        Typed::Num { text, kind } => match kind {
+            'i' => Value::Int(text.parse().ok()?),
+            'l' => Value::Long(text.parse().ok()?),
+            's' => Value::Short(text.parse().ok()?),
+            'b' => Value::Byte(text.parse().ok()?),
+            'd' => Value::Double(text.parse().ok()?),
+            'f' => Value::Float(text.parse().ok()?),
+            _ => return None,
+        },
+        Typed::Loose(x) => {
+            if x.fract() == 0.0 && x.abs() < 2147483648.0 {
+                Value::Int(*x as i32)
+            } else {
+                Value::Double(*x)
+            }
+        }
+        Typed::NaN => Value::Double(f64::NAN),
+        Typed::Inf(p) => Value::Double(if *p { f64::INFINITY } else { f64::NEG_INFINITY }),
+        Typed::List(items) => Value::List(
+            items
+                .iter()
+                .map(|i| binding(i, lk))
+                .collect::<Option<_>>()?,
+        ),
+        Typed::Set(items) => Value::Set(
+            items
+                .iter()
+                .map(|i| binding(i, lk))
+                .collect::<Option<_>>()?,
+        ),
+        Typed::Map(entries) => Value::Map(
+            entries
+                .iter()
+                .map(|(k, v)| Some((binding(k, lk)?, binding(v, lk)?)))
+                .collect::<Option<_>>()?,
+        ),
+        Typed::VertexId(name) => lk.vertex_id(name),
+        Typed::EdgeId(name) => lk.edge_id(name),
+        Typed::VertexSid(name) => Value::String(compare::id_string(&lk.vertex_id(name))),
+        Typed::EdgeSid(name) => Value::String(compare::id_string(&lk.edge_id(name))),
+        Typed::Uuid(u) => Value::Uuid(u.parse().ok()?),
+        _ => return None,
+    })
+}
+
+/// `t` as a Groovy expression (in a script whose `g` is the graph's traversal source).
+pub fn groovy(t: &Typed, lk: &Lookup) -> Result<String> {
+    let mut out = String::new();
+    write_groovy(t, lk, &mut out)?;
+    Ok(out)
+}
+
+fn groovy_string(s: &str, out: &mut String) {
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+}
+
+fn groovy_id(id: &Value, out: &mut String) -> Result<()> {
+    match id {
+        Value::Int(i) => {
+            let _ = write!(out, "{i}i");
+        }
+        Value::Long(i) => {
+            let _ = write!(out, "{i}L");
+        }
+        Value::String(s) => groovy_string(s, out),
+        Value::Uuid(u) => {
+            let _ = write!(out, "UUID.fromString('{u}')");
+        }
+        other => bail!("element id {other} has no Groovy literal"),
+    }
+    Ok(())
+}
+
+fn write_items(items: &[Typed], lk: &Lookup, out: &mut String) -> Result<()> {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_groovy(item, lk, out)?;
+    }
+    Ok(())
+}
+
+fn write_groovy(t: &Typed, lk: &Lookup, out: &mut String) -> Result<()> {
+    match t {
+        Typed::Null => out.push_str("null"),
+        Typed::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Typed::Str(s) => groovy_string(s, out),
+        Typed::Num { text, kind } => {
+            let _ = match kind {
+                'b' => write!(out, "((byte) {text})"),
+                's' => write!(out, "((short) {text})"),
+                'i' => write!(out, "{text}i"),
+                'l' => write!(out, "{text}L"),
+                'f' => write!(out, "{text}f"),
+                'd' => write!(out, "{text}d"),
+                'm' => write!(out, "new BigDecimal('{text}')"),
+                'n' => write!(out, "new BigInteger('{text}')"),
+                other => bail!("unknown number kind {other:?}"),
+            };
+        }
+        Typed::Loose(x) => {
+            if x.fract() == 0.0 && x.abs() < 2147483648.0 {
+                let _ = write!(out, "{}i", *x as i64);
+            } else {
+                let _ = write!(out, "{x:?}d");
+            }
+        }
+        Typed::NaN => out.push_str("Double.NaN"),
+        Typed::Inf(true) => out.push_str("Double.POSITIVE_INFINITY"),
+        Typed::Inf(false) => out.push_str("Double.NEGATIVE_INFINITY"),
+        Typed::List(items) => {
+            out.push('[');
+            write_items(items, lk, out)?;
+            out.push(']');
+        }
+        Typed::Set(items) => {
+            out.push_str("([");
+            write_items(items, lk, out)?;
+            out.push_str("] as LinkedHashSet)");
+        }
+        Typed::Map(entries) => {
+            if entries.is_empty() {
+                out.push_str("[:]");
+                return Ok(());
+            }
+            out.push('[');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push('(');
+                write_groovy(k, lk, out)?;
+                out.push_str("): ");
+                write_groovy(v, lk, out)?;
+            }
+            out.push(']');
+        }
+        Typed::Vertex(name) => {
+            out.push_str("g.V(");
+            groovy_id(&lk.vertex_id(name), out)?;
+            out.push_str(").next()");
+        }
+        Typed::Edge(name) => {
+            out.push_str("g.E(");
+            groovy_id(&lk.edge_id(name), out)?;
+            out.push_str(").next()");
+        }
+        Typed::VertexId(name) => groovy_id(&lk.vertex_id(name), out)?,
+        Typed::EdgeId(name) => groovy_id(&lk.edge_id(name), out)?,
+        Typed::VertexSid(name) => groovy_string(&compare::id_string(&lk.vertex_id(name)), out),
+        Typed::EdgeSid(name) => groovy_string(&compare::id_string(&lk.edge_id(name)), out),
+        Typed::T(name) => {
+            let _ = write!(out, "T.{name}");
+        }
+        Typed::Direction(d) => {
+            let _ = write!(out, "Direction.{d}");
+        }
+        Typed::Merge(m) => {
+            let _ = write!(out, "Merge.{m}");
+        }
+        Typed::DateTime(s) => {
+            // TinkerPop 3.7's date type is java.util.Date.
+            out.push_str("Date.from(java.time.OffsetDateTime.parse(");
+            groovy_string(s, out);
+            out.push_str(").toInstant())");
+        }
+        Typed::Uuid(u) => {
+            let _ = write!(out, "UUID.fromString('{u}')");
+        }
+        Typed::Duration {
+            seconds,
+            nanos,
+            positive,
+        } => {
+            let _ = write!(out, "java.time.Duration.ofSeconds({seconds}L, {nanos}L)");
+            if !positive {
+                out.push_str(".negated()");
+            }
+        }
+        Typed::Char(c) => {
+            groovy_string(&c.to_string(), out);
+            out.push_str(" as char");
+        }
+        other => bail!("{other:?} has no Groovy form as a parameter"),
+    }
+    Ok(())
+}
+
+/// A scenario's traversal text as gremlin-groovy reads it, as the 3.x drivers translate the
+/// canonical text into their language: `Lambda.function("...")` becomes a Groovy closure (the
+/// string lambda is for bytecode; evaluated in a script it answers null), `Infinity` becomes
+/// `Double.POSITIVE_INFINITY`, and an untyped `null` gets the cast that picks the overload
+/// Groovy cannot choose by itself (`mergeV((Map) null)`, `option(Merge.onMatch, (Map) null)`;
+/// `inject(null, null)`, which Groovy takes for its own `inject(Object, Closure)`, becomes an
+/// `Object[]`). Strings are left alone.
+pub fn groovy_text(text: &str) -> String {
+    // Lambda.function("body") -> {body}
+    let mut t = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("Lambda.function(\"") {
+        t.push_str(&rest[..i]);
+        let after = &rest[i + "Lambda.function(\"".len()..];
+        match after.find("\")") {
+            Some(j) => {
+                t.push('{');
+                t.push_str(&after[..j]);
+                t.push('}');
+                rest = &after[j + 2..];
+            }
+            None => {
+                t.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    t.push_str(rest);
+    // The rest outside string literals only.
+    let mut out = String::new();
+    let mut code = String::new();
+    let mut chars = t.chars().peekable();
+    let flush = |code: &mut String, out: &mut String| {
+        out.push_str(&rewrite_code(code));
+        code.clear();
+    };
+    while let Some(c) = chars.next() {
+        if c == '"' || c == '\'' {
+            flush(&mut code, &mut out);
+            out.push(c);
+            while let Some(d) = chars.next() {
+                out.push(d);
+                if d == '\\' {
+                    if let Some(e) = chars.next() {
+                        out.push(e);
+                    }
+                } else if d == c {
+                    break;
+                }
+            }
+        } else {
+            code.push(c);
+        }
+    }
+    flush(&mut code, &mut out);
+    out
+}
+
+fn rewrite_code(code: &str) -> String {
+    let mut s = code.to_string();
+    for step in ["mergeV(null)", "mergeE(null)"] {
+        s = s.replace(step, &step.replace("(null)", "((Map) null)"));
+    }
+    for opt in ["onCreate", "onMatch"] {
+        for sep in [", ", ","] {
+            s = s.replace(
+                &format!("option(Merge.{opt}{sep}null)"),
+                &format!("option(Merge.{opt}, (Map) null)"),
+            );
+        }
+    }
+    s = s.replace("inject(null, null)", "inject([null, null] as Object[])");
+    // Infinity as a word of its own.
+    let mut out = String::new();
+    let mut rest = s.as_str();
+    while let Some(i) = rest.find("Infinity") {
+        let before = rest[..i].chars().last();
+        let after = rest[i + 8..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
+        out.push_str(&rest[..i]);
+        out.push_str(if word(before) || word(after) {
+            "Infinity"
+        } else {
+            "Double.POSITIVE_INFINITY"
+        });
+        rest = &rest[i + 8..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Parameters sent so far as bindings, and as Groovy definitions.
+pub static SENT: [std::sync::atomic::AtomicUsize; 2] = [
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+];
+
+/// The eval request of one traversal: bindings, plus Groovy definitions of the others.
+pub fn eval(source: &str, text: &str, params: &[Param]) -> Eval {
+    let mut script = String::new();
+    let mut eval = Eval::default();
+    for p in params {
+        let i = usize::from(p.binding.is_none());
+        SENT[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match &p.binding {
+            Some(v) => eval.bindings.push((p.name.clone(), v.clone())),
+            None => {
+                let _ = writeln!(script, "def {} = {}", p.name, p.text);
+            }
+        }
+    }
+    script.push_str(text);
+    eval.gremlin = script;
+    eval.aliases.push(("g".into(), source.into()));
+    eval.evaluation_timeout = Some(60_000);
+    eval
+}
+
+/// Sends one eval and reads every result (bulks expanded).
+pub async fn submit(client: &Client3, source: &str, text: &str, params: &[Param]) -> Answer {
+    let mut stream = match client.eval(eval(source, text, params)).await {
+        Ok(s) => s,
+        Err(e) => return Err(error_text(e)),
+    };
+    let mut out = Vec::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok((v, bulk)) => {
+                for _ in 1..bulk.max(1) {
+                    out.push(v.clone());
+                }
+                out.push(v);
+            }
+            Err(e) => return Err(error_text(e)),
+        }
+    }
+    Ok(out)
+}
+
+fn error_text(e: Error3) -> String {
+    match e {
+        Error3::Server { message, .. } => message,
+        other => format!("{CLIENT_ERROR}{other}"),
+    }
+}
+
+/// Connects to the server at `url` and checks that it has the integration layout.
+pub async fn connect(url: &str) -> Result<Client3> {
+    let client = tokio::time::timeout(Duration::from_secs(20), Client3::connect(url))
+        .await
+        .context("connecting timed out")?
+        .with_context(|| format!("connecting to {url}"))?;
+    for (source, count) in [
+        ("gmodern", 6),
+        ("gcrew", 6),
+        ("ggrateful", 808),
+        ("gsink", 3),
+        ("gnullable", -1),
+    ] {
+        let got = submit(&client, source, "g.V().count()", &[]).await;
+        let ok = match got.as_deref() {
+            Ok([Value::Long(n)]) => count < 0 || *n == count,
+            _ => false,
+        };
+        if !ok {
+            bail!(
+                "the server at {url} does not have the integration layout ({source}: \
+                 g.V().count() gave {got:?}); start one with `cargo xtask server3 --dataset \
+                 integration --port {DEFAULT_PORT}`"
+            );
+        }
+    }
+    Ok(client)
+}
+
+/// The section of CONFORMANCE.md that the TinkerPop 3 run writes and `--compare-go` keeps.
+pub const SECTION_START: &str =
+    "<!-- tinkerpop3: written by `cargo xtask features --tinkerpop` -->";
+/// The end of that section.
+pub const SECTION_END: &str = "<!-- /tinkerpop3 -->";
+
+/// The TinkerPop 3 section of an existing CONFORMANCE.md text (markers included), if any.
+pub fn section_of(text: &str) -> Option<&str> {
+    let start = text.find(SECTION_START)?;
+    let end = text[start..].find(SECTION_END)? + start + SECTION_END.len();
+    Some(&text[start..end])
+}
+
+/// Replaces (or appends) the TinkerPop 3 section of CONFORMANCE.md.
+pub fn write_section(section: &str) -> Result<()> {
+    let path = project_root().join("CONFORMANCE.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let new = match section_of(&text) {
+        Some(old) => text.replacen(old, section.trim_end(), 1),
+        None => format!("{}\n\n{}\n", text.trim_end(), section.trim_end()),
+    };
+    std::fs::write(&path, new)?;
+    eprintln!("xtask: wrote the TinkerPop 3 section of CONFORMANCE.md");
+    Ok(())
+}
+
+/// The section for one run: totals, per directory, and the skips grouped by reason.
+pub fn section(
+    version: &str,
+    scenarios: &[super::Scenario],
+    run: &super::ModeRun,
+    skips: &super::skips::Skips,
+) -> String {
+    use super::Outcome;
+    use std::collections::BTreeMap;
+    let mut dirs: BTreeMap<String, [usize; 4]> = BTreeMap::new();
+    let mut all = [0usize; 4];
+    for (sc, (_, o)) in scenarios.iter().zip(&run.outcomes) {
+        let dir = sc.file.split('/').next().unwrap_or_default().to_string();
+        let e = dirs.entry(dir).or_default();
+        let i = match o {
+            Outcome::Passed => 1,
+            Outcome::Failed => 2,
+            Outcome::Skipped => 3,
+        };
+        e[0] += 1;
+        e[i] += 1;
+        all[0] += 1;
+        all[i] += 1;
+    }
+    let mut md = String::new();
+    let _ = writeln!(md, "{SECTION_START}\n");
+    let _ = writeln!(
+        md,
+        "## TinkerPop {version} (GraphBinary 1 over WebSocket)\n"
+    );
+    let _ = writeln!(
+        md,
+        "Written by `cargo xtask features --tinkerpop {version}` (do not edit; `--compare-go` \
+         keeps it). TinkerPop {version}'s {} scenarios (the gremlin-test {version} jar from \
+         Maven Central), run through `graphbinary_client::ws::Client3` against a Gremlin Server \
+         {version} with the suite's graphs (`cargo xtask server3 --tinkerpop {version} \
+         --dataset integration`): each traversal an `eval` script (gremlin-groovy) with its \
+         parameters as bindings. Skipped: `{SKIP_FILE}`, each with its reason.\n",
+        scenarios.len()
+    );
+    let share = |p: usize, n: usize| {
+        if n == 0 {
+            0.0
+        } else {
+            100.0 * p as f64 / n as f64
+        }
+    };
+    let _ = writeln!(
+        md,
+        "| runner | passed | failed | skipped | passed share | time |"
+    );
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        md,
+        "| ours, Client3 (GraphBinary 1, WebSocket) | {} | {} | {} | {:.2}% | {} |\n",
+        all[1],
+        all[2],
+        all[3],
+        share(all[1], all[0]),
+        crate::util::secs(run.took)
+    );
+    let unsupported = scenarios
+        .iter()
+        .zip(&run.outcomes)
+        .filter(|(sc, (_, o))| {
+            *o == Outcome::Passed
+                && sc
+                    .steps
+                    .iter()
+                    .any(|s| s.value.trim() == "an unsupported test")
+        })
+        .count();
+    let _ = writeln!(
+        md,
+        "Of the passed, {unsupported} are `Given an unsupported test` scenarios, whose only \
+         check is that nothing runs (counted as passed, as in the 4.0 suite above). Parameters \
+         that GraphBinary 1's request writer cannot carry (elements, lambdas `c[...]`, \
+         predicates, BigDecimal, ...) are Groovy definitions put before the script; the texts \
+         get the few rewrites gremlin-groovy needs (`Lambda.function` as a closure, `Infinity`, \
+         casts of untyped `null` arguments; `tp3::groovy_text`). In this run {} parameter \
+         values went as bindings and {} as Groovy definitions (the parameters of a scenario \
+         go again with each of its `the graph should return` checks).\n",
+        SENT[0].load(std::sync::atomic::Ordering::Relaxed),
+        SENT[1].load(std::sync::atomic::Ordering::Relaxed)
+    );
+    let _ = writeln!(md, "| directory | scenarios | passed / failed / skipped |");
+    let _ = writeln!(md, "|---|---:|---:|");
+    for (d, c) in &dirs {
+        let _ = writeln!(md, "| {d} | {} | {} / {} / {} |", c[0], c[1], c[2], c[3]);
+    }
+    let _ = writeln!(
+        md,
+        "| **all** | {} | {} / {} / {} |\n",
+        all[0], all[1], all[2], all[3]
+    );
+    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in skips.entries() {
+        *reasons.entry(e.reason.as_str()).or_default() += 1;
+    }
+    if !reasons.is_empty() {
+        let _ = writeln!(md, "Skips by reason:\n");
+        for (r, n) in reasons {
+            let _ = writeln!(md, "- {n} × {r}");
+        }
+        md.push('\n');
+    }
+    let _ = writeln!(md, "{SECTION_END}");
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_become_bindings_or_groovy() {
+        let lk = Lookup::default();
+        let p = param("xx1", &notation::parse("d[1].i").unwrap(), &lk).unwrap();
+        assert_eq!(p.binding, Some(Value::Int(1)));
+        let p = param("xx1", &notation::parse("d[1.5].m").unwrap(), &lk).unwrap();
+        assert_eq!(p.binding, None);
+        assert_eq!(p.text, "new BigDecimal('1.5')");
+        let p = param("xx1", &notation::parse("s[a,b]").unwrap(), &lk).unwrap();
+        assert_eq!(p.text, "(['a', 'b'] as LinkedHashSet)");
+        let m = notation::parse(r#"m[{"t[label]":"person","name":"it's"}]"#).unwrap();
+        assert_eq!(
+            groovy(&m, &lk).unwrap(),
+            r"[('name'): 'it\'s', (T.label): 'person']"
+        );
+        let e = eval(
+            "gmodern",
+            "g.V(xx1)",
+            &[param("xx1", &Typed::Null, &lk).unwrap()],
+        );
+        assert_eq!(e.gremlin, "def xx1 = null\ng.V(xx1)");
+        assert_eq!(e.aliases, vec![("g".to_string(), "gmodern".to_string())]);
+        let (name, pred) = predicate_param(r#"xx1 of P.within("l[]")"#, &lk).unwrap();
+        assert_eq!((name.as_str(), pred.as_str()), ("xx1", "P.within([])"));
+    }
+
+    #[test]
+    fn texts_are_translated_for_groovy_outside_strings() {
+        assert_eq!(
+            groovy_text(r#"g.V().map(Lambda.function("it.get().value('name')"))"#),
+            "g.V().map({it.get().value('name')})"
+        );
+        assert_eq!(
+            groovy_text(r#"g.inject(Infinity).is(P.eq(-Infinity)).constant("Infinity")"#),
+            r#"g.inject(Double.POSITIVE_INFINITY).is(P.eq(-Double.POSITIVE_INFINITY)).constant("Infinity")"#
+        );
+        assert_eq!(
+            groovy_text("g.mergeV(null).option(Merge.onMatch,null).inject(null, null)"),
+            "g.mergeV((Map) null).option(Merge.onMatch, (Map) null).inject([null, null] as Object[])"
+        );
+        assert_eq!(
+            groovy_text(r#"g.inject("mergeV(null)")"#),
+            r#"g.inject("mergeV(null)")"#
+        );
+    }
+
+    #[test]
+    fn the_section_is_found_between_its_markers() {
+        let text = format!("# x\n\n{SECTION_START}\nold\n{SECTION_END}\n");
+        assert_eq!(
+            section_of(&text),
+            Some(format!("{SECTION_START}\nold\n{SECTION_END}").as_str())
+        );
+        assert_eq!(section_of("# x\n"), None);
+    }
+}
