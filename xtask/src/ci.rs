@@ -6,7 +6,9 @@
 //! real Gremlin Server (modern dataset) and `GREMLIN_TX_URL` at a transactional one, started for
 //! the tests and stopped afterwards, whatever they do; the SigV4 test (`--features sigv4`,
 //! checked against botocore); `cargo xtask failover` over three servers; the TinkerPop 3
-//! WebSocket tests against 3.7.3, 3.8.1, 3.7.3 with SASL and JanusGraph 1.1.0; TinkerPop's Gherkin
+//! WebSocket tests against 3.7.3, 3.8.1, 3.7.3 with SASL and JanusGraph 1.1.0; TinkerPop
+//! 3.7.3's Gherkin suite through the WebSocket client (`cargo xtask features --tinkerpop
+//! 3.7.3`); TinkerPop 4's Gherkin
 //! feature suite in both modes against the integration server (`cargo xtask features --mode
 //! all`) and through the traversal API in plain mode (`--via api`, `--via api-params`, `--via
 //! rust`); then a 60 s run of each fuzz target
@@ -21,7 +23,8 @@ use anyhow::{bail, Result};
 use crate::server;
 use crate::util::{project_root, run, secs};
 
-const HELP: &str = "usage: cargo xtask ci [--no-server] [--port N] [--features-port N] [--tinkerpop3-only]
+const HELP: &str =
+    "usage: cargo xtask ci [--no-server] [--port N] [--features-port N] [--tinkerpop3-only]
 
 Runs regen --check, fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
@@ -30,7 +33,9 @@ already answers there with the modern graph is reused) and a transactional one (
 servers on 8195-8197 or env GREMLIN_FAILOVER_PORTS=A,B,C (`cargo xtask failover`, with SIGTERM
 then with SIGKILL), the TinkerPop 3 WebSocket tests (tests/ws3.rs, tests/ws3_janusgraph.rs)
 against Gremlin Server 3.7.3, 3.8.1, 3.7.3 with SASL and JanusGraph 1.1.0 on 8186-8189 or env
-GREMLIN_WS_CI_PORTS=A,B,C,D, then TinkerPop's Gherkin feature suite in both modes (`cargo xtask features
+GREMLIN_WS_CI_PORTS=A,B,C,D, TinkerPop 3.7.3's Gherkin suite through the WebSocket client
+(`cargo xtask features --tinkerpop 3.7.3`, its own 3.7.3 server on 8186), then TinkerPop's
+Gherkin feature suite in both modes (`cargo xtask features
 --mode all`) and through the traversal API in plain mode (`--via api`, `--via api-params`; and
 `--via rust`, compiled, no server) against the integration server on
 127.0.0.1:<features-port> (default 8184; started if none answers), then a 60 s run of each fuzz
@@ -330,6 +335,13 @@ pub fn cli(args: &[String]) -> Result<()> {
         });
         step("tinkerpop 3 (ws3 tests)", &mut || {
             tinkerpop3_tests(&cargo, &mut totals)
+        });
+        // TinkerPop 3.7.3's own Gherkin suite through the WebSocket client, on a 3.7.3 server
+        // with the suite's graphs that the command starts (and stops) itself.
+        step("features --tinkerpop 3.7.3", &mut || {
+            run(Command::new(std::env::current_exe()?)
+                .current_dir(&root)
+                .args(["features", "--tinkerpop", "3.7.3"]))
         });
         // Stops the server if we started it, also after failed tests.
         if guard.as_ref().is_some_and(server::Guard::reused) {

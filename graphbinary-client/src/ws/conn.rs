@@ -438,7 +438,8 @@ async fn route(
         // A message for no request (the server could not read the request's id).
         Some(None) => return Ok(()),
         None => {
-            let detail = match decode_response_with(&bytes, &options.limits, &options.custom_types) {
+            let detail = match decode_response_with(&bytes, &options.limits, &options.custom_types)
+            {
                 Err(e) => format!("offset {}: {}", e.offset(), e.kind()),
                 Ok(_) => "a header too short to route".into(),
             };
