@@ -47,7 +47,18 @@ print(json.dumps({
 
 /// The venv's python with botocore, created on first use; `None` (after a notice) when it
 /// cannot be had outside CI.
+/// The Python with botocore, installed into a venv once per test binary: the tests run in
+/// parallel, and two concurrent `pip install`s into one venv trip over each other's files.
 fn botocore_python() -> Option<PathBuf> {
+    static PYTHON: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+    let mut cached = PYTHON.lock().unwrap_or_else(|e| e.into_inner());
+    if cached.is_none() {
+        *cached = install_botocore();
+    }
+    cached.clone()
+}
+
+fn install_botocore() -> Option<PathBuf> {
     let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/botocore-venv");
     let python = venv.join("bin/python");
     let has_botocore = |py: &Path| {
