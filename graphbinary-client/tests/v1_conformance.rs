@@ -1,7 +1,7 @@
 //! Conformance of the GraphBinary 1 reader (`graphbinary_client::v1`) over TinkerPop's 60
 //! canonical GraphBinary 1 vectors (`../shared/vectors/graphbinary-v1`, TinkerPop 3.8.1), each
-//! checked against its GraphSON 3 twin (`../shared/vectors/graphson-v3`), re-encoded byte for
-//! byte, and fed one byte at a time and split at every byte through the refilling reader with
+//! checked against its GraphSON 3 twin (`../shared/vectors/graphson-v3`) both as a value and as
+//! `v1::to_graphson3_exact`'s rendering, re-encoded byte for byte, and fed one byte at a time and split at every byte through the refilling reader with
 //! the fast path on and off (the field-by-field slow path).
 
 mod common;
