@@ -78,7 +78,7 @@ fn parse_version(s: &str) -> Result<u8, String> {
 enum Format {
     /// One line per result, as the Gremlin Console prints it.
     Text,
-    /// One GraphSON 4 document per line.
+    /// One GraphSON 4 document per line (GraphSON 3 with `--graphbinary-version 1`).
     Graphson,
     /// Each result re-encoded as fully-qualified GraphBinary, back to back.
     Graphbinary,
