@@ -53,12 +53,14 @@ pub fn write_graphson(out: &mut String, v: &Value) {
     Writer { out }.value(v);
 }
 
-struct Writer<'a> {
-    out: &'a mut String,
+/// The JSON primitives both GraphSON writers share (this one and GraphSON 3's,
+/// [`crate::v1::to_graphson3`]).
+pub(crate) struct Writer<'a> {
+    pub(crate) out: &'a mut String,
 }
 
 impl Writer<'_> {
-    fn string(&mut self, s: &str) {
+    pub(crate) fn string(&mut self, s: &str) {
         let out = &mut *self.out;
         out.push('"');
         for c in s.chars() {
@@ -77,30 +79,30 @@ impl Writer<'_> {
         out.push('"');
     }
 
-    fn open(&mut self, ty: &str) {
+    pub(crate) fn open(&mut self, ty: &str) {
         self.out.push_str("{\"@type\":\"");
         self.out.push_str(ty);
         self.out.push_str("\",\"@value\":");
     }
 
-    fn close(&mut self) {
+    pub(crate) fn close(&mut self) {
         self.out.push('}');
     }
 
     /// `{"@type":ty,"@value":raw}` with `raw` written verbatim (a JSON number).
-    fn typed_raw(&mut self, ty: &str, raw: &str) {
+    pub(crate) fn typed_raw(&mut self, ty: &str, raw: &str) {
         self.open(ty);
         self.out.push_str(raw);
         self.close();
     }
 
-    fn typed_str(&mut self, ty: &str, s: &str) {
+    pub(crate) fn typed_str(&mut self, ty: &str, s: &str) {
         self.open(ty);
         self.string(s);
         self.close();
     }
 
-    fn float(&mut self, ty: &str, rendered: String, finite: bool) {
+    pub(crate) fn float(&mut self, ty: &str, rendered: String, finite: bool) {
         if finite {
             self.typed_raw(ty, &rendered)
         } else {
@@ -140,7 +142,7 @@ impl Writer<'_> {
         self.close();
     }
 
-    fn key(&mut self, k: &str) {
+    pub(crate) fn key(&mut self, k: &str) {
         self.string(k);
         self.out.push(':');
     }

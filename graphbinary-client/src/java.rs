@@ -101,53 +101,78 @@ fn push_fraction(s: &mut String, nanos: i64) {
     }
 }
 
+/// A year as java.time writes it: at least four digits, `+` past 9999, `-` before year 0.
+pub(crate) fn push_year(s: &mut String, year: i64) {
+    if year.abs() < 1000 {
+        if year < 0 {
+            s.push('-');
+        }
+        push_padded(s, year.abs(), 4);
+    } else {
+        if year > 9999 {
+            s.push('+');
+        }
+        let _ = write!(s, "{year}");
+    }
+}
+
+/// `2007-12-03`, as Java's `LocalDate.toString()`.
+pub(crate) fn push_date(s: &mut String, year: i64, month: i64, day: i64) {
+    push_year(s, year);
+    s.push('-');
+    push_padded(s, month, 2);
+    s.push('-');
+    push_padded(s, day, 2);
+}
+
+/// A time of day from its nanoseconds, as Java's `LocalTime.toString()`: `10:15`,
+/// `10:15:30`, `10:15:30.001`; with `seconds` always `10:15:00` (as `Instant.toString()`).
+pub(crate) fn push_time(s: &mut String, nanos: i64, seconds: bool) {
+    let nanos = nanos.rem_euclid(86_400_000_000_000);
+    let secs = nanos / 1_000_000_000;
+    let frac = nanos % 1_000_000_000;
+    push_padded(s, secs / 3600, 2);
+    s.push(':');
+    push_padded(s, secs / 60 % 60, 2);
+    if seconds || secs % 60 != 0 || frac != 0 {
+        s.push(':');
+        push_padded(s, secs % 60, 2);
+        push_fraction(s, frac);
+    }
+}
+
+/// A zone offset as Java's `ZoneOffset.toString()`: `Z`, `+01:00`, `+03:06:09`.
+pub(crate) fn push_offset(s: &mut String, offset_seconds: i64) {
+    let off = offset_seconds;
+    if off == 0 {
+        s.push('Z');
+    } else {
+        s.push(if off < 0 { '-' } else { '+' });
+        let a = off.abs();
+        push_padded(s, a / 3600, 2);
+        s.push(':');
+        push_padded(s, a / 60 % 60, 2);
+        if a % 60 != 0 {
+            s.push(':');
+            push_padded(s, a % 60, 2);
+        }
+    }
+}
+
 impl Display for DateTime {
     /// ISO-8601 as Java's `OffsetDateTime.toString()`: `2007-12-03T10:15:30+01:00`,
     /// `1970-01-01T00:24:41.295Z`, `+999999999-12-31T23:59:59.999999999-18:00`.
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let mut s = String::with_capacity(40);
-        let year = i64::from(self.year);
-        if year.abs() < 1000 {
-            if year < 0 {
-                s.push('-');
-            }
-            push_padded(&mut s, year.abs(), 4);
-        } else {
-            if year > 9999 {
-                s.push('+');
-            }
-            let _ = write!(s, "{year}");
-        }
-        s.push('-');
-        push_padded(&mut s, i64::from(self.month), 2);
-        s.push('-');
-        push_padded(&mut s, i64::from(self.day), 2);
+        push_date(
+            &mut s,
+            i64::from(self.year),
+            i64::from(self.month),
+            i64::from(self.day),
+        );
         s.push('T');
-        let nanos = self.nanos.rem_euclid(86_400_000_000_000);
-        let secs = nanos / 1_000_000_000;
-        let frac = nanos % 1_000_000_000;
-        push_padded(&mut s, secs / 3600, 2);
-        s.push(':');
-        push_padded(&mut s, secs / 60 % 60, 2);
-        if secs % 60 != 0 || frac != 0 {
-            s.push(':');
-            push_padded(&mut s, secs % 60, 2);
-            push_fraction(&mut s, frac);
-        }
-        let off = i64::from(self.offset_seconds);
-        if off == 0 {
-            s.push('Z');
-        } else {
-            s.push(if off < 0 { '-' } else { '+' });
-            let a = off.abs();
-            push_padded(&mut s, a / 3600, 2);
-            s.push(':');
-            push_padded(&mut s, a / 60 % 60, 2);
-            if a % 60 != 0 {
-                s.push(':');
-                push_padded(&mut s, a % 60, 2);
-            }
-        }
+        push_time(&mut s, self.nanos, false);
+        push_offset(&mut s, i64::from(self.offset_seconds));
         f.write_str(&s)
     }
 }

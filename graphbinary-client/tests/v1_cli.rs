@@ -160,3 +160,125 @@ fn exit_codes_of_version_1() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn format_graphson_renders_graphson_3() {
+    let Some(dir) = shared_dir("v1 cli") else {
+        return;
+    };
+    let custom = v1::CustomTypes::janusgraph();
+    let mut n = 0;
+    for e in std::fs::read_dir(dir.join("vectors/graphbinary-v1")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "gbin") {
+            continue;
+        }
+        n += 1;
+        let bytes = std::fs::read(&p).unwrap();
+        let o = run(
+            &[
+                "decode",
+                "--value",
+                "--graphbinary-version",
+                "1",
+                "--format",
+                "graphson",
+            ],
+            &bytes,
+        );
+        assert!(o.status.success(), "{p:?}: {}", text(&o.stderr));
+        let exact = v1::decode_exact(&bytes, &Limits::default(), &custom).unwrap();
+        assert_eq!(
+            text(&o.stdout),
+            format!("{}\n", v1::to_graphson3_exact(&exact)),
+            "{p:?}"
+        );
+    }
+    assert_eq!(n, 60);
+    // A Date is a g:Date, as its GraphSON 3 twin (v1_conformance compares all 60 twins).
+    let date = std::fs::read(dir.join("vectors/graphbinary-v1/date-v1.gbin")).unwrap();
+    let o = run(
+        &[
+            "decode",
+            "--value",
+            "--graphbinary-version",
+            "1",
+            "--format",
+            "graphson",
+        ],
+        &date,
+    );
+    let got: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let twin: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("vectors/graphson-v3/date-v3.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(got, twin);
+    // GraphSON 4 (version 4's default) is another format: a Short is g:Int16 there.
+    let short = std::fs::read(dir.join("vectors/graphbinary-v1/short-v1.gbin")).unwrap();
+    let o = run(&["decode", "--value", "--format", "graphson"], &short);
+    assert_eq!(text(&o.stdout), "{\"@type\":\"g:Int16\",\"@value\":100}\n");
+    let o = run(
+        &[
+            "decode",
+            "--value",
+            "--graphbinary-version",
+            "1",
+            "--format",
+            "graphson",
+        ],
+        &short,
+    );
+    assert_eq!(text(&o.stdout), "{\"@type\":\"gx:Int16\",\"@value\":100}\n");
+}
+
+#[test]
+fn format_graphson_renders_a_responses_results_in_graphson_3() {
+    // JanusGraph's edge: a g:Edge of GraphSON 3's shape (labels as Strings).
+    let o = run(
+        &[
+            "decode",
+            "--graphbinary-version",
+            "1",
+            "--format",
+            "graphson",
+        ],
+        &captured_edge_response(),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let edge: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(edge["@type"], "g:Edge", "{out}");
+    assert_eq!(edge["@value"]["label"], "created", "{out}");
+    // Traversers: bulk 2 printed twice; a bulk past the expansion limit once, as g:Traverser.
+    let mut trav = vec![0x81, 0x00];
+    trav.extend_from_slice(&[0xcd; 16]);
+    trav.extend_from_slice(&[
+        0, 0, 0, 200, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0x09, 0x00, 0, 0, 0, 2,
+    ]);
+    trav.extend_from_slice(&[0x21, 0x00, 0, 0, 0, 0, 0, 0, 0, 2, 0x01, 0x00, 0, 0, 0, 5]);
+    trav.extend_from_slice(&[
+        0x21, 0x00, 0x7f, 0, 0, 0, 0, 0, 0, 0, 0x03, 0x00, 0, 0, 0, 1,
+    ]);
+    trav.push(b'x');
+    let o = run(
+        &[
+            "decode",
+            "--graphbinary-version",
+            "1",
+            "--format",
+            "graphson",
+        ],
+        &trav,
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let big = 0x7f_i64 << 56;
+    assert_eq!(
+        text(&o.stdout),
+        format!(
+            "{{\"@type\":\"g:Int32\",\"@value\":5}}\n{{\"@type\":\"g:Int32\",\"@value\":5}}\n\
+             {{\"@type\":\"g:Traverser\",\"@value\":{{\"bulk\":{{\"@type\":\"g:Int64\",\"@value\":{big}}},\"value\":\"x\"}}}}\n"
+        )
+    );
+}

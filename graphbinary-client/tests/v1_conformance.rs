@@ -1,7 +1,7 @@
 //! Conformance of the GraphBinary 1 reader (`graphbinary_client::v1`) over TinkerPop's 60
 //! canonical GraphBinary 1 vectors (`../shared/vectors/graphbinary-v1`, TinkerPop 3.8.1), each
-//! checked against its GraphSON 3 twin (`../shared/vectors/graphson-v3`), re-encoded byte for
-//! byte, and fed one byte at a time and split at every byte through the refilling reader with
+//! checked against its GraphSON 3 twin (`../shared/vectors/graphson-v3`) both as a value and as
+//! `v1::to_graphson3_exact`'s rendering, re-encoded byte for byte, and fed one byte at a time and split at every byte through the refilling reader with
 //! the fast path on and off (the field-by-field slow path).
 
 mod common;
@@ -877,4 +877,186 @@ fn extreme_date_times_are_errors_when_they_do_not_fit_the_recorded_type() {
     let mut out = Vec::new();
     v1::encode_value(&Value::DateTime(far), &mut out).unwrap();
     assert_eq!(decode(&out).unwrap(), Value::DateTime(far));
+}
+
+/// The twins no rendering of the decoded value can equal, each with the narrow rule the test
+/// applies to the twin (and only to that twin) before comparing; every other vector must render
+/// exactly its twin.
+const GRAPHSON3_NORMALISED: &[(&str, &str)] = &[
+    (
+        "inetaddress-v1",
+        "the twin's host name \"localhost\" becomes \"127.0.0.1\": GraphBinary 1 carries only the \
+         address bytes (127.0.0.1), GraphSON 3 the name the InetAddress was made from",
+    ),
+    (
+        "zoneddatetime-v1",
+        "the twin's trailing zone id \"[GMT+02:00]\" is cut: GraphBinary 1 carries the offset \
+         (+02:00), not the zone id",
+    ),
+];
+
+fn normalise_twin(name: &str, twin: &mut Json) {
+    let before = twin.clone();
+    match name {
+        "inetaddress-v1" if twin["@value"] == "localhost" => twin["@value"] = json!("127.0.0.1"),
+        "zoneddatetime-v1" => {
+            if let Some((at, _zone)) = twin["@value"]
+                .as_str()
+                .and_then(|s| s.strip_suffix(']'))
+                .and_then(|s| s.split_once('['))
+            {
+                twin["@value"] = json!(at);
+            }
+        }
+        _ => {}
+    }
+    assert!(
+        !GRAPHSON3_NORMALISED.iter().any(|(n, _)| *n == name) || *twin != before,
+        "{name}: its normalisation rule no longer applies to the twin {before}"
+    );
+}
+
+/// Every vector, decoded with `decode_exact` and rendered by `to_graphson3_exact`, is its GraphSON
+/// 3 twin as JSON (`serde_json::Value` equality, numbers compared by their text); the vectors in
+/// `GRAPHSON3_NORMALISED` after their one rule.
+#[test]
+fn every_v1_vector_renders_its_graphson_3_twin() {
+    let Some(dir) = shared_dir("v1 conformance") else {
+        return;
+    };
+    let vectors = v1_vectors(&dir);
+    assert_eq!(vectors.len(), EXPECTED_VECTORS);
+    let custom = v1::CustomTypes::new();
+    let mut failures = Vec::new();
+    let mut exact = 0;
+    for (name, bytes) in &vectors {
+        let e = v1::decode_exact(bytes, &Limits::default(), &custom).unwrap();
+        let text = v1::to_graphson3_exact(&e);
+        let got: Json = serde_json::from_str(&text)
+            .unwrap_or_else(|err| panic!("{name}: not JSON ({err}): {text}"));
+        let mut want = twin(&dir, name);
+        if got == want {
+            exact += 1;
+            assert!(
+                !GRAPHSON3_NORMALISED.iter().any(|(n, _)| n == name),
+                "{name} renders exactly: remove it from GRAPHSON3_NORMALISED"
+            );
+            continue;
+        }
+        normalise_twin(name, &mut want);
+        if got != want {
+            failures.push(format!("{name}:\n  rendered {got}\n  twin     {want}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(
+        exact + GRAPHSON3_NORMALISED.len(),
+        EXPECTED_VECTORS,
+        "{exact} exact"
+    );
+}
+
+#[test]
+fn graphson_3_takes_each_merged_type_from_its_recorded_code() {
+    // List [BulkSet {Date 0 ms: bulk 2}, Timestamp 1000 ms, Instant 60 s]: the codes are
+    // recorded depth first, a BulkSet before its items.
+    let mut bytes = vec![0x09, 0x00, 0, 0, 0, 3, 0x2a, 0x00, 0, 0, 0, 1];
+    bytes.extend_from_slice(&[0x04, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]);
+    bytes.extend_from_slice(&2i64.to_be_bytes());
+    bytes.extend_from_slice(&[0x05, 0x00]);
+    bytes.extend_from_slice(&1000i64.to_be_bytes());
+    bytes.extend_from_slice(&[0x83, 0x00]);
+    bytes.extend_from_slice(&60i64.to_be_bytes());
+    bytes.extend_from_slice(&0i32.to_be_bytes());
+    let exact = v1::decode_exact(&bytes, &Limits::default(), &v1::CustomTypes::new()).unwrap();
+    assert_eq!(exact.merged, [0x2a, 0x04, 0x05, 0x83]);
+    assert_eq!(
+        v1::to_graphson3_exact(&exact),
+        concat!(
+            r#"{"@type":"g:List","@value":[{"@type":"g:BulkSet","@value":["#,
+            r#"{"@type":"g:Date","@value":0},{"@type":"g:Int64","@value":2}]},"#,
+            r#"{"@type":"g:Timestamp","@value":1000},"#,
+            r#"{"@type":"gx:Instant","@value":"1970-01-01T00:01:00Z"}]}"#
+        )
+    );
+    // Without the codes: the GraphBinary 1 writer's defaults, OffsetDateTime and BulkSet.
+    assert_eq!(
+        v1::to_graphson3(&exact.value),
+        concat!(
+            r#"{"@type":"g:List","@value":[{"@type":"g:BulkSet","@value":["#,
+            r#"{"@type":"gx:OffsetDateTime","@value":"1970-01-01T00:00Z"},{"@type":"g:Int64","@value":2}]},"#,
+            r#"{"@type":"gx:OffsetDateTime","@value":"1970-01-01T00:00:01Z"},"#,
+            r#"{"@type":"gx:OffsetDateTime","@value":"1970-01-01T00:01Z"}]}"#
+        )
+    );
+    // The vectors without merged types render the same either way.
+    let Some(dir) = shared_dir("v1 conformance") else {
+        return;
+    };
+    for (name, bytes) in v1_vectors(&dir) {
+        let e = v1::decode_exact(&bytes, &Limits::default(), &v1::CustomTypes::new()).unwrap();
+        if e.merged.is_empty() {
+            assert_eq!(
+                v1::to_graphson3(&e.value),
+                v1::to_graphson3_exact(&e),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn graphson_3_of_java_time_values_follows_java_to_string() {
+    use graphbinary_client::model::CompositePdt;
+    let pdt = |ty: &str, fields: &[(&str, Value)]| {
+        Value::CompositePdt(Box::new(CompositePdt {
+            type_name: ty.into(),
+            fields: fields
+                .iter()
+                .map(|(k, v)| (Value::String((*k).into()), v.clone()))
+                .collect(),
+            ordered: false,
+        }))
+    };
+    let cases = [
+        (
+            pdt(
+                "gx:Period",
+                &[
+                    ("years", Value::Int(0)),
+                    ("months", Value::Int(0)),
+                    ("days", Value::Int(0)),
+                ],
+            ),
+            r#"{"@type":"gx:Period","@value":"P0D"}"#,
+        ),
+        (
+            pdt("gx:ZoneOffset", &[("seconds", Value::Int(0))]),
+            r#"{"@type":"gx:ZoneOffset","@value":"Z"}"#,
+        ),
+        (
+            pdt("gx:LocalTime", &[("nanos", Value::Long(1_500_000))]),
+            r#"{"@type":"gx:LocalTime","@value":"00:00:00.001500"}"#,
+        ),
+        (
+            pdt(
+                "gx:YearMonth",
+                &[("year", Value::Int(12_345)), ("month", Value::Byte(1))],
+            ),
+            r#"{"@type":"gx:YearMonth","@value":"+12345-01"}"#,
+        ),
+        (
+            pdt(
+                "g:P",
+                &[
+                    ("predicate", Value::String("between".into())),
+                    ("value", Value::List(vec![Value::Int(1), Value::Int(2)])),
+                ],
+            ),
+            r#"{"@type":"g:P","@value":{"predicate":"between","value":{"@type":"g:List","@value":[{"@type":"g:Int32","@value":1},{"@type":"g:Int32","@value":2}]}}}"#,
+        ),
+    ];
+    for (v, want) in cases {
+        assert_eq!(v1::to_graphson3(&v), want);
+    }
 }

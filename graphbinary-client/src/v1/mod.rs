@@ -31,6 +31,12 @@
 //! type it was read from. Everything else is in the `Value` already: PDT names name the
 //! GraphBinary 1 type, `Labels::One` the bare String, `Value::Null(code)` the typed null.
 //!
+//! # GraphSON 3
+//!
+//! [`to_graphson3`] renders a decoded value as TinkerPop 3.x's GraphSON 3, and
+//! [`to_graphson3_exact`] what [`decode_exact`] read, each merged value as the GraphSON 3 type
+//! of the GraphBinary 1 type it was read from (`g:Date`, `gx:Instant`, `g:Traverser`, ...).
+//!
 //! # The derive's GraphBinary 1 dialect
 //!
 //! The element structs (`Vertex`, `Edge`, `VertexProperty`, `Property`, `Path`, and
@@ -43,6 +49,7 @@
 pub mod codes;
 mod custom;
 mod dialect;
+mod graphson3;
 mod reader;
 mod request;
 mod response;
@@ -52,6 +59,7 @@ mod writer;
 pub use custom::{
     CustomType, CustomTypes, JanusVertexId, RelationIdentifier, RelationIdentifierType,
 };
+pub use graphson3::{to_graphson3, to_graphson3_exact, write_graphson3, write_graphson3_exact};
 pub use reader::{
     date_time_from_millis, decode_exact, decode_slice, decode_slice_with, decode_value, read_value,
     read_value_with, Exact,

@@ -217,7 +217,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 /// Seconds since the epoch and the nanosecond of that second. (An i32 year keeps the days
 /// within ±8e11, so neither product overflows.)
-fn epoch(dt: &DateTime) -> (i64, i64) {
+pub(crate) fn epoch(dt: &DateTime) -> (i64, i64) {
     let days = days_from_civil(i64::from(dt.year), i64::from(dt.month), i64::from(dt.day));
     let secs = days * 86_400 + dt.nanos.div_euclid(1_000_000_000) - i64::from(dt.offset_seconds);
     (secs, dt.nanos.rem_euclid(1_000_000_000))

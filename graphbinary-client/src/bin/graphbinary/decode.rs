@@ -14,7 +14,9 @@
 //! GraphBinary 1. A GraphBinary 1 status other than 200, 204 and 206 exits with 2 as below.
 //! Output, one result per line (a bulked result once per bulk; a bulk above
 //! `MAX_BULK_EXPANSION` is printed once with its bulk instead):
-//! `text` in the Gremlin Console's style, `graphson` one GraphSON 4 document per line,
+//! `text` in the Gremlin Console's style, `graphson` one GraphSON 4 document per line (GraphSON 3
+//! with `--graphbinary-version 1`: with `--value` each merged type as the type it was read from,
+//! `g:Date`, `g:Traverser`, ...; a response's results with `v1::to_graphson3`'s defaults),
 //! `graphbinary` each result re-encoded fully-qualified (raw bytes), `count` the number of
 //! results (stepping over each without building it), `count-values` the same number with each
 //! result decoded into a `Value` first (the route `text` and `graphson` take, without their
@@ -76,7 +78,7 @@ fn parse_version(s: &str) -> Result<u8, String> {
 enum Format {
     /// One line per result, as the Gremlin Console prints it.
     Text,
-    /// One GraphSON 4 document per line.
+    /// One GraphSON 4 document per line (GraphSON 3 with `--graphbinary-version 1`).
     Graphson,
     /// Each result re-encoded as fully-qualified GraphBinary, back to back.
     Graphbinary,
@@ -130,7 +132,20 @@ impl<W: Write> Printer<W> {
                 self.line.push('\n');
             }
             Format::Graphson if expand => {
-                write_graphson(&mut self.line, v);
+                if self.v1.is_some() {
+                    v1::write_graphson3(&mut self.line, v);
+                } else {
+                    write_graphson(&mut self.line, v);
+                }
+                self.line.push('\n');
+            }
+            Format::Graphson if self.v1.is_some() => {
+                // GraphSON 3's g:Traverser, as for a Traverser read from the wire.
+                let traverser = v1::Exact {
+                    value: Value::BulkList(vec![(v.clone(), bulk)]),
+                    merged: vec![v1::codes::TRAVERSER],
+                };
+                v1::write_graphson3_exact(&mut self.line, &traverser);
                 self.line.push('\n');
             }
             Format::Graphson => {
@@ -347,6 +362,24 @@ async fn decode_v1<W: Write>(
     printer: &mut Printer<W>,
 ) -> Result<(), Failure> {
     let custom = CustomTypes::janusgraph();
+    if args.value && args.format == Format::Graphson {
+        // GraphSON 3 of exactly what was read (a Date as g:Date, a Traverser as g:Traverser):
+        // the value whole in memory, its merged types recorded.
+        let mut bytes = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(&mut input, &mut bytes)
+            .await
+            .map_err(|e| Failure::Input(format!("cannot read input: {e}")))?;
+        let exact = v1::decode_exact(&bytes, &opts.limits, &custom).map_err(|e| {
+            Failure::Input(format!("malformed GraphBinary 1 value: {}", one_line(&e)))
+        })?;
+        printer.line.clear();
+        v1::write_graphson3_exact(&mut printer.line, &exact);
+        printer.line.push('\n');
+        return printer
+            .out
+            .write_all(printer.line.as_bytes())
+            .map_err(io_failure);
+    }
     if args.value {
         let mut buf = ReadBuffer::with_capacity(opts.capacity, input).with_limits(opts.limits);
         let v = v1::read_value_with(&mut buf, &custom).await.map_err(|e| {
