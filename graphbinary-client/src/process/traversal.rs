@@ -373,8 +373,8 @@ impl GraphTraversal {
 
     /// [`gremlin_lang`](Self::gremlin_lang); with `groovy`, for a TinkerPop 3 server that
     /// evaluates the text as Groovy: a literal that has no Groovy form (a Byte `1B`, Short `2S`,
-    /// UUID `UUID("...")`, Set `{...}`, BigInteger `3N`, BigDecimal `1.5M`, Char, Duration or
-    /// Binary, also inside a List or Map) is sent as a generated
+    /// UUID `UUID("...")`, Set `{...}`, BigInteger `3N`, BigDecimal `1.5M` or Char, also inside
+    /// a List or Map) is sent as a generated
     /// parameter `_gb3_N` (a binding; Groovy takes a variable wherever an expression goes),
     /// unless the source is literal-only.
     fn gremlin_lang_for(&self, groovy: bool) -> Result<GremlinLang, BuildError> {
@@ -556,9 +556,7 @@ fn needs_binding(l: &Lit) -> bool {
         | Lit::Set(_)
         | Lit::BigInt(_)
         | Lit::BigDecimal(_)
-        | Lit::Char(_)
-        | Lit::Duration(_)
-        | Lit::Binary(_) => true,
+        | Lit::Char(_) => true,
         Lit::List(items) => items.iter().any(needs_binding),
         Lit::Map(entries) => entries
             .iter()
