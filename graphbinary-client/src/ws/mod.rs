@@ -71,6 +71,7 @@ use futures::StreamExt;
 use graphbinary_core::{DecodeError, EncodeError, Limits};
 
 use crate::client::{BoxError, Interceptor};
+use crate::java::base64;
 use crate::model::Value;
 use crate::v1::{CustomTypes, RequestMessage};
 
@@ -515,28 +516,6 @@ fn sasl_plain(request_id: uuid::Uuid, user: &str, password: &str) -> RequestMess
             ("sasl".into(), Value::String(base64(&token))),
         ],
     }
-}
-
-/// Standard base64 with padding (RFC 4648 section 4).
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]
