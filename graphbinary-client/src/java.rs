@@ -257,6 +257,99 @@ pub(crate) fn base64(bytes: &[u8]) -> String {
     s
 }
 
+/// Why a text is not standard padded base64 ([`base64_decode`]): the byte offset in the text
+/// and what was expected there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Base64Error {
+    /// Byte offset in the text.
+    pub(crate) offset: usize,
+    /// What the decoder expected at `offset`.
+    pub(crate) expected: &'static str,
+}
+
+impl Display for Base64Error {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "base64 offset {}: expected {}",
+            self.offset, self.expected
+        )
+    }
+}
+
+impl std::error::Error for Base64Error {}
+
+/// The value of a standard base64 digit (RFC 4648 section 4), or 0xff.
+const fn base64_digits() -> [u8; 256] {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 64 {
+        t[A[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+}
+static BASE64_DIGITS: [u8; 256] = base64_digits();
+
+/// Decodes standard base64 with padding, the inverse of [`base64`], strictly (RFC 4648
+/// section 4): only the 64 digits of the standard alphabet, no whitespace or line breaks, the
+/// length a multiple of 4 (padding required), `=` only as the last one or two characters, and
+/// the unused bits before the padding zero (so that each byte string has exactly one
+/// encoding). An error names the byte offset of the first offending character.
+pub(crate) fn base64_decode(text: &str) -> Result<Vec<u8>, Base64Error> {
+    let s = text.as_bytes();
+    let err = |offset, expected| Err(Base64Error { offset, expected });
+    let mut out = Vec::with_capacity(s.len() / 4 * 3);
+    for (q, quad) in s.chunks(4).enumerate() {
+        let at = q * 4;
+        let last = at + 4 >= s.len();
+        let mut n: u32 = 0;
+        let mut pad = 0;
+        for (i, &c) in quad.iter().enumerate() {
+            if c == b'=' {
+                if !last || i < 2 {
+                    return err(at + i, "a base64 digit (padding '=' only ends the text)");
+                }
+                pad += 1;
+                n <<= 6;
+                continue;
+            }
+            if pad > 0 {
+                return err(at + i, "'=' (nothing follows the padding)");
+            }
+            let d = BASE64_DIGITS[c as usize];
+            if d == 0xff {
+                return err(at + i, "a base64 digit (A-Z, a-z, 0-9, +, /)");
+            }
+            n = (n << 6) | u32::from(d);
+        }
+        if quad.len() < 4 {
+            return err(
+                s.len(),
+                "more base64 digits or '=' (the length is a multiple of 4)",
+            );
+        }
+        let bytes = n.to_be_bytes();
+        match pad {
+            0 => out.extend_from_slice(&bytes[1..4]),
+            1 => {
+                if bytes[3] != 0 {
+                    return err(at + 2, "a digit whose unused low bits are zero");
+                }
+                out.extend_from_slice(&bytes[1..3]);
+            }
+            _ => {
+                if bytes[2] != 0 {
+                    return err(at + 1, "a digit whose unused low bits are zero");
+                }
+                out.push(bytes[1]);
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,5 +430,70 @@ mod tests {
         assert_eq!(base64(b"f"), "Zg==");
         assert_eq!(base64(b"fo"), "Zm8=");
         assert_eq!(base64(b"some bytes for you"), "c29tZSBieXRlcyBmb3IgeW91");
+    }
+
+    /// RFC 4648 section 10's test vectors.
+    const RFC4648: [(&str, &str); 7] = [
+        ("", ""),
+        ("f", "Zg=="),
+        ("fo", "Zm8="),
+        ("foo", "Zm9v"),
+        ("foob", "Zm9vYg=="),
+        ("fooba", "Zm9vYmE="),
+        ("foobar", "Zm9vYmFy"),
+    ];
+
+    #[test]
+    fn base64_decodes_the_rfc_4648_vectors() {
+        for (plain, encoded) in RFC4648 {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+            assert_eq!(
+                base64_decode(encoded).as_deref(),
+                Ok(plain.as_bytes()),
+                "{encoded}"
+            );
+        }
+    }
+
+    #[test]
+    fn base64_round_trips_every_length_and_byte() {
+        // Every byte value in every position of a group, lengths 0 to 300.
+        let bytes: Vec<u8> = (0..300u32).map(|i| (i * 7 + i / 256) as u8).collect();
+        for len in 0..bytes.len() {
+            let text = base64(&bytes[..len]);
+            assert_eq!(base64_decode(&text).unwrap(), &bytes[..len], "{len}");
+        }
+        let all: Vec<u8> = (0..=255u8).collect();
+        assert_eq!(base64_decode(&base64(&all)).unwrap(), all);
+        // Both characters outside the URL-safe alphabet, and the whole alphabet.
+        assert_eq!(base64_decode("+/+/").unwrap(), vec![0xfb, 0xff, 0xbf]);
+        let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        assert_eq!(base64(&base64_decode(alphabet).unwrap()), alphabet);
+    }
+
+    #[test]
+    fn base64_rejects_what_is_not_strict_standard_base64() {
+        let e = |s: &str| base64_decode(s).unwrap_err();
+        // Missing padding, or a length that is no multiple of 4.
+        assert_eq!(e("Zg").offset, 2);
+        assert!(e("Zg").expected.contains("multiple of 4"), "{}", e("Zg"));
+        assert_eq!(e("Zm9vY").offset, 5);
+        // Outside the alphabet: URL-safe digits, whitespace, line breaks, non-ASCII.
+        assert_eq!(e("Zm9-").offset, 3);
+        assert_eq!(e("Zm9_").offset, 3);
+        assert_eq!(e("Zm 9v").offset, 2);
+        assert_eq!(e("Zm9v\nZm9v").offset, 4);
+        assert_eq!(e("Zm9v\u{e9}AAA").offset, 4);
+        assert!(e("Zm9-").expected.contains("base64 digit"));
+        // Padding in the middle, too much of it, or digits after it.
+        assert_eq!(e("Zg==Zg==").offset, 2);
+        assert_eq!(e("Z===").offset, 1);
+        assert_eq!(e("====").offset, 0);
+        assert_eq!(e("Zg=g").offset, 3);
+        assert!(e("Zg=g").expected.contains("nothing follows"));
+        // Unused bits set: "Zh==" and "Zm9=" are not how any bytes encode.
+        assert_eq!(e("Zh==").offset, 1);
+        assert_eq!(e("Zm9=").offset, 2);
+        assert!(e("Zh==").to_string().contains("offset 1"), "{}", e("Zh=="));
     }
 }
