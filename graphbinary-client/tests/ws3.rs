@@ -684,6 +684,68 @@ async fn the_traversal_api_runs_on_3x_servers() {
             injected[0]
         );
         assert_eq!(injected[1], Value::Char('x'), "{version}");
+        // Duration and Binary literals (read back from `Duration(s,n[,false])` and
+        // `Binary("base64")`) and BigDecimal, also inside a List, come back equal.
+        use graphbinary_client::model::{BigDecimal, Duration as GDuration};
+        use graphbinary_client::process::Lit;
+        let durations = [
+            GDuration {
+                seconds: 90,
+                nanos: 5,
+            },
+            GDuration {
+                seconds: -2,
+                nanos: 500_000_000,
+            },
+        ];
+        let bytes = b"\x00\xffgb\x7f".to_vec();
+        let dec = Box::new(BigDecimal {
+            scale: 3,
+            unscaled: (-1234567i64).into(),
+        });
+        let injected = g
+            .inject((
+                durations[0],
+                durations[1],
+                Lit::binary(bytes.clone()),
+                Lit::binary(Vec::new()),
+                Lit::BigDecimal(dec.clone()),
+                Lit::list([Lit::binary(*b"f"), Lit::Duration(durations[0])]),
+            ))
+            .to_list()
+            .await
+            .unwrap_or_else(|e| panic!("{version}: inject Duration, Binary, BigDecimal: {e}"));
+        assert_eq!(
+            injected,
+            vec![
+                Value::Duration(durations[0]),
+                Value::Duration(durations[1]),
+                Value::Binary(bytes.clone()),
+                Value::Binary(Vec::new()),
+                Value::BigDecimal(dec.clone()),
+                Value::List(vec![
+                    Value::Binary(b"f".to_vec()),
+                    Value::Duration(durations[0])
+                ]),
+            ],
+            "{version}"
+        );
+        // The server holds real java.time.Duration and ByteBuffer values: two bindings of the
+        // same Duration (or bytes) are equal there, a different one is not.
+        let distinct = g
+            .inject((
+                durations[0],
+                durations[0],
+                durations[1],
+                Lit::binary(bytes.clone()),
+                Lit::binary(bytes.clone()),
+            ))
+            .dedup(())
+            .count(())
+            .next()
+            .await
+            .unwrap_or_else(|e| panic!("{version}: dedup: {e}"));
+        assert_eq!(distinct, Some(Value::Long(3)), "{version}");
         let grouped = g
             .v(())
             .group_count(())

@@ -107,9 +107,12 @@ pub(crate) fn from_error3(e: Error3) -> Error {
 }
 
 /// Reads back a gremlin-lang literal as the value a `bindings` entry carries: strings, numbers
-/// (suffixes `b s i l n f d m`, any case), `true`/`false`/`null`, `NaN`/`Infinity`, chars
-/// (`'c'c`), `UUID('...')`, lists `[a, b]`, maps `[k: v]` / `[:]` and sets `{a, b}`. Anything
-/// else is an [`Error::InvalidRequest`] naming the offset.
+/// (suffixes `b s i l n f d m`, any case; `1.5M` and `1.2E+3M` as a BigDecimal of that scale),
+/// `true`/`false`/`null`, `NaN`/`Infinity`, chars (`'c'c`), `UUID('...')`,
+/// `Duration(seconds,nanos)` and `Duration(seconds,nanos,false)` (negative, as [`GremlinLiteral`]
+/// writes one), `Binary('base64')` (standard base64 with padding, strictly), lists `[a, b]`,
+/// maps `[k: v]` / `[:]` and sets `{a, b}`. Anything else is an [`Error::InvalidRequest`]
+/// naming the offset.
 pub(super) fn literal_value(text: &str) -> Result<Value, Error> {
     let mut p = Lit {
         s: text.as_bytes(),
@@ -134,9 +137,79 @@ impl Lit<'_> {
     fn err(&self, expected: &str) -> Error {
         Error::InvalidRequest(format!(
             "parameter literal {:?}: offset {}: expected {expected} (TinkerPop 3 bindings take \
-             strings, numbers, booleans, null, chars, UUIDs, lists, maps and sets)",
+             strings, numbers, booleans, null, chars, UUIDs, Durations, Binaries, lists, maps \
+             and sets)",
             self.text, self.at
         ))
+    }
+
+    fn err_at(&self, at: usize, expected: &str) -> Error {
+        Lit {
+            s: self.s,
+            at,
+            text: self.text,
+        }
+        .err(expected)
+    }
+
+    /// An unsigned decimal integer (after optional whitespace).
+    fn digits(&mut self) -> Result<u128, Error> {
+        self.ws();
+        let start = self.at;
+        while self.s.get(self.at).is_some_and(u8::is_ascii_digit) {
+            self.at += 1;
+        }
+        self.text[start..self.at]
+            .parse()
+            .map_err(|_| self.err_at(start, "an unsigned integer"))
+    }
+
+    /// The rest of `Duration(seconds,nanos[,false])` after `Duration(`: seconds and nanos of
+    /// the magnitude, `false` for a negative duration; normalized as `java.time.Duration` is
+    /// (nanos 0 to 999,999,999, seconds rounded down).
+    fn duration(&mut self) -> Result<Value, Error> {
+        let secs = self.digits()?;
+        if !self.eat(b',') {
+            return Err(self.err(", and the nanoseconds"));
+        }
+        let nanos_at = self.at;
+        let nanos = self.digits()?;
+        if nanos >= 1_000_000_000 {
+            return Err(self.err_at(nanos_at, "nanoseconds below 1,000,000,000"));
+        }
+        let mut positive = true;
+        if self.eat(b',') {
+            self.ws();
+            if self.keyword("false") {
+                positive = false;
+            } else if !self.keyword("true") {
+                return Err(self.err("true or false"));
+            }
+        }
+        if !self.eat(b')') {
+            return Err(self.err(")"));
+        }
+        let magnitude = i128::try_from(secs)
+            .ok()
+            .and_then(|s| s.checked_mul(1_000_000_000))
+            .and_then(|s| s.checked_add(nanos as i128));
+        let total = magnitude.map(|m| if positive { m } else { -m });
+        let seconds = total.and_then(|t| i64::try_from(t.div_euclid(1_000_000_000)).ok());
+        match (seconds, total) {
+            (Some(seconds), Some(t)) => Ok(Value::Duration(crate::model::Duration {
+                seconds,
+                nanos: t.rem_euclid(1_000_000_000) as i32,
+            })),
+            _ => Err(self.err_at(nanos_at, "a Duration whose seconds fit in a Long")),
+        }
+    }
+
+    /// The quote that opens a string here.
+    fn quote(&self) -> Result<u8, Error> {
+        match self.s.get(self.at) {
+            Some(&q @ (b'\'' | b'"')) => Ok(q),
+            _ => Err(self.err("a quoted string")),
+        }
     }
 
     fn ws(&mut self) {
@@ -244,7 +317,7 @@ impl Lit<'_> {
             _ if self.keyword("-Infinity") => Ok(Value::Double(f64::NEG_INFINITY)),
             _ if self.keyword("UUID(") => {
                 self.ws();
-                let q = *self.s.get(self.at).ok_or_else(|| self.err("a quote"))?;
+                let q = self.quote()?;
                 let s = self.string(q)?;
                 if !self.eat(b')') {
                     return Err(self.err(")"));
@@ -252,6 +325,24 @@ impl Lit<'_> {
                 s.parse()
                     .map(Value::Uuid)
                     .map_err(|_| self.err("a UUID string"))
+            }
+            _ if self.keyword("Duration(") => self.duration(),
+            _ if self.keyword("Binary(") => {
+                self.ws();
+                let q = self.quote()?;
+                // The digits start right after the quote (base64 has no escapes).
+                let start = self.at + 1;
+                let text = self.string(q)?;
+                let bytes = crate::java::base64_decode(&text).map_err(|e| {
+                    self.err_at(
+                        start + e.offset,
+                        &format!("{} in the Binary's base64", e.expected),
+                    )
+                })?;
+                if !self.eat(b')') {
+                    return Err(self.err(")"));
+                }
+                Ok(Value::Binary(bytes))
             }
             b'-' | b'+' | b'0'..=b'9' => self.number(),
             _ => Err(self.err("a value")),
@@ -330,7 +421,7 @@ impl Lit<'_> {
             ),
             Some(b'f') => Value::Float(digits.parse().map_err(|_| bad(self))?),
             Some(b'd') => Value::Double(digits.parse().map_err(|_| bad(self))?),
-            Some(b'm') => return Err(self.err("no BigDecimal (m) parameter")),
+            Some(b'm') => big_decimal(digits).ok_or_else(|| self.err_at(start, "a BigDecimal"))?,
             _ => {
                 return if float {
                     digits
@@ -350,6 +441,26 @@ impl Lit<'_> {
         self.at += 1;
         Ok(v)
     }
+}
+
+/// A BigDecimal from Java's `BigDecimal.toString()` form (`-12.34`, `1.234E+5`, `5E-7`): the
+/// digits without the point are the unscaled value, the scale is the digits after the point
+/// less the exponent.
+fn big_decimal(text: &str) -> Option<Value> {
+    let (mantissa, exp) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i64>().ok()?),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let unscaled: num_bigint::BigInt = format!("{int}{frac}").parse().ok()?;
+    let scale = i32::try_from(frac.len() as i64 - exp).ok()?;
+    Some(Value::BigDecimal(Box::new(crate::model::BigDecimal {
+        scale,
+        unscaled: unscaled.into(),
+    })))
 }
 
 #[cfg(test)]
@@ -387,6 +498,94 @@ mod tests {
                 Value::List(vec![]),
             ])
         );
+    }
+
+    #[test]
+    fn durations_binaries_and_big_decimals_read_back_as_written() {
+        use crate::model::{BigDecimal, Duration};
+        use crate::process::Lit;
+        // Through the traversal API's writer, as a `_gb3_N` binding travels.
+        let lit = |v: Lit| {
+            let text = v.to_gremlin().unwrap();
+            literal_value(&text).unwrap_or_else(|e| panic!("{text}: {e}"))
+        };
+        let d = |seconds, nanos| Duration { seconds, nanos };
+        for dur in [
+            d(0, 0),
+            d(90, 5),
+            d(-2, 500_000_000),
+            d(-1, 0),
+            d(i64::MAX, 999_999_999),
+            d(i64::MIN, 0),
+            d(i64::MIN, 1),
+        ] {
+            assert_eq!(lit(Lit::Duration(dur)), Value::Duration(dur), "{dur:?}");
+        }
+        // Written normalized: -1 s - 0.5 s is the Java Duration (-2 s, +0.5e9 ns).
+        assert_eq!(
+            lit(Lit::Duration(d(-1, -500_000_000))),
+            Value::Duration(d(-2, 500_000_000))
+        );
+        assert_eq!(
+            literal_value("Duration( 3 , 4 , true )").unwrap(),
+            Value::Duration(d(3, 4))
+        );
+        for bytes in [&b""[..], b"\x00", b"\x00\xffgb", b"some bytes for you"] {
+            assert_eq!(
+                lit(Lit::binary(bytes)),
+                Value::Binary(bytes.to_vec()),
+                "{bytes:?}"
+            );
+        }
+        assert_eq!(
+            literal_value("[Binary('Zm9v'), Duration(1,0)]").unwrap(),
+            Value::List(vec![
+                Value::Binary(b"foo".to_vec()),
+                Value::Duration(d(1, 0))
+            ])
+        );
+        for (scale, unscaled) in [(2, 1234i64), (0, -7), (-3, 1234), (7, 5), (10, -1)] {
+            let b = Box::new(BigDecimal {
+                scale,
+                unscaled: unscaled.into(),
+            });
+            assert_eq!(
+                lit(Lit::BigDecimal(b.clone())),
+                Value::BigDecimal(b),
+                "{scale} {unscaled}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_bad_duration_or_binary_names_its_offset() {
+        let e = |s: &str| literal_value(s).unwrap_err().to_string();
+        // Not base64 (URL-safe digit), missing padding, text after the padding.
+        let m = e("Binary(\"Zm9-\")");
+        assert!(m.contains("offset 11") && m.contains("base64 digit"), "{m}");
+        let m = e("[Binary('Zg')]");
+        assert!(
+            m.contains("offset 11") && m.contains("multiple of 4"),
+            "{m}"
+        );
+        let m = e("Binary('Zg==Zg==')");
+        assert!(m.contains("offset 10"), "{m}");
+        let m = e("Binary(Zg==)");
+        assert!(m.contains("offset 7") && m.contains("quoted string"), "{m}");
+        assert!(e("UUID(x)").contains("quoted string"));
+        assert!(e("Binary('Zg=='").contains("expected )"));
+        // Nanoseconds out of range, a sign, a third argument that is no boolean, overflow.
+        let m = e("Duration(1,1000000000)");
+        assert!(
+            m.contains("offset 11") && m.contains("below 1,000,000,000"),
+            "{m}"
+        );
+        assert!(e("Duration(-1,0)").contains("offset 9"));
+        assert!(e("Duration(1,0,no)").contains("true or false"));
+        assert!(e("Duration(1)").contains("nanoseconds"));
+        let m = e("Duration(9223372036854775808,0)");
+        assert!(m.contains("fit in a Long"), "{m}");
+        assert!(e("1.5eM").contains("BigDecimal"));
     }
 
     #[test]

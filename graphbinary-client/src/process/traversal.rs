@@ -373,8 +373,9 @@ impl GraphTraversal {
 
     /// [`gremlin_lang`](Self::gremlin_lang); with `groovy`, for a TinkerPop 3 server that
     /// evaluates the text as Groovy: a literal that has no Groovy form (a Byte `1B`, Short `2S`,
-    /// UUID `UUID("...")`, Set `{...}`, BigInteger `3N`, BigDecimal `1.5M` or Char, also inside
-    /// a List or Map) is sent as a generated
+    /// UUID `UUID("...")`, Set `{...}`, BigInteger `3N`, BigDecimal `1.5M`, Char, Duration
+    /// `Duration(s,n)` or Binary `Binary("...")`, also inside a List or Map) is sent as a
+    /// generated
     /// parameter `_gb3_N` (a binding; Groovy takes a variable wherever an expression goes),
     /// unless the source is literal-only.
     fn gremlin_lang_for(&self, groovy: bool) -> Result<GremlinLang, BuildError> {
@@ -556,7 +557,9 @@ fn needs_binding(l: &Lit) -> bool {
         | Lit::Set(_)
         | Lit::BigInt(_)
         | Lit::BigDecimal(_)
-        | Lit::Char(_) => true,
+        | Lit::Char(_)
+        | Lit::Duration(_)
+        | Lit::Binary(_) => true,
         Lit::List(items) => items.iter().any(needs_binding),
         Lit::Map(entries) => entries
             .iter()
@@ -764,4 +767,37 @@ pub fn string_literal(s: &str) -> String {
     let mut out = String::new();
     write_string(&mut out, s);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Duration;
+    use crate::process::GraphTraversalSource;
+
+    #[test]
+    fn for_groovy_durations_and_binaries_become_bindings() {
+        let g = GraphTraversalSource::detached();
+        let d = Duration {
+            seconds: -2,
+            nanos: 500_000_000,
+        };
+        let t = g.inject((d, Lit::binary(*b"foo"), vec![Lit::binary(*b"f")], 1i64));
+        let text = t.gremlin_lang().unwrap();
+        assert_eq!(
+            text.gremlin,
+            r#"g.inject(Duration(1,500000000,false),Binary("Zm9v"),[Binary("Zg==")],1L)"#
+        );
+        assert!(text.parameters.is_empty());
+        let groovy = t.gremlin_lang_for(true).unwrap();
+        assert_eq!(groovy.gremlin, "g.inject(_gb3_0,_gb3_1,_gb3_2,1L)");
+        assert_eq!(
+            groovy.parameters,
+            vec![
+                ("_gb3_0".to_owned(), Lit::Duration(d)),
+                ("_gb3_1".to_owned(), Lit::binary(*b"foo")),
+                ("_gb3_2".to_owned(), Lit::List(vec![Lit::binary(*b"f")])),
+            ]
+        );
+    }
 }
