@@ -799,6 +799,45 @@ async fn the_cli_queries_a_ws_url() {
             "1000",
             "{version}"
         );
+        // --format graphson over ws:// prints GraphSON 3, as TinkerPop 3's own serializers
+        // (a vertex's label one String, not GraphSON 4's list).
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
+            .args(["query", "--url", &url, "--format", "graphson", "g.V(1)"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{version}: {out:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            concat!(
+                r#"{"@type":"g:Vertex","@value":{"id":{"@type":"g:Int64","@value":1},"label":"person","#,
+                r#""properties":{"name":[{"@type":"g:VertexProperty","@value":{"id":{"@type":"g:Int64","@value":0},"#,
+                r#""value":"marko","label":"name"}}],"age":[{"@type":"g:VertexProperty","@value":{"id":"#,
+                r#"{"@type":"g:Int64","@value":1},"value":{"@type":"g:Int32","@value":29},"label":"age"}}]}}}"#
+            ),
+            "{version}"
+        );
+        let c = connect(version, &url).await;
+        for q in [
+            "g.V(1).outE('knows').order().by(id)",
+            "g.V(1).out().path().limit(1)",
+        ] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
+                .args(["query", "--url", &url, "--format", "graphson", q])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{version}: {q}: {out:?}");
+            let want: Vec<String> = values(&c, q)
+                .await
+                .iter()
+                .map(graphbinary_client::v1::to_graphson3)
+                .collect();
+            let got: Vec<String> = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_owned)
+                .collect();
+            assert_eq!(got, want, "{version}: {q}");
+            assert!(!got.is_empty(), "{version}: {q}");
+        }
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
             .args(["query", "--url", &url, "g.V("])
             .output()

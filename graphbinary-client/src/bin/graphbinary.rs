@@ -6,7 +6,7 @@
 //!   and print its results.
 //! * `graphbinary query [--url URL] [--format text|graphson|count] [--bulk] [--stats] GREMLIN`:
 //!   send a script to Gremlin Server (`ws://` URLs: TinkerPop 3.x) and print the results as
-//!   they stream in.
+//!   they stream in (`--format graphson`: GraphSON 4 from TinkerPop 4, GraphSON 3 from 3.x).
 //!
 //! Exit status: 0 success; 1 malformed input or an I/O error; 2 the server's status was not
 //! 200; 64 a usage error.

@@ -1,7 +1,8 @@
 //! `graphbinary query`: sends a script to Gremlin Server (TinkerPop 4 over HTTP, or a
 //! TinkerPop 3.x server for a `ws://` / `wss://` URL) and prints the results as they
-//! stream in, as text (Gremlin Console style), GraphSON 4 (one document per line) or just
-//! their count. `--stats` prints results, bytes, seconds and results/s to stderr; while
+//! stream in, as text (Gremlin Console style), GraphSON (one document per line: GraphSON 4
+//! from a TinkerPop 4 server, GraphSON 3 from a TinkerPop 3.x one, the version its own
+//! drivers and console write) or just their count. `--stats` prints results, bytes, seconds and results/s to stderr; while
 //! stderr is a terminal a progress line shows results and bytes so far.
 //!
 //! Exit status: 0 success (also when the output's reader goes away, e.g. `| head`); 1 a
@@ -22,7 +23,8 @@ use graphbinary_client::response::Traverser;
 pub enum QueryFormat {
     /// One Gremlin Console style line per result.
     Text,
-    /// One GraphSON 4 document per line.
+    /// One GraphSON document per line: GraphSON 4 over http(s)://, GraphSON 3 over ws(s)://
+    /// (TinkerPop 3.x).
     Graphson,
     /// Only the number of results.
     Count,
@@ -120,6 +122,7 @@ async fn query(args: QueryArgs) -> Result<(), QueryError> {
     if let Some(ms) = args.timeout_millis {
         req = req.timeout_millis(ms);
     }
+    let graphson3 = client.is_tinkerpop3();
     let start = Instant::now();
     let mut stream = req.send().await?.traversers();
     let counters = stream.counters();
@@ -137,7 +140,8 @@ async fn query(args: QueryArgs) -> Result<(), QueryError> {
                 Some(Err(e)) => break Err(e.into()),
                 Some(Ok(t)) => {
                     results += t.bulk.max(0) as u64;
-                    if let Err(e) = print(&mut out, &mut line, args.format, args.bulk, t) {
+                    if let Err(e) = print(&mut out, &mut line, args.format, args.bulk, graphson3, t)
+                    {
                         break Err(e.into());
                     }
                 }
@@ -159,7 +163,7 @@ async fn query(args: QueryArgs) -> Result<(), QueryError> {
                     Some(Err(e)) => break Err(e.into()),
                     Some(Ok(t)) => {
                         results += t.bulk.max(0) as u64;
-                        if let Err(e) = print(&mut out, &mut line, args.format, args.bulk, t) {
+                        if let Err(e) = print(&mut out, &mut line, args.format, args.bulk, graphson3, t) {
                             break Err(e.into());
                         }
                         items += 1;
@@ -205,8 +209,16 @@ fn print(
     line: &mut String,
     format: QueryFormat,
     bulk: bool,
+    graphson3: bool,
     t: Traverser,
 ) -> io::Result<()> {
+    let graphson = |line: &mut String, v: &graphbinary_client::model::Value| {
+        if graphson3 {
+            graphbinary_client::v1::write_graphson3(line, v);
+        } else {
+            write_graphson(line, v);
+        }
+    };
     match format {
         QueryFormat::Count => Ok(()),
         QueryFormat::Text => {
@@ -222,10 +234,10 @@ fn print(
                 line.push_str("{\"bulk\":");
                 line.push_str(&t.bulk.to_string());
                 line.push_str(",\"value\":");
-                write_graphson(line, &t.value);
+                graphson(line, &t.value);
                 line.push('}');
             } else {
-                write_graphson(line, &t.value);
+                graphson(line, &t.value);
             }
             line.push('\n');
             out.write_all(line.as_bytes())
