@@ -680,3 +680,76 @@ async fn wss_goes_through_rustls_and_an_untrusted_certificate_is_a_tls_error() {
         "{err:?}"
     );
 }
+
+/// The root certificate given once to the builder (as for HTTP) is trusted by the `wss://`
+/// transport too, through `Client` and through `Client3` (`Options3::root_certificates`).
+#[tokio::test]
+async fn wss_trusts_the_root_certificate_given_to_the_builder() {
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let pem = cert.cert.pem();
+    let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![cert.cert.der().clone()], key)
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Each connection answers its eval requests with [1, 2, 3].
+    tokio::spawn(async move {
+        while let Ok((sock, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let tls = acceptor.accept(sock).await.unwrap();
+                let mut ws = tokio_tungstenite::accept_async(tls).await.unwrap();
+                while let Some(Ok(m)) = ws.next().await {
+                    if let Message::Binary(b) = m {
+                        let (id, _) = parse_request(&b);
+                        let reply = response(&id, 200, "", Some(&[1, 2, 3]));
+                        ws.send(Message::Binary(reply.into())).await.unwrap();
+                    }
+                }
+            });
+        }
+    });
+    let url = format!("wss://localhost:{port}/gremlin");
+    let client = graphbinary_client::Client::builder(url.as_str())
+        .add_root_certificate_pem(pem.clone())
+        .build()
+        .unwrap();
+    let all = client
+        .submit("g.V().id()")
+        .await
+        .unwrap()
+        .all()
+        .await
+        .unwrap();
+    assert_eq!(all, vec![Value::Int(1), Value::Int(2), Value::Int(3)]);
+    let c3 = Client3::connect_with(
+        &url,
+        Options3 {
+            root_certificates: vec![pem.into_bytes()],
+            ..Options3::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(collect(&c3, "g").await.unwrap().len(), 3);
+    // An invalid PEM fails the build, before any connection.
+    for u in [url.as_str(), "https://localhost:1/gremlin"] {
+        match graphbinary_client::Client::builder(u)
+            .add_root_certificate_pem(cert.cert.pem())
+            .add_root_certificate_pem("-----BEGIN CERTIFICATE-----\nAAAA\n")
+            .build()
+        {
+            Err(graphbinary_client::Error::Config(m)) => {
+                assert!(m.contains("root certificate 1: invalid PEM"), "{u}: {m}")
+            }
+            other => panic!("{u}: {:?}", other.map(|_| ())),
+        }
+    }
+}

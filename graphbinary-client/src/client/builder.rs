@@ -235,7 +235,9 @@ impl ClientBuilder {
         self
     }
 
-    /// Trusts a PEM-encoded root certificate in addition to the platform's trust store.
+    /// Trusts a PEM-encoded root certificate (a private CA, or one the platform lacks) in
+    /// addition to the platform's trust store, for `https://` and for `wss://` URLs alike
+    /// (the TinkerPop 3 transport gets it as [`Options3::root_certificates`](crate::ws::Options3::root_certificates)).
     pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
         self.root_certificates.push(pem.into());
         self
@@ -243,6 +245,9 @@ impl ClientBuilder {
 
     /// Builds the client. Fails on an invalid URL or certificate.
     pub fn build(self) -> Result<Client, Error> {
+        // Checked here for both transports, so that a bad PEM is named (reqwest only says
+        // "builder error").
+        crate::ws::parse_root_certificates(&self.root_certificates).map_err(Error::Config)?;
         let ws = self.ws_options()?;
         let url = match &ws {
             Some(_) => parse_ws_url(&self.url)?,
@@ -314,7 +319,8 @@ impl ClientBuilder {
     }
 
     /// For a `ws://` or `wss://` URL: the TinkerPop 3 options from this builder's settings
-    /// (pool size, connect timeout, User-Agent, limits, interceptors; credentials for SASL).
+    /// (pool size, connect timeout, User-Agent, limits, interceptors, root certificates;
+    /// credentials for SASL).
     fn ws_options(&self) -> Result<Option<crate::ws::Options3>, Error> {
         let scheme = self
             .url
@@ -343,6 +349,7 @@ impl ClientBuilder {
             connect_timeout: self.connect_timeout,
             interceptors,
             custom_types: self.custom_types.clone(),
+            root_certificates: self.root_certificates.clone(),
             ..crate::ws::Options3::default()
         }))
     }

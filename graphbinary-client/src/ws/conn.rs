@@ -108,16 +108,130 @@ async fn upgrade_request(
     Ok(request)
 }
 
+/// The rustls configuration of a `wss://` pool: the platform's trust store (as the HTTP client
+/// has it) plus [`Options3::root_certificates`], through the same verifier the HTTP client uses
+/// (`rustls-platform-verifier`), so that both transports trust the same servers. Built once per
+/// pool (the verifier loads the platform's roots once, and connections share TLS sessions).
+pub(crate) fn tls_config(options: &Options3) -> Result<Arc<rustls::ClientConfig>, Error3> {
+    let roots = parse_root_certificates(&options.root_certificates).map_err(Error3::Config)?;
+    let provider = rustls::crypto::CryptoProvider::get_default()
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
+    let verifier = platform_verifier(roots, provider.clone())?;
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error3::Config(format!("TLS protocol versions: {e}")))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth();
+    Ok(Arc::new(config))
+}
+
+/// The certificates of each PEM text (one may hold several); an error names the entry (from
+/// 0) that holds no certificate or a malformed one.
+pub(crate) fn parse_root_certificates(
+    pems: &[Vec<u8>],
+) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::CertificateDer;
+    let mut roots = Vec::new();
+    for (i, pem) in pems.iter().enumerate() {
+        let before = roots.len();
+        for cert in CertificateDer::pem_slice_iter(pem) {
+            roots.push(cert.map_err(|e| format!("root certificate {i}: invalid PEM: {e}"))?);
+        }
+        if roots.len() == before {
+            return Err(format!("root certificate {i}: no PEM CERTIFICATE section"));
+        }
+    }
+    Ok(roots)
+}
+
+#[cfg(any(all(unix, not(target_os = "android")), target_os = "windows"))]
+fn platform_verifier(
+    roots: Vec<rustls::pki_types::CertificateDer<'static>>,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+) -> Result<rustls_platform_verifier::Verifier, Error3> {
+    let v = if roots.is_empty() {
+        rustls_platform_verifier::Verifier::new(provider)
+    } else {
+        rustls_platform_verifier::Verifier::new_with_extra_roots(roots, provider)
+    };
+    v.map_err(|e| Error3::Config(format!("TLS certificate verifier: {e}")))
+}
+
+#[cfg(not(any(all(unix, not(target_os = "android")), target_os = "windows")))]
+fn platform_verifier(
+    roots: Vec<rustls::pki_types::CertificateDer<'static>>,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+) -> Result<rustls_platform_verifier::Verifier, Error3> {
+    if !roots.is_empty() {
+        // As reqwest: the platform verifier takes no extra roots here.
+        return Err(Error3::Config(
+            "extra root certificates are not supported on this platform".into(),
+        ));
+    }
+    rustls_platform_verifier::Verifier::new(provider)
+        .map_err(|e| Error3::Config(format!("TLS certificate verifier: {e}")))
+}
+
+/// Connects TCP with `TCP_NODELAY` (requests are small messages that must not wait for
+/// Nagle's algorithm, as the HTTP client's connections), then TLS with `tls` for `wss://`,
+/// then the WebSocket handshake.
+pub(crate) async fn connect_ws(
+    request: tokio_tungstenite::tungstenite::handshake::client::Request,
+    config: WebSocketConfig,
+    tls: Option<Arc<rustls::ClientConfig>>,
+) -> Result<Ws, Error3> {
+    use tokio_tungstenite::tungstenite::error::UrlError;
+    use tokio_tungstenite::tungstenite::Error as W;
+    let uri = request.uri();
+    let wss = match uri.scheme_str() {
+        Some(s) if s.eq_ignore_ascii_case("wss") => true,
+        Some(s) if s.eq_ignore_ascii_case("ws") => false,
+        _ => return Err(W::Url(UrlError::UnsupportedUrlScheme).into()),
+    };
+    let host = uri
+        .host()
+        .ok_or(W::Url(UrlError::NoHostName))?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    let port = uri.port_u16().unwrap_or(if wss { 443 } else { 80 });
+    let socket = TcpStream::connect((host.as_str(), port))
+        .await
+        .map_err(W::Io)?;
+    socket.set_nodelay(true).map_err(W::Io)?;
+    let connector = match (wss, tls) {
+        (true, Some(tls)) => tokio_tungstenite::Connector::Rustls(tls),
+        (true, None) => tokio_tungstenite::Connector::Rustls(tls_config(&Options3::default())?),
+        (false, _) => tokio_tungstenite::Connector::Plain,
+    };
+    let (ws, _) = tokio_tungstenite::client_async_tls_with_config(
+        request,
+        socket,
+        Some(config),
+        Some(connector),
+    )
+    .await?;
+    Ok(ws)
+}
+
 impl Conn {
-    /// Opens a connection to `url` and starts its task.
-    pub(crate) async fn open(url: &str, options: Arc<Options3>) -> Result<Arc<Conn>, Error3> {
+    /// Opens a connection to `url` and starts its task; `tls` is the pool's [`tls_config`] for
+    /// a `wss://` URL.
+    pub(crate) async fn open(
+        url: &str,
+        options: Arc<Options3>,
+        tls: Option<Arc<rustls::ClientConfig>>,
+    ) -> Result<Arc<Conn>, Error3> {
         let request = upgrade_request(url, &options).await?;
         let max = options.effective_max_message_size();
         let mut config = WebSocketConfig::default();
         config.max_message_size = Some(max);
         config.max_frame_size = Some(max);
-        let connect = tokio_tungstenite::connect_async_with_config(request, Some(config), true);
-        let (ws, _) = match options.connect_timeout {
+        let connect = connect_ws(request, config, tls);
+        let ws = match options.connect_timeout {
             Some(t) => tokio::time::timeout(t, connect)
                 .await
                 .map_err(|_| Error3::Timeout(format!("connecting to {url} took over {t:?}")))??,
@@ -551,4 +665,143 @@ async fn route(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::net::TcpListener;
+
+    /// A `localhost` WebSocket server over TLS with a fresh self-signed certificate (its PEM
+    /// returned), accepting connections until the test ends.
+    async fn tls_server() -> (String, String) {
+        let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+        let pem = cert.cert.pem();
+        let key =
+            rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert.cert.der().clone()], key)
+        .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((sock, _)) = listener.accept().await {
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let Ok(tls) = acceptor.accept(sock).await else {
+                        return; // the client rejected the certificate
+                    };
+                    if let Ok(mut ws) = tokio_tungstenite::accept_async(tls).await {
+                        while let Some(Ok(_)) = ws.next().await {}
+                    }
+                });
+            }
+        });
+        (format!("wss://localhost:{port}/gremlin"), pem)
+    }
+
+    async fn connect(url: &str, options: &Options3) -> Result<Ws, Error3> {
+        let request = upgrade_request(url, options).await?;
+        let tls = tls_config(options)?;
+        connect_ws(request, WebSocketConfig::default(), Some(tls)).await
+    }
+
+    #[tokio::test]
+    async fn wss_trusts_the_root_certificates_of_the_options_and_sets_tcp_nodelay() {
+        let (url, pem) = tls_server().await;
+        let options = Options3 {
+            root_certificates: vec![pem.clone().into_bytes()],
+            ..Options3::default()
+        };
+        let ws = connect(&url, &options).await.unwrap();
+        match ws.get_ref() {
+            MaybeTlsStream::Rustls(tls) => {
+                assert!(tls.get_ref().0.nodelay().unwrap(), "TCP_NODELAY under TLS")
+            }
+            other => panic!("wss:// is not TLS: {other:?}"),
+        }
+        // The same PEM bundled after another certificate (one PEM text, several roots).
+        let other = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+        let bundle = format!("{}{pem}", other.cert.pem());
+        let options = Options3 {
+            root_certificates: vec![bundle.into_bytes()],
+            ..Options3::default()
+        };
+        connect(&url, &options).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn wss_without_the_root_or_with_another_one_is_refused() {
+        let (url, _pem) = tls_server().await;
+        let other = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+        for roots in [vec![], vec![other.cert.pem().into_bytes()]] {
+            let options = Options3 {
+                root_certificates: roots,
+                ..Options3::default()
+            };
+            match connect(&url, &options).await {
+                // UnknownIssuer, or BadSignature for a root of the same name.
+                Err(Error3::WebSocket(tokio_tungstenite::tungstenite::Error::Io(e))) => {
+                    assert!(e.to_string().contains("invalid peer certificate"), "{e}");
+                    assert!(
+                        e.get_ref().is_some_and(|i| i.is::<rustls::Error>()),
+                        "{e:?}"
+                    );
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_root_certificate_that_is_no_pem_certificate_is_a_config_error() {
+        for (pem, want) in [
+            (
+                &b"not a certificate"[..],
+                "root certificate 1: no PEM CERTIFICATE section",
+            ),
+            (
+                b"-----BEGIN CERTIFICATE-----\nAAAA\n",
+                "root certificate 1: invalid PEM",
+            ),
+        ] {
+            let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+            let options = Options3 {
+                root_certificates: vec![cert.cert.pem().into_bytes(), pem.to_vec()],
+                ..Options3::default()
+            };
+            match tls_config(&options) {
+                Err(Error3::Config(m)) => assert!(m.contains(want), "{m}"),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn ws_connections_set_tcp_nodelay() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+            while let Some(Ok(_)) = ws.next().await {}
+        });
+        let options = Options3::default();
+        let request = upgrade_request(&format!("ws://{addr}/gremlin"), &options)
+            .await
+            .unwrap();
+        let ws = connect_ws(request, WebSocketConfig::default(), None)
+            .await
+            .unwrap();
+        match ws.get_ref() {
+            MaybeTlsStream::Plain(tcp) => assert!(tcp.nodelay().unwrap(), "TCP_NODELAY"),
+            other => panic!("ws:// is plain TCP: {other:?}"),
+        }
+    }
 }

@@ -75,6 +75,7 @@ use crate::java::base64;
 use crate::model::Value;
 use crate::v1::{CustomTypes, RequestMessage};
 
+pub(crate) use conn::parse_root_certificates;
 use conn::Conn;
 pub use conn::Results3;
 pub use session::Session3;
@@ -194,6 +195,12 @@ pub struct Options3 {
     pub connect_timeout: Option<Duration>,
     /// Hooks run over the upgrade request, in order (e.g. `SigV4` for Neptune).
     pub interceptors: Vec<Arc<dyn Interceptor>>,
+    /// PEM-encoded root certificates (each entry one PEM text, which may hold several
+    /// certificates) trusted for `wss://` in addition to the platform's trust store, as
+    /// [`ClientBuilder::add_root_certificate_pem`](crate::client::ClientBuilder::add_root_certificate_pem)
+    /// adds them for HTTP (the builder passes its roots here for a `wss://` URL). Both transports
+    /// verify with the same verifier (`rustls-platform-verifier`). Empty by default.
+    pub root_certificates: Vec<Vec<u8>>,
 }
 
 impl Default for Options3 {
@@ -211,6 +218,7 @@ impl Default for Options3 {
             ping_interval: Some(Duration::from_secs(60)),
             connect_timeout: Some(Duration::from_secs(10)),
             interceptors: Vec::new(),
+            root_certificates: Vec::new(),
         }
     }
 }
@@ -318,6 +326,8 @@ pub struct Client3 {
 struct Pool {
     url: String,
     options: Arc<Options3>,
+    /// The TLS configuration of a `wss://` pool, shared by its connections.
+    tls: Option<Arc<rustls::ClientConfig>>,
     slots: Vec<tokio::sync::Mutex<Option<Arc<Conn>>>>,
     /// When a background connect last failed.
     last_failure: std::sync::Mutex<Option<std::time::Instant>>,
@@ -337,7 +347,15 @@ impl Client3 {
     /// URL or a server that is not there fails here), the others as needed.
     pub async fn connect_with(url: &str, options: Options3) -> Result<Self, Error3> {
         let options = Arc::new(options);
-        let first = Conn::open(url, options.clone()).await?;
+        let wss = url
+            .get(..6)
+            .is_some_and(|s| s.eq_ignore_ascii_case("wss://"));
+        let tls = if wss {
+            Some(conn::tls_config(&options)?)
+        } else {
+            None
+        };
+        let first = Conn::open(url, options.clone(), tls.clone()).await?;
         let mut slots: Vec<_> = (0..options.pool_size.max(1))
             .map(|_| tokio::sync::Mutex::new(None))
             .collect();
@@ -346,6 +364,7 @@ impl Client3 {
             inner: Arc::new(Pool {
                 url: url.to_owned(),
                 options,
+                tls,
                 slots,
                 last_failure: std::sync::Mutex::new(None),
             }),
@@ -421,7 +440,7 @@ impl Client3 {
                     return Ok(c.clone());
                 }
             }
-            let c = Conn::open(&pool.url, pool.options.clone()).await?;
+            let c = Conn::open(&pool.url, pool.options.clone(), pool.tls.clone()).await?;
             *guard = Some(c.clone());
             return Ok(c);
         }
@@ -433,7 +452,7 @@ impl Client3 {
         match &*guard {
             Some(c) if c.is_alive() => Ok(c.clone()),
             _ => {
-                let c = Conn::open(&pool.url, pool.options.clone()).await?;
+                let c = Conn::open(&pool.url, pool.options.clone(), pool.tls.clone()).await?;
                 *guard = Some(c.clone());
                 Ok(c)
             }
@@ -456,7 +475,7 @@ impl Client3 {
             if guard.as_ref().is_some_and(|c| c.is_alive()) {
                 return;
             }
-            match Conn::open(&pool.url, pool.options.clone()).await {
+            match Conn::open(&pool.url, pool.options.clone(), pool.tls.clone()).await {
                 Ok(c) => *guard = Some(c),
                 Err(_) => *lock(&pool.last_failure) = Some(std::time::Instant::now()),
             }
@@ -466,14 +485,24 @@ impl Client3 {
     /// Opens a session (the `session` op processor) on a connection of its own; see
     /// [`Session3`].
     pub async fn session(&self) -> Result<Session3, Error3> {
-        let conn = Conn::open(&self.inner.url, self.inner.options.clone()).await?;
+        let conn = Conn::open(
+            &self.inner.url,
+            self.inner.options.clone(),
+            self.inner.tls.clone(),
+        )
+        .await?;
         Ok(Session3::new(conn, crate::v1::new_request_id(), false))
     }
 
     /// Like [`Client3::session`], with `manageTransaction`: the server commits after each
     /// successful request of the session (and rolls back after a failed one).
     pub async fn managed_session(&self) -> Result<Session3, Error3> {
-        let conn = Conn::open(&self.inner.url, self.inner.options.clone()).await?;
+        let conn = Conn::open(
+            &self.inner.url,
+            self.inner.options.clone(),
+            self.inner.tls.clone(),
+        )
+        .await?;
         Ok(Session3::new(conn, crate::v1::new_request_id(), true))
     }
 
