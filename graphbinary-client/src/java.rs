@@ -259,6 +259,7 @@ pub(crate) fn base64(bytes: &[u8]) -> String {
 
 /// Why a text is not standard padded base64 ([`base64_decode`]): the byte offset in the text
 /// and what was expected there.
+#[cfg(any(feature = "http", test))] // read back by the ws:// client
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Base64Error {
     /// Byte offset in the text.
@@ -267,6 +268,7 @@ pub(crate) struct Base64Error {
     pub(crate) expected: &'static str,
 }
 
+#[cfg(any(feature = "http", test))] // read back by the ws:// client
 impl Display for Base64Error {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(
@@ -277,9 +279,11 @@ impl Display for Base64Error {
     }
 }
 
+#[cfg(any(feature = "http", test))] // read back by the ws:// client
 impl std::error::Error for Base64Error {}
 
 /// The value of a standard base64 digit (RFC 4648 section 4), or 0xff.
+#[cfg(any(feature = "http", test))] // read back by the ws:// client
 const fn base64_digits() -> [u8; 256] {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut t = [0xffu8; 256];
@@ -290,6 +294,7 @@ const fn base64_digits() -> [u8; 256] {
     }
     t
 }
+#[cfg(any(feature = "http", test))] // read back by the ws:// client
 static BASE64_DIGITS: [u8; 256] = base64_digits();
 
 /// Decodes standard base64 with padding, the inverse of [`base64`], strictly (RFC 4648
@@ -297,6 +302,7 @@ static BASE64_DIGITS: [u8; 256] = base64_digits();
 /// length a multiple of 4 (padding required), `=` only as the last one or two characters, and
 /// the unused bits before the padding zero (so that each byte string has exactly one
 /// encoding). An error names the byte offset of the first offending character.
+#[cfg(any(feature = "http", test))] // read back by the ws:// client
 pub(crate) fn base64_decode(text: &str) -> Result<Vec<u8>, Base64Error> {
     let s = text.as_bytes();
     let err = |offset, expected| Err(Base64Error { offset, expected });
