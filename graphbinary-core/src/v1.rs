@@ -637,3 +637,11 @@ pub fn encode_sentinel_opt_v1<T: SentinelV1, B: BufMut>(
         None => T::sentinel().encode_v1(out),
     }
 }
+
+/// Writes the fully-qualified form, as [`FqV1`]'s [`DecodeV1`] reads it.
+impl<T: FqEncodeV1> EncodeV1 for FqV1<T> {
+    #[inline]
+    fn encode_v1<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        self.0.encode_fq_v1(out)
+    }
+}
