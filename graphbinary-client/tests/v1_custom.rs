@@ -210,3 +210,261 @@ fn hostile_relation_identifiers_fail_cleanly() {
     // Without the registry a RelationIdentifier value has no GraphBinary 1 writer.
     assert!(v1::encode_value(&back, &mut Vec::new()).is_err());
 }
+
+// ---------------------------------------------------------------------------------------------
+// The derived RelationIdentifier on its own: `#[graphbinary(v1_custom = ..)]` with the leaf
+// `JanusVertexId` and its sentinel.
+
+use graphbinary_client::v1::{CustomValue, DerivedCustom, RelationIdentifierType};
+use graphbinary_core::v1::{
+    decode_custom_v1_body, encode_custom_v1_body, CustomV1, DecodeV1, EncodeV1, FqDecodeV1,
+    FqEncodeV1, FqV1, V1,
+};
+use graphbinary_core::{Cursor, DecodeError, FastError};
+
+fn rel(out: JanusVertexId, inv: Option<JanusVertexId>) -> RelationIdentifier {
+    RelationIdentifier {
+        out_vertex_id: out,
+        type_id: 0x0c2d,
+        relation_id: -7,
+        in_vertex_id: inv,
+    }
+}
+
+/// Every shape of id: Long and String vertex ids, with and without an in-vertex.
+fn shapes() -> Vec<RelationIdentifier> {
+    use JanusVertexId::{Long, String as Str};
+    vec![
+        rel(Long(4104), Some(Long(8208))),
+        rel(Long(4104), None),
+        rel(Str("v-1".into()), Some(Str("w".into()))),
+        rel(Long(-1), Some(Str("x".repeat(300)))),
+        rel(Str("0123456789".into()), None),
+    ]
+}
+
+fn fast_v1<T: DecodeV1>(bytes: &[u8], limits: &Limits) -> Result<T, FastError> {
+    let mut cur = Cursor::new(bytes, 0, limits);
+    let v = T::decode_v1(&mut cur)?;
+    assert_eq!(cur.position(), bytes.len(), "fast path left bytes unread");
+    Ok(v)
+}
+
+/// Reads a `T` (a `Decode`) through a buffer of `capacity` fed by `pieces`, both paths.
+fn through<T: graphbinary_core::Decode>(
+    pieces: Pieces,
+    capacity: usize,
+    fast: bool,
+    limits: Limits,
+) -> Result<T, DecodeError> {
+    let mut buf = ReadBuffer::with_capacity(capacity, pieces)
+        .with_fast_path(fast)
+        .with_limits(limits);
+    block_on(buf.read::<T>())
+}
+
+#[test]
+fn derived_relation_identifiers_read_alike_on_both_paths_and_write_back() {
+    let limits = Limits::default();
+    for r in shapes() {
+        let mut bare = Vec::new();
+        r.encode_v1(&mut bare).unwrap();
+        let mut fq = Vec::new();
+        r.encode_fq_v1(&mut fq).unwrap();
+        // The whole custom value is `{0x00}{name}{info}{0x00}` then the bare one.
+        let name = RelationIdentifier::NAME.as_bytes();
+        assert_eq!(fq[0], 0x00);
+        assert_eq!(&fq[1..5], &(name.len() as i32).to_be_bytes());
+        assert_eq!(&fq[5..5 + name.len()], name);
+        assert_eq!(&fq[5 + name.len()..9 + name.len()], &[0, 0, 0x10, 0x01]);
+        assert_eq!(fq[9 + name.len()], 0x00);
+        assert_eq!(&fq[10 + name.len()..], &bare[..]);
+        // Fast path, whole; every proper prefix is "need more", never a value or an error.
+        assert_eq!(fast_v1::<RelationIdentifier>(&bare, &limits).unwrap(), r);
+        assert_eq!(
+            <FqV1<RelationIdentifier> as DecodeV1>::decode_v1(&mut Cursor::new(&fq, 0, &limits))
+                .unwrap()
+                .0,
+            r
+        );
+        for k in 0..bare.len() {
+            assert!(
+                matches!(
+                    fast_v1::<RelationIdentifier>(&bare[..k], &limits),
+                    Err(FastError::NeedMore(n)) if n > k
+                ),
+                "{r:?}: prefix {k}"
+            );
+        }
+        // Slow and fast paths through tiny buffers, one byte per read and split at every byte.
+        for fast in [true, false] {
+            for capacity in [1, 2, 7, 16, 1 << 12] {
+                let got: V1<RelationIdentifier> =
+                    through(Pieces::chunks(&bare, 1), capacity, fast, limits).unwrap();
+                assert_eq!(got.0, r, "capacity {capacity}, fast {fast}");
+                let got: V1<FqV1<RelationIdentifier>> =
+                    through(Pieces::chunks(&fq, 1), capacity, fast, limits).unwrap();
+                assert_eq!(got.0 .0, r, "fq, capacity {capacity}, fast {fast}");
+            }
+            for split in 1..fq.len() {
+                let got: V1<FqV1<RelationIdentifier>> =
+                    through(Pieces::split(&fq, &[split]), 64, fast, limits).unwrap();
+                assert_eq!(got.0 .0, r, "split {split}, fast {fast}");
+            }
+        }
+        // Through the registry, derived and named alike, as the `Value` of today.
+        let custom = CustomTypes::new().with_derived::<RelationIdentifier>();
+        let value = v1::decode_slice_with(&fq, &limits, &custom).unwrap();
+        assert_eq!(value, r.to_value());
+        assert_eq!(
+            <RelationIdentifier as CustomValue>::from_value(&value),
+            Some(r.clone())
+        );
+        let mut out = Vec::new();
+        v1::encode_value_with(&value, &mut out, &CustomTypes::janusgraph()).unwrap();
+        assert_eq!(out, fq);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        RelationIdentifierType.encode(&value, &mut a).unwrap();
+        DerivedCustom::<RelationIdentifier>::new()
+            .encode(&value, &mut b)
+            .unwrap();
+        assert_eq!(a, b);
+        assert_eq!(&a[..], &fq[5 + name.len()..]);
+    }
+}
+
+use graphbinary_client::v1::CustomType as _;
+
+#[test]
+fn derived_relation_identifiers_fail_cleanly_at_every_byte() {
+    let limits = Limits::default();
+    for r in shapes() {
+        let mut fq = Vec::new();
+        r.encode_fq_v1(&mut fq).unwrap();
+        // Every truncation: "need more" on the fast path, an end-of-stream error at the end
+        // on the slow path, never a panic.
+        for end in 0..fq.len() {
+            for fast in [true, false] {
+                let e = through::<V1<FqV1<RelationIdentifier>>>(
+                    Pieces::chunks(&fq[..end], 1),
+                    8,
+                    fast,
+                    limits,
+                )
+                .unwrap_err();
+                assert_eq!(e.offset(), end as u64, "{r:?}: end {end}, fast {fast}: {e}");
+            }
+        }
+    }
+    // A bad marker is an error at the marker, on both paths.
+    let r = rel(JanusVertexId::Long(1), Some(JanusVertexId::Long(2)));
+    let mut bare = Vec::new();
+    r.encode_v1(&mut bare).unwrap();
+    for (at, what) in [(0, "out"), (25, "in")] {
+        let mut bad = bare.clone();
+        bad[at] = 7;
+        let Err(FastError::Invalid(e)) = fast_v1::<RelationIdentifier>(&bad, &limits) else {
+            panic!("{what}: accepted marker 7")
+        };
+        assert_eq!(e.offset(), at as u64, "{e}");
+        assert!(
+            e.to_string()
+                .contains("marker 7, expected 0 (Long) or 1 (String)"),
+            "{e}"
+        );
+        for fast in [true, false] {
+            let e = through::<V1<RelationIdentifier>>(Pieces::chunks(&bad, 1), 4, fast, limits)
+                .unwrap_err();
+            assert_eq!(e.offset(), at as u64, "{what}, fast {fast}: {e}");
+        }
+    }
+    // A string id never terminated: at most `max_bytes_len` bytes are looked at or kept, and
+    // the error names the marker's offset, on both paths (whatever the buffer holds).
+    let small = Limits {
+        max_bytes_len: 16,
+        ..Limits::default()
+    };
+    let mut hostile = vec![0x01];
+    hostile.extend(std::iter::repeat_n(b'a', 10_000));
+    for fast in [true, false] {
+        for capacity in [4, 64, 1 << 14] {
+            let e =
+                through::<V1<JanusVertexId>>(Pieces::chunks(&hostile, 3), capacity, fast, small)
+                    .unwrap_err();
+            assert_eq!(e.offset(), 0, "capacity {capacity}, fast {fast}: {e}");
+            assert!(e.to_string().contains("max_bytes_len (16)"), "{e}");
+        }
+    }
+    let Err(FastError::Invalid(e)) = fast_v1::<JanusVertexId>(&hostile, &small) else {
+        panic!("fast path accepted an unterminated string id")
+    };
+    assert_eq!(e.offset(), 0);
+    // Sixteen bytes, the last one terminating, are still an id.
+    let mut ok = vec![0x01];
+    ok.extend([b'a'; 15]);
+    ok.push(b'b' | 0x80);
+    assert_eq!(
+        fast_v1::<JanusVertexId>(&ok, &small).unwrap(),
+        JanusVertexId::String(format!("{}b", "a".repeat(15)))
+    );
+    // The custom type info is checked, at its offset; a null reads as a null custom value.
+    let mut body = Vec::new();
+    encode_custom_v1_body(Some(&r), &mut body).unwrap();
+    body[3] = 0x02;
+    let Err(FastError::Invalid(e)) =
+        decode_custom_v1_body::<RelationIdentifier>(&mut Cursor::new(&body, 0, &limits))
+    else {
+        panic!("accepted custom type info 0x1002")
+    };
+    assert_eq!(e.offset(), 0);
+    assert!(e.to_string().contains("0x1002, expected 0x1001"), "{e}");
+    let mut null = Vec::new();
+    encode_custom_v1_body::<RelationIdentifier, _>(None, &mut null).unwrap();
+    assert_eq!(null, [0, 0, 0x10, 0x01, 0x01]);
+    assert_eq!(
+        RelationIdentifierType
+            .decode(&mut Cursor::new(&null, 0, &limits))
+            .unwrap(),
+        Value::Null(0x00)
+    );
+    // The whole form is non-null and names its type.
+    let mut fq_null = vec![0x00];
+    fq_null.extend((RelationIdentifier::NAME.len() as i32).to_be_bytes());
+    fq_null.extend(RelationIdentifier::NAME.as_bytes());
+    fq_null.extend(&null);
+    let Err(FastError::Invalid(e)) =
+        <RelationIdentifier as FqDecodeV1>::decode_fq_v1(&mut Cursor::new(&fq_null, 0, &limits))
+    else {
+        panic!("a null in a non-null slot")
+    };
+    assert_eq!(e.offset(), fq_null.len() as u64 - 1);
+    let mut other = fq_null.clone();
+    other[5] = b'J';
+    let Err(FastError::Invalid(e)) =
+        <RelationIdentifier as FqDecodeV1>::decode_fq_v1(&mut Cursor::new(&other, 0, &limits))
+    else {
+        panic!("accepted another type's name")
+    };
+    assert_eq!(e.offset(), 1);
+    assert!(
+        e.to_string().contains("\"Janusgraph.RelationIdentifier\""),
+        "{e}"
+    );
+    assert_eq!(<RelationIdentifier as CustomV1>::CUSTOM_INFO, 0x1001);
+}
+
+#[test]
+fn what_would_not_read_back_is_not_written() {
+    // `Some` of the sentinel would read back as `None`.
+    let r = rel(JanusVertexId::Long(3), Some(JanusVertexId::Long(0)));
+    assert!(r.encode_v1(&mut Vec::new()).is_err());
+    // A string id is non-empty ASCII.
+    for s in ["", "é"] {
+        let r = rel(JanusVertexId::String(s.into()), None);
+        assert!(r.encode_v1(&mut Vec::new()).is_err(), "{s:?}");
+    }
+    // A value of another type is no RelationIdentifier.
+    assert!(DerivedCustom::<RelationIdentifier>::new()
+        .encode(&Value::Long(1), &mut Vec::new())
+        .is_err());
+}

@@ -418,3 +418,230 @@ fq_collection! {
     Vec, codes::LIST;
     Set, codes::SET;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Custom types (type code 0x00) and sentinel fields.
+
+/// The GraphBinary 1 type code of a custom type.
+const CUSTOM: u8 = 0x00;
+
+/// A GraphBinary 1 custom type (type code `0x00`) in the layout JanusGraph writes its types in:
+/// `{0x00}{name String}{custom_type_info Int}{value_flag}{value}`, where `{value}` is the type's
+/// bare [`DecodeV1`] / [`EncodeV1`] form (its fields in order).
+///
+/// Derived with `#[graphbinary(v1_custom = "janusgraph.RelationIdentifier", v1_custom_info =
+/// 0x1001)]`, which also implements [`FqDecodeV1`] / [`FqEncodeV1`] as the whole form above
+/// (non-null), so that a custom type can be an `fq` field of another GraphBinary 1 type. The
+/// readers of what follows the name, for a registry of custom types keyed by name, are
+/// [`decode_custom_v1_body`], [`decode_custom_v1_body_slow`] and [`encode_custom_v1_body`].
+///
+/// A custom value's length is nowhere on the wire: a reader that does not know the name
+/// cannot step over it.
+pub trait CustomV1: DecodeV1 + EncodeV1 {
+    /// The type name on the wire, e.g. `janusgraph.RelationIdentifier`.
+    const CUSTOM_NAME: &'static str;
+    /// The custom type info written after the name (JanusGraph: an Int per type, `0x1001` for
+    /// `RelationIdentifier`).
+    const CUSTOM_INFO: i32;
+}
+
+/// `{custom_type_info Int}{value_flag}`: `true` for a value, `false` for a null.
+fn custom_info_and_flag<T: CustomV1>(cur: &mut Cursor<'_>) -> FastResult<bool> {
+    let at = cur.offset();
+    let info = cur.read_i32()?;
+    if info != T::CUSTOM_INFO {
+        return Err(cur.error_at(at, custom_info_error::<T>(info)));
+    }
+    cur.read_nullable_flag(T::EXPECTED)
+}
+
+#[cold]
+fn custom_info_error<T: CustomV1>(info: i32) -> ErrorKind {
+    ErrorKind::Invalid {
+        what: "GraphBinary 1 custom type info",
+        detail: format!(
+            "{}: custom type info 0x{info:x}, expected 0x{:x}",
+            T::CUSTOM_NAME,
+            T::CUSTOM_INFO
+        ),
+    }
+}
+
+/// Reads what follows a custom type's name, `{custom_type_info}{value_flag}{value}`, from
+/// buffered bytes: `None` for a null (value flag `0x01`). A custom type info other than
+/// [`CustomV1::CUSTOM_INFO`] is an error at its offset.
+#[inline]
+pub fn decode_custom_v1_body<T: CustomV1>(cur: &mut Cursor<'_>) -> FastResult<Option<T>> {
+    if custom_info_and_flag::<T>(cur)? {
+        T::decode_v1(cur).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// [`decode_custom_v1_body`] on the slow path: the header as it arrives, then the value
+/// through `buf.read::<V1<T>>()` (its fast path, or its field-by-field slow path when it is
+/// larger than the buffer).
+///
+/// # Cancel safety
+/// Not cancel safe: the custom type info is consumed before the value flag is read.
+pub async fn decode_custom_v1_body_slow<T: CustomV1, R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+) -> Result<Option<T>, DecodeError> {
+    let at = buf.offset();
+    let info = buf.read_i32().await?;
+    if info != T::CUSTOM_INFO {
+        return Err(DecodeError::new(at, custom_info_error::<T>(info)));
+    }
+    if buf.read_nullable_flag(T::EXPECTED).await? {
+        Ok(Some(buf.read::<V1<T>>().await?.0))
+    } else {
+        Ok(None)
+    }
+}
+
+/// Writes what follows a custom type's name: `{custom_type_info}{0x00}{value}`, or
+/// `{custom_type_info}{0x01}` for `None`.
+#[inline]
+pub fn encode_custom_v1_body<T: CustomV1, B: BufMut>(
+    value: Option<&T>,
+    out: &mut B,
+) -> Result<(), EncodeError> {
+    out.put_i32(T::CUSTOM_INFO);
+    match value {
+        Some(v) => {
+            out.put_u8(0x00);
+            v.encode_v1(out)
+        }
+        None => {
+            out.put_u8(0x01);
+            Ok(())
+        }
+    }
+}
+
+/// `{0x00}{name String}`: the name must be `T`'s.
+fn custom_header<T: CustomV1>(cur: &mut Cursor<'_>) -> FastResult<()> {
+    cur.expect_type_code(CUSTOM, T::EXPECTED)?;
+    let at = cur.offset();
+    let name = cur.read_str()?;
+    if name != T::CUSTOM_NAME {
+        return Err(cur.error_at(at, custom_name_error::<T>(name)));
+    }
+    Ok(())
+}
+
+#[cold]
+fn custom_name_error<T: CustomV1>(name: &str) -> ErrorKind {
+    ErrorKind::Invalid {
+        what: "GraphBinary 1 custom type name",
+        detail: format!("{name:?}, expected {:?}", T::CUSTOM_NAME),
+    }
+}
+
+/// `{0x00}{name}{custom_type_info}{0x00}{value}`, the whole custom value, non-null (the
+/// derived [`FqDecodeV1`] of a [`CustomV1`] type).
+#[inline]
+pub fn decode_fq_custom_v1<T: CustomV1>(cur: &mut Cursor<'_>) -> FastResult<T> {
+    custom_header::<T>(cur)?;
+    let at = cur.offset() + 4;
+    match decode_custom_v1_body::<T>(cur)? {
+        Some(v) => Ok(v),
+        None => Err(cur.error_at(at, ErrorKind::UnexpectedNull { what: T::EXPECTED })),
+    }
+}
+
+/// [`decode_fq_custom_v1`] on the slow path: each part as it arrives (the name streamed, as
+/// any String), then the value through `buf.read::<V1<T>>()`.
+///
+/// # Cancel safety
+/// Not cancel safe: the parts already read are consumed.
+pub async fn decode_fq_custom_v1_slow<T: CustomV1, R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+) -> Result<T, DecodeError> {
+    buf.expect_type_code(CUSTOM, T::EXPECTED).await?;
+    let at = buf.offset();
+    let name = buf.read_string().await?;
+    if name != T::CUSTOM_NAME {
+        return Err(DecodeError::new(at, custom_name_error::<T>(&name)));
+    }
+    let at = buf.offset() + 4;
+    match decode_custom_v1_body_slow::<T, R>(buf).await? {
+        Some(v) => Ok(v),
+        None => Err(DecodeError::new(
+            at,
+            ErrorKind::UnexpectedNull { what: T::EXPECTED },
+        )),
+    }
+}
+
+/// `{0x00}{name}{custom_type_info}{0x00}{value}` (the derived [`FqEncodeV1`] of a
+/// [`CustomV1`] type).
+#[inline]
+pub fn encode_fq_custom_v1<T: CustomV1, B: BufMut>(
+    value: &T,
+    out: &mut B,
+) -> Result<(), EncodeError> {
+    out.put_u8(CUSTOM);
+    write::put_str(out, T::CUSTOM_NAME)?;
+    encode_custom_v1_body(Some(value), out)
+}
+
+/// A field type one of whose values stands for "none" in a GraphBinary 1 layout: an
+/// `Option<T>` field marked `#[graphbinary(v1 = "sentinel")]` reads that value as `None` and
+/// writes `None` as it (JanusGraph writes the missing in-vertex id of a vertex property's
+/// `RelationIdentifier` as Long 0). Writing `Some` of the sentinel is an error: it would read
+/// back as `None`.
+pub trait SentinelV1: DecodeV1 + EncodeV1 {
+    /// The value written for `None`.
+    fn sentinel() -> Self;
+    /// Whether `self` is the value that stands for `None`.
+    fn is_sentinel(&self) -> bool;
+}
+
+/// An `Option<T>` whose `None` is [`SentinelV1::sentinel`] on the wire (a
+/// `v1 = "sentinel"` field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct SentinelOptV1<T>(pub Option<T>);
+
+impl<T: SentinelV1> DecodeV1 for SentinelOptV1<T> {
+    const EXPECTED: &'static str = T::EXPECTED;
+    #[inline]
+    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        let v = T::decode_v1(cur)?;
+        Ok(SentinelOptV1((!v.is_sentinel()).then_some(v)))
+    }
+    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move {
+            let v = buf.read::<V1<T>>().await?.0;
+            Ok(SentinelOptV1((!v.is_sentinel()).then_some(v)))
+        }
+    }
+}
+
+/// Writes a `v1 = "sentinel"` field: `Some(v)` as `v`, `None` as the sentinel.
+#[inline]
+pub fn encode_sentinel_opt_v1<T: SentinelV1, B: BufMut>(
+    value: &Option<T>,
+    out: &mut B,
+) -> Result<(), EncodeError> {
+    match value {
+        Some(v) if v.is_sentinel() => Err(EncodeError::Unrepresentable {
+            what: T::EXPECTED,
+            detail: "`Some` of the value that stands for none (it would read back as `None`)"
+                .into(),
+        }),
+        Some(v) => v.encode_v1(out),
+        None => T::sentinel().encode_v1(out),
+    }
+}
+
+/// Writes the fully-qualified form, as [`FqV1`]'s [`DecodeV1`] reads it.
+impl<T: FqEncodeV1> EncodeV1 for FqV1<T> {
+    #[inline]
+    fn encode_v1<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        self.0.encode_fq_v1(out)
+    }
+}

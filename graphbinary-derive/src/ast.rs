@@ -36,6 +36,16 @@ pub(crate) struct V1Dialect {
     /// The GraphBinary 1 type code: `v1_type_code`, else `type_code` (the same in both
     /// versions), else none (no fully-qualified v1 impls).
     pub(crate) type_code: Option<u8>,
+    /// `v1_custom = "name", v1_custom_info = ..`: a custom type (0x00), GraphBinary 1 only.
+    pub(crate) custom: Option<Custom>,
+}
+
+/// A GraphBinary 1 custom type: `{0x00}{name String}{info Int}{value_flag}{fields}`.
+pub(crate) struct Custom {
+    /// The type name on the wire.
+    pub(crate) name: String,
+    /// The custom type info Int written after the name.
+    pub(crate) info: i32,
 }
 
 /// The layout of a type's bare value.
@@ -64,9 +74,20 @@ pub(crate) struct Field<'a> {
     pub(crate) layout: Layout<'a>,
     /// The field's name on the wire (composite PDT map key): `rename`, else the field name.
     pub(crate) name: String,
-    /// `v1 = "string"`: a bare String in GraphBinary 1 (through `OneString`), whatever the
-    /// GraphBinary 4 layout.
-    pub(crate) v1_string: bool,
+    /// The field's GraphBinary 1 layout, when it differs from `layout`'s.
+    pub(crate) v1: V1Field<'a>,
+}
+
+/// A field's GraphBinary 1 layout (`v1 = "..."`).
+pub(crate) enum V1Field<'a> {
+    /// The same as in GraphBinary 4 (`layout`), through the v1 traits.
+    Same,
+    /// `v1 = "string"`: a bare String (through `OneString`), whatever the GraphBinary 4
+    /// layout.
+    String,
+    /// `v1 = "sentinel"` on `Option<T>`: `T`'s layout, `None` written as its sentinel
+    /// (through `SentinelV1`).
+    Sentinel(&'a Type),
 }
 
 /// The layout of one field.
@@ -95,7 +116,7 @@ impl<'a> Container<'a> {
         let mut errors = Errors::new();
         let attrs = ContainerAttrs::parse(&input.attrs, &mut errors);
         let kind = check::kind(input, &attrs, &mut errors);
-        let v1 = check::v1(&attrs, &mut errors);
+        let v1 = check::v1(input, &attrs, &mut errors);
 
         let shape = match (&input.data, kind) {
             (Data::Struct(data), Some(check::Kind::Struct)) => {
@@ -154,6 +175,13 @@ impl<'a> Container<'a> {
             type_code,
             v1: v1.then(|| V1Dialect {
                 type_code: attrs.v1_type_code.as_ref().map(|c| c.value).or(type_code),
+                custom: match (&attrs.v1_custom, &attrs.v1_custom_info) {
+                    (Some(name), Some(info)) => Some(Custom {
+                        name: name.value.clone(),
+                        info: info.value,
+                    }),
+                    _ => None,
+                },
             }),
             shape: shape.ok_or_else(|| {
                 syn::Error::new_spanned(&input.ident, "GraphBinary cannot be derived for this type")
@@ -171,14 +199,19 @@ impl<'a> Container<'a> {
 }
 
 /// The model of a struct's named fields.
-fn fields<'a>(fields: &'a Fields, in_pdt: bool, v1: bool, errors: &mut Errors) -> Vec<Field<'a>> {
+fn fields<'a>(
+    fields: &'a Fields,
+    in_pdt: bool,
+    container_v1: bool,
+    errors: &mut Errors,
+) -> Vec<Field<'a>> {
     fields
         .iter()
         .filter_map(|f| {
             let attrs = FieldAttrs::parse(&f.attrs, errors);
             let ident = f.ident.as_ref()?;
             let layout = check::field_layout(&f.ty, &attrs, in_pdt, errors)?;
-            let v1_string = check::field_v1(&attrs, v1, errors);
+            let v1 = check::field_v1(&f.ty, &attrs, container_v1, errors)?;
             Some(Field {
                 ident,
                 ty: &f.ty,
@@ -187,7 +220,7 @@ fn fields<'a>(fields: &'a Fields, in_pdt: bool, v1: bool, errors: &mut Errors) -
                     .rename
                     .map(|r| r.value)
                     .unwrap_or_else(|| unraw(ident)),
-                v1_string,
+                v1,
             })
         })
         .collect()

@@ -28,8 +28,20 @@ pub(crate) const CRATE: &str = "crate";
 pub(crate) const V1: &str = "v1";
 /// Container: the GraphBinary 1 type code, when it differs from `type_code` (implies `v1`).
 pub(crate) const V1_TYPE_CODE: &str = "v1_type_code";
-/// The GraphBinary 1 field layouts `v1 = "..."` accepts.
-pub(crate) const V1_FIELD_LAYOUTS: &[&str] = &["string"];
+/// Container (structs): a GraphBinary 1 custom type (type code 0x00) with this name, in
+/// JanusGraph's layout `{0x00}{name}{custom_type_info Int}{value_flag}{fields}` (implies `v1`;
+/// no GraphBinary 4 impls, GraphBinary 4 has no custom types).
+pub(crate) const V1_CUSTOM: &str = "v1_custom";
+/// Container: the custom type info Int written after a `v1_custom` type's name.
+pub(crate) const V1_CUSTOM_INFO: &str = "v1_custom_info";
+/// The GraphBinary 1 field layouts `v1 = "..."` accepts: `string` (a bare String, through
+/// `OneString`) and `sentinel` (an `Option<T>` whose `None` is `T`'s sentinel value, through
+/// `SentinelV1`).
+pub(crate) const V1_FIELD_LAYOUTS: &[&str] = &[V1_STRING, V1_SENTINEL];
+/// `v1 = "string"`.
+pub(crate) const V1_STRING: &str = "string";
+/// `v1 = "sentinel"`.
+pub(crate) const V1_SENTINEL: &str = "sentinel";
 /// Field: fully-qualified `{type_code}{0x00}{value}`.
 pub(crate) const FQ: &str = "fq";
 /// Field (on `Option<T>`): nullable, bare `{value_flag}{value}` or with `fq` the
@@ -47,6 +59,8 @@ pub(crate) const CONTAINER_ATTRS: &[&str] = &[
     CRATE,
     V1,
     V1_TYPE_CODE,
+    V1_CUSTOM,
+    V1_CUSTOM_INFO,
 ];
 /// The attributes allowed on a field.
 pub(crate) const FIELD_ATTRS: &[&str] = &[FQ, NULLABLE, RENAME, V1];
@@ -69,6 +83,12 @@ pub(crate) struct ContainerAttrs {
     pub(crate) krate: Option<Spanned<syn::Path>>,
     pub(crate) v1: Option<Span>,
     pub(crate) v1_type_code: Option<Spanned<u8>>,
+    pub(crate) v1_custom: Option<Spanned<String>>,
+    /// The custom type info, as the Int's bits.
+    pub(crate) v1_custom_info: Option<Spanned<i32>>,
+    /// A `v1_custom` or `v1_custom_info` was written, even if its value was bad: the
+    /// placeholder impls then include `CustomV1`.
+    pub(crate) wants_custom: bool,
     /// A `type_code` or `composite_pdt` was written, even if its value was bad: the
     /// placeholder impls then include the fully-qualified traits too.
     pub(crate) wants_typed: bool,
@@ -80,7 +100,7 @@ pub(crate) struct FieldAttrs {
     pub(crate) fq: Option<Span>,
     pub(crate) nullable: Option<Span>,
     pub(crate) rename: Option<Spanned<String>>,
-    /// `v1 = "string"`.
+    /// `v1 = "string"` or `v1 = "sentinel"`.
     pub(crate) v1: Option<Spanned<String>>,
 }
 
@@ -109,6 +129,24 @@ impl ContainerAttrs {
                 V1_TYPE_CODE => {
                     let code = value_with(&meta, name, errors, |e, errs| type_code(name, e, errs))?;
                     out.v1_type_code = code.map(|value| Spanned { value, span });
+                }
+                V1_CUSTOM => {
+                    out.wants_custom = true;
+                    let v = value_with(&meta, name, errors, |expr, errors| match expr {
+                        Expr::Lit(ExprLit {
+                            lit: Lit::Str(s), ..
+                        }) if !s.value().is_empty() => Some(s.value()),
+                        _ => {
+                            errors.spanned(expr, msg::v1_custom_not_str());
+                            None
+                        }
+                    })?;
+                    out.v1_custom = v.map(|value| Spanned { value, span });
+                }
+                V1_CUSTOM_INFO => {
+                    out.wants_custom = true;
+                    let v = value_with(&meta, name, errors, custom_info)?;
+                    out.v1_custom_info = v.map(|value| Spanned { value, span });
                 }
                 ENUM_STRING => {
                     flag(&meta, name, errors)?;
@@ -206,6 +244,25 @@ fn type_code(name: &str, expr: &Expr, errors: &mut Errors) -> Option<u8> {
         },
         _ => {
             errors.spanned(expr, msg::type_code_not_u8(name));
+            None
+        }
+    }
+}
+
+/// A custom type info: an integer literal in `0..=0xFFFF_FFFF`, the Int's bits.
+fn custom_info(expr: &Expr, errors: &mut Errors) -> Option<i32> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) if matches!(int.suffix(), "" | "i32" | "u32") => match int.base10_parse::<u32>() {
+            Ok(v) => Some(v as i32),
+            Err(_) => {
+                errors.spanned(expr, msg::v1_custom_info_not_int());
+                None
+            }
+        },
+        _ => {
+            errors.spanned(expr, msg::v1_custom_info_not_int());
             None
         }
     }

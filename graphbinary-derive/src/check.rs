@@ -5,9 +5,10 @@
 
 use syn::{Data, DeriveInput, Fields, Ident, Type, Variant};
 
-use crate::ast::{option_inner, Layout};
+use crate::ast::{option_inner, Layout, V1Field};
 use crate::attr::{
-    ContainerAttrs, FieldAttrs, COMPOSITE_PDT, ENUM_STRING, FQ, NULLABLE, TYPE_CODE,
+    ContainerAttrs, FieldAttrs, COMPOSITE_PDT, ENUM_STRING, FQ, NULLABLE, TYPE_CODE, V1_CUSTOM,
+    V1_CUSTOM_INFO, V1_SENTINEL, V1_TYPE_CODE,
 };
 use crate::errors::{msg, Errors};
 
@@ -150,28 +151,76 @@ pub(crate) fn unique_names<'a>(
 
 /// Whether the container asks for the GraphBinary 1 dialect, reporting the combinations that
 /// cannot have one.
-pub(crate) fn v1(attrs: &ContainerAttrs, errors: &mut Errors) -> bool {
-    let wanted = attrs.v1.is_some() || attrs.v1_type_code.is_some();
+pub(crate) fn v1(input: &DeriveInput, attrs: &ContainerAttrs, errors: &mut Errors) -> bool {
+    let wanted = attrs.v1.is_some() || attrs.v1_type_code.is_some() || attrs.wants_custom;
     if let (Some(code), None) = (&attrs.v1_type_code, &attrs.type_code) {
         errors.push(syn::Error::new(code.span, msg::v1_type_code_alone()));
     }
     if let (true, Some(pdt)) = (wanted, &attrs.composite_pdt) {
         errors.push(syn::Error::new(pdt.span, msg::v1_on_pdt()));
     }
+    match (&attrs.v1_custom, &attrs.v1_custom_info) {
+        (Some(custom), None) => errors.push(syn::Error::new(
+            custom.span,
+            msg::v1_custom_pair(V1_CUSTOM, V1_CUSTOM_INFO),
+        )),
+        (None, Some(info)) => errors.push(syn::Error::new(
+            info.span,
+            msg::v1_custom_pair(V1_CUSTOM_INFO, V1_CUSTOM),
+        )),
+        _ => {}
+    }
+    if let Some(custom) = &attrs.v1_custom {
+        if attrs.type_code.is_some() {
+            errors.push(syn::Error::new(
+                custom.span,
+                msg::v1_custom_conflict(TYPE_CODE),
+            ));
+        }
+        if attrs.v1_type_code.is_some() {
+            errors.push(syn::Error::new(
+                custom.span,
+                msg::v1_custom_conflict(V1_TYPE_CODE),
+            ));
+        }
+        if attrs.enum_string.is_some() || matches!(input.data, Data::Enum(_)) {
+            errors.push(syn::Error::new(custom.span, msg::v1_custom_not_struct()));
+        }
+    }
     wanted
 }
 
-/// A field's `v1 = "string"`: only in a container with the GraphBinary 1 dialect, and not with
-/// a GraphBinary 4 layout attribute.
-pub(crate) fn field_v1(attrs: &FieldAttrs, container_v1: bool, errors: &mut Errors) -> bool {
+/// A field's `v1 = "..."`: only in a container with the GraphBinary 1 dialect, and not with
+/// a GraphBinary 4 layout attribute; `v1 = "sentinel"` only on `Option<T>`. `None` (with the
+/// error recorded) when the field cannot have it.
+pub(crate) fn field_v1<'a>(
+    ty: &'a Type,
+    attrs: &FieldAttrs,
+    container_v1: bool,
+    errors: &mut Errors,
+) -> Option<V1Field<'a>> {
     let Some(v1) = &attrs.v1 else {
-        return false;
+        return Some(V1Field::Same);
     };
     if !container_v1 {
         errors.push(syn::Error::new(v1.span, msg::v1_field_without_v1()));
     }
-    if attrs.fq.is_some() || attrs.nullable.is_some() {
-        errors.push(syn::Error::new(v1.span, msg::v1_string_with_layout()));
+    let with_layout = attrs.fq.is_some() || attrs.nullable.is_some();
+    if v1.value == V1_SENTINEL {
+        if with_layout {
+            errors.push(syn::Error::new(v1.span, msg::v1_sentinel_with_layout()));
+        }
+        match option_inner(ty) {
+            Some(inner) => Some(V1Field::Sentinel(inner)),
+            None => {
+                errors.spanned(ty, msg::v1_sentinel_not_option());
+                None
+            }
+        }
+    } else {
+        if with_layout {
+            errors.push(syn::Error::new(v1.span, msg::v1_string_with_layout()));
+        }
+        Some(V1Field::String)
     }
-    true
 }

@@ -59,7 +59,8 @@ pub(crate) mod msg {
     use std::fmt::Display;
 
     use crate::attr::{
-        COMPOSITE_PDT, CRATE, ENUM_STRING, FQ, NULLABLE, RENAME, TYPE_CODE, V1, V1_TYPE_CODE,
+        COMPOSITE_PDT, CRATE, ENUM_STRING, FQ, NULLABLE, RENAME, TYPE_CODE, V1, V1_CUSTOM,
+        V1_CUSTOM_INFO, V1_SENTINEL, V1_TYPE_CODE,
     };
 
     /// A name inside `#[graphbinary(...)]` that is not an attribute of this position.
@@ -95,7 +96,7 @@ pub(crate) mod msg {
     /// A field's `v1 = ...` in a type that has no GraphBinary 1 dialect.
     pub(crate) fn v1_field_without_v1() -> String {
         format!(
-            "`{V1} = ...` on a field needs `#[graphbinary({V1})]` or `{V1_TYPE_CODE}` on the type"
+            "`{V1} = ...` on a field needs `#[graphbinary({V1})]`, `{V1_TYPE_CODE}` or `{V1_CUSTOM}` on the type"
         )
     }
 
@@ -103,6 +104,13 @@ pub(crate) mod msg {
     pub(crate) fn v1_string_with_layout() -> String {
         format!(
             "`{V1} = \"string\"` is a bare String in GraphBinary 1 and takes the field type's GraphBinary 4 layout as it is: it cannot be combined with `{FQ}` or `{NULLABLE}`"
+        )
+    }
+
+    /// `v1 = "sentinel"` together with a GraphBinary 4 layout attribute.
+    pub(crate) fn v1_sentinel_with_layout() -> String {
+        format!(
+            "`{V1} = \"{V1_SENTINEL}\"` is the field type's own layout, `None` written as its sentinel: it cannot be combined with `{FQ}` or `{NULLABLE}`"
         )
     }
 
@@ -114,6 +122,44 @@ pub(crate) mod msg {
     /// `v1_type_code` without `type_code`.
     pub(crate) fn v1_type_code_alone() -> String {
         format!("`{V1_TYPE_CODE}` needs `{TYPE_CODE}` (the GraphBinary 4 code) beside it")
+    }
+
+    /// `v1_custom = ...` with something other than a non-empty string literal.
+    pub(crate) fn v1_custom_not_str() -> String {
+        format!(
+            "`{V1_CUSTOM}` must be a non-empty string literal naming the custom type, e.g. `{V1_CUSTOM} = \"janusgraph.RelationIdentifier\"`"
+        )
+    }
+
+    /// `v1_custom_info = ...` with something other than an integer literal in range.
+    pub(crate) fn v1_custom_info_not_int() -> String {
+        format!(
+            "`{V1_CUSTOM_INFO}` must be an integer literal in 0..=0xFFFF_FFFF (the Int written after the name), e.g. `{V1_CUSTOM_INFO} = 0x1001`"
+        )
+    }
+
+    /// `v1_custom` without `v1_custom_info`, or the other way round.
+    pub(crate) fn v1_custom_pair(given: &str, missing: &str) -> String {
+        format!("`{given}` needs `{missing}` beside it: a custom type is `{{0x00}}{{name}}{{custom_type_info Int}}{{value_flag}}{{value}}`")
+    }
+
+    /// `v1_custom` with an attribute that gives the type another form.
+    pub(crate) fn v1_custom_conflict(other: &str) -> String {
+        format!(
+            "`{V1_CUSTOM}` is a GraphBinary 1 custom type (type code 0x00) of its own: it cannot be used with `{other}`"
+        )
+    }
+
+    /// `v1_custom` on an enum.
+    pub(crate) fn v1_custom_not_struct() -> String {
+        format!("`{V1_CUSTOM}` is only allowed on structs with named fields")
+    }
+
+    /// `v1 = "sentinel"` on a field that is not `Option<T>`.
+    pub(crate) fn v1_sentinel_not_option() -> String {
+        format!(
+            "`{V1} = \"{V1_SENTINEL}\"` requires a field of type `Option<T>` (`None` is written as `T`'s `SentinelV1::sentinel()`)"
+        )
     }
 
     /// `composite_pdt = ...` with something other than a non-empty string literal.

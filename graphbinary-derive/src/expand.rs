@@ -29,10 +29,15 @@ pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
 /// The impls for a valid input, or every error found in it.
 pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let cont = Container::from_ast(input)?;
+    let v1 = v1::impls(&cont);
+    if cont.v1.as_ref().is_some_and(|v1| v1.custom.is_some()) {
+        // A custom type (0x00) is GraphBinary 1 only: GraphBinary 4 has no custom types, and
+        // its leaf fields need no GraphBinary 4 impls.
+        return Ok(v1);
+    }
     let decode = read::decode_impl(&cont);
     let encode = write::encode_impl(&cont);
     let typed = typed::impls(&cont);
-    let v1 = v1::impls(&cont);
     Ok(quote! {
         #decode
         #encode
@@ -75,7 +80,7 @@ fn placeholder(input: &DeriveInput, attrs: &ContainerAttrs) -> TokenStream {
     };
     let decode = sig::decode(&send_head, false, &expected, fast(), slow());
     let encode = sig::encode(&head, false, unwritable());
-    let v1 = if attrs.v1.is_some() || attrs.v1_type_code.is_some() {
+    let v1 = if attrs.v1.is_some() || attrs.v1_type_code.is_some() || attrs.wants_custom {
         let decode = sig::decode_v1(&send_head, false, &expected, fast(), slow());
         let encode = sig::encode_v1(&head, false, unwritable());
         let code = attrs
@@ -84,6 +89,19 @@ fn placeholder(input: &DeriveInput, attrs: &ContainerAttrs) -> TokenStream {
             .or(attrs.type_code.as_ref())
             .map(|c| c.value);
         let typed = match code {
+            _ if attrs.wants_custom => {
+                let name = attrs
+                    .v1_custom
+                    .as_ref()
+                    .map(|c| c.value.clone())
+                    .unwrap_or_default();
+                let info =
+                    crate::util::hex_i32(attrs.v1_custom_info.as_ref().map_or(0, |c| c.value));
+                let custom = sig::custom_v1(&send_head, quote!(#name), info);
+                let fq_decode = sig::decode_v1(&send_head, true, &expected, fast(), slow());
+                let fq_encode = sig::encode_v1(&head, true, unwritable());
+                quote!(#custom #fq_decode #fq_encode)
+            }
             Some(code) => {
                 let typed = sig::typed_v1(&head, code);
                 let fq_decode = sig::decode_v1(&send_head, true, &expected, fast(), slow());

@@ -58,6 +58,7 @@
 //! | `composite_pdt = "Name"` | structs: a CompositePDT (type code `0xF0`), see below; also an inherent `const TYPE_NAME: &str` |
 //! | `v1` | also the GraphBinary 1 dialect (TinkerPop 3.x), see below |
 //! | `v1_type_code = 0x88` | the GraphBinary 1 type code when it differs from `type_code` (implies `v1`) |
+//! | `v1_custom = "name", v1_custom_info = 0x1001` | structs: a GraphBinary 1 custom type (type code `0x00`), GraphBinary 1 only, see below |
 //!
 //! On a field of a plain struct:
 //!
@@ -86,6 +87,10 @@
 //! `From<Arc<str>>` and written through `graphbinary_core::v1::OneString`. The GraphBinary 4
 //! impls are the same tokens with or without `v1`; composite PDTs have no GraphBinary 1 form.
 //!
+//! `#[graphbinary(v1 = "sentinel")]` on an `Option<T>` field reads and writes `T`'s own layout,
+//! `None` being `T`'s `graphbinary_core::v1::SentinelV1::sentinel()` on the wire (a value read
+//! as the sentinel is `None`; `Some(sentinel)` cannot be written).
+//!
 //! ```
 //! use std::sync::Arc;
 //! use graphbinary_core::v1::{DecodeV1, EncodeV1};
@@ -106,6 +111,43 @@
 //! assert_eq!(v1, v4); // the same layout in both versions
 //! let limits = Limits::default();
 //! let back = Property::decode_v1(&mut Cursor::new(&v1, 0, &limits)).unwrap();
+//! assert_eq!(back, p);
+//! ```
+//!
+//! # GraphBinary 1 custom types
+//!
+//! `#[graphbinary(v1_custom = "janusgraph.RelationIdentifier", v1_custom_info = 0x1001)]` on a
+//! struct makes it a custom type (type code `0x00`) in the layout JanusGraph writes its types
+//! in: `{0x00}{name String}{custom_type_info Int}{value_flag}{fields}`. The derive implements
+//! `DecodeV1` (fast and slow paths) and `EncodeV1` of the fields in order,
+//! `graphbinary_core::v1::CustomV1` (the name and the info) and `FqDecodeV1` / `FqEncodeV1` as
+//! the whole value (non-null); no GraphBinary 4 impls (GraphBinary 4 has no custom types). A
+//! registry of custom types by name reads what follows the name with
+//! `graphbinary_core::v1::decode_custom_v1_body`. A field whose layout is no GraphBinary type
+//! (JanusGraph's marker-tagged vertex ids) is a leaf type implementing `DecodeV1` / `EncodeV1`
+//! by hand, as the primitives do; the derive reads and writes it as any bare field.
+//!
+//! ```
+//! use graphbinary_core::v1::{CustomV1, DecodeV1, FqEncodeV1};
+//! use graphbinary_core::{Cursor, Limits};
+//! use graphbinary_derive::GraphBinary;
+//!
+//! #[derive(GraphBinary, Debug, PartialEq)]
+//! #[graphbinary(v1_custom = "example.Pair", v1_custom_info = 7)]
+//! struct Pair {
+//!     a: i32,
+//!     b: i64,
+//! }
+//!
+//! let p = Pair { a: 1, b: 2 };
+//! let mut whole = Vec::new();
+//! p.encode_fq_v1(&mut whole).unwrap();
+//! assert_eq!(whole[0], 0x00); // the custom type code
+//! assert_eq!(&whole[5..17], b"example.Pair");
+//! assert_eq!(&whole[17..22], [0, 0, 0, 7, 0x00]); // the info, then the value flag
+//! assert_eq!(<Pair as CustomV1>::CUSTOM_NAME, "example.Pair");
+//! let limits = Limits::default();
+//! let back = Pair::decode_v1(&mut Cursor::new(&whole[22..], 0, &limits)).unwrap();
 //! assert_eq!(back, p);
 //! ```
 //!

@@ -182,6 +182,17 @@ pub(crate) fn typed_v1(head: &Head<'_>, code: u8) -> TokenStream {
     }
 }
 
+/// `impl CustomV1`: a GraphBinary 1 custom type's name and custom type info.
+pub(crate) fn custom_v1(head: &Head<'_>, name: TokenStream, info: TokenStream) -> TokenStream {
+    let head = head.of(quote!(v1::CustomV1));
+    quote! {
+        #head {
+            const CUSTOM_NAME: &'static str = #name;
+            const CUSTOM_INFO: i32 = #info;
+        }
+    }
+}
+
 /// Puts the derive's output in an anonymous `const` block that names the core crate
 /// `__graphbinary` (serde's `_serde`), so that the same code works whether the user depends
 /// on `graphbinary-core` or reaches it through another crate (`#[graphbinary(crate = "..")]`).

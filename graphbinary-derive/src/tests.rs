@@ -161,7 +161,7 @@ fn every_error_is_reported() {
         }),
         [
             "`type_code` must be an integer literal in 0..=255, e.g. `type_code = 0x11`",
-            "unknown graphbinary attribute `frobnicate`; expected one of: `type_code`, `enum_string`, `composite_pdt`, `crate`, `v1`, `v1_type_code`",
+            "unknown graphbinary attribute `frobnicate`; expected one of: `type_code`, `enum_string`, `composite_pdt`, `crate`, `v1`, `v1_type_code`, `v1_custom`, `v1_custom_info`",
             "duplicate graphbinary attribute `type_code`",
             "`nullable` requires a field of type `Option<T>`",
             "duplicate graphbinary attribute `fq`",
@@ -337,7 +337,7 @@ fn v1_errors() {
                 label: Labels,
             }
         }),
-        ["`v1 = ...` on a field needs `#[graphbinary(v1)]` or `v1_type_code` on the type"]
+        ["`v1 = ...` on a field needs `#[graphbinary(v1)]`, `v1_type_code` or `v1_custom` on the type"]
     );
     assert_eq!(
         errors(quote! {
@@ -350,7 +350,7 @@ fn v1_errors() {
             }
         }),
         [
-            "unknown GraphBinary 1 field layout; expected one of: `v1 = \"string\"`",
+            "unknown GraphBinary 1 field layout; expected one of: `v1 = \"string\"`, `v1 = \"sentinel\"`",
             "`v1 = \"string\"` is a bare String in GraphBinary 1 and takes the field type's GraphBinary 4 layout as it is: it cannot be combined with `fq` or `nullable`",
         ]
     );
@@ -374,5 +374,105 @@ fn v1_errors() {
             struct P { a: i32 }
         }),
         ["`v1_type_code` needs `type_code` (the GraphBinary 4 code) beside it"]
+    );
+}
+
+#[test]
+fn snapshot_v1_custom_type() {
+    // JanusGraph's RelationIdentifier: leaf fields (a hand-written `DecodeV1` type), Longs,
+    // and an `Option` whose `None` is the leaf's sentinel.
+    snapshot(
+        "v1_custom",
+        quote! {
+            #[graphbinary(v1_custom = "janusgraph.RelationIdentifier", v1_custom_info = 0x1001)]
+            pub struct RelationIdentifier {
+                pub out_vertex_id: JanusVertexId,
+                pub type_id: i64,
+                pub relation_id: i64,
+                #[graphbinary(v1 = "sentinel")]
+                pub in_vertex_id: Option<JanusVertexId>,
+            }
+        },
+    );
+}
+
+/// A custom type is GraphBinary 1 only: no GraphBinary 4 impl, and its bits of custom type
+/// info are written as they are, a negative Int included.
+#[test]
+fn a_custom_type_has_only_graphbinary_1_impls() {
+    let input: DeriveInput = syn::parse_quote! {
+        #[graphbinary(v1_custom = "x.Y", v1_custom_info = 0xFFFF_FFFE)]
+        struct Y { a: i64 }
+    };
+    let out = crate::expand::expand(&input).unwrap().to_string();
+    for tr in [
+        "v1 :: DecodeV1",
+        "v1 :: EncodeV1",
+        "v1 :: CustomV1",
+        "v1 :: FqDecodeV1",
+        "v1 :: FqEncodeV1",
+    ] {
+        assert!(out.contains(tr), "{tr} missing from {out}");
+    }
+    assert!(!out.contains("__graphbinary :: Decode for"), "{out}");
+    assert!(!out.contains("__graphbinary :: Encode for"), "{out}");
+    assert!(!out.contains("TypedV1"), "{out}");
+    assert!(out.contains("(0xfffffffeu32 as i32)"), "{out}");
+}
+
+#[test]
+fn v1_custom_errors() {
+    assert_eq!(
+        errors(quote! {
+            #[graphbinary(v1_custom = "janusgraph.RelationIdentifier")]
+            struct R { a: i64 }
+        }),
+        ["`v1_custom` needs `v1_custom_info` beside it: a custom type is `{0x00}{name}{custom_type_info Int}{value_flag}{value}`"]
+    );
+    assert_eq!(
+        errors(quote! {
+            #[graphbinary(v1_custom_info = 0x1001)]
+            struct R { a: i64 }
+        }),
+        ["`v1_custom_info` needs `v1_custom` beside it: a custom type is `{0x00}{name}{custom_type_info Int}{value_flag}{value}`"]
+    );
+    assert_eq!(
+        errors(quote! {
+            #[graphbinary(v1_custom = "", v1_custom_info = 0x1_0000_0000)]
+            struct R { a: i64 }
+        }),
+        [
+            "`v1_custom` must be a non-empty string literal naming the custom type, e.g. `v1_custom = \"janusgraph.RelationIdentifier\"`",
+            "`v1_custom_info` must be an integer literal in 0..=0xFFFF_FFFF (the Int written after the name), e.g. `v1_custom_info = 0x1001`",
+        ]
+    );
+    assert_eq!(
+        errors(quote! {
+            #[graphbinary(type_code = 0x11, v1_custom = "x.R", v1_custom_info = 1)]
+            struct R { a: i64 }
+        }),
+        ["`v1_custom` is a GraphBinary 1 custom type (type code 0x00) of its own: it cannot be used with `type_code`"]
+    );
+    assert_eq!(
+        errors(quote! {
+            #[graphbinary(enum_string, v1_custom = "x.R", v1_custom_info = 1)]
+            enum R { A }
+        }),
+        ["`v1_custom` is only allowed on structs with named fields"]
+    );
+    assert_eq!(
+        errors(quote! {
+            #[graphbinary(v1_custom = "x.R", v1_custom_info = 1)]
+            struct R {
+                #[graphbinary(v1 = "sentinel")]
+                a: i64,
+                #[graphbinary(nullable, v1 = "sentinel")]
+                b: Option<i64>,
+            }
+        }),
+        [
+            "`v1 = \"sentinel\"` requires a field of type `Option<T>` (`None` is written as `T`'s `SentinelV1::sentinel()`)",
+            "`v1 = \"sentinel\"` is the field type's own layout, `None` written as its sentinel: it cannot be combined with `fq` or `nullable`",
+        ]
     );
 }

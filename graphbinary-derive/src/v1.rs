@@ -3,14 +3,22 @@
 //! as the GraphBinary 4 impls, which it leaves exactly as they are.
 //!
 //! Each field keeps its layout (bare, `fq`, `fq, nullable`, `nullable`) through the v1 traits
-//! of core's `v1` module; `v1 = "string"` makes it a bare String (`OneString`).
+//! of core's `v1` module; `v1 = "string"` makes it a bare String (`OneString`), and
+//! `v1 = "sentinel"` an `Option<T>` whose `None` is `T`'s sentinel value (`SentinelV1`).
+//!
+//! A custom type (`v1_custom = "name", v1_custom_info = ..`) has the same bare impls from its
+//! fields, plus `CustomV1` (its name and info) and `FqDecodeV1` / `FqEncodeV1` as the whole
+//! custom value `{0x00}{name}{info}{0x00}{fields}` (core's `decode_fq_custom_v1` and kin).
+//! Fields whose layout is no GraphBinary type of its own are leaf types implementing
+//! `DecodeV1` / `EncodeV1` by hand, the way the primitives do, and are read like any bare
+//! field.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{parse_quote, Generics, WherePredicate};
 
-use crate::ast::{Container, Field, Layout, Shape};
+use crate::ast::{Container, Field, Layout, Shape, V1Field};
 use crate::read::{construct, enum_fast, enum_slow, local};
 use crate::sig::{self, Head};
 use crate::write::enum_body;
@@ -46,8 +54,32 @@ pub(crate) fn impls(cont: &Container<'_>) -> TokenStream {
         quote!(async move { #slow }),
     );
     let encode = sig::encode_v1(&Head::new(ident, &en_generics), false, body);
-    let typed = match v1.type_code {
-        Some(code) => {
+    let typed = match (&v1.custom, v1.type_code) {
+        (Some(custom), _) => {
+            let mut both = de_generics.clone();
+            if let Some(w) = en_generics.where_clause.clone() {
+                both.make_where_clause().predicates.extend(w.predicates);
+            }
+            let name = &custom.name;
+            let info = crate::util::hex_i32(custom.info);
+            let head = sig::custom_v1(&Head::new(ident, &both), quote!(#name), info);
+            let fq_decode = sig::decode_v1(
+                &Head::new(ident, &both),
+                true,
+                &quote!(<Self as __graphbinary::v1::DecodeV1>::EXPECTED),
+                quote!(__graphbinary::v1::decode_fq_custom_v1::<Self>(cur)),
+                quote!(__graphbinary::v1::decode_fq_custom_v1_slow::<Self, __R>(
+                    buf
+                )),
+            );
+            let fq_encode = sig::encode_v1(
+                &Head::new(ident, &both),
+                true,
+                quote!(__graphbinary::v1::encode_fq_custom_v1(self, out)),
+            );
+            quote!(#head #fq_decode #fq_encode)
+        }
+        (None, Some(code)) => {
             let typed = sig::typed_v1(&Head::new(ident, cont.generics), code);
             let fq_decode = sig::decode_v1(
                 &Head::new(ident, &de_generics),
@@ -63,7 +95,7 @@ pub(crate) fn impls(cont: &Container<'_>) -> TokenStream {
             );
             quote!(#typed #fq_decode #fq_encode)
         }
-        None => TokenStream::new(),
+        (None, None) => TokenStream::new(),
     };
     quote! {
         #decode
@@ -83,8 +115,11 @@ fn generics(cont: &Container<'_>, decode: bool) -> Generics {
         .iter()
         .map(|f| {
             let ty = f.ty;
-            match (decode, f.v1_string, &f.layout) {
-                (_, true, _) => parse_quote!(#ty: __graphbinary::v1::OneString),
+            match (decode, &f.v1, &f.layout) {
+                (_, V1Field::String, _) => parse_quote!(#ty: __graphbinary::v1::OneString),
+                (_, V1Field::Sentinel(inner), _) => {
+                    parse_quote!(#inner: __graphbinary::v1::SentinelV1)
+                }
                 (true, _, Layout::Bare) => parse_quote!(#ty: __graphbinary::v1::DecodeV1),
                 (true, _, Layout::Fq) => parse_quote!(#ty: __graphbinary::v1::FqDecodeV1),
                 (true, _, Layout::FqNullable(inner)) => {
@@ -118,11 +153,15 @@ fn struct_fast(fields: &[Field<'_>]) -> TokenStream {
     let reads = fields.iter().map(|f| {
         let local = local(f);
         let ty = f.ty;
-        let read = if f.v1_string {
+        let read = if let V1Field::String = f.v1 {
             quote_spanned! {ty.span()=>
                 <#ty as ::core::convert::From<::std::sync::Arc<str>>>::from(
                     <::std::sync::Arc<str> as __graphbinary::Decode>::decode(cur)?,
                 )
+            }
+        } else if let V1Field::Sentinel(inner) = f.v1 {
+            quote_spanned! {ty.span()=>
+                <__graphbinary::v1::SentinelOptV1<#inner> as __graphbinary::v1::DecodeV1>::decode_v1(cur)?.0
             }
         } else {
             match &f.layout {
@@ -159,11 +198,15 @@ fn struct_slow(fields: &[Field<'_>]) -> TokenStream {
     let reads = fields.iter().map(|f| {
         let local = local(f);
         let ty = f.ty;
-        let read = if f.v1_string {
+        let read = if let V1Field::String = f.v1 {
             quote_spanned! {ty.span()=>
                 <#ty as ::core::convert::From<::std::sync::Arc<str>>>::from(
                     buf.read::<::std::sync::Arc<str>>().await?,
                 )
+            }
+        } else if let V1Field::Sentinel(inner) = f.v1 {
+            quote_spanned! {ty.span()=>
+                buf.read::<__graphbinary::v1::V1<__graphbinary::v1::SentinelOptV1<#inner>>>().await?.0.0
             }
         } else {
             match &f.layout {
@@ -200,13 +243,21 @@ fn struct_body(fields: &[Field<'_>]) -> TokenStream {
     let writes = fields.iter().map(|f| {
         let ident = f.ident;
         let ty = f.ty;
-        if f.v1_string {
-            return quote_spanned! {ty.span()=>
-                __graphbinary::write::put_str(
-                    out,
-                    __graphbinary::v1::OneString::one_string(&self.#ident)?,
-                )?;
-            };
+        match f.v1 {
+            V1Field::String => {
+                return quote_spanned! {ty.span()=>
+                    __graphbinary::write::put_str(
+                        out,
+                        __graphbinary::v1::OneString::one_string(&self.#ident)?,
+                    )?;
+                };
+            }
+            V1Field::Sentinel(_) => {
+                return quote_spanned! {ty.span()=>
+                    __graphbinary::v1::encode_sentinel_opt_v1(&self.#ident, out)?;
+                };
+            }
+            V1Field::Same => {}
         }
         match &f.layout {
             Layout::Bare => quote_spanned! {ty.span()=>

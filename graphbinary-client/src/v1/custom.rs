@@ -14,17 +14,29 @@
 //! [`encode_value_with`](super::encode_value_with)); the derived element readers, which know
 //! nothing of it, find it there too.
 
+// The leaf's slow path spells out `impl Future + Send`, as the traits do.
+#![allow(clippy::manual_async_fn)]
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::BufMut;
-use graphbinary_core::{write, Cursor, EncodeError, ErrorKind, FastResult};
+use graphbinary_core::v1::{
+    decode_custom_v1_body, encode_custom_v1_body, CustomV1, DecodeV1, EncodeV1, SentinelV1,
+};
+use graphbinary_core::{
+    write, Cursor, DecodeError, EncodeError, ErrorKind, FastResult, ReadBuffer,
+};
+use graphbinary_derive::GraphBinary;
+use tokio::io::AsyncRead;
 
+use super::codes;
 use crate::model::{CompositePdt, Value};
 
 /// A provider's custom type: how to read and write what follows its name.
@@ -82,6 +94,12 @@ impl CustomTypes {
     pub fn with(mut self, t: impl CustomType) -> Self {
         Arc::make_mut(&mut self.0).insert(t.name(), Arc::new(t));
         self
+    }
+
+    /// Adds (or replaces) the reader and writer of a derived custom type
+    /// ([`DerivedCustom`]`<T>`, under [`CustomV1::CUSTOM_NAME`]).
+    pub fn with_derived<T: CustomValue>(self) -> Self {
+        self.with(DerivedCustom::<T>::new())
     }
 
     /// The type registered for `name`.
@@ -228,6 +246,78 @@ pub(crate) fn decode_custom(cur: &mut Cursor<'_>, at: u64) -> FastResult<Value> 
 }
 
 // ---------------------------------------------------------------------------------------------
+// Derived custom types.
+
+/// A custom type derived with `#[derive(GraphBinary)]` and
+/// `#[graphbinary(v1_custom = "name", v1_custom_info = ..)]` (its GraphBinary 1 layout,
+/// [`CustomV1`]), together with the [`Value`] it stands for: by convention a
+/// [`CompositePdt`] named by the custom type's name. [`DerivedCustom`] makes it a
+/// [`CustomType`] to register ([`CustomTypes::with_derived`]).
+pub trait CustomValue: CustomV1 + Send + Sync + 'static {
+    /// As the `Value` the reader produces.
+    fn to_value(&self) -> Value;
+    /// From that `Value`: `None` for any other value.
+    fn from_value(value: &Value) -> Option<Self>;
+}
+
+/// The [`CustomType`] of a derived custom type `T`: its name is [`CustomV1::CUSTOM_NAME`],
+/// the derived reader reads what follows the name (a null, value flag `0x01`, reads as
+/// `Value::Null(0x00)`) and [`CustomValue::to_value`] turns it into a `Value`; the writer
+/// writes [`CustomValue::from_value`] back with the derived writer.
+pub struct DerivedCustom<T>(PhantomData<fn() -> T>);
+
+impl<T> DerivedCustom<T> {
+    /// The reader and writer of `T`.
+    pub const fn new() -> Self {
+        DerivedCustom(PhantomData)
+    }
+}
+
+impl<T> Default for DerivedCustom<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Clone for DerivedCustom<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for DerivedCustom<T> {}
+
+impl<T: CustomV1> fmt::Debug for DerivedCustom<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("DerivedCustom")
+            .field(&T::CUSTOM_NAME)
+            .finish()
+    }
+}
+
+impl<T: CustomValue> CustomType for DerivedCustom<T> {
+    fn name(&self) -> &'static str {
+        T::CUSTOM_NAME
+    }
+
+    #[inline]
+    fn decode(&self, cur: &mut Cursor<'_>) -> FastResult<Value> {
+        Ok(match decode_custom_v1_body::<T>(cur)? {
+            Some(v) => v.to_value(),
+            None => Value::Null(codes::CUSTOM),
+        })
+    }
+
+    fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let v = T::from_value(value).ok_or_else(|| EncodeError::Unrepresentable {
+            what: T::EXPECTED,
+            detail: format!("{} is no {}", value.type_name(), T::CUSTOM_NAME),
+        })?;
+        encode_custom_v1_body(Some(&v), out)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // JanusGraph's RelationIdentifier.
 
 /// The id of a JanusGraph edge or vertex property (`janusgraph.RelationIdentifier`, custom type
@@ -239,9 +329,36 @@ pub(crate) fn decode_custom(cur: &mut Cursor<'_>, at: u64) -> FastResult<Value> 
 ///
 /// Read as a [`Value::CompositePdt`] named `janusgraph.RelationIdentifier` with the fields
 /// `outVertexId`, `typeId`, `relationId`, `inVertexId` (Long, String or null);
-/// [`RelationIdentifier::from_value`] turns that into this struct. Hand-written, not derived:
-/// the marker-tagged ids and the high-bit-terminated strings are no layout of the derive's.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// [`RelationIdentifier::from_value`] turns that into this struct.
+///
+/// Its layout is derived (`#[graphbinary(v1_custom = "janusgraph.RelationIdentifier",
+/// v1_custom_info = 0x1001)]`): the derive writes the fast reader, the field-by-field slow
+/// reader and the writer of the fields in order, and [`CustomV1`]. The marker-tagged vertex
+/// ids are the leaf [`JanusVertexId`], whose `DecodeV1` / `EncodeV1` are written by hand as
+/// the primitives' are; the missing in-vertex id is its sentinel (`v1 = "sentinel"`, Long 0).
+/// The mapping onto [`Value`] ([`RelationIdentifier::to_value`], `from_value`) is by hand.
+///
+/// ```
+/// use graphbinary_client::graphbinary_core::v1::{DecodeV1, EncodeV1};
+/// use graphbinary_client::graphbinary_core::{Cursor, Limits};
+/// use graphbinary_client::v1::{JanusVertexId, RelationIdentifier};
+///
+/// // A vertex property's id: out vertex Long 4104, no in vertex (Long 0).
+/// let r = RelationIdentifier {
+///     out_vertex_id: JanusVertexId::Long(4104),
+///     type_id: 0xc2d,
+///     relation_id: 0x1c1,
+///     in_vertex_id: None,
+/// };
+/// let mut bytes = Vec::new();
+/// r.encode_v1(&mut bytes).unwrap();
+/// assert_eq!(bytes.len(), 9 + 8 + 8 + 9);
+/// let limits = Limits::default();
+/// let back = RelationIdentifier::decode_v1(&mut Cursor::new(&bytes, 0, &limits)).unwrap();
+/// assert_eq!(back, r);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, GraphBinary)]
+#[graphbinary(v1_custom = "janusgraph.RelationIdentifier", v1_custom_info = 0x1001)]
 pub struct RelationIdentifier {
     /// The out-vertex (or, for a vertex property, the vertex) id.
     pub out_vertex_id: JanusVertexId,
@@ -250,10 +367,18 @@ pub struct RelationIdentifier {
     /// The relation's own id.
     pub relation_id: i64,
     /// The in-vertex id of an edge; `None` for a vertex property.
+    #[graphbinary(v1 = "sentinel")]
     pub in_vertex_id: Option<JanusVertexId>,
 }
 
 /// A JanusGraph vertex id: a Long, or a String when the graph allows custom string ids.
+///
+/// On the wire (inside a [`RelationIdentifier`]) `{marker Byte}` then a Long (marker 0) or
+/// an ASCII string whose last byte has its high bit set (marker 1): no GraphBinary type, so
+/// it is a leaf with hand-written `DecodeV1` (fast and slow paths) and `EncodeV1`, which the
+/// derived `RelationIdentifier` calls. A string id is at most `Limits::max_bytes_len` bytes;
+/// a bad marker, a longer or unterminated string and a truncation are errors at the marker's
+/// (or the end's) offset.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum JanusVertexId {
     /// A numeric id.
@@ -264,9 +389,9 @@ pub enum JanusVertexId {
 
 impl RelationIdentifier {
     /// The custom type's name.
-    pub const NAME: &'static str = "janusgraph.RelationIdentifier";
+    pub const NAME: &'static str = <Self as CustomV1>::CUSTOM_NAME;
     /// Its custom type info.
-    pub const TYPE_INFO: i32 = 0x1001;
+    pub const TYPE_INFO: i32 = <Self as CustomV1>::CUSTOM_INFO;
 
     /// From the `CompositePdt` the reader produces.
     pub fn from_value(v: &Value) -> Option<Self> {
@@ -322,120 +447,146 @@ impl RelationIdentifier {
     }
 }
 
-/// The reader and writer of [`RelationIdentifier`] (registered by [`CustomTypes::janusgraph`]).
+impl CustomValue for RelationIdentifier {
+    fn to_value(&self) -> Value {
+        RelationIdentifier::to_value(self)
+    }
+    fn from_value(value: &Value) -> Option<Self> {
+        RelationIdentifier::from_value(value)
+    }
+}
+
+/// The reader and writer of [`RelationIdentifier`] (registered by [`CustomTypes::janusgraph`]):
+/// [`DerivedCustom`]`<RelationIdentifier>` under its own name.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RelationIdentifierType;
-
-const LONG_MARKER: u8 = 0;
-const STRING_MARKER: u8 = 1;
-
-fn read_vertex_id(cur: &mut Cursor<'_>) -> FastResult<JanusVertexId> {
-    let at = cur.offset();
-    match cur.read_u8()? {
-        LONG_MARKER => Ok(JanusVertexId::Long(cur.read_i64()?)),
-        STRING_MARKER => {
-            let mut s = String::new();
-            loop {
-                let b = cur.read_u8()?;
-                s.push(char::from(b & 0x7f));
-                if b & 0x80 != 0 {
-                    return Ok(JanusVertexId::String(s));
-                }
-                if s.len() > cur.limits().max_bytes_len {
-                    return Err(cur.error_at(
-                        at,
-                        ErrorKind::Invalid {
-                            what: "RelationIdentifier vertex id",
-                            detail: "string id longer than max_bytes_len".into(),
-                        },
-                    ));
-                }
-            }
-        }
-        m => Err(cur.error_at(
-            at,
-            ErrorKind::Invalid {
-                what: "RelationIdentifier vertex id",
-                detail: format!("marker {m}, expected 0 (Long) or 1 (String)"),
-            },
-        )),
-    }
-}
-
-fn write_vertex_id(id: &JanusVertexId, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-    match id {
-        JanusVertexId::Long(n) => {
-            out.put_u8(LONG_MARKER);
-            out.put_i64(*n);
-        }
-        JanusVertexId::String(s) => {
-            if s.is_empty() || !s.is_ascii() {
-                return Err(EncodeError::Unrepresentable {
-                    what: "RelationIdentifier vertex id",
-                    detail: format!("{s:?}: a string id is non-empty ASCII"),
-                });
-            }
-            out.put_u8(STRING_MARKER);
-            let bytes = s.as_bytes();
-            out.put_slice(&bytes[..bytes.len() - 1]);
-            out.put_u8(bytes[bytes.len() - 1] | 0x80);
-        }
-    }
-    Ok(())
-}
 
 impl CustomType for RelationIdentifierType {
     fn name(&self) -> &'static str {
         RelationIdentifier::NAME
     }
-
     fn decode(&self, cur: &mut Cursor<'_>) -> FastResult<Value> {
-        let info_at = cur.offset();
-        let info = cur.read_i32()?;
-        if info != RelationIdentifier::TYPE_INFO {
-            return Err(cur.error_at(
-                info_at,
-                ErrorKind::Invalid {
-                    what: "RelationIdentifier custom type info",
-                    detail: format!("0x{info:x}, expected 0x1001"),
-                },
-            ));
+        DerivedCustom::<RelationIdentifier>::new().decode(cur)
+    }
+    fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        DerivedCustom::<RelationIdentifier>::new().encode(value, out)
+    }
+}
+
+const LONG_MARKER: u8 = 0;
+const STRING_MARKER: u8 = 1;
+const VERTEX_ID: &str = "JanusGraph vertex id";
+
+#[cold]
+fn bad_marker(m: u8) -> ErrorKind {
+    ErrorKind::Invalid {
+        what: VERTEX_ID,
+        detail: format!("marker {m}, expected 0 (Long) or 1 (String)"),
+    }
+}
+
+#[cold]
+fn unterminated(max: usize) -> ErrorKind {
+    ErrorKind::Invalid {
+        what: VERTEX_ID,
+        detail: format!(
+            "string id without its last byte (high bit set) within max_bytes_len ({max}) bytes"
+        ),
+    }
+}
+
+/// The string id of `bytes`, the last one with its high bit set and the others without.
+fn string_id(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|&b| char::from(b & 0x7f))
+        .collect::<String>()
+}
+
+impl DecodeV1 for JanusVertexId {
+    const EXPECTED: &'static str = VERTEX_ID;
+
+    #[inline]
+    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
+        let at = cur.offset();
+        match cur.read_u8()? {
+            LONG_MARKER => Ok(JanusVertexId::Long(cur.read_i64()?)),
+            STRING_MARKER => {
+                let max = cur.limits().max_bytes_len;
+                let rest = cur.remaining();
+                match rest.iter().take(max).position(|b| b & 0x80 != 0) {
+                    Some(last) => Ok(JanusVertexId::String(string_id(cur.read_bytes(last + 1)?))),
+                    None if rest.len() >= max => Err(cur.error_at(at, unterminated(max))),
+                    None => {
+                        // The terminator is not buffered yet: one byte more at least.
+                        cur.require(rest.len() + 1)?;
+                        Err(cur.error_at(at, unterminated(max)))
+                    }
+                }
+            }
+            m => Err(cur.error_at(at, bad_marker(m))),
         }
-        if !cur.read_nullable_flag("RelationIdentifier")? {
-            return Ok(Value::Null(0x00));
-        }
-        let out_vertex_id = read_vertex_id(cur)?;
-        let type_id = cur.read_i64()?;
-        let relation_id = cur.read_i64()?;
-        let in_vertex_id = match read_vertex_id(cur)? {
-            JanusVertexId::Long(0) => None,
-            other => Some(other),
-        };
-        Ok(RelationIdentifier {
-            out_vertex_id,
-            type_id,
-            relation_id,
-            in_vertex_id,
-        }
-        .to_value())
     }
 
-    fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let r =
-            RelationIdentifier::from_value(value).ok_or_else(|| EncodeError::Unrepresentable {
-                what: "RelationIdentifier",
-                detail: format!("{} is no RelationIdentifier", value.type_name()),
-            })?;
-        out.put_i32(RelationIdentifier::TYPE_INFO);
-        out.put_u8(0x00);
-        write_vertex_id(&r.out_vertex_id, out)?;
-        out.put_i64(r.type_id);
-        out.put_i64(r.relation_id);
-        match &r.in_vertex_id {
-            Some(id) => write_vertex_id(id, out)?,
-            None => write_vertex_id(&JanusVertexId::Long(0), out)?,
+    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
+        buf: &mut ReadBuffer<R>,
+    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
+        async move {
+            let at = buf.offset();
+            match buf.read_u8().await? {
+                LONG_MARKER => Ok(JanusVertexId::Long(buf.read_i64().await?)),
+                STRING_MARKER => {
+                    let max = buf.limits().max_bytes_len;
+                    // Grows with the bytes that arrive, never with a claim: there is none.
+                    let mut bytes = Vec::new();
+                    loop {
+                        let b = buf.read_u8().await?;
+                        bytes.push(b);
+                        if b & 0x80 != 0 {
+                            return Ok(JanusVertexId::String(string_id(&bytes)));
+                        }
+                        if bytes.len() >= max {
+                            return Err(DecodeError::new(at, unterminated(max)));
+                        }
+                    }
+                }
+                m => Err(DecodeError::new(at, bad_marker(m))),
+            }
+        }
+    }
+}
+
+impl EncodeV1 for JanusVertexId {
+    fn encode_v1<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        match self {
+            JanusVertexId::Long(n) => {
+                out.put_u8(LONG_MARKER);
+                out.put_i64(*n);
+            }
+            JanusVertexId::String(s) => {
+                if s.is_empty() || !s.is_ascii() {
+                    return Err(EncodeError::Unrepresentable {
+                        what: VERTEX_ID,
+                        detail: format!("{s:?}: a string id is non-empty ASCII"),
+                    });
+                }
+                out.put_u8(STRING_MARKER);
+                let bytes = s.as_bytes();
+                out.put_slice(&bytes[..bytes.len() - 1]);
+                out.put_u8(bytes[bytes.len() - 1] | 0x80);
+            }
         }
         Ok(())
+    }
+}
+
+/// A vertex property's `RelationIdentifier` has no in-vertex: JanusGraph writes Long 0.
+impl SentinelV1 for JanusVertexId {
+    fn sentinel() -> Self {
+        JanusVertexId::Long(0)
+    }
+    fn is_sentinel(&self) -> bool {
+        matches!(self, JanusVertexId::Long(0))
     }
 }
 

@@ -57,7 +57,8 @@ mod slow;
 mod writer;
 
 pub use custom::{
-    CustomType, CustomTypes, JanusVertexId, RelationIdentifier, RelationIdentifierType,
+    CustomType, CustomTypes, CustomValue, DerivedCustom, JanusVertexId, RelationIdentifier,
+    RelationIdentifierType,
 };
 pub use graphson3::{to_graphson3, to_graphson3_exact, write_graphson3, write_graphson3_exact};
 pub use reader::{
