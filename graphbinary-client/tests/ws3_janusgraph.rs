@@ -157,6 +157,25 @@ async fn janusgraph_edge_ids_read_as_relation_identifiers() {
         );
         assert_eq!(e.label.len(), 1);
     }
+    // And an id read back goes out again as a binding, written by the same registered type:
+    // `g.E(id)` finds the edge it came from.
+    use graphbinary_client::ws::Eval;
+    for (e, _) in &edges {
+        let Value::Edge(e) = e else { unreachable!() };
+        let found: Vec<_> = c
+            .eval(Eval::new("g.E(eid).label()").binding("eid", e.id.clone()))
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap_or_else(|err| panic!("g.E({:?}): {err:?}", e.id));
+        assert_eq!(
+            found,
+            vec![(Value::String(e.label[0].as_ref().into()), 1)],
+            "{:?}",
+            e.id
+        );
+    }
 }
 
 #[tokio::test]

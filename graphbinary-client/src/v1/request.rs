@@ -7,6 +7,7 @@ use uuid::Uuid;
 use crate::model::Value;
 
 use super::codes;
+use super::custom::CustomTypes;
 use super::writer::encode_value;
 
 /// The mime type a GraphBinary 1 request is prefixed with on WebSocket.
@@ -43,6 +44,12 @@ impl RequestMessage {
         out.put_slice(MIME_TYPE.as_bytes());
         self.encode(&mut out)?;
         Ok(out)
+    }
+
+    /// As [`RequestMessage::encode_ws`], writing argument values of the custom types in
+    /// `custom` (e.g. a JanusGraph `RelationIdentifier` bound to `g.E(id)`) with their writers.
+    pub fn encode_ws_with(&self, custom: &CustomTypes) -> Result<Vec<u8>, EncodeError> {
+        super::custom::scoped(custom, None, None, || self.encode_ws()).0
     }
 
     /// Writes the message without the mime prefix.

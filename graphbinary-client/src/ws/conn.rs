@@ -268,7 +268,7 @@ impl Conn {
 
     /// Sends `request` and returns its results stream.
     pub(crate) fn send(self: &Arc<Self>, request: &RequestMessage) -> Result<Results3, Error3> {
-        let payload = request.encode_ws()?;
+        let payload = request.encode_ws_with(&self.options.custom_types)?;
         let (tx, rx) = mpsc::channel(self.options.request_backlog.max(1));
         let end = Arc::new(Mutex::new(None));
         let queued = Arc::new(AtomicUsize::new(0));
