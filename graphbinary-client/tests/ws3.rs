@@ -1,10 +1,12 @@
 //! End-to-end over WebSocket against real TinkerPop 3 Gremlin Servers (GraphBinary 1) with the
 //! modern graph: `graphbinary_client::ws::Client3` and `Client::builder("ws://...")` against
-//! 3.7.3 and 3.8.1, and SASL against 3.7.3 with `--auth`.
+//! 3.7.3 and 3.8.1, SASL against 3.7.3 with `--auth`, and `wss://` with SASL against 3.7.3
+//! with `--auth --tls` (env `GREMLIN_WSS_AUTH_URL_373` and `GREMLIN_WSS_ROOT_PEM`, the test
+//! CA's certificate the server prints).
 //!
 //! Each server is named by an env var; a test whose servers are all unset returns early with a
 //! `SKIPPED` notice (counted as skipped by `cargo xtask ci`, which starts the servers on
-//! 8186-8188 and sets the vars):
+//! 8186-8190 and sets the vars):
 //!
 //! ```sh
 //! cargo xtask server --tinkerpop 3.7.3 --port 8250 --detach
@@ -920,4 +922,77 @@ async fn the_other_shapes_of_the_modern_graph_decode() {
             prof[0]
         );
     }
+}
+
+/// `wss://` against a real Gremlin Server 3.7.3 serving TLS (`cargo xtask server --tinkerpop
+/// 3.7.3 --auth --tls`: Netty's TLS, a certificate for 127.0.0.1 signed by a test CA) with
+/// SASL over it, as Neptune users connect: trusted through the root given to the options or
+/// the builder, refused without it.
+#[tokio::test]
+async fn wss_with_sasl_reaches_a_tls_server_that_trusts_the_given_root() {
+    let (Ok(url), Ok(root)) = (
+        std::env::var("GREMLIN_WSS_AUTH_URL_373"),
+        std::env::var("GREMLIN_WSS_ROOT_PEM"),
+    ) else {
+        skip::skipped(
+            "wss_with_sasl_reaches_a_tls_server_that_trusts_the_given_root",
+            "GREMLIN_WSS_AUTH_URL_373 / GREMLIN_WSS_ROOT_PEM unset (TinkerPop 3 server with --auth --tls)",
+        );
+        return;
+    };
+    assert!(url.starts_with("wss://"), "{url}");
+    let pem = std::fs::read(&root).unwrap_or_else(|e| panic!("{root}: {e}"));
+    let credentials = Some(("stephen".to_string(), "password".to_string()));
+    let trusted = Options3 {
+        credentials: credentials.clone(),
+        root_certificates: vec![pem.clone()],
+        pool_size: 2,
+        ..Options3::default()
+    };
+    let c = connect_with("3.7.3", &url, trusted).await;
+    assert_eq!(values(&c, "g.V().count()").await, vec![Value::Long(6)]);
+    let (a, b) = tokio::join!(
+        values(&c, "g.V().values('name').order()"),
+        values(&c, "g.E().count()")
+    );
+    assert_eq!(a.len(), 6);
+    assert_eq!(a[0], Value::String("josh".into()));
+    assert_eq!(b, vec![Value::Long(6)]);
+
+    // The platform's trust store alone does not know the test CA: refused, typed, and the
+    // failure names the certificate.
+    let untrusted = Options3 {
+        credentials,
+        ..Options3::default()
+    };
+    let err = match tokio::time::timeout(
+        Duration::from_secs(10),
+        Client3::connect_with(&url, untrusted),
+    )
+    .await
+    .expect("connect timed out")
+    {
+        Err(e) => e,
+        Ok(c) => all(&c, Eval::new("1")).await.unwrap_err(),
+    };
+    assert!(
+        err.to_string().to_lowercase().contains("certificate"),
+        "{err:?}"
+    );
+
+    // The one Client API: the builder's root and credentials serve wss:// as they do https://.
+    use graphbinary_client::Client;
+    let client = Client::builder(url.as_str())
+        .add_root_certificate_pem(pem)
+        .basic_auth("stephen", "password")
+        .build()
+        .unwrap();
+    let n: i64 = client
+        .submit("g.V().count()")
+        .await
+        .unwrap()
+        .one()
+        .await
+        .unwrap();
+    assert_eq!(n, 6);
 }

@@ -32,8 +32,8 @@ already answers there with the modern graph is reused) and a transactional one (
 <port>+1, the SigV4 test (feature sigv4, against botocore), the failover test over three
 servers on 8195-8197 or env GREMLIN_FAILOVER_PORTS=A,B,C (`cargo xtask failover`, with SIGTERM
 then with SIGKILL), the TinkerPop 3 WebSocket tests (tests/ws3.rs, tests/ws3_janusgraph.rs)
-against Gremlin Server 3.7.3, 3.8.1, 3.7.3 with SASL and JanusGraph 1.1.0 on 8186-8189 or env
-GREMLIN_WS_CI_PORTS=A,B,C,D, TinkerPop 3.7.3's Gherkin suite through the WebSocket client
+against Gremlin Server 3.7.3, 3.8.1, 3.7.3 with SASL, JanusGraph 1.1.0 and 3.7.3 with SASL over
+TLS (wss://) on 8186-8190 or env GREMLIN_WS_CI_PORTS=A,B,C,D,E, TinkerPop 3.7.3's Gherkin suite through the WebSocket client
 (`cargo xtask features --tinkerpop 3.7.3`, its own 3.7.3 server on 8186), then TinkerPop's
 Gherkin feature suite in both modes (`cargo xtask features
 --mode all`) and through the traversal API in plain mode (`--via api`, `--via api-params`; and
@@ -42,7 +42,7 @@ Gherkin feature suite in both modes (`cargo xtask features
 target (cargo-fuzz is installed with `cargo install` first when missing; it needs the nightly
 toolchain).
 
-  --tinkerpop3-only  only the TinkerPop 3 step: start the four 3.x servers, run the ws3
+  --tinkerpop3-only  only the TinkerPop 3 step: start the five 3.x servers, run the ws3
                      tests against them, stop them
   --no-server        run the tests without a server (GREMLIN_URL unset: end-to-end tests
                      skip) and no feature suite
@@ -138,12 +138,12 @@ fn run_counting(cmd: &mut Command, totals: &mut TestTotals) -> Result<()> {
     Ok(())
 }
 
-/// The ports of CI's TinkerPop 3 servers: 3.7.3, 3.8.1, 3.7.3 with auth, JanusGraph 1.1.0
-/// (env `GREMLIN_WS_CI_PORTS=A,B,C,D`; default 8186-8189, clear of the failover step's
-/// 8195-8197 and of server3's defaults 8196-8199).
-fn tinkerpop3_ports() -> Result<[u16; 4]> {
+/// The ports of CI's TinkerPop 3 servers: 3.7.3, 3.8.1, 3.7.3 with auth, JanusGraph 1.1.0,
+/// 3.7.3 with auth over TLS (env `GREMLIN_WS_CI_PORTS=A,B,C,D,E`; default 8186-8190, clear of
+/// the failover step's 8195-8197 and of server3's defaults 8196-8199).
+fn tinkerpop3_ports() -> Result<[u16; 5]> {
     let Ok(text) = std::env::var("GREMLIN_WS_CI_PORTS") else {
-        return Ok([8186, 8187, 8188, 8189]);
+        return Ok([8186, 8187, 8188, 8189, 8190]);
     };
     let ports: Vec<u16> = text
         .split(',')
@@ -152,26 +152,28 @@ fn tinkerpop3_ports() -> Result<[u16; 4]> {
         .map_err(|e| anyhow::anyhow!("GREMLIN_WS_CI_PORTS={text:?}: {e}"))?;
     ports
         .try_into()
-        .map_err(|_| anyhow::anyhow!("GREMLIN_WS_CI_PORTS={text:?}: four ports, A,B,C,D"))
+        .map_err(|_| anyhow::anyhow!("GREMLIN_WS_CI_PORTS={text:?}: five ports, A,B,C,D,E"))
 }
 
-/// Starts TinkerPop 3.7.3, 3.8.1, 3.7.3 with SASL and JanusGraph 1.1.0 (jars from Maven
+/// Starts TinkerPop 3.7.3, 3.8.1, 3.7.3 with SASL, JanusGraph 1.1.0 and 3.7.3 with SASL over
+/// TLS (jars from Maven
 /// Central on first use), runs the WebSocket end-to-end tests against them, stops them.
 fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Result<()> {
     use crate::server3::start_for_tests;
-    let [p373, p381, p_auth, p_jg] = tinkerpop3_ports()?;
+    let [p373, p381, p_auth, p_jg, p_tls] = tinkerpop3_ports()?;
     let t = Instant::now();
     let servers = start_for_tests(&[
-        (Some("3.7.3"), false, p373),
-        (Some("3.8.1"), false, p381),
-        (Some("3.7.3"), true, p_auth),
-        (None, false, p_jg),
+        (Some("3.7.3"), false, false, p373),
+        (Some("3.8.1"), false, false, p381),
+        (Some("3.7.3"), true, false, p_auth),
+        (None, false, false, p_jg),
+        (Some("3.7.3"), true, true, p_tls),
     ])?;
-    let [s373, s381, s_auth, s_jg] = &servers[..] else {
-        bail!("four servers expected");
+    let [s373, s381, s_auth, s_jg, s_tls] = &servers[..] else {
+        bail!("five servers expected");
     };
     eprintln!(
-        "xtask: four TinkerPop 3 servers up in {}",
+        "xtask: five TinkerPop 3 servers up in {}",
         secs(t.elapsed())
     );
     let outcome = run_tests(
@@ -188,7 +190,9 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
             .env("GREMLIN_WS_URL_373", s373.url())
             .env("GREMLIN_WS_URL_381", s381.url())
             .env("GREMLIN_WS_AUTH_URL_373", s_auth.url())
-            .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url()),
+            .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url())
+            .env("GREMLIN_WSS_AUTH_URL_373", s_tls.url())
+            .env("GREMLIN_WSS_ROOT_PEM", crate::server3::tls_root()?),
         totals,
     );
     drop(servers);

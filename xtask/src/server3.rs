@@ -10,6 +10,10 @@
 //! `--auth` adds SimpleAuthenticator over a credentials graph (user `stephen`, password
 //! `password`, as in TinkerPop's own `tinkergraph-credentials.properties`) that
 //! `MakeCredentials.java` writes with TinkerPop's CredentialTraversalSource.
+//!
+//! `--tls` serves `wss://` (Netty's TLS in Gremlin Server, `ssl.keyStore`): a test CA and a
+//! server certificate for 127.0.0.1 and localhost signed by it are made once with the JDK's
+//! `keytool` into `target/gremlin-server3/tls/`; clients trust `tls/ca.pem` ([`tls_root`]).
 
 use std::fs;
 use std::io::{Read, Write};
@@ -44,6 +48,8 @@ struct Flavor {
     version: String,
     /// [`INTEGRATION`] for the graphs of TinkerPop's Gherkin suite, else the modern graph only.
     integration: bool,
+    /// `--tls`: `wss://` with a certificate for 127.0.0.1 signed by [`tls_root`]'s test CA.
+    tls: bool,
 }
 
 /// The `--dataset` of the graphs and traversal sources of TinkerPop's Gherkin suite: `ggraph`
@@ -107,7 +113,7 @@ const JVM_OPENS: &[&str] = &[
 ];
 
 const HELP: &str = "usage: cargo xtask server3 [--tinkerpop 3.7.3|3.8.1 | --janusgraph 1.1.0] [--dataset modern|integration]
-                           [--auth] [--port N] [--detach] [--stop]
+                           [--auth] [--tls] [--port N] [--detach] [--stop]
   (also spelled `cargo xtask server --tinkerpop V ...` / `cargo xtask server --janusgraph V ...`)
 
 Runs a real TinkerPop 3 Gremlin Server (TinkerGraph, modern graph bound to `g`) on 127.0.0.1 with
@@ -121,6 +127,8 @@ Maven into target/gremlin-server3/. Needs java 17+ and mvn on PATH.
                   sources of TinkerPop's Gherkin suite (ggraph, gnullable, gclassic, gmodern,
                   gcrew, ggrateful, gsink; `g` is still the modern graph)
   --auth          SimpleAuthenticator, user stephen, password password (SASL PLAIN)
+  --tls           wss:// with a certificate signed by a test CA made with keytool; clients
+                  trust target/gremlin-server3/tls/ca.pem (printed at start)
   --port N        TCP port (default: 8196 for 3.7.3, 8197 for 3.8.1, +2 with --auth)
   --detach        leave it running in the background (pid and log in target/gremlin-server3/)
   --stop          stop the detached server on the port
@@ -142,7 +150,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     let mut version = VERSIONS[0].to_string();
     let mut janusgraph = None;
     let mut port = None;
-    let (mut auth, mut detach, mut stop) = (false, false, false);
+    let (mut auth, mut detach, mut stop, mut tls) = (false, false, false, false);
     let mut integration = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -165,6 +173,7 @@ pub fn cli(args: &[String]) -> Result<()> {
                 _ => bail!("--dataset needs modern or {INTEGRATION}"),
             },
             "--auth" => auth = true,
+            "--tls" => tls = true,
             "--detach" => detach = true,
             "--stop" => stop = true,
             "-h" | "--help" => {
@@ -174,6 +183,10 @@ pub fn cli(args: &[String]) -> Result<()> {
             other => bail!("unknown argument {other:?}\n\n{HELP}"),
         }
     }
+    ensure!(
+        !(tls && janusgraph.is_some()),
+        "--tls is for TinkerPop's Gremlin Server, not --janusgraph"
+    );
     let flavor = match janusgraph {
         Some(v) => {
             if v != JANUSGRAPH_VERSION {
@@ -183,6 +196,7 @@ pub fn cli(args: &[String]) -> Result<()> {
                 janusgraph: true,
                 version: v,
                 integration: false,
+                tls,
             }
         }
         None => {
@@ -191,6 +205,7 @@ pub fn cli(args: &[String]) -> Result<()> {
                 janusgraph: false,
                 version,
                 integration,
+                tls,
             }
         }
     };
@@ -216,8 +231,11 @@ pub fn cli(args: &[String]) -> Result<()> {
         "{}{} ready at {}",
         flavor.name(),
         if auth { " (auth)" } else { "" },
-        url(port)
+        flavor.url(port)
     );
+    if tls {
+        println!("Its root certificate (PEM): {}", tls_root()?.display());
+    }
     if detach {
         println!(
             "Detached (pid {}); stop it with `cargo xtask server3 --stop --port {port}`.",
@@ -233,12 +251,17 @@ pub struct Guard3 {
     child: Child,
     port: u16,
     name: String,
+    tls: bool,
 }
 
 impl Guard3 {
-    /// Its WebSocket URL.
+    /// Its WebSocket URL (`wss://` for a TLS server).
     pub fn url(&self) -> String {
-        url(self.port)
+        if self.tls {
+            tls_url(self.port)
+        } else {
+            url(self.port)
+        }
     }
 }
 
@@ -249,26 +272,28 @@ impl Drop for Guard3 {
     }
 }
 
-/// Starts TinkerPop 3 servers for tests, each `(tinkerpop, auth, port)`: `tinkerpop` a 3.x
+/// Starts TinkerPop 3 servers for tests, each `(tinkerpop, auth, tls, port)`: `tinkerpop` a 3.x
 /// version, or `None` for JanusGraph Server [`JANUSGRAPH_VERSION`]. Jars and configs are
 /// prepared one after the other (Maven and the shared conf directory are not raced), then the
 /// JVMs start together and are awaited in parallel. Fails if something already listens on a
 /// port (a server of unknown kind is never reused for tests); every server started is stopped
 /// on failure.
-pub fn start_for_tests(servers: &[(Option<&str>, bool, u16)]) -> Result<Vec<Guard3>> {
+pub fn start_for_tests(servers: &[(Option<&str>, bool, bool, u16)]) -> Result<Vec<Guard3>> {
     let mut guards = Vec::new();
     let mut flavors = Vec::new();
-    for &(tinkerpop, auth, port) in servers {
+    for &(tinkerpop, auth, tls, port) in servers {
         let flavor = match tinkerpop {
             Some(v) => Flavor {
                 janusgraph: false,
                 version: v.to_owned(),
                 integration: false,
+                tls,
             },
             None => Flavor {
                 janusgraph: true,
                 version: JANUSGRAPH_VERSION.to_owned(),
                 integration: false,
+                tls,
             },
         };
         ensure!(
@@ -280,7 +305,13 @@ pub fn start_for_tests(servers: &[(Option<&str>, bool, u16)]) -> Result<Vec<Guar
         guards.push(Guard3 {
             child,
             port,
-            name: format!("{}{}", flavor.name(), if auth { " (auth)" } else { "" }),
+            name: format!(
+                "{}{}{}",
+                flavor.name(),
+                if auth { " (auth)" } else { "" },
+                if tls { " (tls)" } else { "" }
+            ),
+            tls,
         });
         flavors.push(flavor);
     }
@@ -307,6 +338,183 @@ pub fn start_for_tests(servers: &[(Option<&str>, bool, u16)]) -> Result<Vec<Guar
 /// The URL clients use for a server on `port`.
 pub fn url(port: u16) -> String {
     format!("ws://127.0.0.1:{port}/gremlin")
+}
+
+/// The URL of a `--tls` server on `port`.
+pub fn tls_url(port: u16) -> String {
+    format!("wss://127.0.0.1:{port}/gremlin")
+}
+
+impl Flavor {
+    fn url(&self, port: u16) -> String {
+        if self.tls {
+            tls_url(port)
+        } else {
+            url(port)
+        }
+    }
+}
+
+const TLS_PASSWORD: &str = "changeit";
+
+/// The test CA's certificate (PEM) that `--tls` servers' certificates are signed by, made
+/// (with the server's PKCS#12 key store beside it) on first use.
+pub fn tls_root() -> Result<PathBuf> {
+    Ok(tls_files()?.0)
+}
+
+/// `(ca.pem, server.p12)` in `target/gremlin-server3/tls/`, made with `keytool` if missing:
+/// a CA key pair (basic constraints CA), a server key pair whose certificate the CA signs for
+/// IP 127.0.0.1 and DNS localhost (server auth), and both certificates imported into the
+/// server's key store so it presents the chain.
+fn tls_files() -> Result<(PathBuf, PathBuf)> {
+    let dir = state_dir()?.join("tls");
+    let (ca_pem, store) = (dir.join("ca.pem"), dir.join("server.p12"));
+    if ca_pem.exists() && store.exists() {
+        return Ok((ca_pem, store));
+    }
+    ensure!(
+        on_path("keytool"),
+        "--tls needs `keytool` (it comes with the JDK) on PATH"
+    );
+    let _ = fs::remove_dir_all(&dir);
+    let tmp = state_dir()?.join(format!("tls-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir_all(&tmp)?;
+    let p = |f: &str| tmp.join(f).display().to_string();
+    let pass = TLS_PASSWORD;
+    let common = ["-storepass", pass, "-storetype", "PKCS12"];
+    let steps: Vec<Vec<String>> = vec![
+        vec![
+            "-genkeypair",
+            "-alias",
+            "ca",
+            "-keyalg",
+            "RSA",
+            "-keysize",
+            "2048",
+            "-validity",
+            "3650",
+            "-dname",
+            "CN=graphbinary-rs test CA",
+            "-ext",
+            "bc:c",
+            "-keystore",
+            &p("ca.p12"),
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
+        vec![
+            "-exportcert",
+            "-rfc",
+            "-alias",
+            "ca",
+            "-keystore",
+            &p("ca.p12"),
+            "-file",
+            &p("ca.pem"),
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
+        vec![
+            "-genkeypair",
+            "-alias",
+            "server",
+            "-keyalg",
+            "RSA",
+            "-keysize",
+            "2048",
+            "-validity",
+            "3650",
+            "-dname",
+            "CN=localhost",
+            "-keystore",
+            &p("server.p12"),
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
+        vec![
+            "-certreq",
+            "-alias",
+            "server",
+            "-keystore",
+            &p("server.p12"),
+            "-file",
+            &p("server.csr"),
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
+        vec![
+            "-gencert",
+            "-alias",
+            "ca",
+            "-keystore",
+            &p("ca.p12"),
+            "-infile",
+            &p("server.csr"),
+            "-outfile",
+            &p("server.pem"),
+            "-rfc",
+            "-validity",
+            "3650",
+            "-ext",
+            "SAN=ip:127.0.0.1,dns:localhost",
+            "-ext",
+            "ku:c=digitalSignature,keyEncipherment",
+            "-ext",
+            "eku=serverAuth",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
+        vec![
+            "-importcert",
+            "-noprompt",
+            "-alias",
+            "ca",
+            "-keystore",
+            &p("server.p12"),
+            "-file",
+            &p("ca.pem"),
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
+        vec![
+            "-importcert",
+            "-noprompt",
+            "-alias",
+            "server",
+            "-keystore",
+            &p("server.p12"),
+            "-file",
+            &p("server.pem"),
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
+    ];
+    for args in steps {
+        let out = Command::new("keytool")
+            .args(&args)
+            .args(common)
+            .stdin(Stdio::null())
+            .output()
+            .context("running keytool")?;
+        ensure!(
+            out.status.success(),
+            "keytool {}: {}{}",
+            args[0],
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    fs::rename(&tmp, &dir)?;
+    Ok((ca_pem, store))
 }
 
 fn local(port: u16) -> SocketAddr {
@@ -449,12 +657,22 @@ fn write_config(
     } else {
         String::new()
     };
+    let ssl = if flavor.tls {
+        let (_, store) = tls_files()?;
+        format!(
+            "ssl: {{ enabled: true, keyStore: {}, keyStorePassword: {TLS_PASSWORD}, keyStoreType: PKCS12 }}",
+            store.display()
+        )
+    } else {
+        "ssl: { enabled: false }".to_string()
+    };
     let yaml = fs::read_to_string(dir.join(yaml_template))?
         .replace("@PORT@", &port.to_string())
         .replace("@GRAPHS@", &graphs)
         .replace("@SCRIPT@", script)
         .replace("@CONF_DIR@", &conf.display().to_string())
-        .replace("@AUTHENTICATION@", &authentication);
+        .replace("@AUTHENTICATION@", &authentication)
+        .replace("ssl: { enabled: false }", &ssl);
     let path = conf.join(format!(
         "{}{}-{port}.yaml",
         flavor.lib_name().replace("lib-", "server-"),
@@ -567,7 +785,7 @@ fn await_up(flavor: &Flavor, child: &mut Child, port: u16, detach: bool) -> Resu
     let state = state_dir()?;
     let log_path = state.join(format!("server-{port}.log"));
     let started = Instant::now();
-    if let Err(err) = wait_until_answering(child, port) {
+    if let Err(err) = wait_until_answering(child, port, flavor.tls) {
         terminate(child);
         let text = fs::read_to_string(&log_path).unwrap_or_default();
         let tail: Vec<&str> = text.lines().rev().take(40).collect();
@@ -620,6 +838,7 @@ pub fn ensure_running(version: &str, integration: bool, port: u16) -> Result<Ens
         janusgraph: false,
         version: version.to_string(),
         integration,
+        tls: false,
     };
     let child = start_logged(&flavor, false, port, false, true)?;
     Ok(Ensured3 {
@@ -628,8 +847,18 @@ pub fn ensure_running(version: &str, integration: bool, port: u16) -> Result<Ens
     })
 }
 
-fn wait_until_answering(child: &mut Child, port: u16) -> Result<()> {
-    server::wait_until_probe_answers(child, port, probe)
+/// A TLS server is up once its port accepts: it binds only after its start-up script has
+/// loaded the graph (the probe speaks plain WebSocket, not TLS).
+fn wait_until_answering(child: &mut Child, port: u16, tls: bool) -> Result<()> {
+    if tls {
+        server::wait_until_probe_answers(child, port, |addr, timeout| {
+            TcpStream::connect_timeout(&addr, timeout)
+                .map(drop)
+                .map_err(anyhow::Error::from)
+        })
+    } else {
+        server::wait_until_probe_answers(child, port, probe)
+    }
 }
 
 fn stop_detached(port: u16) -> Result<()> {
