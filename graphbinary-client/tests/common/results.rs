@@ -5,13 +5,13 @@
 
 #![allow(dead_code)]
 
-use std::future::Future;
+use std::future::IntoFuture;
 
 use graphbinary_client::client::{Error, ResultStream};
 use graphbinary_client::model::Value;
 
-/// The single result of a sent request (`c.submit(q)` or `c.request(q)...send()`), as `T`.
-pub async fn one_as<T>(sent: impl Future<Output = Result<ResultStream, Error>>) -> T
+/// The single result of a request (`c.submit(q)`, `c.request(q)...` or `...send()`), as `T`.
+pub async fn one_as<T>(sent: impl IntoFuture<Output = Result<ResultStream, Error>>) -> T
 where
     T: TryFrom<Value>,
     T::Error: std::fmt::Display,
@@ -25,7 +25,7 @@ where
 
 /// Every result of a sent request, deserialized as `T` (serde).
 #[cfg(feature = "serde")]
-pub async fn collect_as<T>(sent: impl Future<Output = Result<ResultStream, Error>>) -> Vec<T>
+pub async fn collect_as<T>(sent: impl IntoFuture<Output = Result<ResultStream, Error>>) -> Vec<T>
 where
     T: serde::de::DeserializeOwned,
 {
