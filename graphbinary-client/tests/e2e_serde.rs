@@ -2,20 +2,18 @@
 //! `Serialize` values as request parameters (see `gremlin_server` for the URL and skip rule).
 
 mod gremlin_server;
+#[path = "common/results.rs"]
+mod results;
 use gremlin_server as common;
 
 use std::collections::HashMap;
 
 use futures::TryStreamExt;
-use graphbinary_client::client::{Client, Error};
+use graphbinary_client::client::Error;
 use serde::{Deserialize, Serialize};
 
-async fn client(test: &str) -> Option<Client> {
-    if !common::server_available(test).await {
-        return None;
-    }
-    Some(common::builder().build().unwrap())
-}
+use common::client;
+use results::collect_as;
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 struct Person {
@@ -44,14 +42,7 @@ async fn element_maps_into_structs() {
         return;
     };
     let q = "g.V().hasLabel('person').order().by(id).elementMap()";
-    let people: Vec<Person> = c
-        .submit(q)
-        .await
-        .unwrap()
-        .typed()
-        .try_collect()
-        .await
-        .unwrap();
+    let people: Vec<Person> = collect_as(c.submit(q)).await;
     assert_eq!(people, modern_people());
 
     let mut seen = Vec::new();
@@ -80,16 +71,12 @@ async fn vertices_edges_and_paths_into_structs() {
         label: String,
         properties: Option<Vec<Prop>>,
     }
-    let v: Vec<V> = c
-        .request("g.V(1)")
-        .materialize_properties(graphbinary_client::client::MaterializeProperties::All)
-        .send()
-        .await
-        .unwrap()
-        .typed()
-        .try_collect()
-        .await
-        .unwrap();
+    let v: Vec<V> = collect_as(
+        c.request("g.V(1)")
+            .materialize_properties(graphbinary_client::client::MaterializeProperties::All)
+            .send(),
+    )
+    .await;
     assert_eq!(v.len(), 1);
     assert_eq!((v[0].id, v[0].label.as_str()), (1, "person"));
     let props = v[0].properties.as_ref().expect("properties");
@@ -102,14 +89,7 @@ async fn vertices_edges_and_paths_into_structs() {
         in_v_id: i64,
         out_v_id: i64,
     }
-    let e: Vec<E> = c
-        .submit("g.E(7)")
-        .await
-        .unwrap()
-        .typed()
-        .try_collect()
-        .await
-        .unwrap();
+    let e: Vec<E> = collect_as(c.submit("g.E(7)")).await;
     assert_eq!(
         (e[0].label.as_str(), e[0].out_v_id, e[0].in_v_id),
         ("knows", 1, 2)
@@ -119,14 +99,8 @@ async fn vertices_edges_and_paths_into_structs() {
     struct P {
         objects: Vec<String>,
     }
-    let paths: Vec<P> = c
-        .submit("g.V(1).out('knows').order().by(id).path().by('name')")
-        .await
-        .unwrap()
-        .typed()
-        .try_collect()
-        .await
-        .unwrap();
+    let paths: Vec<P> =
+        collect_as(c.submit("g.V(1).out('knows').order().by(id).path().by('name')")).await;
     assert_eq!(paths[0].objects, ["marko", "vadas"]);
 }
 
@@ -135,14 +109,7 @@ async fn groups_and_projections_into_maps() {
     let Some(c) = client("groups_and_projections_into_maps").await else {
         return;
     };
-    let g: Vec<HashMap<String, i64>> = c
-        .submit("g.V().groupCount().by(label)")
-        .await
-        .unwrap()
-        .typed()
-        .try_collect()
-        .await
-        .unwrap();
+    let g: Vec<HashMap<String, i64>> = collect_as(c.submit("g.V().groupCount().by(label)")).await;
     assert_eq!(g[0]["person"], 4);
     assert_eq!(g[0]["software"], 2);
 
@@ -151,14 +118,8 @@ async fn groups_and_projections_into_maps() {
         name: String,
         out: i64,
     }
-    let p: Vec<Proj> = c
-        .submit("g.V(1).project('name','out').by('name').by(outE().count())")
-        .await
-        .unwrap()
-        .typed()
-        .try_collect()
-        .await
-        .unwrap();
+    let p: Vec<Proj> =
+        collect_as(c.submit("g.V(1).project('name','out').by('name').by(outE().count())")).await;
     assert_eq!((p[0].name.as_str(), p[0].out), ("marko", 3));
 
     // valueMap: each value is a list.
@@ -167,14 +128,7 @@ async fn groups_and_projections_into_maps() {
         name: Vec<String>,
         age: Option<Vec<u8>>,
     }
-    let vm: Vec<Vm> = c
-        .submit("g.V(1,3).order().by(id).valueMap()")
-        .await
-        .unwrap()
-        .typed()
-        .try_collect()
-        .await
-        .unwrap();
+    let vm: Vec<Vm> = collect_as(c.submit("g.V(1,3).order().by(id).valueMap()")).await;
     assert_eq!(vm[0].name, ["marko"]);
     assert_eq!(vm[0].age.as_deref(), Some(&[29u8][..]));
     assert!(vm[1].age.is_none());
@@ -238,16 +192,12 @@ async fn counting_and_bulks() {
         .unwrap();
     assert_eq!(bulked, n);
     // Bulked: each result repeated by its bulk, as ResultStream expands them.
-    let names: Vec<String> = c
-        .request("g.V().both().values('name')")
-        .bulk_results(true)
-        .send()
-        .await
-        .unwrap()
-        .typed()
-        .try_collect()
-        .await
-        .unwrap();
+    let names: Vec<String> = collect_as(
+        c.request("g.V().both().values('name')")
+            .bulk_results(true)
+            .send(),
+    )
+    .await;
     assert_eq!(names.len(), 12);
     assert_eq!(names.iter().filter(|n| *n == "marko").count(), 3);
     let mut names2 = Vec::new();
@@ -291,16 +241,12 @@ async fn serialize_types_as_parameters() {
         .await
         .unwrap();
     assert_eq!(ids, [1]);
-    let n: Vec<u64> = c
-        .request("g.V().has('name', within(names)).count()")
-        .param_serialized("names", &["marko", "josh", "it's \"quoted\""])
-        .send()
-        .await
-        .unwrap()
-        .typed::<u64>()
-        .try_collect()
-        .await
-        .unwrap();
+    let n: Vec<u64> = collect_as(
+        c.request("g.V().has('name', within(names)).count()")
+            .param_serialized("names", &["marko", "josh", "it's \"quoted\""])
+            .send(),
+    )
+    .await;
     assert_eq!(n, [2]);
     let e = c
         .request("g.V().has('name', x)")

@@ -7,12 +7,7 @@ use gremlin_server as common;
 use graphbinary_client::client::{Client, Error, MaterializeProperties};
 use graphbinary_client::model::Value;
 
-async fn client(test: &str) -> Option<Client> {
-    if !common::server_available(test).await {
-        return None;
-    }
-    Some(common::builder().build().unwrap())
-}
+use common::client;
 
 async fn all(c: &Client, gremlin: &str) -> Vec<Value> {
     c.submit(gremlin)

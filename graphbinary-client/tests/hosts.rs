@@ -3,6 +3,8 @@
 //! Gremlin Servers, one stopped and restarted, is `cargo xtask failover`.)
 
 mod capture;
+#[path = "common/results.rs"]
+mod results;
 
 use std::time::Duration;
 
@@ -11,6 +13,7 @@ use tokio::io::AsyncReadExt;
 use tokio::net::TcpListener;
 
 use capture::Responder;
+use results::one_as;
 
 /// A loopback port with nothing listening (bound, then closed).
 async fn dead_port() -> u16 {
@@ -29,13 +32,7 @@ async fn requests_go_round_robin_and_skip_a_refusing_host() {
         .build()
         .unwrap();
     for _ in 0..30 {
-        let n: i64 = client
-            .submit("g.V().count()")
-            .await
-            .unwrap()
-            .one()
-            .await
-            .unwrap();
+        let n: i64 = one_as(client.submit("g.V().count()")).await;
         assert_eq!(n, 6, "every request succeeds although one host refuses");
     }
     let hosts = client.hosts();

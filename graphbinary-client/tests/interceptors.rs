@@ -4,12 +4,15 @@
 
 mod capture;
 mod gremlin_server;
+#[path = "common/results.rs"]
+mod results;
 
 use std::sync::{Arc, Mutex};
 
 use graphbinary_client::client::{interceptor_fn, BoxError, Client, Error};
 
 use capture::Responder;
+use results::one_as;
 
 fn append(
     name: &'static str,
@@ -49,13 +52,7 @@ async fn interceptors_run_in_order_and_auth_runs_last() {
         }))
         .build()
         .unwrap();
-    let n: i64 = client
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+    let n: i64 = one_as(client.submit("g.V().count()")).await;
     assert_eq!(n, 6);
     let got = r.captured();
     assert_eq!(got.len(), 1);
@@ -150,12 +147,6 @@ async fn an_interceptor_can_rewrite_url_and_body_for_the_real_server() {
         }))
         .build()
         .unwrap();
-    let v: i32 = client
-        .submit("g.inject(1)")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+    let v: i32 = one_as(client.submit("g.inject(1)")).await;
     assert_eq!(v, 42);
 }

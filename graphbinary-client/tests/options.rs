@@ -3,6 +3,8 @@
 //! limit, and the `Gremlin-RequestId` on results.
 
 mod capture;
+#[path = "common/results.rs"]
+mod results;
 
 use std::time::{Duration, Instant};
 
@@ -10,6 +12,7 @@ use graphbinary_client::client::{Client, Error};
 use tokio::net::TcpListener;
 
 use capture::Responder;
+use results::one_as;
 
 #[tokio::test]
 async fn an_http_proxy_gets_the_request_in_absolute_form_with_its_credentials() {
@@ -19,13 +22,7 @@ async fn an_http_proxy_gets_the_request_in_absolute_form_with_its_credentials() 
         .proxy(format!("http://alice:secret@127.0.0.1:{}", proxy.port))
         .build()
         .unwrap();
-    let n: i64 = client
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+    let n: i64 = one_as(client.submit("g.V().count()")).await;
     assert_eq!(n, 6);
     let got = proxy.captured();
     assert_eq!(

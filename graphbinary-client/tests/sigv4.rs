@@ -8,6 +8,8 @@
 #![cfg(feature = "sigv4")]
 
 mod capture;
+#[path = "common/results.rs"]
+mod results;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -17,6 +19,7 @@ use aws_credential_types::Credentials;
 use graphbinary_client::client::{interceptor_fn, Client, SigV4};
 
 use capture::{Captured, Responder};
+use results::one_as;
 
 /// 2026-01-02T03:04:05Z.
 const EPOCH: u64 = 1_767_323_045;
@@ -183,14 +186,12 @@ async fn capture_signed(token: Option<&str>) -> Captured {
         }))
         .build()
         .unwrap();
-    let n: i64 = client
-        .request("g.V().has('name', n).count()")
-        .param("n", "marko")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+    let n: i64 = one_as(
+        client
+            .request("g.V().has('name', n).count()")
+            .param("n", "marko"),
+    )
+    .await;
     assert_eq!(n, 6);
     let mut got = r.captured();
     assert_eq!(got.len(), 1);
@@ -342,13 +343,7 @@ async fn sigv4_signs_the_websocket_upgrade_as_botocore_does() {
         )
         .build()
         .unwrap();
-    let n: i64 = client
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+    let n: i64 = one_as(client.submit("g.V().count()")).await;
     assert_eq!(n, 6);
     let req = rx.await.unwrap();
     assert!(

@@ -51,7 +51,13 @@ impl<T: FqEncode> Encode for Fq<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct FqOpt<T>(pub Option<T>);
 
-fn fq_opt_header(cur: &mut Cursor<'_>, code: u8, what: &'static str) -> FastResult<bool> {
+/// The header of a fully-qualified nullable value in either dialect: `{code}{0x00}` (true: a
+/// value follows), `{code}{0x01}` or `FE 01` (false: null).
+pub(crate) fn fq_opt_header(
+    cur: &mut Cursor<'_>,
+    code: u8,
+    what: &'static str,
+) -> FastResult<bool> {
     let at = cur.offset();
     let found = cur.read_u8()?;
     if found != code && found != codes::UNSPECIFIED_NULL {
@@ -77,31 +83,53 @@ fn fq_opt_header(cur: &mut Cursor<'_>, code: u8, what: &'static str) -> FastResu
     Ok(present)
 }
 
+/// [`FqOpt`]'s fast path in either dialect: the header of `code`, then `W` (`T` itself, or
+/// `V1<T>`) unwrapped by `unwrap`.
+#[inline]
+pub(crate) fn decode_fq_opt<W: Decode, T>(
+    cur: &mut Cursor<'_>,
+    code: u8,
+    unwrap: impl FnOnce(W) -> T,
+) -> FastResult<Option<T>> {
+    if fq_opt_header(cur, code, W::EXPECTED)? {
+        W::decode(cur).map(|v| Some(unwrap(v)))
+    } else {
+        Ok(None)
+    }
+}
+
+/// [`FqOpt`]'s slow path in either dialect (as [`decode_fq_opt`]).
+///
+/// # Cancel safety
+/// Cancel safe up to the value itself; then as `W`'s slow path.
+pub(crate) async fn decode_fq_opt_slow<W: Decode, T, R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+    code: u8,
+    unwrap: impl FnOnce(W) -> T + Send,
+) -> Result<Option<T>, DecodeError> {
+    let present = buf
+        .read_with(|cur| fq_opt_header(cur, code, W::EXPECTED), W::EXPECTED)
+        .await?;
+    if present {
+        buf.read::<W>().await.map(|v| Some(unwrap(v)))
+    } else {
+        Ok(None)
+    }
+}
+
 impl<T: Decode + Typed> Decode for FqOpt<T> {
     const EXPECTED: &'static str = T::EXPECTED;
     #[inline]
     fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        if fq_opt_header(cur, T::TYPE_CODE, T::EXPECTED)? {
-            T::decode(cur).map(|v| FqOpt(Some(v)))
-        } else {
-            Ok(FqOpt(None))
-        }
+        decode_fq_opt::<T, T>(cur, T::TYPE_CODE, |v| v).map(FqOpt)
     }
     fn decode_slow<R: AsyncRead + Unpin + Send>(
         buf: &mut ReadBuffer<R>,
     ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
         async move {
-            let present = buf
-                .read_with(
-                    |cur| fq_opt_header(cur, T::TYPE_CODE, T::EXPECTED),
-                    T::EXPECTED,
-                )
-                .await?;
-            if present {
-                buf.read::<T>().await.map(|v| FqOpt(Some(v)))
-            } else {
-                Ok(FqOpt(None))
-            }
+            decode_fq_opt_slow::<T, T, R>(buf, T::TYPE_CODE, |v| v)
+                .await
+                .map(FqOpt)
         }
     }
 }
@@ -124,25 +152,48 @@ impl<T: Encode + Typed> Encode for FqOpt<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Nullable<T>(pub Option<T>);
 
+/// [`Nullable`]'s fast path in either dialect: the value flag, then `W` (`T` itself, or
+/// `V1<T>`) unwrapped by `unwrap`.
+#[inline]
+pub(crate) fn decode_nullable<W: Decode, T>(
+    cur: &mut Cursor<'_>,
+    unwrap: impl FnOnce(W) -> T,
+) -> FastResult<Option<T>> {
+    if cur.read_nullable_flag(W::EXPECTED)? {
+        W::decode(cur).map(|v| Some(unwrap(v)))
+    } else {
+        Ok(None)
+    }
+}
+
+/// [`Nullable`]'s slow path in either dialect (as [`decode_nullable`]).
+///
+/// # Cancel safety
+/// Cancel safe up to the value itself; then as `W`'s slow path.
+pub(crate) async fn decode_nullable_slow<W: Decode, T, R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+    unwrap: impl FnOnce(W) -> T + Send,
+) -> Result<Option<T>, DecodeError> {
+    if buf.read_nullable_flag(W::EXPECTED).await? {
+        buf.read::<W>().await.map(|v| Some(unwrap(v)))
+    } else {
+        Ok(None)
+    }
+}
+
 impl<T: Decode> Decode for Nullable<T> {
     const EXPECTED: &'static str = T::EXPECTED;
     #[inline]
     fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        if cur.read_nullable_flag(T::EXPECTED)? {
-            T::decode(cur).map(|v| Nullable(Some(v)))
-        } else {
-            Ok(Nullable(None))
-        }
+        decode_nullable::<T, T>(cur, |v| v).map(Nullable)
     }
     fn decode_slow<R: AsyncRead + Unpin + Send>(
         buf: &mut ReadBuffer<R>,
     ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
         async move {
-            if buf.read_nullable_flag(T::EXPECTED).await? {
-                buf.read::<T>().await.map(|v| Nullable(Some(v)))
-            } else {
-                Ok(Nullable(None))
-            }
+            decode_nullable_slow::<T, T, R>(buf, |v| v)
+                .await
+                .map(Nullable)
         }
     }
 }
@@ -161,7 +212,14 @@ impl<T: Encode> Encode for Nullable<T> {
     }
 }
 
-fn decode_items<T: FqDecode>(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<T>> {
+/// A List's or Set's items in either dialect, fast path: `{count}{item}...`, each item read by
+/// `item` (`T::decode_fq`, or `T::decode_fq_v1`). Not `#[inline]`: inlined into every caller
+/// it makes the element readers slower (`decode_vertices_200k` in `benches/decode.rs`).
+pub(crate) fn decode_items<T>(
+    cur: &mut Cursor<'_>,
+    what: &'static str,
+    item: impl Fn(&mut Cursor<'_>) -> FastResult<T>,
+) -> FastResult<Vec<T>> {
     cur.enter()?;
     let n = cur.read_count(what)?;
     // Every fully-qualified item takes at least 2 bytes: a claimed count that cannot fit in
@@ -169,35 +227,44 @@ fn decode_items<T: FqDecode>(cur: &mut Cursor<'_>, what: &'static str) -> FastRe
     cur.require(n.saturating_mul(2))?;
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
-        v.push(T::decode_fq(cur)?);
+        v.push(item(cur)?);
     }
     cur.leave();
     Ok(v)
 }
 
-async fn decode_items_slow<T: FqDecode, R: AsyncRead + Unpin + Send>(
+/// [`decode_items`]' slow path: each item read as `W` (`Fq<T>`, or `V1<FqV1<T>>`) and
+/// unwrapped by `unwrap`.
+///
+/// # Cancel safety
+/// Not cancel safe: the items already read are consumed.
+pub(crate) async fn decode_items_slow<W: Decode, T: Send, R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
     what: &'static str,
+    unwrap: impl Fn(W) -> T + Send,
 ) -> Result<Vec<T>, DecodeError> {
     buf.enter()?;
     let n = buf.read_count(what).await?;
     // Grow with what arrives, never to the claimed count up front.
     let mut v = Vec::with_capacity(n.min(1024));
     for _ in 0..n {
-        v.push(buf.read::<Fq<T>>().await?.0);
+        v.push(unwrap(buf.read::<W>().await?));
     }
     buf.leave();
     Ok(v)
 }
 
-fn encode_items<T: FqEncode, B: BufMut>(
+/// A List's or Set's items in either dialect, written: `{count}`, then each item by `item`
+/// (`T::encode_fq`, or `T::encode_fq_v1`).
+pub(crate) fn encode_items<T, B: BufMut>(
     items: &[T],
     out: &mut B,
     what: &'static str,
+    item: impl Fn(&T, &mut B) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
     write::put_len(out, items.len(), what)?;
-    for item in items {
-        item.encode_fq(out)?;
+    for i in items {
+        item(i, out)?;
     }
     Ok(())
 }
@@ -207,17 +274,17 @@ impl<T: FqDecode> Decode for Vec<T> {
     const EXPECTED: &'static str = "List";
     #[inline]
     fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_items(cur, "List")
+        decode_items(cur, "List", T::decode_fq)
     }
     fn decode_slow<R: AsyncRead + Unpin + Send>(
         buf: &mut ReadBuffer<R>,
     ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        decode_items_slow(buf, "List")
+        decode_items_slow::<Fq<T>, T, R>(buf, "List", |v| v.0)
     }
 }
 impl<T: FqEncode> Encode for Vec<T> {
     fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-        encode_items(self, out, "List")
+        encode_items(self, out, "List", T::encode_fq)
     }
 }
 
@@ -230,17 +297,21 @@ impl<T: FqDecode> Decode for Set<T> {
     const EXPECTED: &'static str = "Set";
     #[inline]
     fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_items(cur, "Set").map(Set)
+        decode_items(cur, "Set", T::decode_fq).map(Set)
     }
     fn decode_slow<R: AsyncRead + Unpin + Send>(
         buf: &mut ReadBuffer<R>,
     ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move { decode_items_slow(buf, "Set").await.map(Set) }
+        async move {
+            decode_items_slow::<Fq<T>, T, R>(buf, "Set", |v| v.0)
+                .await
+                .map(Set)
+        }
     }
 }
 impl<T: FqEncode> Encode for Set<T> {
     fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-        encode_items(&self.0, out, "Set")
+        encode_items(&self.0, out, "Set", T::encode_fq)
     }
 }
 

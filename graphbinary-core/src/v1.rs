@@ -12,6 +12,10 @@
 //! and the same type code in both versions, so their v1 impls delegate to the GraphBinary 4
 //! ones. The type codes that differ (0x04 is Date in GraphBinary 1, DateTime in GraphBinary 4)
 //! belong to types whose v1 readers live with the GraphBinary 1 `Value` reader.
+//!
+//! The layouts' logic is not repeated here: `FqOptV1`, `NullableV1`, `Vec<T>` and `Set<T>` call
+//! the readers and the writer in `layouts.rs` that the GraphBinary 4 layouts call, with the
+//! version 1 item and value readers (`V1<T>`, `FqV1<T>`, `decode_fq_v1`, `encode_fq_v1`).
 
 // The slow paths spell out `impl Future + Send`, as in `layouts.rs`.
 #![allow(clippy::manual_async_fn)]
@@ -25,8 +29,11 @@ use tokio::io::AsyncRead;
 use crate::buffer::ReadBuffer;
 use crate::codes;
 use crate::cursor::Cursor;
-use crate::error::{DecodeError, EncodeError, ErrorKind, FastResult};
-use crate::layouts::Set;
+use crate::error::{DecodeError, EncodeError, FastResult};
+use crate::layouts::{
+    decode_fq_opt, decode_fq_opt_slow, decode_items, decode_items_slow, decode_nullable,
+    decode_nullable_slow, encode_items, Set,
+};
 use crate::traits::{Decode, Encode, FqDecode, FqEncode, Typed};
 use crate::write;
 
@@ -169,57 +176,19 @@ impl<T: FqDecodeV1> DecodeV1 for FqV1<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct FqOptV1<T>(pub Option<T>);
 
-fn fq_opt_header(cur: &mut Cursor<'_>, code: u8, what: &'static str) -> FastResult<bool> {
-    let at = cur.offset();
-    let found = cur.read_u8()?;
-    if found != code && found != codes::UNSPECIFIED_NULL {
-        return Err(cur.error_at(
-            at,
-            ErrorKind::UnexpectedTypeCode {
-                what,
-                expected: code,
-                found,
-            },
-        ));
-    }
-    let present = cur.read_nullable_flag(what)?;
-    if present && found == codes::UNSPECIFIED_NULL {
-        return Err(cur.error_at(
-            at + 1,
-            ErrorKind::InvalidValueFlag {
-                what: "unspecified null",
-                flag: 0x00,
-            },
-        ));
-    }
-    Ok(present)
-}
-
 impl<T: DecodeV1 + TypedV1> DecodeV1 for FqOptV1<T> {
     const EXPECTED: &'static str = T::EXPECTED;
     #[inline]
     fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        if fq_opt_header(cur, T::TYPE_CODE_V1, T::EXPECTED)? {
-            T::decode_v1(cur).map(|v| FqOptV1(Some(v)))
-        } else {
-            Ok(FqOptV1(None))
-        }
+        decode_fq_opt::<V1<T>, T>(cur, T::TYPE_CODE_V1, |v| v.0).map(FqOptV1)
     }
     fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
         buf: &mut ReadBuffer<R>,
     ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
         async move {
-            let present = buf
-                .read_with(
-                    |cur| fq_opt_header(cur, T::TYPE_CODE_V1, T::EXPECTED),
-                    T::EXPECTED,
-                )
-                .await?;
-            if present {
-                Ok(FqOptV1(Some(buf.read::<V1<T>>().await?.0)))
-            } else {
-                Ok(FqOptV1(None))
-            }
+            decode_fq_opt_slow::<V1<T>, T, R>(buf, T::TYPE_CODE_V1, |v| v.0)
+                .await
+                .map(FqOptV1)
         }
     }
 }
@@ -232,21 +201,15 @@ impl<T: DecodeV1> DecodeV1 for NullableV1<T> {
     const EXPECTED: &'static str = T::EXPECTED;
     #[inline]
     fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        if cur.read_nullable_flag(T::EXPECTED)? {
-            T::decode_v1(cur).map(|v| NullableV1(Some(v)))
-        } else {
-            Ok(NullableV1(None))
-        }
+        decode_nullable::<V1<T>, T>(cur, |v| v.0).map(NullableV1)
     }
     fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
         buf: &mut ReadBuffer<R>,
     ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
         async move {
-            if buf.read_nullable_flag(T::EXPECTED).await? {
-                Ok(NullableV1(Some(buf.read::<V1<T>>().await?.0)))
-            } else {
-                Ok(NullableV1(None))
-            }
+            decode_nullable_slow::<V1<T>, T, R>(buf, |v| v.0)
+                .await
+                .map(NullableV1)
         }
     }
 }
@@ -310,62 +273,22 @@ same_in_both!(
     Arc<str>
 );
 
-fn decode_items<T: FqDecodeV1>(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<T>> {
-    let n = cur.read_count(what)?;
-    // Each item is at least a 2-byte header: the count is a lower bound on what must be there.
-    cur.require(n.saturating_mul(2))?;
-    let mut items = Vec::with_capacity(n);
-    cur.enter()?;
-    for _ in 0..n {
-        items.push(T::decode_fq_v1(cur)?);
-    }
-    cur.leave();
-    Ok(items)
-}
-
-async fn decode_items_slow<T: FqDecodeV1, R: AsyncRead + Unpin + Send>(
-    buf: &mut ReadBuffer<R>,
-    what: &'static str,
-) -> Result<Vec<T>, DecodeError> {
-    let n = buf.read_count(what).await?;
-    // Not `with_capacity(n)`: a claimed count is no reason to allocate.
-    let mut items = Vec::new();
-    buf.enter()?;
-    for _ in 0..n {
-        items.push(buf.read::<V1<FqV1<T>>>().await?.0 .0);
-    }
-    buf.leave();
-    Ok(items)
-}
-
-fn encode_items<T: FqEncodeV1, B: BufMut>(
-    items: &[T],
-    out: &mut B,
-    what: &'static str,
-) -> Result<(), EncodeError> {
-    write::put_len(out, items.len(), what)?;
-    for item in items {
-        item.encode_fq_v1(out)?;
-    }
-    Ok(())
-}
-
 /// A bare List of fully-qualified GraphBinary 1 items.
 impl<T: FqDecodeV1> DecodeV1 for Vec<T> {
     const EXPECTED: &'static str = "List";
     #[inline]
     fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_items(cur, "List")
+        decode_items(cur, "List", T::decode_fq_v1)
     }
     fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
         buf: &mut ReadBuffer<R>,
     ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        decode_items_slow(buf, "List")
+        decode_items_slow::<V1<FqV1<T>>, T, R>(buf, "List", |v| v.0 .0)
     }
 }
 impl<T: FqEncodeV1> EncodeV1 for Vec<T> {
     fn encode_v1<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-        encode_items(self, out, "List")
+        encode_items(self, out, "List", T::encode_fq_v1)
     }
 }
 
@@ -374,17 +297,21 @@ impl<T: FqDecodeV1> DecodeV1 for Set<T> {
     const EXPECTED: &'static str = "Set";
     #[inline]
     fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_items(cur, "Set").map(Set)
+        decode_items(cur, "Set", T::decode_fq_v1).map(Set)
     }
     fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
         buf: &mut ReadBuffer<R>,
     ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move { decode_items_slow(buf, "Set").await.map(Set) }
+        async move {
+            decode_items_slow::<V1<FqV1<T>>, T, R>(buf, "Set", |v| v.0 .0)
+                .await
+                .map(Set)
+        }
     }
 }
 impl<T: FqEncodeV1> EncodeV1 for Set<T> {
     fn encode_v1<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-        encode_items(&self.0, out, "Set")
+        encode_items(&self.0, out, "Set", T::encode_fq_v1)
     }
 }
 

@@ -29,7 +29,13 @@ use crate::util::{project_root, secs, show};
 mod inproc;
 mod process;
 mod replayed;
+mod tables;
 mod tp3;
+
+use tables::{
+    latency_table, throughput_header, throughput_rows, Latency, LatencyColumns, Throughput,
+    ThroughputColumns,
+};
 
 const HELP: &str =
     "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process|tp3]... [--port N]
@@ -467,15 +473,6 @@ fn peers_setup(rep: &mut Report) -> Result<String> {
     Ok(p)
 }
 
-#[derive(Default)]
-struct Latency {
-    runs: Vec<f64>,
-    cpu_per_req: Vec<f64>,
-    results: Option<f64>,
-    bytes: Option<f64>,
-    error: Option<String>,
-}
-
 fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
     let peers = peers_setup(rep)?;
     let reps = if o.quick { 1 } else { 5 };
@@ -516,22 +513,8 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
                 let c = LATENCY_CONTENDERS[(i + round) % LATENCY_CONTENDERS.len()];
                 let mut args = base(q, "latency");
                 args.extend(["--runs".to_string(), per_round.to_string()]);
-                let e = lat.entry(c).or_default();
-                match measure(rep, c, client, &args) {
-                    Ok(j) => {
-                        let r: Vec<f64> = j["runs"]
-                            .as_array()
-                            .map(|a| a.iter().filter_map(Json::as_f64).collect())
-                            .unwrap_or_default();
-                        if let Some(cpu) = j["cpu_secs"].as_f64() {
-                            e.cpu_per_req.push(cpu / r.len().max(1) as f64);
-                        }
-                        e.runs.extend(r);
-                        e.results = j["results"].as_f64().or(e.results);
-                        e.bytes = j["bytes"].as_f64().or(e.bytes);
-                    }
-                    Err(err) => e.error = Some(err),
-                }
+                let m = measure(rep, c, client, &args);
+                lat.entry(c).or_default().record(m);
             }
         }
         writeln!(
@@ -542,47 +525,15 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
              request(s).\n",
             per_round * reps
         )?;
-        writeln!(
-            s,
-            "| contender | median wall | min | max | client CPU/request | results | vs raw | vs ours |\n\
-             |---|---:|---:|---:|---:|---:|---:|---:|"
-        )?;
-        let med = |c: &str| {
-            lat.get(c)
-                .map(|l| median_of(l.runs.clone()))
-                .unwrap_or(f64::NAN)
-        };
+        // A contender's median even when some round of it failed.
+        let med = |c: &str| lat.get(c).map(Latency::median_wall).unwrap_or(f64::NAN);
         let (raw, ours) = (med("raw"), med("rust"));
-        for c in LATENCY_CONTENDERS {
-            let l = &lat[c];
-            if let Some(e) = &l.error {
-                writeln!(
-                    s,
-                    "| {} | failed: {} | | | | | | |",
-                    name(c),
-                    e.replace('|', "/")
-                )?;
-                continue;
-            }
-            let m = med(c);
-            let min = l.runs.iter().copied().fold(f64::INFINITY, f64::min);
-            let max = l.runs.iter().copied().fold(0.0, f64::max);
-            writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} | {:.2}x | {:.2}x |",
-                name(c),
-                fmt_secs(m),
-                fmt_secs(min),
-                fmt_secs(max),
-                fmt_secs(median_of(l.cpu_per_req.clone())),
-                l.results
-                    .map(|r| format!("{r}"))
-                    .or(l.bytes.map(|b| format!("({b} bytes)")))
-                    .unwrap_or_default(),
-                m / raw,
-                m / ours
-            )?;
-        }
+        let cols = LatencyColumns {
+            name,
+            bytes: true,
+            vs: &[("raw", raw), ("ours", ours)],
+        };
+        latency_table(&mut s, &cols, &LATENCY_CONTENDERS, &lat)?;
         if q == BIG_QUERY {
             let fastest_peer = ["java", "go", "python"]
                 .iter()
@@ -614,16 +565,15 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
         "### Throughput of `g.V()` ({requests} requests per measurement, pool = concurrency; \
          median of {reps} round(s))\n"
     )?;
-    writeln!(
-        s,
-        "| concurrency | contender | median req/s | client CPU per 1000 req | vs best peer |\n\
-         |---:|---|---:|---:|---:|"
-    )?;
+    let cols = ThroughputColumns {
+        name,
+        extra: &[],
+        cells: &|_| Vec::new(),
+    };
+    throughput_header(&mut s, &cols)?;
     let mut verdicts = Vec::new();
     for conc in [64, 256, 1000] {
-        let mut rps: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-        let mut cpu: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-        let mut errs: BTreeMap<&str, String> = BTreeMap::new();
+        let mut t = Throughput::default();
         for _ in 0..reps {
             for c in CONTENDERS {
                 let mut args = base("g.V()", "throughput");
@@ -633,52 +583,12 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
                     "--requests".into(),
                     requests.to_string(),
                 ]);
-                match measure(rep, c, client, &args) {
-                    Ok(j) => {
-                        rps.entry(c)
-                            .or_default()
-                            .push(j["req_per_sec"].as_f64().unwrap_or(f64::NAN));
-                        cpu.entry(c).or_default().push(
-                            j["cpu_secs"].as_f64().unwrap_or(f64::NAN) / requests as f64 * 1000.0,
-                        );
-                    }
-                    Err(e) => {
-                        errs.insert(c, e);
-                    }
-                }
+                t.record(c, measure(rep, c, client, &args), requests);
             }
         }
-        let med = |c: &str| rps.get(c).map(|v| median_of(v.clone())).unwrap_or(f64::NAN);
-        let best_peer = ["java", "go", "python"]
-            .iter()
-            .map(|c| med(c))
-            .filter(|m| m.is_finite())
-            .fold(0.0, f64::max);
-        for c in CONTENDERS {
-            if !rps.contains_key(c) {
-                let e = errs.get(c).cloned().unwrap_or_default();
-                writeln!(
-                    s,
-                    "| {conc} | {} | failed: {} | | |",
-                    name(c),
-                    e.replace('|', "/")
-                )?;
-                continue;
-            }
-            let extra = if errs.contains_key(c) {
-                format!(" ({} of {reps} rounds failed)", reps - rps[c].len())
-            } else {
-                String::new()
-            };
-            writeln!(
-                s,
-                "| {conc} | {} | {:.0}{extra} | {} | {:.2}x |",
-                name(c),
-                med(c),
-                fmt_secs(median_of(cpu[c].clone())),
-                med(c) / best_peer
-            )?;
-        }
+        let med = |c: &str| t.median(c);
+        let best_peer = t.best_of(&["java", "go", "python"]);
+        throughput_rows(&mut s, &cols, conc, reps, &CONTENDERS, &t, best_peer)?;
         verdicts.push(format!(
             "concurrency {conc}: {:.2}x the best peer, {}",
             med("rust") / best_peer,

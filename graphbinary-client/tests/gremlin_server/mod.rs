@@ -25,6 +25,15 @@ pub fn builder() -> ClientBuilder {
         .read_timeout(Duration::from_secs(60))
 }
 
+/// A client of the server under test ([`builder`]), or `None` (the caller returns) when the
+/// server does not answer, as [`server_available`] decides and reports for `test`.
+pub async fn client(test: &str) -> Option<Client> {
+    if !server_available(test).await {
+        return None;
+    }
+    Some(builder().build().unwrap())
+}
+
 /// Whether the server answers. On `false` the caller returns (after this printed why);
 /// with env `CI` set an unreachable server is a failure instead.
 pub async fn server_available(test: &str) -> bool {

@@ -9,16 +9,27 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use anyhow::Result;
-use serde_json::Value as Json;
 
+use super::tables::{
+    latency_table, median_wall_ok, throughput_header, throughput_rows, Latency, LatencyColumns,
+    Throughput, ThroughputColumns,
+};
 use super::{
-    fmt_secs, measure, median_of, name, yes, Latency, Opts, Report, BIG_QUERY, CONTENDERS,
-    LATENCY_CONTENDERS,
+    measure, median_of, name, yes, Opts, Report, BIG_QUERY, CONTENDERS, LATENCY_CONTENDERS,
 };
 use crate::replay;
 
 /// The clients compared with ours for "fastest client".
 const PEERS: [&str; 3] = ["java", "go", "python"];
+
+/// The throughput table's columns: those of the live one and the connections opened.
+fn columns<'a>(opened: &'a dyn Fn(&str) -> Vec<String>) -> ThroughputColumns<'a> {
+    ThroughputColumns {
+        name,
+        extra: &["connections opened"],
+        cells: opened,
+    }
+}
 
 /// Records the workloads from the live server at `live_url`, serves them on `port`, measures
 /// every contender against the replay, and adds the section to the report.
@@ -82,22 +93,8 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
                 let c = LATENCY_CONTENDERS[(i + round) % LATENCY_CONTENDERS.len()];
                 let mut args = base(q, "latency");
                 args.extend(["--runs".to_string(), per_round.to_string()]);
-                let e = lat.entry(c).or_default();
-                match measure(rep, c, client, &args) {
-                    Ok(j) => {
-                        let r: Vec<f64> = j["runs"]
-                            .as_array()
-                            .map(|a| a.iter().filter_map(Json::as_f64).collect())
-                            .unwrap_or_default();
-                        if let Some(cpu) = j["cpu_secs"].as_f64() {
-                            e.cpu_per_req.push(cpu / r.len().max(1) as f64);
-                        }
-                        e.runs.extend(r);
-                        e.results = j["results"].as_f64().or(e.results);
-                        e.bytes = j["bytes"].as_f64().or(e.bytes);
-                    }
-                    Err(err) => e.error = Some(err),
-                }
+                let m = measure(rep, c, client, &args);
+                lat.entry(c).or_default().record(m);
             }
         }
         writeln!(
@@ -107,54 +104,20 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
              request, then {per_round} timed sequential request(s).\n",
             per_round * reps
         )?;
-        writeln!(
-            s,
-            "| contender | median wall | min | max | client CPU/request | results | vs raw | vs ours |\n\
-             |---|---:|---:|---:|---:|---:|---:|---:|"
-        )?;
-        let med = |c: &str| {
-            lat.get(c)
-                .filter(|l| l.error.is_none())
-                .map(|l| median_of(l.runs.clone()))
-                .unwrap_or(f64::NAN)
-        };
+        let med = |c: &str| median_wall_ok(&lat, c);
         let cpu = |c: &str| {
             lat.get(c)
                 .filter(|l| l.error.is_none())
-                .map(|l| median_of(l.cpu_per_req.clone()))
+                .map(Latency::median_cpu)
                 .unwrap_or(f64::NAN)
         };
         let (raw, ours) = (med("raw"), med("rust"));
-        for c in LATENCY_CONTENDERS {
-            let l = &lat[c];
-            if let Some(e) = &l.error {
-                writeln!(
-                    s,
-                    "| {} | failed: {} | | | | | | |",
-                    name(c),
-                    e.replace('|', "/")
-                )?;
-                continue;
-            }
-            let m = med(c);
-            let min = l.runs.iter().copied().fold(f64::INFINITY, f64::min);
-            let max = l.runs.iter().copied().fold(0.0, f64::max);
-            writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} | {:.2}x | {:.2}x |",
-                name(c),
-                fmt_secs(m),
-                fmt_secs(min),
-                fmt_secs(max),
-                fmt_secs(cpu(c)),
-                l.results
-                    .map(|r| format!("{r}"))
-                    .or(l.bytes.map(|b| format!("({b} bytes)")))
-                    .unwrap_or_default(),
-                m / raw,
-                m / ours
-            )?;
-        }
+        let cols = LatencyColumns {
+            name,
+            bytes: true,
+            vs: &[("raw", raw), ("ours", ours)],
+        };
+        latency_table(&mut s, &cols, &LATENCY_CONTENDERS, &lat)?;
         if q == BIG_QUERY {
             // A failed peer is no faster than ours: NaN compares false.
             let best = |f: &dyn Fn(&str) -> f64| {
@@ -198,17 +161,11 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
         "### Replayed throughput of `g.V()` ({requests} requests per measurement, pool = \
          concurrency; median of {reps} round(s))\n"
     )?;
-    writeln!(
-        s,
-        "| concurrency | contender | median req/s | client CPU per 1000 req | connections opened | vs best peer |\n\
-         |---:|---|---:|---:|---:|---:|"
-    )?;
+    throughput_header(&mut s, &columns(&|_| Vec::new()))?;
     let mut verdicts = Vec::new();
     for conc in [64, 256, 1000] {
-        let mut rps: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-        let mut cpu: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+        let mut t = Throughput::default();
         let mut conns: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-        let mut errs: BTreeMap<&str, String> = BTreeMap::new();
         for _ in 0..reps {
             for c in CONTENDERS {
                 let mut args = base("g.V()", "throughput");
@@ -219,55 +176,26 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
                     requests.to_string(),
                 ]);
                 let before = server.stats.connections.load(Ordering::Relaxed);
-                match measure(rep, c, client, &args) {
-                    Ok(j) => {
-                        let opened = server.stats.connections.load(Ordering::Relaxed) - before;
-                        conns.entry(c).or_default().push(opened as f64);
-                        rps.entry(c)
-                            .or_default()
-                            .push(j["req_per_sec"].as_f64().unwrap_or(f64::NAN));
-                        cpu.entry(c).or_default().push(
-                            j["cpu_secs"].as_f64().unwrap_or(f64::NAN) / requests as f64 * 1000.0,
-                        );
-                    }
-                    Err(e) => {
-                        errs.insert(c, e);
-                    }
+                let m = measure(rep, c, client, &args);
+                if m.is_ok() {
+                    let opened = server.stats.connections.load(Ordering::Relaxed) - before;
+                    conns.entry(c).or_default().push(opened as f64);
                 }
+                t.record(c, m, requests);
             }
         }
-        let med = |c: &str| rps.get(c).map(|v| median_of(v.clone())).unwrap_or(f64::NAN);
-        let best_peer = PEERS
-            .iter()
-            .map(|c| med(c))
-            .filter(|m| m.is_finite())
-            .fold(0.0, f64::max);
-        for c in CONTENDERS {
-            if !rps.contains_key(c) {
-                let e = errs.get(c).cloned().unwrap_or_default();
-                writeln!(
-                    s,
-                    "| {conc} | {} | failed: {} | | | |",
-                    name(c),
-                    e.replace('|', "/")
-                )?;
-                continue;
-            }
-            let extra = if errs.contains_key(c) {
-                format!(" ({} of {reps} rounds failed)", reps - rps[c].len())
-            } else {
-                String::new()
-            };
-            writeln!(
-                s,
-                "| {conc} | {} | {:.0}{extra} | {} | {:.0} | {:.2}x |",
-                name(c),
-                med(c),
-                fmt_secs(median_of(cpu[c].clone())),
-                median_of(conns[c].clone()),
-                med(c) / best_peer
-            )?;
-        }
+        let med = |c: &str| t.median(c);
+        let best_peer = t.best_of(&PEERS);
+        let opened = |c: &str| vec![format!("{:.0}", median_of(conns[c].clone()))];
+        throughput_rows(
+            &mut s,
+            &columns(&opened),
+            conc,
+            reps,
+            &CONTENDERS,
+            &t,
+            best_peer,
+        )?;
         verdicts.push(format!(
             "concurrency {conc}: {:.2}x the best peer, {}",
             med("rust") / best_peer,

@@ -12,9 +12,12 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result};
-use serde_json::Value as Json;
 
-use super::{fmt_secs, measure, median_of, Report, BIG_QUERY};
+use super::tables::{
+    latency_table, median_wall_ok, throughput_header, throughput_rows, Latency, LatencyColumns,
+    Throughput, ThroughputColumns,
+};
+use super::{measure, Report, BIG_QUERY};
 use crate::util::project_root;
 
 /// The TinkerPop 3 release the part runs against.
@@ -83,14 +86,6 @@ fn setup(rep: &mut Report) -> Result<(String, Vec<String>)> {
     Ok((p, built))
 }
 
-#[derive(Default)]
-struct Latency {
-    runs: Vec<f64>,
-    cpu_per_req: Vec<f64>,
-    results: Option<f64>,
-    error: Option<String>,
-}
-
 /// Measures every contender against a 3.7.3 server on `port` and adds the section to `rep`.
 pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()> {
     let (peers, built) = setup(rep)?;
@@ -138,20 +133,7 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
                 }
                 let mut args = base(q, "latency");
                 args.extend(["--runs".to_string(), per_round.to_string()]);
-                match measure(rep, c, client, &args) {
-                    Ok(j) => {
-                        let r: Vec<f64> = j["runs"]
-                            .as_array()
-                            .map(|a| a.iter().filter_map(Json::as_f64).collect())
-                            .unwrap_or_default();
-                        if let Some(cpu) = j["cpu_secs"].as_f64() {
-                            e.cpu_per_req.push(cpu / r.len().max(1) as f64);
-                        }
-                        e.runs.extend(r);
-                        e.results = j["results"].as_f64().or(e.results);
-                    }
-                    Err(err) => e.error = Some(err),
-                }
+                e.record(measure(rep, c, client, &args));
             }
         }
         writeln!(
@@ -159,44 +141,12 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
             "### TinkerPop 3: latency of `{q}` (median of {} requests, one connection)\n",
             per_round * reps
         )?;
-        writeln!(
-            s,
-            "| contender | median wall | min | max | client CPU/request | results | vs ours |\n\
-             |---|---:|---:|---:|---:|---:|---:|"
-        )?;
-        let med = |c: &str| {
-            lat.get(c)
-                .filter(|l| l.error.is_none())
-                .map(|l| median_of(l.runs.clone()))
-                .unwrap_or(f64::NAN)
+        let cols = LatencyColumns {
+            name,
+            bytes: false,
+            vs: &[("ours", median_wall_ok(&lat, "rust"))],
         };
-        let ours = med("rust");
-        for c in CONTENDERS {
-            let l = &lat[c];
-            if let Some(e) = &l.error {
-                writeln!(
-                    s,
-                    "| {} | failed: {} | | | | | |",
-                    name(c),
-                    e.replace('|', "/")
-                )?;
-                continue;
-            }
-            let m = med(c);
-            let min = l.runs.iter().copied().fold(f64::INFINITY, f64::min);
-            let max = l.runs.iter().copied().fold(0.0, f64::max);
-            writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} | {:.2}x |",
-                name(c),
-                fmt_secs(m),
-                fmt_secs(min),
-                fmt_secs(max),
-                fmt_secs(median_of(l.cpu_per_req.clone())),
-                l.results.map(|r| format!("{r}")).unwrap_or_default(),
-                m / ours
-            )?;
-        }
+        latency_table(&mut s, &cols, &CONTENDERS, &lat)?;
         let counts: Vec<f64> = lat.values().filter_map(|l| l.results).collect();
         if counts.windows(2).any(|w| w[0] != w[1]) {
             writeln!(s, "\n**The contenders disagree on the result count.**")?;
@@ -210,11 +160,12 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
         "### TinkerPop 3: throughput of `g.V()` ({requests} requests per measurement, pool = \
          concurrency; median of {reps} round(s))\n"
     )?;
-    writeln!(
-        s,
-        "| concurrency | contender | median req/s | client CPU per 1000 req | vs gremlin-client | vs best peer |\n\
-         |---:|---|---:|---:|---:|---:|"
-    )?;
+    let header = ThroughputColumns {
+        name,
+        extra: &["vs gremlin-client"],
+        cells: &|_| Vec::new(),
+    };
+    throughput_header(&mut s, &header)?;
     let mut verdicts = Vec::new();
     let throughput_contenders = [
         "rust",
@@ -225,13 +176,11 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
         "python3",
     ];
     for conc in [64, 256, 1000] {
-        let mut rps: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-        let mut cpu: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-        let mut errs: BTreeMap<&str, String> = BTreeMap::new();
+        let mut t = Throughput::default();
         for _ in 0..reps {
             for c in throughput_contenders {
                 if !available(c) {
-                    errs.insert(c, "not set up".into());
+                    t.fail(c, "not set up".into());
                     continue;
                 }
                 let mut args = base("g.V()", "throughput");
@@ -247,53 +196,25 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
                 } else {
                     c
                 };
-                match measure(rep, cmd, client, &args) {
-                    Ok(j) => {
-                        rps.entry(c)
-                            .or_default()
-                            .push(j["req_per_sec"].as_f64().unwrap_or(f64::NAN));
-                        cpu.entry(c).or_default().push(
-                            j["cpu_secs"].as_f64().unwrap_or(f64::NAN) / requests as f64 * 1000.0,
-                        );
-                    }
-                    Err(e) => {
-                        errs.insert(c, e);
-                    }
-                }
+                t.record(c, measure(rep, cmd, client, &args), requests);
             }
         }
-        let med = |c: &str| rps.get(c).map(|v| median_of(v.clone())).unwrap_or(f64::NAN);
-        let best_peer = PEERS
-            .iter()
-            .map(|c| med(c))
-            .filter(|m| m.is_finite())
-            .fold(0.0, f64::max);
-        for c in throughput_contenders {
-            if !rps.contains_key(c) {
-                let e = errs.get(c).cloned().unwrap_or_default();
-                writeln!(
-                    s,
-                    "| {conc} | {} | failed: {} | | | |",
-                    name(c),
-                    e.replace('|', "/")
-                )?;
-                continue;
-            }
-            let extra = if errs.contains_key(c) {
-                format!(" ({} of {reps} rounds failed)", reps - rps[c].len())
-            } else {
-                String::new()
-            };
-            writeln!(
-                s,
-                "| {conc} | {} | {:.0}{extra} | {} | {:.2}x | {:.2}x |",
-                name(c),
-                med(c),
-                fmt_secs(median_of(cpu[c].clone())),
-                med(c) / med("gremlin-client"),
-                med(c) / best_peer
-            )?;
-        }
+        let med = |c: &str| t.median(c);
+        let best_peer = t.best_of(&PEERS);
+        let vs_incumbent = |c: &str| vec![format!("{:.2}x", med(c) / med("gremlin-client"))];
+        let cols = ThroughputColumns {
+            cells: &vs_incumbent,
+            ..header
+        };
+        throughput_rows(
+            &mut s,
+            &cols,
+            conc,
+            reps,
+            &throughput_contenders,
+            &t,
+            best_peer,
+        )?;
         verdicts.push(format!(
             "concurrency {conc}: ours {:.2}x gremlin-client and {:.2}x the best peer with one \
              connection per task, {:.2}x and {:.2}x on one connection",
