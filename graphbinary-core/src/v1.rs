@@ -29,7 +29,7 @@ use tokio::io::AsyncRead;
 use crate::buffer::ReadBuffer;
 use crate::codes;
 use crate::cursor::Cursor;
-use crate::error::{DecodeError, EncodeError, FastResult};
+use crate::error::{DecodeError, EncodeError, ErrorKind, FastResult};
 use crate::layouts::{
     decode_fq_opt, decode_fq_opt_slow, decode_items, decode_items_slow, decode_nullable,
     decode_nullable_slow, encode_items, Set,
