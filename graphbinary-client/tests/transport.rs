@@ -370,3 +370,201 @@ async fn invalid_graphbinary_is_a_decode_error_with_the_offset() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A body of `n` Int results (0, 1, ...), then the end marker and status 200.
+fn ints_body(n: u32) -> Vec<u8> {
+    let mut b = vec![0x84, 0x00];
+    for i in 0..n {
+        b.extend_from_slice(&[0x01, 0x00]);
+        b.extend_from_slice(&(i as i32).to_be_bytes());
+    }
+    b.extend_from_slice(&[0xfd, 0x00, 0x00, 0, 0, 0, 0xc8, 0x01, 0x01]);
+    b
+}
+
+/// Checks that `values` are Int 0..n in order.
+fn assert_ints(values: &[graphbinary_client::model::Value], n: u32) {
+    assert_eq!(values.len(), n as usize);
+    for (i, v) in values.iter().enumerate() {
+        assert_eq!(
+            *v,
+            graphbinary_client::model::Value::Int(i as i32),
+            "result {i}"
+        );
+    }
+}
+
+// A body of several MB in 8 KB chunks: past the first 64 KiB the frames are read ahead by the
+// client's fetcher task (`client/body.rs`, `Prefetch`), which stops at 1 MiB queued and is
+// woken again below 256 KiB; every result arrives, in order, on either runtime flavour.
+async fn large_body_arrives_whole(zlib_on: bool) {
+    let n = 700_000; // 4.2 MB
+    let body = ints_body(n);
+    let (headers, payload) = if zlib_on {
+        (
+            format!("Content-Type: {GRAPHBINARY_MIME}\r\nContent-Encoding: deflate\r\n"),
+            zlib(&body),
+        )
+    } else {
+        (format!("Content-Type: {GRAPHBINARY_MIME}\r\n"), body)
+    };
+    let resp = chunked_response(&headers, &payload, 8 * 1024);
+    let (url, _server) = serve_once(resp, 1 << 20, Duration::ZERO).await;
+    let client = Client::new(&url).unwrap();
+    let s = client.submit("x").await.unwrap();
+    let counters = s.counters();
+    let all = s.all().await.unwrap();
+    assert_ints(&all, n);
+    assert_eq!(counters.body_bytes(), 6 * n as u64 + 11);
+}
+
+#[tokio::test]
+async fn large_body_arrives_whole_current_thread() {
+    large_body_arrives_whole(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_body_arrives_whole_multi_thread() {
+    large_body_arrives_whole(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_zlib_body_arrives_whole_multi_thread() {
+    large_body_arrives_whole(true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connection_lost_deep_in_a_large_body_is_a_transport_error_after_the_results_before_it() {
+    use futures::StreamExt;
+    // 300,000 results (1.8 MB) in 8 KB chunks, then the connection drops inside a chunk: the
+    // error surfaces after every result before it, through the fetcher task.
+    let body = ints_body(300_000);
+    let cut = 2 + 6 * 250_000;
+    let mut resp = chunked_response(
+        &format!("Content-Type: {GRAPHBINARY_MIME}\r\n"),
+        &body[..cut],
+        8 * 1024,
+    );
+    // Drop the terminating chunk and trailers, and declare a chunk that never comes.
+    resp.truncate(resp.len() - b"0\r\ncode: 200\r\n\r\n".len());
+    resp.extend_from_slice(b"2000\r\n\x01\x00");
+    let (url, _server) = serve_once(resp, 1 << 20, Duration::ZERO).await;
+    let client = Client::new(&url).unwrap();
+    let mut s = client.submit("x").await.unwrap();
+    let mut got = 0i32;
+    let e = loop {
+        match s.next().await.unwrap() {
+            Ok(v) => {
+                assert_eq!(v, graphbinary_client::model::Value::Int(got));
+                got += 1;
+            }
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(got, 250_000, "every result before the cut");
+    assert!(
+        matches!(
+            e.transport_kind(),
+            Some(TransportKind::Io | TransportKind::Http)
+        ),
+        "{e:?}"
+    );
+    assert!(s.next().await.is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_timeout_deep_in_a_large_body_is_a_timeout() {
+    // 1 MB at once, then the server stalls: the read timeout fires in the fetcher task and
+    // comes out as a timeout after the results before it.
+    let body = ints_body(300_000);
+    let mut resp = chunked_response(
+        &format!("Content-Type: {GRAPHBINARY_MIME}\r\n"),
+        &body,
+        8 * 1024,
+    );
+    resp.truncate(1_000_000);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/gremlin", listener.local_addr().unwrap());
+    let _server = tokio::spawn(async move {
+        let (mut sock, _) = listener.accept().await.unwrap();
+        let mut buf = [0u8; 4096];
+        let _ = sock.read(&mut buf).await;
+        sock.write_all(&resp).await.unwrap();
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    });
+    let client = Client::builder(&url)
+        .read_timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let e = client.submit("x").await.unwrap().all().await.unwrap_err();
+    assert!(e.is_timeout(), "{e:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_a_large_response_midway_closes_its_connection_and_frees_the_slot() {
+    use futures::StreamExt;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    // A pool of one. The first response (16 MB, more than the fetcher's queue and the socket
+    // buffers hold) is dropped after a few results, with the fetcher running: its connection
+    // must be closed (never reused half-read) and the slot freed, so the second request gets
+    // its answer on a second connection.
+    let big = chunked_response(
+        &format!("Content-Type: {GRAPHBINARY_MIME}\r\n"),
+        &ints_body(2_700_000),
+        8 * 1024,
+    );
+    let small = chunked_response(
+        &format!("Content-Type: {GRAPHBINARY_MIME}\r\n"),
+        &COUNT_BODY,
+        64,
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/gremlin", listener.local_addr().unwrap());
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let acc = accepted.clone();
+    tokio::spawn(async move {
+        loop {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            let nth = acc.fetch_add(1, Ordering::SeqCst);
+            let resp = if nth == 0 { big.clone() } else { small.clone() };
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                loop {
+                    match sock.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) if find(&buf, b"\r\n\r\n").is_some() => break,
+                        Ok(_) => {}
+                    }
+                }
+                let _ = sock.write_all(&resp).await;
+                // Keep the connection open (keep-alive) until the client closes it.
+                while matches!(sock.read(&mut buf).await, Ok(n) if n > 0) {}
+            });
+        }
+    });
+    let client = Client::builder(&url).pool_size(1).build().unwrap();
+    let mut s = client.submit("x").await.unwrap();
+    for i in 0..20_000 {
+        assert_eq!(
+            s.next().await.unwrap().unwrap(),
+            graphbinary_client::model::Value::Int(i)
+        );
+    }
+    assert!(
+        s.counters().wire_bytes() > 64 * 1024,
+        "the fetcher has started"
+    );
+    drop(s);
+    let n: i64 = tokio::time::timeout(Duration::from_secs(10), async {
+        client.submit("x").await.unwrap().one().await.unwrap()
+    })
+    .await
+    .expect("the slot was freed");
+    assert_eq!(n, 6);
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        2,
+        "a new connection, not the half-read one"
+    );
+}

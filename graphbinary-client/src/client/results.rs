@@ -452,10 +452,24 @@ impl ResultStream {
     /// half-read; nothing else is affected.
     pub async fn all(self) -> Result<Vec<Value>, Error> {
         let mut out = Vec::new();
+        // The buffered results are decoded in one synchronous loop (`for_each_result`), not
+        // one poll of the stream each. A bulk too large to expand is the error, before
+        // whatever the rest of the response says.
+        let mut too_big = None;
         let mut t = self.traversers();
-        while let Some(item) = t.next().await {
-            push_expanded(&mut out, item?)?;
+        let r = t
+            .for_each_result(|tr| {
+                if too_big.is_none() {
+                    if let Err(e) = push_expanded(&mut out, tr) {
+                        too_big = Some(e);
+                    }
+                }
+            })
+            .await;
+        if let Some(e) = too_big {
+            return Err(e);
         }
+        r?;
         Ok(out)
     }
 
