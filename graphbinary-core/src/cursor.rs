@@ -319,20 +319,6 @@ impl<'a> Cursor<'a> {
     /// any other).
     #[inline]
     pub fn expect_fq_non_null(&mut self, code: u8, what: &'static str) -> FastResult<()> {
-        // The usual case, both bytes checked at once; anything else goes byte by byte, which
-        // names what is wrong or missing.
-        if let [c, 0x00, ..] = self.data[self.pos..] {
-            if c == code {
-                self.pos += 2;
-                return Ok(());
-            }
-        }
-        self.expect_fq_non_null_checked(code, what)
-    }
-
-    /// [`Cursor::expect_fq_non_null`] a byte at a time.
-    #[cold]
-    fn expect_fq_non_null_checked(&mut self, code: u8, what: &'static str) -> FastResult<()> {
         self.expect_type_code(code, what)?;
         let at = self.offset();
         if !self.read_nullable_flag(what)? {

@@ -51,27 +51,7 @@ impl<T: FqEncode> Encode for Fq<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct FqOpt<T>(pub Option<T>);
 
-/// `{code}{0x00}` (present, `true`), `{code}{0x01}` or `FE 01` (null, `false`).
-#[inline]
 fn fq_opt_header(cur: &mut Cursor<'_>, code: u8, what: &'static str) -> FastResult<bool> {
-    // The usual headers, both bytes at once; anything else goes byte by byte, which names
-    // what is wrong or missing.
-    match *cur.remaining() {
-        [c, 0x00, ..] if c == code && code != codes::UNSPECIFIED_NULL => {
-            cur.read_array::<2>()?;
-            Ok(true)
-        }
-        [c, 0x01, ..] if c == code || c == codes::UNSPECIFIED_NULL => {
-            cur.read_array::<2>()?;
-            Ok(false)
-        }
-        _ => fq_opt_header_checked(cur, code, what),
-    }
-}
-
-/// [`fq_opt_header`] a byte at a time.
-#[cold]
-fn fq_opt_header_checked(cur: &mut Cursor<'_>, code: u8, what: &'static str) -> FastResult<bool> {
     let at = cur.offset();
     let found = cur.read_u8()?;
     if found != code && found != codes::UNSPECIFIED_NULL {
