@@ -221,6 +221,7 @@ pub(crate) fn from_value_at<T: DeserializeOwned>(value: &Value, base: u64) -> Re
 }
 
 /// Runs the deserializer for one value; an error that a visitor swallowed still counts.
+#[inline]
 fn run<'x, T: Deserialize<'x>, M: Mode<'x, 'x>>(cur: &mut Cursor<'x>) -> Result<T, Error> {
     let mut de = De::<M>::new(cur);
     let r = T::deserialize(&mut de);
@@ -303,12 +304,21 @@ impl<'a, 'x, M> De<'a, 'x, M> {
         }
     }
 
+    #[inline]
     fn finish<T>(&mut self, r: Result<T, Error>) -> Result<T, Error> {
-        match (self.sticky.take(), r) {
-            (None, r) => r,
-            (Some(Sticky::NeedMore(n)), _) => Err(Error::need_more(n)),
-            (Some(Sticky::Invalid(..)), Err(e)) => Err(e),
-            (Some(Sticky::Invalid(at, detail)), Ok(_)) => Err(Error::format(DecodeError::new(
+        // The usual case hands `r` back as it is (no move through a tuple).
+        match self.sticky.take() {
+            None => r,
+            Some(s) => Self::finish_sticky(s, r),
+        }
+    }
+
+    #[cold]
+    fn finish_sticky<T>(s: Sticky, r: Result<T, Error>) -> Result<T, Error> {
+        match (s, r) {
+            (Sticky::NeedMore(n), _) => Err(Error::need_more(n)),
+            (Sticky::Invalid(..), Err(e)) => Err(e),
+            (Sticky::Invalid(at, detail), Ok(_)) => Err(Error::format(DecodeError::new(
                 at,
                 ErrorKind::Invalid {
                     what: "value",
@@ -356,11 +366,13 @@ impl<'a, 'x, M> De<'a, 'x, M> {
         self.fast(r)
     }
 
+    #[inline]
     fn enter(&mut self) -> Result<(), Error> {
         let r = self.cur.enter();
         self.fast(r)
     }
 
+    #[inline]
     fn count(&mut self, what: &'static str, min_item: usize) -> Result<usize, Error> {
         let n = self.cur.read_count(what);
         let n = self.fast(n)?;
@@ -814,17 +826,20 @@ macro_rules! integers {
         #[inline]
         fn $f<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
             let at = self.cur.offset();
+            // The header and the number as words (the same bytes the patterns
+            // `[INT, 0x00, a, b, c, d, ..]` and `[LONG, 0x00, a, .., h, ..]` take).
             let r = match *self.cur.remaining() {
-                [codes::INT, 0x00, a, b, c, d, ..] => {
-                    let r = self.cur.read_array::<6>();
-                    self.fast(r)?;
-                    v.visit_i32(i32::from_be_bytes([a, b, c, d]))
-                }
-                [codes::LONG, 0x00, a, b, c, d, e, f, g, h, ..] => {
-                    let r = self.cur.read_array::<10>();
-                    self.fast(r)?;
-                    v.visit_i64(i64::from_be_bytes([a, b, c, d, e, f, g, h]))
-                }
+                [codes::INT, 0x00, ..] => match self.cur.read_array::<6>() {
+                    Ok(b) => v.visit_i32(i32::from_be_bytes([b[2], b[3], b[4], b[5]])),
+                    Err(_) => return self.deserialize_any(v),
+                },
+                [codes::LONG, 0x00, ..] => match self.cur.read_array::<10>() {
+                    Ok(b) => {
+                        let n: [u8; 8] = b[2..].try_into().expect("8 bytes");
+                        v.visit_i64(i64::from_be_bytes(n))
+                    }
+                    Err(_) => return self.deserialize_any(v),
+                },
                 _ => return self.deserialize_any(v),
             };
             r.map_err(|e: Error| e.at(at))
@@ -914,6 +929,7 @@ impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M>
         v.visit_f64(f).map_err(|e: Error| e.at(at))
     }
 
+    #[inline]
     fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
         let at = self.cur.offset();
         if let [codes::STRING, 0x00, ..] = *self.cur.remaining() {
@@ -934,6 +950,7 @@ impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M>
         self.deserialize_any(v)
     }
 
+    #[inline]
     fn deserialize_string<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
         self.deserialize_str(v)
     }
@@ -1038,24 +1055,33 @@ impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M>
     #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
         let at = self.cur.offset();
-        let r = match *self.cur.remaining() {
+        // elementMap's T.id and T.label, whole: `20 00` then the String `03 00` "id" or
+        // "label" (any other T takes the general way, which checks the name), compared as
+        // words: the 8-byte prefix (headers and length), then the name.
+        const T_ID: u64 = u64::from_be_bytes([codes::T, 0, codes::STRING, 0, 0, 0, 0, 2]);
+        const T_LABEL: u64 = u64::from_be_bytes([codes::T, 0, codes::STRING, 0, 0, 0, 0, 5]);
+        let rem = self.cur.remaining();
+        let r = match rem {
             [codes::STRING, 0x00, ..] => {
                 let r = self.cur.read_array::<2>();
                 self.fast(r)?;
                 let r = self.cur.read_str();
                 M::str(v, self.fast(r)?)
             }
-            // elementMap's T.id and T.label, whole: `20 00` then the String `03 00` "id" or
-            // "label" (any other T takes the general way, which checks the name).
-            [codes::T, 0x00, codes::STRING, 0x00, 0, 0, 0, 2, b'i', b'd', ..] => {
-                let r = self.cur.read_array::<10>();
-                self.fast(r)?;
-                v.visit_str(T::Id.as_str())
-            }
-            [codes::T, 0x00, codes::STRING, 0x00, 0, 0, 0, 5, b'l', b'a', b'b', b'e', b'l', ..] => {
-                let r = self.cur.read_array::<13>();
-                self.fast(r)?;
-                v.visit_str(T::Label.as_str())
+            [codes::T, p @ ..] if rem.len() >= 10 => {
+                let prefix = u64::from_be_bytes(rem[..8].try_into().expect("8 bytes"));
+                let name = &p[7..];
+                if prefix == T_ID && name.starts_with(b"id") {
+                    let r = self.cur.read_array::<10>();
+                    self.fast(r)?;
+                    v.visit_str(T::Id.as_str())
+                } else if prefix == T_LABEL && name.starts_with(b"label") {
+                    let r = self.cur.read_array::<13>();
+                    self.fast(r)?;
+                    v.visit_str(T::Label.as_str())
+                } else {
+                    return self.deserialize_any(v);
+                }
             }
             _ => return self.deserialize_any(v),
         };
@@ -1071,8 +1097,53 @@ impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M>
         deserialize_u16 deserialize_u32 deserialize_u64
     }
 
+    fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        self.structure(v)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, Error> {
+        self.structure(v)
+    }
+
     serde::forward_to_deserialize_any! {
-        bool i128 u128 char seq tuple tuple_struct map struct
+        bool i128 u128 char seq tuple tuple_struct
+    }
+}
+
+impl<'a, 'x, M> De<'a, 'x, M> {
+    /// A map or struct target: a present Map or element goes straight to its reader, anything
+    /// else as [`deserialize_any`](de::Deserializer::deserialize_any) does, to the same result.
+    #[inline]
+    fn structure<'de, V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value, Error>
+    where
+        M: Mode<'x, 'de>,
+    {
+        let at = self.cur.offset();
+        let code = match *self.cur.remaining() {
+            [c @ (codes::MAP
+            | codes::VERTEX
+            | codes::EDGE
+            | codes::VERTEX_PROPERTY
+            | codes::PROPERTY
+            | codes::PATH), 0x00, ..] => c,
+            _ => return de::Deserializer::deserialize_any(self, v),
+        };
+        let r = self.cur.read_array::<2>();
+        self.fast(r)?;
+        let h = Head { at, code, flag: 0 };
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            if code == codes::MAP {
+                self.map(at, v)
+            } else {
+                self.structured(h, v)
+            }
+        })
+        .map_err(|e: Error| e.at(at))
     }
 }
 

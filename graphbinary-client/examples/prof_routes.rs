@@ -1,0 +1,42 @@
+//! One drain of one benchmark corpus by one route or mode, for instruction counts under
+//! callgrind (stable on a loaded machine, unlike time):
+//!
+//! ```text
+//! cargo build --release -p graphbinary-client --example prof_routes
+//! valgrind --tool=callgrind --toggle-collect='*prof_run*' \
+//!     target/release/examples/prof_routes element_maps serde_struct
+//! ```
+//!
+//! `CORPUS` is a prefix of a corpus name of `benches/common/mod.rs`; `MODE` a mode of
+//! `benches/decode.rs` (`a_slice`, `b_visit_8k`, ...) or a route of `benches/common/routes.rs`
+//! (`value_convert`, `serde_struct`, `count`, ...); `N` drains (default 1). Only `prof_run` is
+//! counted with `--toggle-collect`, not the making of the corpus.
+
+#[path = "../benches/common/mod.rs"]
+mod common;
+#[path = "../benches/common/routes.rs"]
+mod routes;
+
+/// One drain: the unit callgrind counts.
+#[inline(never)]
+fn prof_run(rt: &tokio::runtime::Runtime, c: &common::Corpus, mode: &str) -> u64 {
+    match common::Mode::ALL.into_iter().find(|m| m.id() == mode) {
+        Some(m) => common::run(rt, c, m),
+        None => routes::run(rt, c.name, c.bytes, mode),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(corpus), Some(mode)) = (args.get(1), args.get(2)) else {
+        eprintln!("usage: prof_routes CORPUS MODE [N]");
+        std::process::exit(2);
+    };
+    let n: usize = args.get(3).map_or(1, |s| s.parse().expect("N is a number"));
+    std::env::set_var("BENCH_CORPORA", corpus);
+    let rt = common::runtime();
+    let c = common::selected().pop().expect("no corpus of that name");
+    for _ in 0..n {
+        assert_eq!(prof_run(&rt, &c, mode), c.results, "{mode}");
+    }
+}
