@@ -382,82 +382,66 @@ fn tls_files() -> Result<(PathBuf, PathBuf)> {
     let _ = fs::remove_dir_all(&tmp);
     fs::create_dir_all(&tmp)?;
     let p = |f: &str| tmp.join(f).display().to_string();
+    let (ca_p12, ca_pem_tmp, server_p12, csr, server_pem) = (
+        p("ca.p12"),
+        p("ca.pem"),
+        p("server.p12"),
+        p("server.csr"),
+        p("server.pem"),
+    );
     let pass = TLS_PASSWORD;
     let common = ["-storepass", pass, "-storetype", "PKCS12"];
-    let steps: Vec<Vec<String>> = vec![
-        vec![
-            "-genkeypair",
-            "-alias",
-            "ca",
-            "-keyalg",
-            "RSA",
-            "-keysize",
-            "2048",
-            "-validity",
-            "3650",
-            "-dname",
-            "CN=graphbinary-rs test CA",
-            "-ext",
-            "bc:c",
-            "-keystore",
-            &p("ca.p12"),
-        ]
-        .into_iter()
-        .map(String::from)
-        .collect(),
-        vec![
+    let key_pair = [
+        "-genkeypair",
+        "-keyalg",
+        "RSA",
+        "-keysize",
+        "2048",
+        "-validity",
+        "3650",
+    ];
+    let ca_key: Vec<&str> = [
+        &key_pair[..],
+        &["-alias", "ca", "-dname", "CN=graphbinary-rs test CA"],
+    ]
+    .concat();
+    let server_key: Vec<&str> = [
+        &key_pair[..],
+        &["-alias", "server", "-dname", "CN=localhost"],
+    ]
+    .concat();
+    let steps: [&[&str]; 7] = [
+        &[&ca_key[..], &["-ext", "bc:c", "-keystore", &ca_p12]].concat(),
+        &[
             "-exportcert",
             "-rfc",
             "-alias",
             "ca",
             "-keystore",
-            &p("ca.p12"),
+            &ca_p12,
             "-file",
-            &p("ca.pem"),
-        ]
-        .into_iter()
-        .map(String::from)
-        .collect(),
-        vec![
-            "-genkeypair",
-            "-alias",
-            "server",
-            "-keyalg",
-            "RSA",
-            "-keysize",
-            "2048",
-            "-validity",
-            "3650",
-            "-dname",
-            "CN=localhost",
-            "-keystore",
-            &p("server.p12"),
-        ]
-        .into_iter()
-        .map(String::from)
-        .collect(),
-        vec![
+            &ca_pem_tmp,
+        ],
+        &[&server_key[..], &["-keystore", &server_p12]].concat(),
+        &[
             "-certreq",
             "-alias",
             "server",
             "-keystore",
-            &p("server.p12"),
+            &server_p12,
             "-file",
-            &p("server.csr"),
-        ]
-        .into_iter()
-        .map(String::from)
-        .collect(),
-        vec![
+            &csr,
+        ],
+        &[
             "-gencert",
             "-alias",
             "ca",
             "-keystore",
-            &p("ca.p12"),
+            &ca_p12,
             "-infile",
-            &p("server.csr"),
+            &csr,
             "-outfile",
-            &p("server.pem"),
+            &server_pem,
             "-rfc",
             "-validity",
             "3650",
@@ -467,40 +451,31 @@ fn tls_files() -> Result<(PathBuf, PathBuf)> {
             "ku:c=digitalSignature,keyEncipherment",
             "-ext",
             "eku=serverAuth",
-        ]
-        .into_iter()
-        .map(String::from)
-        .collect(),
-        vec![
+        ],
+        &[
             "-importcert",
             "-noprompt",
             "-alias",
             "ca",
             "-keystore",
-            &p("server.p12"),
+            &server_p12,
             "-file",
-            &p("ca.pem"),
-        ]
-        .into_iter()
-        .map(String::from)
-        .collect(),
-        vec![
+            &ca_pem_tmp,
+        ],
+        &[
             "-importcert",
             "-noprompt",
             "-alias",
             "server",
             "-keystore",
-            &p("server.p12"),
+            &server_p12,
             "-file",
-            &p("server.pem"),
-        ]
-        .into_iter()
-        .map(String::from)
-        .collect(),
+            &server_pem,
+        ],
     ];
     for args in steps {
         let out = Command::new("keytool")
-            .args(&args)
+            .args(args)
             .args(common)
             .stdin(Stdio::null())
             .output()
