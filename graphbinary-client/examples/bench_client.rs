@@ -5,12 +5,13 @@
 //! cargo run --release -p graphbinary-client --example bench_client -- \
 //!     --url http://127.0.0.1:8182/gremlin --query "g.V()" --mode latency|throughput \
 //!     [--runs N] [--concurrency C] [--requests M] [--warmup W] [--compression none|deflate] \
-//!     [--consume all|drain]
+//!     [--consume all|drain|count]
 //! ```
 //!
 //! `--consume all` (the default, like the peers) collects each response's results into a
 //! `Vec`; `drain` drops each result as soon as it is decoded (the streaming use, with
-//! `TraverserStream::for_each_result`). The JSON
+//! `TraverserStream::for_each_result`); `count` only counts them (`ResultStream::count`: every
+//! value stepped over and checked, none built: the transport's own cost). The JSON
 //! line adds `peak_rss_kib` (the process's `VmHWM`) to the peers' fields. `cpu_secs` is the
 //! process's user+system time during the measured part (`CLOCK_PROCESS_CPUTIME_ID`).
 //!
@@ -36,6 +37,8 @@ struct Args {
     warmup: Option<usize>,
     compression: bool,
     drain: bool,
+    /// `--consume count`: results counted, never built.
+    count: bool,
     timeout_ms: u64,
     /// TinkerPop 3 throughput: the connections the tasks share (default: one per task).
     connections: Option<usize>,
@@ -46,7 +49,7 @@ fn usage(msg: &str) -> ! {
     eprintln!(
         "usage: bench_client --url URL --query GREMLIN --mode latency|throughput [--runs N] \
          [--concurrency C] [--requests M] [--warmup W] [--compression none|deflate] \
-         [--consume all|drain] [--timeout-ms MS] [--connections N (ws:// only)]"
+         [--consume all|drain|count] [--timeout-ms MS] [--connections N (ws:// only)]"
     );
     std::process::exit(2)
 }
@@ -62,6 +65,7 @@ fn parse() -> Args {
         warmup: None,
         compression: false,
         drain: false,
+        count: false,
         timeout_ms: 600_000,
         connections: None,
     };
@@ -90,10 +94,11 @@ fn parse() -> Args {
                 }
             }
             "--consume" => {
-                a.drain = match val().as_str() {
-                    "all" => false,
-                    "drain" => true,
-                    _ => usage("--consume is all or drain"),
+                (a.drain, a.count) = match val().as_str() {
+                    "all" => (false, false),
+                    "drain" => (true, false),
+                    "count" => (false, true),
+                    _ => usage("--consume is all, drain or count"),
                 }
             }
             other => usage(&format!("unknown argument {other}")),
@@ -138,7 +143,9 @@ async fn one(client: &Client, a: &Args) -> Result<(u64, u64), String> {
         .await
         .map_err(|e| e.to_string())?;
     let counters = stream.counters();
-    let n = if a.drain {
+    let n = if a.count {
+        stream.count().await.map_err(|e| e.to_string())?
+    } else if a.drain {
         let mut n = 0u64;
         stream
             .traversers()
@@ -180,7 +187,11 @@ async fn latency(client: Client, a: Args) -> serde_json::Value {
     json!({
         "peer": "rust", "mode": "latency", "query": a.query,
         "compression": if a.compression { "deflate" } else { "none" },
-        "consume": if a.drain { "drain" } else { "all" },
+        "consume": match (a.drain, a.count) {
+            (_, true) => "count",
+            (true, _) => "drain",
+            _ => "all",
+        },
         "runs": runs, "results": results, "bytes": bytes, "cpu_secs": cpu,
         "peak_rss_kib": peak_rss_kib(),
     })
@@ -237,6 +248,9 @@ async fn throughput(client: Client, a: Args) -> serde_json::Value {
 fn main() {
     let a = parse();
     if a.url.starts_with("ws://") || a.url.starts_with("wss://") {
+        if a.count {
+            usage("--consume count is for http:// only");
+        }
         return tp3::main(a);
     }
     let pool = if a.mode == "throughput" {

@@ -73,6 +73,10 @@ const CONTENDERS: [&str; 5] = ["rust", "java", "go", "python", "raw"];
 /// Latency also measures our client streaming (each result dropped as decoded).
 const LATENCY_CONTENDERS: [&str; 6] = ["rust", "rust-drain", "java", "go", "python", "raw"];
 const BIG_QUERY: &str = "g.V().repeat(both()).times(12)";
+/// The `GLIBC_TUNABLES` of the `rust-keep` contender (README, "Large responses"): freed memory
+/// is trimmed from the heap only past 1 GiB, and blocks up to 32 MiB come from the heap rather
+/// than from their own `mmap` (each unmapped when freed).
+const GLIBC_KEEP: &str = "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432";
 
 /// Every part, in the order a full run reports them.
 const PARTS: [&str; 5] = ["inproc", "e2e", "memory", "process", "tp3"];
@@ -133,6 +137,9 @@ struct Report {
     commands: Vec<String>,
     sections: Vec<String>,
     raw: Vec<String>,
+    /// Section 1's interleaved (a) speed on vertices_200k, bytes per second of CPU, when it
+    /// ran: the replayed section compares its floor with the raw drain.
+    value_route_bytes_per_sec: Option<f64>,
 }
 
 impl Report {
@@ -162,6 +169,7 @@ fn run(o: &Opts) -> Result<()> {
         )],
         sections: Vec::new(),
         raw: Vec::new(),
+        value_route_bytes_per_sec: None,
     };
     let load_before = loadavg();
     if o.parts.iter().any(|p| p == "inproc") {
@@ -379,6 +387,16 @@ fn contender_cmd(contender: &str, client: &Path) -> Command {
     } else if contender == "rust-drain" {
         let mut c = Command::new(client);
         c.args(["--consume", "drain"]);
+        c
+    } else if contender == "rust-count" {
+        let mut c = Command::new(client);
+        c.args(["--consume", "count"]);
+        c
+    } else if contender == "rust-keep" {
+        // Collecting, with glibc told to keep freed memory for the next request instead of
+        // returning it to the system (and re-faulting it in): a setting of the process, no code.
+        let mut c = Command::new(client);
+        c.env("GLIBC_TUNABLES", GLIBC_KEEP);
         c
     } else {
         let mut c = Command::new(project_root().join("xtask/peers/peer"));
@@ -608,6 +626,8 @@ fn name(c: &str) -> &'static str {
     match c {
         "rust" => "**graphbinary-rs** (ours)",
         "rust-drain" => "**graphbinary-rs**, streaming (each result dropped)",
+        "rust-count" => "**graphbinary-rs**, counting only (`count()`: no result built)",
+        "rust-keep" => "**graphbinary-rs**, collecting, glibc keeping freed memory (`GLIBC_TUNABLES`, see README)",
         "java" => "Java driver 4.0.0-beta.3",
         "go" => "gremlin-go v4.0.0-beta.3",
         "python" => "gremlinpython 4.0.0b3",

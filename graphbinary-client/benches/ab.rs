@@ -1,0 +1,110 @@
+//! The in-process targets of issue 13, measured interleaved (no criterion): each pair of routes
+//! on one corpus runs in alternating order, round after round, so a slow spell of the shared
+//! machine falls on both sides of a ratio instead of on whichever benchmark criterion happened
+//! to be running (in one full run, serde's criterion median came out 41% above the one of a run
+//! before, while the conversion route it is compared with did not move).
+//!
+//! Pairs: `vertices_200k` (a) one slice against (b) `for_each_result` over 8 KiB reads (the
+//! `Value` route's 600 MB/s target), and `element_maps_100k` `value_convert` against
+//! `serde_struct` (serde's 2x target). Each round drains the corpus once by each side, the
+//! order alternating (A B, then B A); time is the thread's CPU time of one drain
+//! (`common/cpu.rs`). After 3 warm-up drains per side, `AB_ROUNDS` rounds (default 31).
+//!
+//! `cargo bench -p graphbinary-client --bench ab` prints one JSON object per line,
+//! `{"corpus":..,"mode":..,"rounds":..,"median_secs":..,"min_secs":..,"max_secs":..,
+//! "bytes":..}`, and writes them all to `target/criterion/ab.jsonl`.
+
+mod common;
+#[path = "common/cpu.rs"]
+#[allow(dead_code)]
+mod cpu;
+#[path = "common/routes.rs"]
+mod routes;
+
+use std::io::Write;
+
+/// (corpus, side A, side B): a mode of `decode.rs` or a route of `common/routes.rs` each.
+const PAIRS: [(&str, &str, &str); 2] = [
+    ("vertices_200k", "a_slice", "b_visit_8k"),
+    ("element_maps_100k", "value_convert", "serde_struct"),
+];
+
+fn drain(rt: &tokio::runtime::Runtime, c: &common::Corpus, mode: &str) -> u64 {
+    match common::Mode::ALL.into_iter().find(|m| m.id() == mode) {
+        Some(m) => common::run(rt, c, m),
+        None => routes::run(rt, c.name, c.bytes, mode),
+    }
+}
+
+/// One drain's thread CPU time, in seconds; checks the number of results.
+fn timed(rt: &tokio::runtime::Runtime, c: &common::Corpus, mode: &str) -> f64 {
+    let t0 = cpu::thread_cpu();
+    let n = drain(rt, c, mode);
+    let t = cpu::thread_cpu().saturating_sub(t0).as_secs_f64();
+    assert_eq!(n, c.results, "{} {mode}", c.name);
+    t
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn main() {
+    let rounds: usize = std::env::var("AB_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(31)
+        .max(1);
+    let rt = common::runtime();
+    if std::env::var_os("BENCH_CORPORA").is_none() {
+        // Only the corpora of the pairs (making the others takes seconds and memory).
+        std::env::set_var("BENCH_CORPORA", "vertices_200k,element_maps_100k");
+    }
+    let corpora = common::selected();
+    let mut lines = Vec::new();
+    for (corpus, a, b) in PAIRS {
+        let Some(c) = corpora.iter().find(|c| c.name == corpus) else {
+            continue;
+        };
+        for _ in 0..3 {
+            timed(&rt, c, a);
+            timed(&rt, c, b);
+        }
+        let (mut ta, mut tb) = (Vec::new(), Vec::new());
+        for r in 0..rounds {
+            if r % 2 == 0 {
+                ta.push(timed(&rt, c, a));
+                tb.push(timed(&rt, c, b));
+            } else {
+                tb.push(timed(&rt, c, b));
+                ta.push(timed(&rt, c, a));
+            }
+        }
+        for (mode, t) in [(a, &mut ta), (b, &mut tb)] {
+            let (min, max) = (
+                t.iter().copied().fold(f64::INFINITY, f64::min),
+                t.iter().copied().fold(0.0, f64::max),
+            );
+            let line = serde_json::json!({
+                "corpus": corpus, "mode": mode, "rounds": rounds,
+                "median_secs": median(t), "min_secs": min, "max_secs": max,
+                "bytes": c.bytes.len(),
+            })
+            .to_string();
+            println!("{line}");
+            lines.push(line);
+        }
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
+    std::fs::create_dir_all(&dir).expect("target/criterion");
+    let mut f = std::fs::File::create(dir.join("ab.jsonl")).expect("ab.jsonl");
+    for l in &lines {
+        writeln!(f, "{l}").expect("write ab.jsonl");
+    }
+}
