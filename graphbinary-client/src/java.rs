@@ -257,6 +257,20 @@ pub(crate) fn base64(bytes: &[u8]) -> String {
     s
 }
 
+/// RFC 4648 section 10's test vectors, `(plain, encoded)`: the tests of [`base64`] and
+/// [`base64_decode`] here, of the SASL token (`ws`) and of the Gremlin-language literal
+/// encoder (`process::lit`) check against this one list.
+#[cfg(test)]
+pub(crate) const RFC4648_VECTORS: [(&str, &str); 7] = [
+    ("", ""),
+    ("f", "Zg=="),
+    ("fo", "Zm8="),
+    ("foo", "Zm9v"),
+    ("foob", "Zm9vYg=="),
+    ("fooba", "Zm9vYmE="),
+    ("foobar", "Zm9vYmFy"),
+];
+
 /// Why a text is not standard padded base64 ([`base64_decode`]): the byte offset in the text
 /// and what was expected there.
 #[cfg(any(feature = "http", test))] // read back by the ws:// client
@@ -438,20 +452,9 @@ mod tests {
         assert_eq!(base64(b"some bytes for you"), "c29tZSBieXRlcyBmb3IgeW91");
     }
 
-    /// RFC 4648 section 10's test vectors.
-    const RFC4648: [(&str, &str); 7] = [
-        ("", ""),
-        ("f", "Zg=="),
-        ("fo", "Zm8="),
-        ("foo", "Zm9v"),
-        ("foob", "Zm9vYg=="),
-        ("fooba", "Zm9vYmE="),
-        ("foobar", "Zm9vYmFy"),
-    ];
-
     #[test]
     fn base64_decodes_the_rfc_4648_vectors() {
-        for (plain, encoded) in RFC4648 {
+        for (plain, encoded) in RFC4648_VECTORS {
             assert_eq!(base64(plain.as_bytes()), encoded);
             assert_eq!(
                 base64_decode(encoded).as_deref(),

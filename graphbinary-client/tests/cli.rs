@@ -1,29 +1,13 @@
 //! The `graphbinary` binary: output formats, `--chunk-size`, and exit codes 0/1/2.
 
+#[path = "common/bin.rs"]
+mod bin;
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
+use bin::run;
 use common::{gbin_vectors, same_json, shared_dir};
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_graphbinary"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn graphbinary");
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
 
 fn response(items: &[&[u8]], footer: &[u8]) -> Vec<u8> {
     let mut b = vec![0x84, 0x00];

@@ -9,6 +9,9 @@ use graphbinary_client::client::{Client, Error, TransportKind, GRAPHBINARY_MIME}
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
+#[path = "common/tls.rs"]
+mod tls;
+
 /// Accepts one connection, reads one request (headers + Content-Length body), answers with
 /// `response` (written in pieces of `chunk` bytes, pausing `pause` between them), and returns
 /// the raw request text.
@@ -269,27 +272,11 @@ async fn bytes_after_the_zlib_stream_are_a_decompress_error() {
     assert!(matches!(e, Error::Decompress(_)), "{e:?}");
 }
 
-/// A TLS responder for `localhost` with a fresh self-signed certificate: answers one request
-/// with the `g.V().count()` response. Returns the URL and the certificate's PEM.
+/// A TLS responder for `localhost` with a fresh self-signed certificate: answers the first
+/// request of each connection with the `g.V().count()` response. Returns the URL and the certificate's PEM.
 async fn serve_tls_once() -> (String, String) {
-    use std::sync::Arc;
-    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-    let pem = cert.cert.pem();
-    let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_no_client_auth()
-    .with_single_cert(vec![cert.cert.der().clone()], key)
-    .unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        let (sock, _) = listener.accept().await.unwrap();
-        let Ok(mut tls) = acceptor.accept(sock).await else {
+    let server = tls::serve_tls(|tls| async move {
+        let Ok(mut tls) = tls else {
             return; // the client rejected the certificate
         };
         let mut req = Vec::new();
@@ -308,8 +295,9 @@ async fn serve_tls_once() -> (String, String) {
         );
         tls.write_all(&resp).await.unwrap();
         tls.shutdown().await.unwrap();
-    });
-    (format!("https://localhost:{port}/gremlin"), pem)
+    })
+    .await;
+    (server.url("https"), server.pem)
 }
 
 #[tokio::test]

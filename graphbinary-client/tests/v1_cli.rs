@@ -1,32 +1,14 @@
 //! `graphbinary decode --graphbinary-version 1`: the 60 canonical GraphBinary 1 vectors as
 //! values, our JanusGraph captures as responses, the exit codes.
 
+#[path = "common/bin.rs"]
+mod bin;
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-use common::shared_dir;
+use bin::run;
+use common::{shared_dir, v1_gbin_vectors};
 use graphbinary_client::v1;
 use graphbinary_core::Limits;
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_graphbinary"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn graphbinary");
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -39,13 +21,8 @@ fn every_v1_vector_decodes_as_a_value_and_re_encodes() {
     };
     let mut n = 0;
     let mut differ = Vec::new();
-    for e in std::fs::read_dir(dir.join("vectors/graphbinary-v1")).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_none_or(|x| x != "gbin") {
-            continue;
-        }
+    for (name, bytes) in v1_gbin_vectors(&dir) {
         n += 1;
-        let bytes = std::fs::read(&p).unwrap();
         let expected = v1::decode_slice(&bytes, &Limits::default()).unwrap();
         for chunk in [None, Some("1")] {
             let mut args = vec![
@@ -60,21 +37,21 @@ fn every_v1_vector_decodes_as_a_value_and_re_encodes() {
                 args.extend(["--chunk-size", c]);
             }
             let o = run(&args, &bytes);
-            assert!(o.status.success(), "{p:?}: {}", text(&o.stderr));
+            assert!(o.status.success(), "{name:?}: {}", text(&o.stderr));
             // GraphBinary 1 out; it reads back as the same value (the date-times as
             // OffsetDateTime, the bulks as BulkSet; everything else byte for byte).
             assert_eq!(
                 v1::decode_slice(&o.stdout, &Limits::default()).unwrap(),
                 expected,
-                "{p:?}"
+                "{name:?}"
             );
             if chunk.is_none() && o.stdout != bytes {
-                differ.push(p.file_stem().unwrap().to_string_lossy().into_owned());
+                differ.push(name.clone());
             }
         }
         let o = run(&["decode", "--value", "--graphbinary-version", "1"], &bytes);
-        assert!(o.status.success(), "{p:?}: {}", text(&o.stderr));
-        assert_eq!(text(&o.stdout).lines().count(), 1, "{p:?}");
+        assert!(o.status.success(), "{name:?}: {}", text(&o.stderr));
+        assert_eq!(text(&o.stdout).lines().count(), 1, "{name:?}");
     }
     assert_eq!(n, 60);
     // Without the codes `decode_exact` records, the date-times are written as OffsetDateTime
@@ -168,13 +145,8 @@ fn format_graphson_renders_graphson_3() {
     };
     let custom = v1::CustomTypes::janusgraph();
     let mut n = 0;
-    for e in std::fs::read_dir(dir.join("vectors/graphbinary-v1")).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_none_or(|x| x != "gbin") {
-            continue;
-        }
+    for (name, bytes) in v1_gbin_vectors(&dir) {
         n += 1;
-        let bytes = std::fs::read(&p).unwrap();
         let o = run(
             &[
                 "decode",
@@ -186,12 +158,12 @@ fn format_graphson_renders_graphson_3() {
             ],
             &bytes,
         );
-        assert!(o.status.success(), "{p:?}: {}", text(&o.stderr));
+        assert!(o.status.success(), "{name:?}: {}", text(&o.stderr));
         let exact = v1::decode_exact(&bytes, &Limits::default(), &custom).unwrap();
         assert_eq!(
             text(&o.stdout),
             format!("{}\n", v1::to_graphson3_exact(&exact)),
-            "{p:?}"
+            "{name:?}"
         );
     }
     assert_eq!(n, 60);

@@ -8,27 +8,13 @@ mod common;
 
 use std::path::Path;
 
-use common::{block_on, shared_dir, Pieces};
+use common::{block_on, shared_dir, v1_gbin_vectors as v1_vectors, Pieces};
 use graphbinary_client::model::{DateTime, Value};
 use graphbinary_client::v1;
 use graphbinary_core::{ErrorKind, Limits, ReadBuffer};
 use serde_json::{json, Value as Json};
 
 const EXPECTED_VECTORS: usize = 60;
-
-fn v1_vectors(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<_> = std::fs::read_dir(dir.join("vectors/graphbinary-v1"))
-        .expect("read vectors/graphbinary-v1")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "gbin"))
-        .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect();
-    v.sort();
-    v
-}
 
 fn twin(dir: &Path, name: &str) -> Json {
     let stem = name.strip_suffix("-v1").unwrap();

@@ -9,6 +9,9 @@ use graphbinary_client::ws::{Client3, Error3, Options3};
 use tokio::net::TcpListener;
 use tokio_tungstenite::tungstenite::Message;
 
+#[path = "common/tls.rs"]
+mod tls;
+
 /// `{0x81}{00 id}{status}{message}{attributes}{meta}{data}`; data is a List of Ints, or `FE 01`.
 fn response(id: &[u8], status: i32, message: &str, items: Option<&[i32]>) -> Vec<u8> {
     let mut out = vec![0x81, 0x00];
@@ -645,26 +648,8 @@ async fn client_builder_with_a_ws_url_speaks_tinkerpop_3_through_the_same_api() 
 
 #[tokio::test]
 async fn wss_goes_through_rustls_and_an_untrusted_certificate_is_a_tls_error() {
-    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-    let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_no_client_auth()
-    .with_single_cert(vec![cert.cert.der().clone()], key)
-    .unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        while let Ok((sock, _)) = listener.accept().await {
-            // The client rejects the certificate: the handshake fails on this side too.
-            let _ = acceptor.accept(sock).await;
-        }
-    });
-    let url = format!("wss://localhost:{port}/gremlin");
+    // The client rejects the certificate: the handshake fails on the server side too.
+    let url = tls::serve_tls(|_handshake| async {}).await.url("wss");
     match Client3::connect(&url).await {
         // rustls's error inside an I/O error.
         Err(Error3::WebSocket(tokio_tungstenite::tungstenite::Error::Io(e))) => {
@@ -685,38 +670,19 @@ async fn wss_goes_through_rustls_and_an_untrusted_certificate_is_a_tls_error() {
 /// transport too, through `Client` and through `Client3` (`Options3::root_certificates`).
 #[tokio::test]
 async fn wss_trusts_the_root_certificate_given_to_the_builder() {
-    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-    let pem = cert.cert.pem();
-    let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_no_client_auth()
-    .with_single_cert(vec![cert.cert.der().clone()], key)
-    .unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
     // Each connection answers its eval requests with [1, 2, 3].
-    tokio::spawn(async move {
-        while let Ok((sock, _)) = listener.accept().await {
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                let tls = acceptor.accept(sock).await.unwrap();
-                let mut ws = tokio_tungstenite::accept_async(tls).await.unwrap();
-                while let Some(Ok(m)) = ws.next().await {
-                    if let Message::Binary(b) = m {
-                        let (id, _) = parse_request(&b);
-                        let reply = response(&id, 200, "", Some(&[1, 2, 3]));
-                        ws.send(Message::Binary(reply.into())).await.unwrap();
-                    }
-                }
-            });
+    let server = tls::serve_tls(|tls| async move {
+        let mut ws = tokio_tungstenite::accept_async(tls.unwrap()).await.unwrap();
+        while let Some(Ok(m)) = ws.next().await {
+            if let Message::Binary(b) = m {
+                let (id, _) = parse_request(&b);
+                let reply = response(&id, 200, "", Some(&[1, 2, 3]));
+                ws.send(Message::Binary(reply.into())).await.unwrap();
+            }
         }
-    });
-    let url = format!("wss://localhost:{port}/gremlin");
+    })
+    .await;
+    let (url, pem) = (server.url("wss"), server.pem);
     let client = graphbinary_client::Client::builder(url.as_str())
         .add_root_certificate_pem(pem.clone())
         .build()
@@ -732,7 +698,7 @@ async fn wss_trusts_the_root_certificate_given_to_the_builder() {
     let c3 = Client3::connect_with(
         &url,
         Options3 {
-            root_certificates: vec![pem.into_bytes()],
+            root_certificates: vec![pem.clone().into_bytes()],
             ..Options3::default()
         },
     )
@@ -742,7 +708,7 @@ async fn wss_trusts_the_root_certificate_given_to_the_builder() {
     // An invalid PEM fails the build, before any connection.
     for u in [url.as_str(), "https://localhost:1/gremlin"] {
         match graphbinary_client::Client::builder(u)
-            .add_root_certificate_pem(cert.cert.pem())
+            .add_root_certificate_pem(pem.clone())
             .add_root_certificate_pem("-----BEGIN CERTIFICATE-----\nAAAA\n")
             .build()
         {

@@ -667,6 +667,11 @@ async fn route(
     Ok(())
 }
 
+/// The loopback TLS server of the tests, shared with the integration tests.
+#[cfg(test)]
+#[path = "../../tests/common/tls.rs"]
+mod tls;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -675,35 +680,16 @@ mod tests {
     /// A `localhost` WebSocket server over TLS with a fresh self-signed certificate (its PEM
     /// returned), accepting connections until the test ends.
     async fn tls_server() -> (String, String) {
-        let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-        let pem = cert.cert.pem();
-        let key =
-            rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
-        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::aws_lc_rs::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![cert.cert.der().clone()], key)
-        .unwrap();
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        tokio::spawn(async move {
-            while let Ok((sock, _)) = listener.accept().await {
-                let acceptor = acceptor.clone();
-                tokio::spawn(async move {
-                    let Ok(tls) = acceptor.accept(sock).await else {
-                        return; // the client rejected the certificate
-                    };
-                    if let Ok(mut ws) = tokio_tungstenite::accept_async(tls).await {
-                        while let Some(Ok(_)) = ws.next().await {}
-                    }
-                });
+        let server = tls::serve_tls(|tls| async move {
+            let Ok(tls) = tls else {
+                return; // the client rejected the certificate
+            };
+            if let Ok(mut ws) = tokio_tungstenite::accept_async(tls).await {
+                while let Some(Ok(_)) = ws.next().await {}
             }
-        });
-        (format!("wss://localhost:{port}/gremlin"), pem)
+        })
+        .await;
+        (server.url("wss"), server.pem)
     }
 
     async fn connect(url: &str, options: &Options3) -> Result<Ws, Error3> {
@@ -727,8 +713,7 @@ mod tests {
             other => panic!("wss:// is not TLS: {other:?}"),
         }
         // The same PEM bundled after another certificate (one PEM text, several roots).
-        let other = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-        let bundle = format!("{}{pem}", other.cert.pem());
+        let bundle = format!("{}{pem}", tls::unrelated_localhost_pem());
         let options = Options3 {
             root_certificates: vec![bundle.into_bytes()],
             ..Options3::default()
@@ -739,8 +724,7 @@ mod tests {
     #[tokio::test]
     async fn wss_without_the_root_or_with_another_one_is_refused() {
         let (url, _pem) = tls_server().await;
-        let other = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-        for roots in [vec![], vec![other.cert.pem().into_bytes()]] {
+        for roots in [vec![], vec![tls::unrelated_localhost_pem().into_bytes()]] {
             let options = Options3 {
                 root_certificates: roots,
                 ..Options3::default()
@@ -771,9 +755,8 @@ mod tests {
                 "root certificate 1: invalid PEM",
             ),
         ] {
-            let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
             let options = Options3 {
-                root_certificates: vec![cert.cert.pem().into_bytes(), pem.to_vec()],
+                root_certificates: vec![tls::unrelated_localhost_pem().into_bytes(), pem.to_vec()],
                 ..Options3::default()
             };
             match tls_config(&options) {

@@ -553,15 +553,7 @@ mod tests {
 
     #[test]
     fn base64_matches_rfc_4648_examples() {
-        for (input, expected) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
+        for (input, expected) in crate::java::RFC4648_VECTORS {
             assert_eq!(base64(input.as_bytes()), expected);
         }
         assert_eq!(base64(b"\0stephen\0password"), "AHN0ZXBoZW4AcGFzc3dvcmQ=");

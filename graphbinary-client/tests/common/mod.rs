@@ -48,8 +48,18 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
 
 /// Every `(name, bytes)` in `vectors/graphbinary-v4`, sorted by name.
 pub fn gbin_vectors(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<_> = std::fs::read_dir(dir.join("vectors/graphbinary-v4"))
-        .expect("read vectors dir")
+    gbin_files(dir, "graphbinary-v4")
+}
+
+/// Every `(name, bytes)` in `vectors/graphbinary-v1` (TinkerPop 3's), sorted by name.
+pub fn v1_gbin_vectors(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    gbin_files(dir, "graphbinary-v1")
+}
+
+/// Every `(file stem, bytes)` of the `.gbin` files in `vectors/{sub}`, sorted by name.
+fn gbin_files(dir: &std::path::Path, sub: &str) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir.join("vectors").join(sub))
+        .unwrap_or_else(|e| panic!("read vectors/{sub}: {e}"))
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "gbin"))
         .map(|p| {
