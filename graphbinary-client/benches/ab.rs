@@ -1,14 +1,15 @@
-//! The in-process targets of issue 13, measured interleaved (no criterion): each pair of routes
-//! on one corpus runs in alternating order, round after round, so a slow spell of the shared
-//! machine falls on both sides of a ratio instead of on whichever benchmark criterion happened
-//! to be running (in one full run, serde's criterion median came out 41% above the one of a run
-//! before, while the conversion route it is compared with did not move).
+//! The in-process targets, measured interleaved (no criterion): the routes compared in a target
+//! drain one corpus in turn, round after round, so a slow spell of the shared machine falls on
+//! every side of a ratio instead of on whichever benchmark criterion happened to be running (in
+//! one full run, serde's criterion median came out 41% above the one of a run before, while the
+//! conversion route it is compared with did not move).
 //!
-//! Pairs: `vertices_200k` (a) one slice against (b) `for_each_result` over 8 KiB reads (the
-//! `Value` route's 600 MB/s target), and `element_maps_100k` `value_convert` against
-//! `serde_struct` (serde's 2x target). Each round drains the corpus once by each side, the
-//! order alternating (A B, then B A); time is the thread's CPU time of one drain
-//! (`common/cpu.rs`). After 3 warm-up drains per side, `AB_ROUNDS` rounds (default 31).
+//! Groups: on every corpus, (a) one slice against (b) over 8 KiB reads, `for_each_result` and
+//! `StreamExt::next` (issue 13's 600 MB/s on `vertices_200k`, and "(b) >= 0.95x (a)"); on
+//! `element_maps_100k`, `value_convert` against `serde_struct` (serde's 2x target). Each round
+//! drains the corpus once by each route of the group, the order rotating by one each round;
+//! time is the thread's CPU time of one drain (`common/cpu.rs`). After 3 warm-up drains per
+//! route, `AB_ROUNDS` rounds (default 31).
 //!
 //! `cargo bench -p graphbinary-client --bench ab` prints one JSON object per line,
 //! `{"corpus":..,"mode":..,"rounds":..,"median_secs":..,"min_secs":..,"max_secs":..,
@@ -23,10 +24,18 @@ mod routes;
 
 use std::io::Write;
 
-/// (corpus, side A, side B): a mode of `decode.rs` or a route of `common/routes.rs` each.
-const PAIRS: [(&str, &str, &str); 2] = [
-    ("vertices_200k", "a_slice", "b_visit_8k"),
-    ("element_maps_100k", "value_convert", "serde_struct"),
+/// The modes of `decode.rs` compared on every corpus.
+const SLICE_AND_STREAM: &[&str] = &["a_slice", "b_visit_8k", "b_stream_8k"];
+
+/// (corpus, routes): each a mode of `decode.rs` or a route of `common/routes.rs`.
+const GROUPS: [(&str, &[&str]); 7] = [
+    ("vertices_200k", SLICE_AND_STREAM),
+    ("element_maps_100k", SLICE_AND_STREAM),
+    ("element_maps_100k", &["value_convert", "serde_struct"]),
+    ("paths_50k", SLICE_AND_STREAM),
+    ("strings_1m", SLICE_AND_STREAM),
+    ("bulked_mixed_500k", SLICE_AND_STREAM),
+    ("binary_64mib", SLICE_AND_STREAM),
 ];
 
 fn drain(rt: &tokio::runtime::Runtime, c: &common::Corpus, mode: &str) -> u64 {
@@ -62,31 +71,25 @@ fn main() {
         .unwrap_or(31)
         .max(1);
     let rt = common::runtime();
-    if std::env::var_os("BENCH_CORPORA").is_none() {
-        // Only the corpora of the pairs (making the others takes seconds and memory).
-        std::env::set_var("BENCH_CORPORA", "vertices_200k,element_maps_100k");
-    }
     let corpora = common::selected();
     let mut lines = Vec::new();
-    for (corpus, a, b) in PAIRS {
+    for (corpus, routes) in GROUPS {
         let Some(c) = corpora.iter().find(|c| c.name == corpus) else {
             continue;
         };
         for _ in 0..3 {
-            timed(&rt, c, a);
-            timed(&rt, c, b);
-        }
-        let (mut ta, mut tb) = (Vec::new(), Vec::new());
-        for r in 0..rounds {
-            if r % 2 == 0 {
-                ta.push(timed(&rt, c, a));
-                tb.push(timed(&rt, c, b));
-            } else {
-                tb.push(timed(&rt, c, b));
-                ta.push(timed(&rt, c, a));
+            for m in routes {
+                timed(&rt, c, m);
             }
         }
-        for (mode, t) in [(a, &mut ta), (b, &mut tb)] {
+        let mut times = vec![Vec::with_capacity(rounds); routes.len()];
+        for r in 0..rounds {
+            for i in 0..routes.len() {
+                let k = (i + r) % routes.len();
+                times[k].push(timed(&rt, c, routes[k]));
+            }
+        }
+        for (mode, t) in routes.iter().zip(&mut times) {
             let (min, max) = (
                 t.iter().copied().fold(f64::INFINITY, f64::min),
                 t.iter().copied().fold(0.0, f64::max),

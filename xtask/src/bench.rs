@@ -76,7 +76,8 @@ const BIG_QUERY: &str = "g.V().repeat(both()).times(12)";
 /// The `GLIBC_TUNABLES` of the `rust-keep` contender (README, "Large responses"): freed memory
 /// is trimmed from the heap only past 1 GiB, and blocks up to 32 MiB come from the heap rather
 /// than from their own `mmap` (each unmapped when freed).
-const GLIBC_KEEP: &str = "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432";
+const GLIBC_KEEP: &str =
+    "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432";
 
 /// Every part, in the order a full run reports them.
 const PARTS: [&str; 5] = ["inproc", "e2e", "memory", "process", "tp3"];
