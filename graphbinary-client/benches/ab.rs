@@ -9,7 +9,7 @@
 //! `element_maps_100k`, `value_convert` against `serde_struct` (serde's 2x target). Each round
 //! drains the corpus once by each route of the group, the order rotating by one each round;
 //! time is the thread's CPU time of one drain (`common/cpu.rs`). After 3 warm-up drains per
-//! route, `AB_ROUNDS` rounds (default 31).
+//! route, `AB_ROUNDS` rounds (default 21).
 //!
 //! `cargo bench -p graphbinary-client --bench ab` prints one JSON object per line,
 //! `{"corpus":..,"mode":..,"rounds":..,"median_secs":..,"min_secs":..,"max_secs":..,
@@ -68,7 +68,7 @@ fn main() {
     let rounds: usize = std::env::var("AB_ROUNDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(31)
+        .unwrap_or(21)
         .max(1);
     let rt = common::runtime();
     let corpora = common::selected();

@@ -72,7 +72,7 @@ pub(super) fn inproc(o: &Opts, rep: &mut Report) -> Result<()> {
     crate::util::run(&mut alloc)?;
     let mut ab = Command::new("cargo");
     ab.current_dir(&root)
-        .env("AB_ROUNDS", if o.quick { "5" } else { "31" })
+        .env("AB_ROUNDS", if o.quick { "5" } else { "21" })
         .args(["bench", "-p", "graphbinary-client", "--bench", "ab"]);
     rep.cmd(&ab);
     crate::util::run(&mut ab)?;
