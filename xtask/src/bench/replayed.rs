@@ -52,8 +52,8 @@ fn floor(
     s: &mut String,
     bytes_per_sec: Option<f64>,
     body: f64,
-    raw: f64,
-    raw_cpu: f64,
+    (raw, raw_cpu): (f64, f64),
+    cores: usize,
 ) -> Result<()> {
     let Some(rate) = bytes_per_sec else {
         return Ok(writeln!(
@@ -62,8 +62,7 @@ fn floor(
         )?);
     };
     let decode = body / rate;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
-    let shared = (decode + raw_cpu) / cores;
+    let shared = (decode + raw_cpu) / cores as f64;
     writeln!(
         s,
         "The floor of a client that builds every result, in this run's numbers: decoding these\n\
@@ -209,7 +208,14 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
                 .iter()
                 .find(|r| r.query == BIG_QUERY && !r.deflate)
                 .map_or(f64::NAN, |r| r.body.len() as f64);
-            floor(&mut s, rep.value_route_bytes_per_sec, body, raw, cpu("raw"))?;
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            floor(
+                &mut s,
+                rep.value_route_bytes_per_sec,
+                body,
+                (raw, cpu("raw")),
+                cores,
+            )?;
         } else {
             writeln!(s)?;
         }
@@ -278,4 +284,26 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
     )?;
     rep.sections.push(s);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::floor;
+
+    #[test]
+    fn the_floor_is_worked_out_from_the_decode_speed() {
+        let mut s = String::new();
+        // 24 MB at 600 MB/s: 40 ms; with the drain's 16 ms of CPU over 2 cores, 28 ms.
+        floor(&mut s, Some(600e6), 24e6, (0.020, 0.016), 2).unwrap();
+        assert!(s.contains("takes 40.0 ms of CPU"), "{s}");
+        assert!(s.contains("at\n600 MB/s"), "{s}");
+        assert!(s.contains("2.00x the raw drain's wall time"), "{s}");
+        assert!(s.contains("= 28.0 ms is 1.40x the raw drain"), "{s}");
+        // 1.2 x 20 ms for 24 MB: 1000 MB/s, 1.67x the 600 measured.
+        assert!(s.contains("at 1000 MB/s"), "{s}");
+        assert!(s.contains("(1.67x the speed measured)"), "{s}");
+        let mut none = String::new();
+        floor(&mut none, None, 24e6, (0.020, 0.016), 2).unwrap();
+        assert!(none.contains("did not run"), "{none}");
+    }
 }
