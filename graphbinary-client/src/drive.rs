@@ -13,14 +13,19 @@ use graphbinary_core::{Cursor, Decode, DecodeError, ErrorKind, FastError, FastRe
 use tokio::io::AsyncRead;
 
 use crate::model::{codes, Value};
-use crate::response::{ResponseError, ResponseStream, Traverser};
+#[cfg(all(feature = "serde", feature = "http"))]
+use crate::response::Traverser;
+use crate::response::{Out, ResponseError, ResponseStream};
 
 /// Calls `f` with each remaining result, read by `fast` (or by the stream and `slow`), and its
 /// bulk, until the response ends: [`ResponseStream::for_each_result`] with another reader.
+/// With `skipped`, a result larger than the buffer is stepped over by the skip slow path
+/// (nothing built, payloads consumed as they arrive) and `skipped()` stands for it.
 pub(crate) async fn drive<R, T>(
     s: &mut ResponseStream<R>,
     mut fast: impl FnMut(&mut Cursor<'_>, bool) -> FastResult<T>,
     mut slow: impl FnMut(Value, u64) -> Result<T, DecodeError>,
+    skipped: Option<fn() -> T>,
     mut f: impl FnMut(T, i64),
 ) -> Result<(), ResponseError>
 where
@@ -61,28 +66,37 @@ where
                 }
             }
         }
-        match s.next().await {
-            Some(Ok(t)) => match slow_start(s, &t).and_then(|at| slow(t.value, at)) {
+        let next = match skipped {
+            Some(_) => s.next_skipped().await,
+            None => s.next().await.map(|r| r.map(Out::Item)),
+        };
+        match next {
+            Some(Ok(Out::Item(t))) => match slow(t.value, s.item_start()) {
                 Ok(v) => f(v, t.bulk),
                 Err(e) => {
                     s.fail();
                     return Err(e.into());
                 }
             },
+            Some(Ok(Out::Skipped(bulk))) => match skipped {
+                Some(make) => f(make(), bulk),
+                // Only a skipping step steps over a result; never reached.
+                None => {
+                    s.fail();
+                    return Err(DecodeError::new(
+                        s.item_start(),
+                        ErrorKind::Invalid {
+                            what: "result",
+                            detail: "stepped over where it was to be read".into(),
+                        },
+                    )
+                    .into());
+                }
+            },
             Some(Err(e)) => return Err(e),
             None => return Ok(()),
         }
     }
-}
-
-/// Where a result the stream has just yielded started: the stream is past its value and
-/// bulk, whose lengths re-encoding gives (the value reader's forms re-encode to the same
-/// length).
-fn slow_start<R>(s: &ResponseStream<R>, t: &Traverser) -> Result<u64, DecodeError> {
-    let end = s.idle_offset().unwrap_or(0);
-    let bulk = if s.bulked() == Some(true) { 10 } else { 0 };
-    let len = t.value.to_bytes().map(|b| b.len() as u64).unwrap_or(0);
-    Ok(end.saturating_sub(len + bulk))
 }
 
 /// One result for a poll-based stream: read by `fast` in place (given whether results are
@@ -111,7 +125,7 @@ where
         }
     }
     match s.poll_next_unpin(cx) {
-        Poll::Ready(Some(Ok(t))) => match slow_start(s, &t).and_then(|at| slow(t, at)) {
+        Poll::Ready(Some(Ok(t))) => match slow(t, s.item_start()) {
             Ok(v) => Poll::Ready(Some(Ok(v))),
             Err(e) => {
                 s.fail();
@@ -127,7 +141,9 @@ where
 impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
     /// The number of remaining results (bulks summed), stepping over each value without
     /// building it ([`skip_value`](crate::model::skip_value): UTF-8, layouts and limits are
-    /// still checked). A value larger than the read buffer is read by the `Value` slow path.
+    /// still checked). A value larger than the read buffer is stepped over piece by piece, its
+    /// Strings and Binaries consumed as they arrive (the buffer does not grow, nothing of
+    /// their size is allocated).
     ///
     /// ```
     /// use graphbinary_client::response::{read_response, ReadOptions};
@@ -157,12 +173,15 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
     /// Returns the error the stream would end with; `f` has seen every result before it.
     ///
     /// # Cancel safety
-    /// As [`ResponseStream::for_each_result`].
+    /// As [`ResponseStream::for_each_result`]: the step over a value larger than the buffer
+    /// lives in the stream, and the next call of this method (or of `count_results`) finishes
+    /// it. Read on as a stream of values instead, that result is an error, not a value.
     pub async fn for_each_skipped(&mut self, mut f: impl FnMut(i64)) -> Result<(), ResponseError> {
         drive(
             self,
             |cur, _| crate::model::skip_value(cur),
             |_, _| Ok(()),
+            Some(|| ()),
             |(), bulk| f(bulk),
         )
         .await

@@ -657,9 +657,12 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
             if let Some(e) = self.deferred.take() {
                 return Err(e);
             }
-            // Grow geometrically with what has arrived, bounded by what is still owed.
-            let step = left.min(dst.len().max(self.buf.len()));
-            dst.reserve(step);
+            // When full, grow geometrically with what has arrived, bounded by what is still
+            // owed: the last step ends exactly at `n` (no slack, no doubling past the value).
+            if dst.capacity() == dst.len() {
+                let step = left.min(dst.len().max(self.buf.len()));
+                dst.reserve_exact(step);
+            }
             let spare = (dst.capacity() - dst.len()).min(left);
             let got = {
                 let mut limited = (&mut self.inner).take(spare as u64);
@@ -680,6 +683,108 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
             self.check_response_limit()?;
         }
         Ok(())
+    }
+
+    /// Steps over exactly `n` bytes without keeping them: what is buffered is consumed, then
+    /// the rest is read through the buffer and consumed as it arrives. The buffer never
+    /// grows and nothing is allocated, whatever `n` is; end of stream first is
+    /// [`ErrorKind::UnexpectedEof`] naming `expected` at the offset where the input ended.
+    ///
+    /// ```
+    /// use graphbinary_core::ReadBuffer;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let bytes = vec![7u8; 100];
+    /// let mut buf = ReadBuffer::with_capacity(16, &bytes[..]);
+    /// buf.skip_bytes(99, "Binary").await.unwrap();
+    /// assert_eq!(buf.offset(), 99);
+    /// let e = buf.skip_bytes(2, "Binary").await.unwrap_err();
+    /// assert_eq!(e.offset(), 100);
+    /// assert_eq!(buf.capacity(), 16);
+    /// # });
+    /// ```
+    ///
+    /// # Cancel safety
+    /// Not cancel safe: the bytes stepped over before the future is dropped are consumed.
+    pub async fn skip_bytes(
+        &mut self,
+        n: usize,
+        expected: &'static str,
+    ) -> Result<(), DecodeError> {
+        let mut left = n;
+        loop {
+            let take = left.min(self.end - self.start);
+            self.consume(take);
+            left -= take;
+            if left == 0 {
+                return Ok(());
+            }
+            self.fill_between(1, left, expected).await?;
+        }
+    }
+
+    /// Steps over a length-prefixed payload (Binary, BigInteger) as [`ReadBuffer::skip_bytes`]
+    /// does, its length checked as [`ReadBuffer::read_len_prefixed`] checks it.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe once the payload has started to be consumed.
+    pub async fn skip_len_prefixed(&mut self, what: &'static str) -> Result<(), DecodeError> {
+        let n = self.read_len(what, self.limits.max_bytes_len).await?;
+        self.skip_bytes(n, what).await
+    }
+
+    /// Steps over a length-prefixed UTF-8 String without keeping it, checking its UTF-8 as
+    /// the bytes arrive (a char split across reads is checked whole): the same errors at the
+    /// same offsets as [`ReadBuffer::read_string`] (invalid UTF-8 at the length's offset),
+    /// with no allocation and no growth of the buffer.
+    ///
+    /// ```
+    /// use graphbinary_core::{ErrorKind, ReadBuffer};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let mut bytes = vec![0, 0, 0, 6];
+    /// bytes.extend_from_slice("a€é".as_bytes());
+    /// bytes.extend_from_slice(&[0, 0, 0, 2, 0xc3, 0x28]);
+    /// let mut buf = ReadBuffer::with_capacity(4, &bytes[..]);
+    /// buf.skip_string().await.unwrap();
+    /// assert_eq!(buf.offset(), 10);
+    /// let e = buf.skip_string().await.unwrap_err();
+    /// assert!(matches!(e.kind(), ErrorKind::InvalidUtf8 { .. }));
+    /// assert_eq!(e.offset(), 10);
+    /// # });
+    /// ```
+    ///
+    /// # Cancel safety
+    /// Not cancel safe once the payload has started to be consumed.
+    pub async fn skip_string(&mut self) -> Result<(), DecodeError> {
+        let at = self.offset;
+        let n = self.read_len("String", self.limits.max_bytes_len).await?;
+        let mut left = n;
+        loop {
+            let avail = left.min(self.end - self.start);
+            let checked = match std::str::from_utf8(&self.buf[self.start..self.start + avail]) {
+                Ok(_) => avail,
+                // A char cut by the end of what is buffered: checked once its rest arrives.
+                Err(e) if e.error_len().is_none() && avail < left => e.valid_up_to(),
+                Err(_) => {
+                    // As `read_string`, which checks once the whole payload is read: a
+                    // payload cut short is reported as such, not as bad UTF-8.
+                    self.skip_bytes(left, "String").await?;
+                    return Err(DecodeError::new(
+                        at,
+                        ErrorKind::InvalidUtf8 { what: "String" },
+                    ));
+                }
+            };
+            self.consume(checked);
+            left -= checked;
+            if left == 0 {
+                return Ok(());
+            }
+            // At most 3 bytes of a char are kept; wait for at least one more.
+            let kept = avail - checked;
+            self.fill_between(kept + 1, left, "String").await?;
+        }
     }
 
     /// Reads a length-prefixed byte payload (String, Binary, BigInteger), checked against

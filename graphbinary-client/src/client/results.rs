@@ -150,9 +150,10 @@ impl TraverserStream {
     /// half-read; nothing else is affected.
     pub async fn count(mut self) -> Result<u64, Error> {
         let mut n: u64 = 0;
-        self.drive(
+        self.drive_with(
             |cur, _| crate::model::skip_value(cur),
             |_, _| Ok(()),
+            Some(|| ()),
             |(), bulk| n = n.saturating_add(bulk.max(0) as u64),
         )
         .await?;
@@ -165,7 +166,20 @@ impl TraverserStream {
     pub(crate) async fn drive<T>(
         &mut self,
         fast: impl FnMut(&mut graphbinary_core::Cursor<'_>, bool) -> graphbinary_core::FastResult<T>,
+        slow: impl FnMut(Value, u64) -> Result<T, graphbinary_core::DecodeError>,
+        f: impl FnMut(T, i64),
+    ) -> Result<(), Error> {
+        self.drive_with(fast, slow, None, f).await
+    }
+
+    /// [`TraverserStream::drive`]; with `skipped`, a value larger than the buffer is stepped
+    /// over by the skip slow path and `skipped()` stands for it (see
+    /// `crate::drive::drive`).
+    pub(crate) async fn drive_with<T>(
+        &mut self,
+        fast: impl FnMut(&mut graphbinary_core::Cursor<'_>, bool) -> graphbinary_core::FastResult<T>,
         mut slow: impl FnMut(Value, u64) -> Result<T, graphbinary_core::DecodeError>,
+        skipped: Option<fn() -> T>,
         mut f: impl FnMut(T, i64),
     ) -> Result<(), Error> {
         if let Some(t) = self.first.take() {
@@ -190,7 +204,7 @@ impl TraverserStream {
                 return Ok(());
             }
         };
-        let r = crate::drive::drive(inner, fast, slow, |v, bulk| {
+        let r = crate::drive::drive(inner, fast, slow, skipped, |v, bulk| {
             *results += 1;
             f(v, bulk)
         })

@@ -51,7 +51,10 @@
 //! buffered bytes, allocating only what the target type itself allocates. A value larger than
 //! the read buffer is first read whole by the `Value` slow path (limits enforced, streaming
 //! large payloads), re-encoded, and then given to this same deserializer, so both paths give
-//! the same result and name the same offsets.
+//! the same result and name the same offsets. A String or Binary larger than the buffer is
+//! not re-encoded: the slow path reads it into one buffer of its exact length and hands that
+//! to the visitor by value (`visit_string`, `visit_byte_buf`; serde's defaults pass it on to
+//! `visit_str`, `visit_bytes`).
 //!
 //! # Example
 //!
@@ -82,6 +85,7 @@ mod error;
 #[cfg(feature = "http")]
 #[cfg(feature = "http")]
 mod literal;
+mod owned;
 mod response;
 #[cfg(feature = "http")]
 pub(crate) mod stream;

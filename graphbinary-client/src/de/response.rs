@@ -8,16 +8,24 @@ use super::{from_value_at, Error as DeError};
 use crate::model::Value;
 use crate::response::{ResponseError, ResponseStream};
 
-/// Slow path: the `Value` the stream read, re-encoded and deserialized into a `T`.
+/// Slow path: the `Value` the stream read, deserialized into a `T`: a String or Binary (read
+/// into one buffer of its exact length) handed over by value, anything else re-encoded and
+/// deserialized.
 pub(super) fn convert<T: DeserializeOwned>(value: Value, at: u64) -> Result<T, DecodeError> {
-    from_value_at(&value, at).map_err(DeError::into_decode_error)
+    match super::owned::OwnedDe::new(value, at) {
+        Ok(de) => T::deserialize(de),
+        Err(value) => from_value_at(&value, at),
+    }
+    .map_err(DeError::into_decode_error)
 }
 
 impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
     /// Calls `f` with each remaining result deserialized into a `T` (see [`de`](crate::de))
     /// and its bulk, until the response ends: [`ResponseStream::for_each_result`] for your own
-    /// type. A value larger than the read buffer is read by the `Value` slow path, re-encoded
-    /// and deserialized by the same deserializer.
+    /// type. A value larger than the read buffer is read by the `Value` slow path; a String or
+    /// Binary then goes to the visitor by value (`visit_string`, `visit_byte_buf`: one buffer
+    /// of its exact length, no copy), anything else is re-encoded and deserialized by the
+    /// same deserializer.
     ///
     /// ```
     /// use graphbinary_client::response::{read_response, ReadOptions};
@@ -40,6 +48,6 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
         &mut self,
         f: impl FnMut(T, i64),
     ) -> Result<(), ResponseError> {
-        crate::drive::drive(self, |c, _| super::read_fq::<T>(c), convert::<T>, f).await
+        crate::drive::drive(self, |c, _| super::read_fq::<T>(c), convert::<T>, None, f).await
     }
 }

@@ -15,6 +15,7 @@ mod labels;
 mod pdt;
 mod scalars;
 mod skip;
+mod skip_slow;
 mod structure;
 pub(crate) mod value;
 
@@ -31,6 +32,7 @@ pub use skip::skip_value;
 pub(crate) use skip::{
     fq_opt_list_header, fq_typed_header, skip_labels, skip_property, skip_vertex_property,
 };
+pub(crate) use skip_slow::skip_value_slow;
 pub use structure::{Graph, Tree};
 pub(crate) use value::decode_marker_value;
 pub use value::Value;

@@ -608,7 +608,7 @@ async fn nested_slow<R: AsyncRead + Unpin + Send, T: Decode>(
 /// Slow path: the value after its header. Every arm is its own boxed future, so no arm's
 /// state or temporaries weigh on the stack of another (which matters for deep nesting in
 /// unoptimized builds).
-fn read_body_slow<R: AsyncRead + Unpin + Send>(
+pub(crate) fn read_body_slow<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
     code: u8,
     flag: u8,

@@ -40,6 +40,7 @@ use tokio::io::AsyncRead;
 
 use crate::model::Value;
 
+pub(crate) use stream::Out;
 pub use stream::{read_value, ResponseStream};
 
 /// The response version this deserializer reads.

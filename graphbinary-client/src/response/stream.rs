@@ -62,6 +62,8 @@ impl Phase {
 enum Step {
     Header(bool),
     Item(Traverser),
+    /// A result stepped over (the skip route's slow step), with its bulk.
+    Skipped(i64),
     Marker,
     Status(Status),
 }
@@ -71,6 +73,8 @@ pub struct ResponseStream<R> {
     state: State<R>,
     phase: Phase,
     status: Option<Status>,
+    /// The offset where the result last yielded by [`ResponseStream::poll_step`] started.
+    item_start: u64,
 }
 
 impl<R> fmt::Debug for ResponseStream<R> {
@@ -88,6 +92,7 @@ impl<R> ResponseStream<R> {
             state: State::Idle(buf),
             phase: Phase::Header,
             status: None,
+            item_start: 0,
         }
     }
 
@@ -108,6 +113,12 @@ impl<R> ResponseStream<R> {
             (State::Idle(buf), Phase::Results { bulked }) if buf.fast_path() => Some((buf, bulked)),
             _ => None,
         }
+    }
+
+    /// Where the result the stream yielded last started (for readers of other shapes, which
+    /// name it in their errors).
+    pub(crate) fn item_start(&self) -> u64 {
+        self.item_start
     }
 
     /// The offset of the next unread byte, unless a slow step is under way.
@@ -165,6 +176,13 @@ fn read_marker(cur: &mut Cursor<'_>) -> FastResult<()> {
     crate::model::decode_marker_value(cur)
 }
 
+/// What a step of [`ResponseStream::poll_step`] yields: a result, or (when skipping) the bulk
+/// of a result stepped over without building it.
+pub(crate) enum Out {
+    Item(Traverser),
+    Skipped(i64),
+}
+
 /// Fast path: one result (value and bulk).
 #[inline]
 fn read_traverser(cur: &mut Cursor<'_>, bulked: bool) -> FastResult<Traverser> {
@@ -177,6 +195,7 @@ fn read_traverser(cur: &mut Cursor<'_>, bulked: bool) -> FastResult<Traverser> {
 async fn step_slow<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
     phase: Phase,
+    skip: bool,
 ) -> Result<Step, DecodeError> {
     match phase {
         Phase::Header => buf
@@ -189,6 +208,15 @@ async fn step_slow<R: AsyncRead + Unpin + Send>(
             if buf.buffered()[0] == codes::MARKER {
                 buf.read_with(read_marker, "Marker").await?;
                 return Ok(Step::Marker);
+            }
+            if skip {
+                crate::model::skip_value_slow(buf).await?;
+                let bulk = if bulked {
+                    buf.read::<Fq<i64>>().await?.0
+                } else {
+                    1
+                };
+                return Ok(Step::Skipped(bulk));
             }
             let value = read_value(buf).await?;
             let bulk = if bulked {
@@ -348,13 +376,14 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
     }
 
     /// Applies one step; returns what to yield, if anything.
-    fn apply(&mut self, step: Step) -> Option<Poll<Option<Result<Traverser, ResponseError>>>> {
+    fn apply(&mut self, step: Step) -> Option<Poll<Option<Result<Out, ResponseError>>>> {
         match step {
             Step::Header(bulked) => {
                 self.phase = Phase::Results { bulked };
                 None
             }
-            Step::Item(t) => Some(Poll::Ready(Some(Ok(t)))),
+            Step::Item(t) => Some(Poll::Ready(Some(Ok(Out::Item(t))))),
+            Step::Skipped(bulk) => Some(Poll::Ready(Some(Ok(Out::Skipped(bulk))))),
             Step::Marker => {
                 if let Phase::Results { bulked } = self.phase {
                     self.phase = Phase::Footer { bulked };
@@ -377,11 +406,25 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
     }
 }
 
-impl<R: AsyncRead + Unpin + Send + 'static> Stream for ResponseStream<R> {
-    type Item = Result<Traverser, ResponseError>;
+impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
+    /// The next result for the skip route (`crate::drive`): stepped over without building it
+    /// on the fast path and, for a value larger than the buffer, by the skip slow path. A
+    /// result whose slow step a plain read had started comes as [`Out::Item`].
+    ///
+    /// # Cancel safety
+    /// As [`futures::StreamExt::next`]: the slow step lives in the stream.
+    pub(crate) async fn next_skipped(&mut self) -> Option<Result<Out, ResponseError>> {
+        std::future::poll_fn(|cx| self.poll_step(cx, true)).await
+    }
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = &mut *self;
+    /// One step of the stream; `skip` steps over results instead of building them.
+    #[inline]
+    fn poll_step(
+        &mut self,
+        cx: &mut Context<'_>,
+        skip: bool,
+    ) -> Poll<Option<Result<Out, ResponseError>>> {
+        let this = self;
         'step: loop {
             // Fast path: decode the next result from the buffered bytes in place, without
             // moving the buffer.
@@ -405,9 +448,21 @@ impl<R: AsyncRead + Unpin + Send + 'static> Stream for ResponseStream<R> {
                         Err(FastError::Invalid(e)) => e,
                         Err(FastError::NeedMore(_)) => break 'fast,
                     }
+                } else if skip {
+                    this.item_start = buf.offset();
+                    let r = buf.try_read_with(|c| {
+                        crate::model::skip_value(c)?;
+                        Ok(if bulked { Fq::<i64>::decode(c)?.0 } else { 1 })
+                    });
+                    match r {
+                        Ok(bulk) => return Poll::Ready(Some(Ok(Out::Skipped(bulk)))),
+                        Err(FastError::Invalid(e)) => e,
+                        Err(FastError::NeedMore(_)) => break 'fast,
+                    }
                 } else {
+                    this.item_start = buf.offset();
                     match buf.try_read_with(|c| read_traverser(c, bulked)) {
-                        Ok(t) => return Poll::Ready(Some(Ok(t))),
+                        Ok(t) => return Poll::Ready(Some(Ok(Out::Item(t)))),
                         Err(FastError::Invalid(e)) => e,
                         Err(FastError::NeedMore(_)) => break 'fast,
                     }
@@ -419,9 +474,12 @@ impl<R: AsyncRead + Unpin + Send + 'static> Stream for ResponseStream<R> {
                 State::Done => return Poll::Ready(None),
                 State::Idle(mut buf) => {
                     let phase = this.phase;
+                    // A result's step starts at the result (a header's step is followed by
+                    // a step of its own for the first result).
+                    this.item_start = buf.offset();
                     // Idle -> Busy
                     this.state = State::Busy(Box::pin(async move {
-                        let r = step_slow(&mut buf, phase).await;
+                        let r = step_slow(&mut buf, phase, skip).await;
                         (buf, r)
                     }));
                 }
@@ -439,6 +497,34 @@ impl<R: AsyncRead + Unpin + Send + 'static> Stream for ResponseStream<R> {
                     Poll::Ready((_, Err(e))) => return Poll::Ready(Some(Err(e.into()))),
                 },
             }
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin + Send + 'static> Stream for ResponseStream<R> {
+    type Item = Result<Traverser, ResponseError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.poll_step(cx, false) {
+            Poll::Ready(Some(Ok(Out::Item(t)))) => Poll::Ready(Some(Ok(t))),
+            // A count cancelled while it stepped over a large result, then read on as a
+            // stream: that result is gone, which must not pass for the next one.
+            Poll::Ready(Some(Ok(Out::Skipped(_)))) => {
+                let at = self.idle_offset().unwrap_or(0);
+                self.state = State::Done;
+                Poll::Ready(Some(Err(ResponseError::Decode(DecodeError::new(
+                    at,
+                    ErrorKind::Invalid {
+                        what: "result",
+                        detail:
+                            "stepped over by a count that was cancelled; not readable as a value"
+                                .into(),
+                    },
+                )))))
+            }
+            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e))),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
         }
     }
 }
