@@ -411,6 +411,31 @@ fn bad_utf8_in_a_large_string_is_caught_across_read_boundaries() {
     }
 }
 
+/// The error each route (0: `Value`, 1: skip, 2: serde) ends `bytes` with under `o`.
+fn route_errors(
+    rt: &tokio::runtime::Runtime,
+    bytes: &[u8],
+    o: ReadOptions,
+) -> Vec<graphbinary_core::DecodeError> {
+    (0..3)
+        .map(|route| {
+            let e = rt.block_on(async {
+                let mut s = read_response(reader(bytes, 8192), o);
+                match route {
+                    0 => s.for_each_result(drop).await,
+                    1 => s.for_each_skipped(drop).await,
+                    _ => s.for_each_as(|_: Probe, _| {}).await,
+                }
+                .unwrap_err()
+            });
+            let ResponseError::Decode(e) = e else {
+                panic!("route {route}: {e:?}")
+            };
+            e
+        })
+        .collect()
+}
+
 #[test]
 fn limits_still_hold_on_the_large_value_routes() {
     let rt = rt();
@@ -418,19 +443,7 @@ fn limits_still_hold_on_the_large_value_routes() {
     // A Binary over max_bytes_len: the length's offset, before any payload is read.
     let mut o = opts();
     o.limits.max_bytes_len = 10_000;
-    for route in 0..3 {
-        let e = rt.block_on(async {
-            let mut s = read_response(reader(&bytes, 8192), o);
-            match route {
-                0 => s.for_each_result(drop).await,
-                1 => s.for_each_skipped(drop).await,
-                _ => s.for_each_as(|_: Probe, _| {}).await,
-            }
-            .unwrap_err()
-        });
-        let ResponseError::Decode(e) = e else {
-            panic!("{e:?}")
-        };
+    for (route, e) in route_errors(&rt, &bytes, o).iter().enumerate() {
         assert!(
             matches!(e.kind(), ErrorKind::LengthLimit { .. }),
             "route {route}: {e}"
@@ -440,19 +453,7 @@ fn limits_still_hold_on_the_large_value_routes() {
     // A response over max_response_size, in the middle of the Binary.
     let mut o = opts();
     o.limits.max_response_size = Some(20_000);
-    for route in 0..3 {
-        let e = rt.block_on(async {
-            let mut s = read_response(reader(&bytes, 8192), o);
-            match route {
-                0 => s.for_each_result(drop).await,
-                1 => s.for_each_skipped(drop).await,
-                _ => s.for_each_as(|_: Probe, _| {}).await,
-            }
-            .unwrap_err()
-        });
-        let ResponseError::Decode(e) = e else {
-            panic!("{e:?}")
-        };
+    for (route, e) in route_errors(&rt, &bytes, o).iter().enumerate() {
         assert!(
             matches!(
                 e.kind(),
