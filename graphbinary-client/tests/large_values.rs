@@ -463,3 +463,55 @@ fn limits_still_hold_on_the_large_value_routes() {
         );
     }
 }
+
+/// A count cancelled while it steps over a value larger than the buffer leaves that step in
+/// the stream: the next count finishes it (and counts the value once), while a plain read of
+/// values refuses it rather than hand back the value after it as if it were this one.
+#[test]
+fn a_count_cancelled_inside_a_large_value_resumes_or_fails_cleanly() {
+    use futures::StreamExt;
+    use tokio::io::AsyncWriteExt;
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let bytes = response(
+        &[
+            Value::Int(1),
+            Value::Binary(noise(20_000, 9)),
+            Value::Int(2),
+        ],
+        false,
+    );
+    // Inside the Binary: past the Int and the Binary's header and length.
+    let cut = bytes.len() / 2;
+    for resume_by_count in [true, false] {
+        rt.block_on(async {
+            let (mut tx, rx) = tokio::io::duplex(1 << 16);
+            tx.write_all(&bytes[..cut]).await.unwrap();
+            let mut s = read_response(rx, opts());
+            let mut seen = 0;
+            let r = tokio::time::timeout(
+                std::time::Duration::from_millis(50),
+                s.for_each_skipped(|_| seen += 1),
+            )
+            .await;
+            assert!(r.is_err(), "the count waits inside the Binary: {r:?}");
+            assert_eq!(seen, 1, "the Int before the Binary is counted");
+            tx.write_all(&bytes[cut..]).await.unwrap();
+            drop(tx);
+            if resume_by_count {
+                assert_eq!(
+                    s.count_results().await.unwrap(),
+                    2,
+                    "the Binary, once, and the Int after it"
+                );
+            } else {
+                let e = s.next().await.expect("an item").unwrap_err();
+                assert!(format!("{e:?}").contains("cancelled"), "{e:?}");
+                assert!(s.next().await.is_none(), "the stream ends after the error");
+            }
+        });
+    }
+}
