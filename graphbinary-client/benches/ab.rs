@@ -38,17 +38,10 @@ const GROUPS: [(&str, &[&str]); 7] = [
     ("binary_64mib", SLICE_AND_STREAM),
 ];
 
-fn drain(rt: &tokio::runtime::Runtime, c: &common::Corpus, mode: &str) -> u64 {
-    match common::Mode::ALL.into_iter().find(|m| m.id() == mode) {
-        Some(m) => common::run(rt, c, m),
-        None => routes::run(rt, c.name, c.bytes, mode),
-    }
-}
-
 /// One drain's thread CPU time, in seconds; checks the number of results.
 fn timed(rt: &tokio::runtime::Runtime, c: &common::Corpus, mode: &str) -> f64 {
     let t0 = cpu::thread_cpu();
-    let n = drain(rt, c, mode);
+    let n = routes::drain(rt, c, mode);
     let t = cpu::thread_cpu().saturating_sub(t0).as_secs_f64();
     assert_eq!(n, c.results, "{} {mode}", c.name);
     t

@@ -20,10 +20,7 @@ mod routes;
 /// One drain: the unit callgrind counts.
 #[inline(never)]
 fn prof_run(rt: &tokio::runtime::Runtime, c: &common::Corpus, mode: &str) -> u64 {
-    match common::Mode::ALL.into_iter().find(|m| m.id() == mode) {
-        Some(m) => common::run(rt, c, m),
-        None => routes::run(rt, c.name, c.bytes, mode),
-    }
+    routes::drain(rt, c, mode)
 }
 
 fn main() {

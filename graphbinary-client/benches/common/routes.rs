@@ -371,6 +371,15 @@ fn slice_route<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> u64 {
     n
 }
 
+/// Drains corpus `c` by `mode`: a mode of `decode.rs` (`common::Mode`, e.g. `a_slice`) or a
+/// route of this file; returns the number of results.
+pub fn drain(rt: &tokio::runtime::Runtime, c: &common::Corpus, mode: &str) -> u64 {
+    match common::Mode::ALL.into_iter().find(|m| m.id() == mode) {
+        Some(m) => common::run(rt, c, m),
+        None => run(rt, c.name, c.bytes, mode),
+    }
+}
+
 /// Drains `bytes` (the corpus named `corpus`) by `mode`, one of [`ROUTES`]; returns the number
 /// of results.
 pub fn run(rt: &tokio::runtime::Runtime, corpus: &str, bytes: &'static [u8], mode: &str) -> u64 {
