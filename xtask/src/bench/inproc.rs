@@ -27,6 +27,27 @@ const ROUTES: [(&str, &str); 3] = [
     ("count", "count only, `for_each_skipped` (8 KiB reads)"),
 ];
 
+/// The JSON lines a benchmark wrote to `path` (one object per line, with `corpus` and `mode`),
+/// by (corpus, mode); each line is kept among the report's raw lines.
+fn by_corpus_and_mode(
+    path: &std::path::Path,
+    rep: &mut Report,
+) -> Result<BTreeMap<(String, String), Json>> {
+    let mut by = BTreeMap::new();
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    for line in text.lines() {
+        let j: Json = serde_json::from_str(line)?;
+        let key = (
+            j["corpus"].as_str().unwrap_or("").to_string(),
+            j["mode"].as_str().unwrap_or("").to_string(),
+        );
+        by.insert(key, j);
+        rep.raw.push(line.to_string());
+    }
+    Ok(by)
+}
+
 pub(super) fn inproc(o: &Opts, rep: &mut Report) -> Result<()> {
     let root = project_root();
     let (warm, measure) = if o.quick { ("0.5", "1") } else { ("1", "3") };
@@ -76,47 +97,36 @@ pub(super) fn inproc(o: &Opts, rep: &mut Report) -> Result<()> {
         .args(["bench", "-p", "graphbinary-client", "--bench", "ab"]);
     rep.cmd(&ab);
     crate::util::run(&mut ab)?;
+    // (corpus, mode) -> (results, bytes, allocs per result)
+    let allocs: BTreeMap<_, _> = by_corpus_and_mode(&crit.join("alloc.jsonl"), rep)?
+        .into_iter()
+        .map(|(k, j)| {
+            let v = (
+                j["results"].as_f64().unwrap_or(0.0),
+                j["bytes"].as_f64().unwrap_or(0.0),
+                j["allocs_per_result"].as_f64().unwrap_or(f64::NAN),
+            );
+            (k, v)
+        })
+        .collect();
     // (corpus, mode) -> (median seconds, rounds, bytes)
-    let mut inter = BTreeMap::new();
-    for line in std::fs::read_to_string(crit.join("ab.jsonl"))?.lines() {
-        let j: Json = serde_json::from_str(line)?;
-        inter.insert(
-            (
-                j["corpus"].as_str().unwrap_or("").to_string(),
-                j["mode"].as_str().unwrap_or("").to_string(),
-            ),
-            (
+    let inter: BTreeMap<_, _> = by_corpus_and_mode(&crit.join("ab.jsonl"), rep)?
+        .into_iter()
+        .map(|(k, j)| {
+            let v = (
                 j["median_secs"].as_f64().unwrap_or(f64::NAN),
                 j["rounds"].as_u64().unwrap_or(0),
                 j["bytes"].as_f64().unwrap_or(f64::NAN),
-            ),
-        );
-        rep.raw.push(line.to_string());
-    }
+            );
+            (k, v)
+        })
+        .collect();
     let interleaved = |c: &str, m: &str| -> Result<(f64, u64, f64)> {
         inter
             .get(&(c.to_string(), m.to_string()))
             .copied()
             .with_context(|| format!("benches/ab.rs measured no {c} {m}"))
     };
-
-    // (corpus, mode) -> (results, bytes, allocs per result)
-    let mut allocs = BTreeMap::new();
-    for line in std::fs::read_to_string(crit.join("alloc.jsonl"))?.lines() {
-        let j: Json = serde_json::from_str(line)?;
-        allocs.insert(
-            (
-                j["corpus"].as_str().unwrap_or("").to_string(),
-                j["mode"].as_str().unwrap_or("").to_string(),
-            ),
-            (
-                j["results"].as_f64().unwrap_or(0.0),
-                j["bytes"].as_f64().unwrap_or(0.0),
-                j["allocs_per_result"].as_f64().unwrap_or(f64::NAN),
-            ),
-        );
-        rep.raw.push(line.to_string());
-    }
     // The criterion median of `<group>_<corpus>/<mode>`, in seconds.
     let median = |group: &str, corpus: &str, mode: &str| -> Result<f64> {
         let p = crit.join(format!("{group}_{corpus}/{mode}/new/estimates.json"));
