@@ -36,12 +36,32 @@ struct Args {
     requests: usize,
     warmup: Option<usize>,
     compression: bool,
-    drain: bool,
-    /// `--consume count`: results counted, never built.
-    count: bool,
+    consume: Consume,
     timeout_ms: u64,
     /// TinkerPop 3 throughput: the connections the tasks share (default: one per task).
     connections: Option<usize>,
+}
+
+/// `--consume`: what is done with each response's results.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Consume {
+    /// Collected into a `Vec` (the default, like the peers).
+    All,
+    /// Each dropped as soon as it is decoded.
+    Drain,
+    /// Counted, never built.
+    Count,
+}
+
+impl Consume {
+    /// The name on the command line and in the JSON line.
+    fn name(self) -> &'static str {
+        match self {
+            Consume::All => "all",
+            Consume::Drain => "drain",
+            Consume::Count => "count",
+        }
+    }
 }
 
 fn usage(msg: &str) -> ! {
@@ -64,8 +84,7 @@ fn parse() -> Args {
         requests: 1000,
         warmup: None,
         compression: false,
-        drain: false,
-        count: false,
+        consume: Consume::All,
         timeout_ms: 600_000,
         connections: None,
     };
@@ -94,10 +113,10 @@ fn parse() -> Args {
                 }
             }
             "--consume" => {
-                (a.drain, a.count) = match val().as_str() {
-                    "all" => (false, false),
-                    "drain" => (true, false),
-                    "count" => (false, true),
+                a.consume = match val().as_str() {
+                    "all" => Consume::All,
+                    "drain" => Consume::Drain,
+                    "count" => Consume::Count,
                     _ => usage("--consume is all, drain or count"),
                 }
             }
@@ -143,18 +162,18 @@ async fn one(client: &Client, a: &Args) -> Result<(u64, u64), String> {
         .await
         .map_err(|e| e.to_string())?;
     let counters = stream.counters();
-    let n = if a.count {
-        stream.count().await.map_err(|e| e.to_string())?
-    } else if a.drain {
-        let mut n = 0u64;
-        stream
-            .traversers()
-            .for_each_result(|t| n += t.bulk.max(0) as u64)
-            .await
-            .map_err(|e| e.to_string())?;
-        n
-    } else {
-        stream.all().await.map_err(|e| e.to_string())?.len() as u64
+    let n = match a.consume {
+        Consume::Count => stream.count().await.map_err(|e| e.to_string())?,
+        Consume::Drain => {
+            let mut n = 0u64;
+            stream
+                .traversers()
+                .for_each_result(|t| n += t.bulk.max(0) as u64)
+                .await
+                .map_err(|e| e.to_string())?;
+            n
+        }
+        Consume::All => stream.all().await.map_err(|e| e.to_string())?.len() as u64,
     };
     Ok((n, counters.body_bytes()))
 }
@@ -187,11 +206,7 @@ async fn latency(client: Client, a: Args) -> serde_json::Value {
     json!({
         "peer": "rust", "mode": "latency", "query": a.query,
         "compression": if a.compression { "deflate" } else { "none" },
-        "consume": match (a.drain, a.count) {
-            (_, true) => "count",
-            (true, _) => "drain",
-            _ => "all",
-        },
+        "consume": a.consume.name(),
         "runs": runs, "results": results, "bytes": bytes, "cpu_secs": cpu,
         "peak_rss_kib": peak_rss_kib(),
     })
@@ -248,7 +263,7 @@ async fn throughput(client: Client, a: Args) -> serde_json::Value {
 fn main() {
     let a = parse();
     if a.url.starts_with("ws://") || a.url.starts_with("wss://") {
-        if a.count {
+        if a.consume == Consume::Count {
             usage("--consume count is for http:// only");
         }
         return tp3::main(a);

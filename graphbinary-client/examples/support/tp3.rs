@@ -15,7 +15,7 @@ use futures::StreamExt;
 use graphbinary_client::ws::{Client3, Eval};
 use serde_json::json;
 
-use super::{cpu_secs, fail, peak_rss_kib, Args};
+use super::{cpu_secs, fail, peak_rss_kib, Args, Consume};
 
 /// One request, every result consumed; returns the result count (bulks included).
 async fn one(client: &Client3, a: &Args) -> Result<u64, String> {
@@ -23,7 +23,7 @@ async fn one(client: &Client3, a: &Args) -> Result<u64, String> {
         .eval(Eval::new(a.query.clone()))
         .await
         .map_err(|e| e.to_string())?;
-    if a.drain {
+    if a.consume == Consume::Drain {
         let mut n = 0u64;
         while let Some(r) = stream.next().await {
             let (_, bulk) = r.map_err(|e| e.to_string())?;
@@ -67,7 +67,7 @@ async fn latency(a: Args) -> serde_json::Value {
     let cpu = cpu_secs() - cpu0;
     json!({
         "peer": "rust", "mode": "latency", "query": a.query, "compression": "none",
-        "consume": if a.drain { "drain" } else { "all" }, "protocol": "graphbinary-v1 websocket",
+        "consume": a.consume.name(), "protocol": "graphbinary-v1 websocket",
         "runs": runs, "results": expected.unwrap_or(0), "bytes": null, "cpu_secs": cpu,
         "peak_rss_kib": peak_rss_kib(),
     })
