@@ -92,6 +92,17 @@ async fn read_all(body: &mut graphbinary_client::client::BodyReader) -> Result<V
     Ok(out)
 }
 
+/// A connection lost inside a body: a transport error of the I/O or HTTP kind.
+fn assert_body_cut_off(e: &Error) {
+    assert!(
+        matches!(
+            e.transport_kind(),
+            Some(TransportKind::Io | TransportKind::Http)
+        ),
+        "{e:?}"
+    );
+}
+
 #[tokio::test]
 async fn sends_exactly_one_accept_encoding_and_the_protocol_headers() {
     let resp = chunked_response(
@@ -335,13 +346,7 @@ async fn connection_lost_mid_body_is_a_transport_error_not_a_format_error() {
     let first = s.next().await.unwrap().unwrap();
     assert_eq!(first, graphbinary_client::model::Value::Int(42));
     let e = s.next().await.unwrap().unwrap_err();
-    assert!(
-        matches!(
-            e.transport_kind(),
-            Some(TransportKind::Io | TransportKind::Http)
-        ),
-        "{e:?}"
-    );
+    assert_body_cut_off(&e);
     assert!(s.next().await.is_none());
 }
 
@@ -450,13 +455,7 @@ async fn connection_lost_deep_in_a_large_body_is_a_transport_error_after_the_res
         }
     };
     assert_eq!(got, 250_000, "every result before the cut");
-    assert!(
-        matches!(
-            e.transport_kind(),
-            Some(TransportKind::Io | TransportKind::Http)
-        ),
-        "{e:?}"
-    );
+    assert_body_cut_off(&e);
     assert!(s.next().await.is_none());
 }
 
