@@ -100,6 +100,8 @@ pub(crate) enum Layout<'a> {
     FqNullable(&'a Type),
     /// `Option<T>`: `{0x00}{value}` or `{0x01}` (`core::Nullable`).
     Nullable(&'a Type),
+    /// `skip`: not on the wire; read as `Default::default()`, never written.
+    Skip,
 }
 
 /// A unit variant of an `enum_string` enum.

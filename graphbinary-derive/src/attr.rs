@@ -50,6 +50,8 @@ pub(crate) const NULLABLE: &str = "nullable";
 /// Variant of an `enum_string` enum, or field of a `composite_pdt` struct: the name on the
 /// wire.
 pub(crate) const RENAME: &str = "rename";
+/// Field: not on the wire; read as `Default::default()`, never written.
+pub(crate) const SKIP: &str = "skip";
 
 /// The attributes allowed on the type itself.
 pub(crate) const CONTAINER_ATTRS: &[&str] = &[
@@ -63,7 +65,7 @@ pub(crate) const CONTAINER_ATTRS: &[&str] = &[
     V1_CUSTOM_INFO,
 ];
 /// The attributes allowed on a field.
-pub(crate) const FIELD_ATTRS: &[&str] = &[FQ, NULLABLE, RENAME, V1];
+pub(crate) const FIELD_ATTRS: &[&str] = &[FQ, NULLABLE, RENAME, V1, SKIP];
 /// The attributes allowed on an enum variant.
 pub(crate) const VARIANT_ATTRS: &[&str] = &[RENAME];
 
@@ -102,6 +104,8 @@ pub(crate) struct FieldAttrs {
     pub(crate) rename: Option<Spanned<String>>,
     /// `v1 = "string"` or `v1 = "sentinel"`.
     pub(crate) v1: Option<Spanned<String>>,
+    /// `skip`: the field is not on the wire.
+    pub(crate) skip: Option<Span>,
 }
 
 /// Attributes on an enum variant.
@@ -205,6 +209,10 @@ impl FieldAttrs {
                 NULLABLE => {
                     flag(&meta, name, errors)?;
                     out.nullable = Some(span);
+                }
+                SKIP => {
+                    flag(&meta, name, errors)?;
+                    out.skip = Some(span);
                 }
                 RENAME => {
                     let v = rename(&meta, errors)?;

@@ -46,5 +46,7 @@ fn predicate(ty: &Type, layout: &Layout<'_>, side: Side) -> WherePredicate {
             parse_quote!(#inner: __graphbinary::Encode + __graphbinary::Typed)
         }
         (Side::Encode, Layout::Nullable(inner)) => parse_quote!(#inner: __graphbinary::Encode),
+        (Side::Decode, Layout::Skip) => parse_quote!(#ty: ::core::default::Default),
+        (Side::Encode, Layout::Skip) => parse_quote!(#ty: ::core::marker::Sized),
     }
 }

@@ -7,7 +7,7 @@ use syn::{Data, DeriveInput, Fields, Ident, Type, Variant};
 
 use crate::ast::{option_inner, Layout, V1Field};
 use crate::attr::{
-    ContainerAttrs, FieldAttrs, COMPOSITE_PDT, ENUM_STRING, FQ, NULLABLE, TYPE_CODE, V1_CUSTOM,
+    ContainerAttrs, FieldAttrs, COMPOSITE_PDT, ENUM_STRING, FQ, NULLABLE, SKIP, TYPE_CODE, V1_CUSTOM,
     V1_CUSTOM_INFO, V1_SENTINEL, V1_TYPE_CODE,
 };
 use crate::errors::{msg, Errors};
@@ -95,6 +95,23 @@ pub(crate) fn field_layout<'a>(
     in_pdt: bool,
     errors: &mut Errors,
 ) -> Option<Layout<'a>> {
+    if let Some(span) = attrs.skip {
+        // Not on the wire: no layout, no name, no GraphBinary 1 form (the readers put
+        // `Default::default()` in it). Not in a composite PDT, whose fields are its map.
+        let others = attrs.fq.is_some()
+            || attrs.nullable.is_some()
+            || attrs.rename.is_some()
+            || attrs.v1.is_some();
+        if others {
+            errors.push(syn::Error::new(span, msg::skip_alone()));
+            return None;
+        }
+        if in_pdt {
+            errors.push(syn::Error::new(span, msg::not_in_pdt(SKIP)));
+            return None;
+        }
+        return Some(Layout::Skip);
+    }
     if in_pdt {
         let mut ok = true;
         if let Some(span) = attrs.fq {

@@ -59,7 +59,7 @@ pub(crate) mod msg {
     use std::fmt::Display;
 
     use crate::attr::{
-        COMPOSITE_PDT, CRATE, ENUM_STRING, FQ, NULLABLE, RENAME, TYPE_CODE, V1, V1_CUSTOM,
+        COMPOSITE_PDT, CRATE, ENUM_STRING, FQ, NULLABLE, RENAME, SKIP, TYPE_CODE, V1, V1_CUSTOM,
         V1_CUSTOM_INFO, V1_SENTINEL, V1_TYPE_CODE,
     };
 
@@ -204,6 +204,13 @@ pub(crate) mod msg {
     }
 
     /// `rename` where there is no name to rename.
+    pub(crate) fn skip_alone() -> String {
+        format!(
+            "`{}` takes no other field attribute: a skipped field is not on the wire",
+            SKIP
+        )
+    }
+
     pub(crate) fn rename_misplaced() -> String {
         format!(
             "`{}` is only allowed on fields of a `{}` struct and on variants of an `{}` enum",

@@ -68,6 +68,7 @@
 //! | `fq` | `{type_code}{0x00}{value}` through `FqDecode`/`FqEncode` | `Fq<T>` |
 //! | `fq, nullable` on `Option<T>` | `{code}{0x00}{value}`, or null: written `FE 01` as TinkerPop does (`{code}{0x01}` is accepted on input) | `FqOpt<T>` |
 //! | `nullable` on `Option<T>` | `{0x00}{value}` or `{0x01}` | `Nullable<T>` |
+//! | `skip` | nothing: not on the wire; read as `Default::default()`, never written (both dialects). For what the model keeps beside the wire form, e.g. which GraphBinary 1 type a value was read from | (none) |
 //!
 //! `rename = "..."` sets the name on the wire of an `enum_string` variant (default: the variant
 //! name as written) or of a `composite_pdt` field (default: the field name, without `r#`).

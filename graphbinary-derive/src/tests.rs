@@ -282,6 +282,45 @@ fn snapshot_v1_dialect() {
 }
 
 #[test]
+fn snapshot_skipped_field() {
+    // A field not on the wire, in both dialects: defaulted by the readers, not written.
+    snapshot(
+        "skipped_field",
+        quote! {
+            #[graphbinary(type_code = 0x04, v1_type_code = 0x88)]
+            pub struct Stamp {
+                pub seconds: i64,
+                #[graphbinary(skip)]
+                pub kind: Kind,
+            }
+        },
+    );
+}
+
+#[test]
+fn skip_errors() {
+    assert_eq!(
+        errors(quote! {
+            struct S {
+                #[graphbinary(skip, fq)]
+                a: i32,
+            }
+        }),
+        ["`skip` takes no other field attribute: a skipped field is not on the wire"]
+    );
+    assert_eq!(
+        errors(quote! {
+            #[graphbinary(composite_pdt = "P")]
+            struct P {
+                #[graphbinary(skip)]
+                a: i32,
+            }
+        }),
+        ["`skip` is not allowed in a `composite_pdt` struct: its field values are always fully qualified"]
+    );
+}
+
+#[test]
 fn snapshot_v1_enum_string_with_its_own_code() {
     snapshot(
         "v1_enum_string",

@@ -136,6 +136,8 @@ fn generics(cont: &Container<'_>, decode: bool) -> Generics {
                 (false, _, Layout::Nullable(inner)) => {
                     parse_quote!(#inner: __graphbinary::v1::EncodeV1)
                 }
+                (true, _, Layout::Skip) => parse_quote!(#ty: ::core::default::Default),
+                (false, _, Layout::Skip) => parse_quote!(#ty: ::core::marker::Sized),
             }
         })
         .collect();
@@ -177,6 +179,7 @@ fn struct_fast(fields: &[Field<'_>]) -> TokenStream {
                 Layout::Nullable(inner) => quote_spanned! {ty.span()=>
                     <__graphbinary::v1::NullableV1<#inner> as __graphbinary::v1::DecodeV1>::decode_v1(cur)?.0
                 },
+                Layout::Skip => quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()),
             }
         };
         quote!(let #local = #read;)
@@ -222,6 +225,7 @@ fn struct_slow(fields: &[Field<'_>]) -> TokenStream {
                 Layout::Nullable(inner) => quote_spanned! {ty.span()=>
                     buf.read::<__graphbinary::v1::V1<__graphbinary::v1::NullableV1<#inner>>>().await?.0.0
                 },
+                Layout::Skip => quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()),
             }
         };
         quote!(let #local = #read;)
@@ -292,6 +296,7 @@ fn struct_body(fields: &[Field<'_>]) -> TokenStream {
                     }
                 }
             },
+            Layout::Skip => TokenStream::new(),
         }
     });
     quote! {

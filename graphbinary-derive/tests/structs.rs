@@ -132,3 +132,53 @@ fn errors_name_the_offset() {
     let e = check_err::<Fq<AllKinds>>(&[0x80, 0x00]);
     assert_eq!(e.offset(), 0);
 }
+
+/// What the model keeps beside the wire form.
+#[derive(Debug, Default, PartialEq, Clone, Copy)]
+enum Origin {
+    #[default]
+    Wire,
+    Elsewhere,
+}
+
+/// A `skip` field: not on the wire, defaulted when read, not written.
+#[derive(GraphBinary, Debug, PartialEq)]
+#[graphbinary(type_code = 0x82, v1)]
+struct WithSkip {
+    a: i32,
+    #[graphbinary(skip)]
+    origin: Origin,
+    b: i16,
+}
+
+#[test]
+fn a_skipped_field_is_not_on_the_wire() {
+    let bytes = unhex("00 00 00 07 00 02");
+    check(
+        &bytes,
+        &WithSkip {
+            a: 7,
+            origin: Origin::Wire,
+            b: 2,
+        },
+    );
+    // Whatever the field holds, the same bytes are written, in both dialects.
+    let v = WithSkip {
+        a: 7,
+        origin: Origin::Elsewhere,
+        b: 2,
+    };
+    let mut out = Vec::new();
+    graphbinary_core::Encode::encode(&v, &mut out).unwrap();
+    assert_eq!(out, bytes);
+    let mut out = Vec::new();
+    graphbinary_core::v1::EncodeV1::encode_v1(&v, &mut out).unwrap();
+    assert_eq!(out, bytes);
+    let mut cur_bytes = bytes.clone();
+    cur_bytes.extend_from_slice(&[0xaa]);
+    let limits = graphbinary_core::Limits::DEFAULT;
+    let mut cur = graphbinary_core::Cursor::new(&cur_bytes, 0, &limits);
+    let read = <WithSkip as graphbinary_core::v1::DecodeV1>::decode_v1(&mut cur).unwrap();
+    assert_eq!(read.origin, Origin::Wire);
+    assert_eq!(cur.remaining(), [0xaa]);
+}
