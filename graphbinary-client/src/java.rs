@@ -423,6 +423,7 @@ mod tests {
                 day,
                 nanos,
                 offset_seconds,
+                kind: Default::default(),
             }
             .to_string()
         };

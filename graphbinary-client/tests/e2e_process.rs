@@ -274,6 +274,7 @@ async fn typed_literals_round_trip() {
         day: 29,
         nanos: 45_296_789_000_000,
         offset_seconds: 3600,
+        kind: Default::default(),
     };
     let bd = BigDecimal {
         scale: 3,

@@ -90,6 +90,7 @@ fn other_scalars() {
         day: 2,
         nanos: 3_600_000_000_000 + 5_000_000,
         offset_seconds: 0,
+        kind: Default::default(),
     };
     assert_eq!(lit(dt), r#"datetime("2024-01-02T01:00:00.005Z")"#);
     assert_eq!(
@@ -884,6 +885,7 @@ fn unwritable_literals_are_errors() {
         day: 1,
         nanos: 0,
         offset_seconds: 0,
+        kind: Default::default(),
     }));
     assert!(e.contains("invalid DateTime"), "{e}");
 }

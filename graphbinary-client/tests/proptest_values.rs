@@ -54,7 +54,8 @@ fn leaf() -> impl Strategy<Value = Value> {
                     month,
                     day,
                     nanos,
-                    offset_seconds
+                    offset_seconds,
+                    kind: Default::default(),
                 }
             )),
         any::<u64>().prop_map(|b| Value::Double(f64::from_bits(b))),

@@ -1,7 +1,7 @@
 //! Conformance of the GraphBinary 1 reader (`graphbinary_client::v1`) over TinkerPop's 60
 //! canonical GraphBinary 1 vectors (`../shared/vectors/graphbinary-v1`, TinkerPop 3.8.1), each
 //! checked against its GraphSON 3 twin (`../shared/vectors/graphson-v3`) both as a value and as
-//! `v1::to_graphson3_exact`'s rendering, re-encoded byte for byte, and fed one byte at a time and split at every byte through the refilling reader with
+//! `v1::to_graphson3`'s rendering, re-encoded byte for byte, and fed one byte at a time and split at every byte through the refilling reader with
 //! the fast path on and off (the field-by-field slow path).
 
 mod common;
@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 
 use common::{block_on, shared_dir, v1_gbin_vectors as v1_vectors, Pieces};
-use graphbinary_client::model::{DateTime, Value};
+use graphbinary_client::model::{DateTime, DateTimeKind, Value};
 use graphbinary_client::v1;
 use graphbinary_core::{ErrorKind, Limits, ReadBuffer};
 use serde_json::{json, Value as Json};
@@ -53,7 +53,7 @@ fn kind_matches(graphson_type: &str, v: &Value) -> bool {
         | ("gx:Char", Value::Char(_))
         | ("gx:Duration", Value::Duration(_))
         | ("tinker:graph", Value::Graph(_))
-        | ("g:Traverser" | "g:BulkSet", Value::BulkList(_))
+        | ("g:BulkSet", Value::BulkList(_))
         | (
             "g:Date" | "g:Timestamp" | "gx:Instant" | "gx:OffsetDateTime" | "gx:ZonedDateTime",
             Value::DateTime(_),
@@ -438,10 +438,7 @@ fn hand_checked_values_of_the_vectors_plain_cannot_compare() {
     assert_eq!(nested.len(), twin_tm[3].as_array().unwrap().len());
     assert_eq!(field(get("traversalmetrics"), "dur"), &Value::Long(4_000)); // the twin's 0.004 ms
                                                                             // Traverser: bulk 1 and the vertex of vertex-v1.
-    assert_eq!(
-        get("traverser"),
-        &Value::BulkList(vec![(get("vertex").clone(), 1)])
-    );
+    assert_eq!(get("traverser"), &v1::traverser(1, get("vertex").clone()));
     // Vertex: as GraphSON 3, once the twin's absent nested "properties" of a VertexProperty are
     // taken as empty.
     let mut want = untype(&twin(&dir, "vertex-v1"));
@@ -546,7 +543,7 @@ fn hostile_lengths_and_codes_fail_cleanly() {
     // 0x04 is a Date in version 1: 8 bytes of milliseconds, not GraphBinary 4's DateTime.
     assert_eq!(
         decode(&[0x04, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]).unwrap(),
-        Value::DateTime(v1::date_time_from_millis(0))
+        Value::DateTime(v1::date_time_from_millis(0).with_kind(DateTimeKind::Date))
     );
     // Deep nesting ends in DepthLimit, not a stack overflow.
     let mut deep = Vec::new();
@@ -681,71 +678,85 @@ fn every_v1_vector_re_encodes_byte_for_byte() {
     };
     let vectors = v1_vectors(&dir);
     assert_eq!(vectors.len(), EXPECTED_VECTORS);
-    let custom = v1::CustomTypes::new();
     let mut failures = Vec::new();
-    let mut merged_seen = 0;
     for (name, bytes) in &vectors {
-        let exact = v1::decode_exact(bytes, &Limits::default(), &custom).unwrap();
-        assert_eq!(&exact.value, &decode(bytes).unwrap(), "{name}: same value");
-        merged_seen += exact.merged.len();
+        let value = decode(bytes).unwrap();
         let mut out = Vec::new();
-        match v1::encode_exact(&exact, &mut out, &custom) {
+        match v1::encode_value(&value, &mut out) {
             Ok(()) if &out == bytes => {}
             Ok(()) => failures.push(format!(
                 "{name}: re-encoded differently\n  want {bytes:02x?}\n  got  {out:02x?}"
             )),
             Err(e) => failures.push(format!("{name}: {e}")),
         }
-        // Without the recorded codes the writer still writes every value, and what it writes
-        // reads back as the same value (a Date comes back as the same instant, 0x88).
-        let mut plain = Vec::new();
-        v1::encode_value(&exact.value, &mut plain)
-            .unwrap_or_else(|e| panic!("{name}: plain encode: {e}"));
-        assert_eq!(
-            decode(&plain).unwrap(),
-            exact.value,
-            "{name}: plain re-encoding reads back the same"
-        );
+        // And what was written reads back as the same value.
+        if let Ok(back) = decode(&out) {
+            assert_eq!(back, value, "{name}: reads back the same");
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // date, timestamp, instant, offsetdatetime, zoneddatetime, bulkset, traverser.
-    assert!(merged_seen >= 7, "{merged_seen} merged codes recorded");
 }
 
 #[test]
-fn the_merged_types_are_written_as_recorded_and_otherwise_losslessly() {
+fn each_date_time_type_keeps_its_kind_and_a_traverser_is_a_pdt() {
     let Some(dir) = shared_dir("v1 conformance") else {
         return;
     };
     let get =
         |n: &str| std::fs::read(dir.join(format!("vectors/graphbinary-v1/{n}-v1.gbin"))).unwrap();
-    let custom = v1::CustomTypes::new();
-    for (n, code) in [
-        ("date", 0x04),
-        ("timestamp", 0x05),
-        ("instant", 0x83),
-        ("offsetdatetime", 0x88),
-        ("zoneddatetime", 0x8d),
-        ("traverser", 0x21),
-        ("bulkset", 0x2a),
+    for (n, kind) in [
+        ("date", DateTimeKind::Date),
+        ("timestamp", DateTimeKind::Timestamp),
+        ("instant", DateTimeKind::Instant),
+        ("offsetdatetime", DateTimeKind::OffsetDateTime),
+        ("zoneddatetime", DateTimeKind::ZonedDateTime),
     ] {
-        let e = v1::decode_exact(&get(n), &Limits::default(), &custom).unwrap();
-        assert_eq!(e.merged.first(), Some(&code), "{n}");
+        let Value::DateTime(d) = decode(&get(n)).unwrap() else {
+            panic!("{n}: not a DateTime")
+        };
+        assert_eq!(d.kind, kind, "{n}");
+        // The same instant as another kind is another value, written as that type.
+        let mut out = Vec::new();
+        v1::encode_value(
+            &Value::DateTime(d.with_kind(DateTimeKind::OffsetDateTime)),
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(out[0], 0x88, "{n}");
+        assert_ne!(
+            Value::DateTime(d.with_kind(DateTimeKind::OffsetDateTime)),
+            Value::DateTime(d.with_kind(DateTimeKind::Instant)),
+        );
     }
-    // A DateTime written without a recorded code is an OffsetDateTime, a BulkList a BulkSet.
-    let mut out = Vec::new();
-    v1::encode_value(&decode(&get("date")).unwrap(), &mut out).unwrap();
-    assert_eq!(out[0], 0x88);
-    out.clear();
-    v1::encode_value(&decode(&get("traverser")).unwrap(), &mut out).unwrap();
-    assert_eq!(out[0], 0x2a);
-    // A DateTime finer than milliseconds cannot be a Date: an error, not a silent rounding.
-    let fine = v1::Exact {
-        value: decode(&get("zoneddatetime")).unwrap(),
-        merged: vec![0x04],
+    let Value::CompositePdt(t) = decode(&get("traverser")).unwrap() else {
+        panic!("traverser: not a PDT")
     };
-    let e = v1::encode_exact(&fine, &mut Vec::new(), &custom).unwrap_err();
-    assert!(e.to_string().contains("finer than the milliseconds"), "{e}");
+    assert_eq!(t.type_name, "g:Traverser");
+    assert!(matches!(t.get("bulk"), Some(Value::Long(_))), "{t:?}");
+    assert!(matches!(
+        decode(&get("bulkset")).unwrap(),
+        Value::BulkList(_)
+    ));
+    // A DateTime finer than milliseconds cannot be a Date: an error, not a silent rounding.
+    let Value::DateTime(fine) = decode(&get("zoneddatetime")).unwrap() else {
+        panic!()
+    };
+    assert_ne!(fine.nanos % 1_000_000, 0);
+    for kind in [DateTimeKind::Date, DateTimeKind::Timestamp] {
+        let e =
+            v1::encode_value(&Value::DateTime(fine.with_kind(kind)), &mut Vec::new()).unwrap_err();
+        assert!(e.to_string().contains("finer than its milliseconds"), "{e}");
+    }
+    // An Instant with an offset is written as the same instant, read back at UTC.
+    let at_plus_one = DateTime::from_epoch_millis(3_600_000).with_kind(DateTimeKind::Instant);
+    let moved = DateTime {
+        nanos: at_plus_one.nanos + 3_600_000_000_000,
+        offset_seconds: 3600,
+        ..at_plus_one
+    };
+    let mut out = Vec::new();
+    v1::encode_value(&Value::DateTime(moved), &mut out).unwrap();
+    assert_eq!(decode(&out).unwrap(), Value::DateTime(at_plus_one));
     // Several labels cannot be written in GraphBinary 1.
     let Value::Vertex(mut vx) = decode(&get("vertex")).unwrap() else {
         panic!()
@@ -837,7 +848,7 @@ fn values_larger_than_the_buffer_are_read_field_by_field() {
 }
 
 #[test]
-fn extreme_date_times_are_errors_when_they_do_not_fit_the_recorded_type() {
+fn extreme_date_times_are_errors_when_they_do_not_fit_their_type() {
     use graphbinary_client::model::DateTime;
     let far = DateTime {
         year: i32::MAX,
@@ -845,18 +856,11 @@ fn extreme_date_times_are_errors_when_they_do_not_fit_the_recorded_type() {
         day: 31,
         nanos: 0,
         offset_seconds: 0,
+        kind: Default::default(),
     };
-    let custom = v1::CustomTypes::new();
-    for code in [0x04, 0x05] {
-        let e = v1::encode_exact(
-            &v1::Exact {
-                value: Value::DateTime(far),
-                merged: vec![code],
-            },
-            &mut Vec::new(),
-            &custom,
-        )
-        .unwrap_err();
+    for kind in [DateTimeKind::Date, DateTimeKind::Timestamp] {
+        let e =
+            v1::encode_value(&Value::DateTime(far.with_kind(kind)), &mut Vec::new()).unwrap_err();
         assert!(e.to_string().contains("overflow"), "{e}");
     }
     // As OffsetDateTime (the default) it is written and reads back.
@@ -902,7 +906,7 @@ fn normalise_twin(name: &str, twin: &mut Json) {
     );
 }
 
-/// Every vector, decoded with `decode_exact` and rendered by `to_graphson3_exact`, is its GraphSON
+/// Every vector, decoded and rendered by `to_graphson3`, is its GraphSON
 /// 3 twin as JSON (`serde_json::Value` equality, numbers compared by their text); the vectors in
 /// `GRAPHSON3_NORMALISED` after their one rule.
 #[test]
@@ -912,12 +916,10 @@ fn every_v1_vector_renders_its_graphson_3_twin() {
     };
     let vectors = v1_vectors(&dir);
     assert_eq!(vectors.len(), EXPECTED_VECTORS);
-    let custom = v1::CustomTypes::new();
     let mut failures = Vec::new();
     let mut exact = 0;
     for (name, bytes) in &vectors {
-        let e = v1::decode_exact(bytes, &Limits::default(), &custom).unwrap();
-        let text = v1::to_graphson3_exact(&e);
+        let text = v1::to_graphson3(&decode(bytes).unwrap());
         let got: Json = serde_json::from_str(&text)
             .unwrap_or_else(|err| panic!("{name}: not JSON ({err}): {text}"));
         let mut want = twin(&dir, name);
@@ -943,9 +945,8 @@ fn every_v1_vector_renders_its_graphson_3_twin() {
 }
 
 #[test]
-fn graphson_3_takes_each_merged_type_from_its_recorded_code() {
-    // List [BulkSet {Date 0 ms: bulk 2}, Timestamp 1000 ms, Instant 60 s]: the codes are
-    // recorded depth first, a BulkSet before its items.
+fn graphson_3_takes_each_date_time_type_from_its_kind() {
+    // List [BulkSet {Date 0 ms: bulk 2}, Timestamp 1000 ms, Instant 60 s].
     let mut bytes = vec![0x09, 0x00, 0, 0, 0, 3, 0x2a, 0x00, 0, 0, 0, 1];
     bytes.extend_from_slice(&[0x04, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]);
     bytes.extend_from_slice(&2i64.to_be_bytes());
@@ -954,10 +955,9 @@ fn graphson_3_takes_each_merged_type_from_its_recorded_code() {
     bytes.extend_from_slice(&[0x83, 0x00]);
     bytes.extend_from_slice(&60i64.to_be_bytes());
     bytes.extend_from_slice(&0i32.to_be_bytes());
-    let exact = v1::decode_exact(&bytes, &Limits::default(), &v1::CustomTypes::new()).unwrap();
-    assert_eq!(exact.merged, [0x2a, 0x04, 0x05, 0x83]);
+    let v = decode(&bytes).unwrap();
     assert_eq!(
-        v1::to_graphson3_exact(&exact),
+        v1::to_graphson3(&v),
         concat!(
             r#"{"@type":"g:List","@value":[{"@type":"g:BulkSet","@value":["#,
             r#"{"@type":"g:Date","@value":0},{"@type":"g:Int64","@value":2}]},"#,
@@ -965,30 +965,23 @@ fn graphson_3_takes_each_merged_type_from_its_recorded_code() {
             r#"{"@type":"gx:Instant","@value":"1970-01-01T00:01:00Z"}]}"#
         )
     );
-    // Without the codes: the GraphBinary 1 writer's defaults, OffsetDateTime and BulkSet.
+    let mut out = Vec::new();
+    v1::encode_value(&v, &mut out).unwrap();
+    assert_eq!(out, bytes);
+    // As OffsetDateTimes (GraphBinary 4's only kind) the same instants are gx:OffsetDateTime.
+    let Value::List(items) = v else { panic!() };
+    let odt = |v: &Value| match v {
+        Value::DateTime(d) => Value::DateTime(d.with_kind(DateTimeKind::OffsetDateTime)),
+        other => other.clone(),
+    };
     assert_eq!(
-        v1::to_graphson3(&exact.value),
+        v1::to_graphson3(&Value::List(items[1..].iter().map(odt).collect())),
         concat!(
-            r#"{"@type":"g:List","@value":[{"@type":"g:BulkSet","@value":["#,
-            r#"{"@type":"gx:OffsetDateTime","@value":"1970-01-01T00:00Z"},{"@type":"g:Int64","@value":2}]},"#,
+            r#"{"@type":"g:List","@value":["#,
             r#"{"@type":"gx:OffsetDateTime","@value":"1970-01-01T00:00:01Z"},"#,
             r#"{"@type":"gx:OffsetDateTime","@value":"1970-01-01T00:01Z"}]}"#
         )
     );
-    // The vectors without merged types render the same either way.
-    let Some(dir) = shared_dir("v1 conformance") else {
-        return;
-    };
-    for (name, bytes) in v1_vectors(&dir) {
-        let e = v1::decode_exact(&bytes, &Limits::default(), &v1::CustomTypes::new()).unwrap();
-        if e.merged.is_empty() {
-            assert_eq!(
-                v1::to_graphson3(&e.value),
-                v1::to_graphson3_exact(&e),
-                "{name}"
-            );
-        }
-    }
 }
 
 #[test]

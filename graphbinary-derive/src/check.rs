@@ -7,8 +7,8 @@ use syn::{Data, DeriveInput, Fields, Ident, Type, Variant};
 
 use crate::ast::{option_inner, Layout, V1Field};
 use crate::attr::{
-    ContainerAttrs, FieldAttrs, COMPOSITE_PDT, ENUM_STRING, FQ, NULLABLE, SKIP, TYPE_CODE, V1_CUSTOM,
-    V1_CUSTOM_INFO, V1_SENTINEL, V1_TYPE_CODE,
+    ContainerAttrs, FieldAttrs, COMPOSITE_PDT, ENUM_STRING, FQ, NULLABLE, SKIP, TYPE_CODE,
+    V1_CUSTOM, V1_CUSTOM_INFO, V1_SENTINEL, V1_TYPE_CODE,
 };
 use crate::errors::{msg, Errors};
 

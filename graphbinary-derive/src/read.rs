@@ -73,7 +73,9 @@ fn struct_fast(fields: &[Field<'_>]) -> TokenStream {
             Layout::Nullable(inner) => quote_spanned! {ty.span()=>
                 <__graphbinary::Nullable<#inner> as __graphbinary::Decode>::decode(cur)?.0
             },
-            Layout::Skip => quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()),
+            Layout::Skip => {
+                quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
+            }
         };
         quote!(let #local = #read;)
     });
@@ -103,7 +105,9 @@ fn struct_slow(fields: &[Field<'_>]) -> TokenStream {
             Layout::Nullable(inner) => {
                 quote_spanned!(ty.span()=> buf.read::<__graphbinary::Nullable<#inner>>().await?.0)
             }
-            Layout::Skip => quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()),
+            Layout::Skip => {
+                quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
+            }
         };
         quote!(let #local = #read;)
     });

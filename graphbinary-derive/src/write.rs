@@ -65,7 +65,8 @@ fn struct_body(fields: &[Field<'_>]) -> TokenStream {
                         __graphbinary::__private::BufMut::put_u8(out, 0x01);
                     }
                 }
-            },            Layout::Skip => TokenStream::new(),
+            },
+            Layout::Skip => TokenStream::new(),
         }
     });
     quote! {

@@ -7,6 +7,7 @@
 //! `crate::model`.
 
 use crate::model::BigInteger;
+use crate::model::DateTimeKind;
 use crate::model::Labels;
 use crate::model::Value;
 use graphbinary_core::Set;
@@ -28,6 +29,9 @@ pub struct DateTime {
     pub nanos: i64,
     /// Total zone offset in seconds, -64,800 (-18:00) to 64,800 (+18:00) (`Int {value}`).
     pub offset_seconds: i32,
+    /// Which Java date-time type this is. Not on the wire in GraphBinary 4 (always an OffsetDateTime there); in GraphBinary 1 the type code of a Date, Timestamp, Instant, OffsetDateTime or ZonedDateTime, so that a value read from a TinkerPop 3 server is written back as the type it was read as.
+    #[graphbinary(skip)]
+    pub kind: DateTimeKind,
 }
 
 /// A graph edge: `{id}{label}{inVId}{inVLabel}{outVId}{outVLabel}{parent}{properties}`.

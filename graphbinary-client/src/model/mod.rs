@@ -17,6 +17,7 @@ mod scalars;
 mod skip;
 mod skip_slow;
 mod structure;
+mod time;
 pub(crate) mod value;
 
 pub use crate::generated::elements::{
@@ -34,6 +35,8 @@ pub(crate) use skip::{
 };
 pub(crate) use skip_slow::skip_value_slow;
 pub use structure::{Graph, Tree};
+pub(crate) use time::epoch;
+pub use time::DateTimeKind;
 pub(crate) use value::decode_marker_value;
 pub use value::Value;
 #[cfg(feature = "serde")]

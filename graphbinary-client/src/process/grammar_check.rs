@@ -37,6 +37,7 @@ fn example(step: &str, slot: &Slot, i: usize, params: bool) -> Arg {
             day: 1,
             nanos: 0,
             offset_seconds: 0,
+            kind: Default::default(),
         })),
         Kind::Gen | Kind::WithValue => lit(Lit::Int(1)),
         Kind::Map => lit(Lit::map([("a", 1)])),

@@ -103,7 +103,7 @@ pub const SCOPE: u8 = 0x1f;
 /// T (`0x20`): `{fq String}`; read as `Value::T`. Layout of GraphBinary 4's T.
 pub const T: u8 = 0x20;
 
-/// Traverser (`0x21`): `{bulk Long}{fq value}`; read as `Value::BulkList`.
+/// Traverser (`0x21`): `{bulk Long}{fq value}`; read as a `CompositePdt` named `g:Traverser`.
 pub const TRAVERSER: u8 = 0x21;
 
 /// BigDecimal (`0x22`): `{scale Int}{unscaled BigInteger}`; read as `Value::BigDecimal`. Layout of GraphBinary 4's BigDecimal.
@@ -290,6 +290,7 @@ pub fn graphson_name(code: u8) -> Option<&'static str> {
             LAMBDA => "g:Lambda",
             P => "g:P",
             SCOPE => "g:Scope",
+            TRAVERSER => "g:Traverser",
             TEXT_P => "g:TextP",
             TRAVERSAL_STRATEGY => "g:TraversalStrategy",
             METRICS => "g:Metrics",
@@ -342,6 +343,7 @@ pub fn composite_code(type_name: &str) -> Option<u8> {
             "g:Bytecode" => BYTECODE,
             "g:Lambda" => LAMBDA,
             "g:P" => P,
+            "g:Traverser" => TRAVERSER,
             "g:TextP" => TEXT_P,
             "g:TraversalStrategy" => TRAVERSAL_STRATEGY,
             "g:Metrics" => METRICS,

@@ -127,25 +127,15 @@ impl fmt::Debug for CustomTypes {
 #[derive(Default)]
 struct Ctx {
     custom: CustomTypes,
-    /// Exact mode, reading: the GraphBinary 1 codes of the values the mapping onto `Value`
-    /// merges (the DateTime family, Traverser and BulkSet), in reading order.
-    merged_read: Option<Vec<u8>>,
-    /// Exact mode, writing: those codes, consumed in the same order.
-    merged_write: Option<std::collections::VecDeque<u8>>,
 }
 
 thread_local! {
     static CTX: RefCell<Option<Ctx>> = const { RefCell::new(None) };
 }
 
-/// Runs `f` with `custom` (and, in exact mode, a recorder) as the context of the reader and
-/// writer on this thread, restoring the previous context afterwards (also on panic).
-pub(crate) fn scoped<T>(
-    custom: &CustomTypes,
-    merged_read: Option<Vec<u8>>,
-    merged_write: Option<Vec<u8>>,
-    f: impl FnOnce() -> T,
-) -> (T, Option<Vec<u8>>) {
+/// Runs `f` with `custom` as the context of the reader and writer on this thread, restoring
+/// the previous context afterwards (also on panic).
+pub(crate) fn scoped<T>(custom: &CustomTypes, f: impl FnOnce() -> T) -> T {
     struct Restore(Option<Ctx>);
     impl Drop for Restore {
         fn drop(&mut self) {
@@ -155,15 +145,10 @@ pub(crate) fn scoped<T>(
     }
     let ctx = Ctx {
         custom: custom.clone(),
-        merged_read,
-        merged_write: merged_write.map(Into::into),
     };
     let prev = CTX.with(|c| c.borrow_mut().replace(ctx));
-    let mut restore = Restore(prev);
-    let out = f();
-    let mine = CTX.with(|c| std::mem::replace(&mut *c.borrow_mut(), restore.0.take()));
-    std::mem::forget(restore);
-    (out, mine.and_then(|c| c.merged_read))
+    let _restore = Restore(prev);
+    f()
 }
 
 /// A future run with a context: the context is installed around each poll of `fut`, so that
@@ -187,7 +172,7 @@ impl<F: Future> Future for WithCustom<F> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.get_mut();
         let fut = &mut this.fut;
-        scoped(&this.custom, None, None, || fut.as_mut().poll(cx)).0
+        scoped(&this.custom, || fut.as_mut().poll(cx))
     }
 }
 
@@ -203,27 +188,6 @@ pub(crate) fn lookup(name: &str) -> Option<Arc<dyn CustomType>> {
 /// The custom type a `CompositePdt` named `name` belongs to, for the writer.
 pub(crate) fn lookup_for_write(name: &str) -> Option<Arc<dyn CustomType>> {
     lookup(name)
-}
-
-/// Exact mode, reading: notes the GraphBinary 1 code of a value the mapping merges.
-#[inline]
-pub(crate) fn note_merged(code: u8) {
-    CTX.with(|c| {
-        if let Some(rec) = c.borrow_mut().as_mut().and_then(|c| c.merged_read.as_mut()) {
-            rec.push(code);
-        }
-    })
-}
-
-/// Exact mode, writing: the code recorded for the next merged value, if any.
-#[inline]
-pub(crate) fn next_merged() -> Option<u8> {
-    CTX.with(|c| {
-        c.borrow_mut()
-            .as_mut()
-            .and_then(|c| c.merged_write.as_mut())
-            .and_then(|q| q.pop_front())
-    })
 }
 
 /// `{0x00}{name}`: reads a custom value through the context's reader for `name`, or fails

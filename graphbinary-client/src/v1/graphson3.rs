@@ -1,9 +1,9 @@
 //! GraphSON 3 output, TinkerPop 3.x's typed JSON, for the values GraphBinary 1 decodes into.
 //!
-//! Where the mapping onto [`Value`] merges GraphBinary 1 types (see [the module](super)), the
-//! GraphSON 3 type comes from the code [`decode_exact`](super::decode_exact) recorded
-//! ([`to_graphson3_exact`]) or, without one, from the same defaults the GraphBinary 1 writer
-//! uses: a `DateTime` is a `gx:OffsetDateTime`, a `BulkList` a `g:BulkSet`. The tokens and
+//! Each value is written as the GraphSON 3 type of the GraphBinary 1 type it stands for: a
+//! `DateTime` by its [`kind`](crate::model::DateTimeKind) (`g:Date`, `g:Timestamp`,
+//! `gx:Instant`, `gx:OffsetDateTime`, `gx:ZonedDateTime`), a `BulkList` as a `g:BulkSet`, a
+//! `g:Traverser` PDT as a `g:Traverser`. The tokens and
 //! java.time values are PDTs named by their GraphSON 3 type and are written as that type
 //! (`gx:LocalDate` as `"2016-01-01"`, `g:P` as `{"predicate":..,"value":..}`, ...); a PDT of
 //! another name (a custom type) is written as `{"@type":name,"@value":{field:value,...}}`.
@@ -23,17 +23,24 @@
 //! );
 //! ```
 
-use std::collections::HashMap;
-
-use super::codes;
-use super::reader::{date_time_from_millis, Exact};
-use super::writer::epoch;
+use super::reader::date_time_from_millis;
 use crate::graphson::Writer;
 use crate::java::{base64, java_double, java_float, push_date, push_offset, push_time, push_year};
-use crate::model::{CompositePdt, DateTime, Edge, Labels, Value, Vertex, VertexProperty};
+use crate::model::{
+    epoch, CompositePdt, DateTime, DateTimeKind, Edge, Labels, Value, Vertex, VertexProperty,
+};
 
-/// The GraphSON 3 document for `v`, on one line; merged types take their defaults
-/// (`gx:OffsetDateTime`, `g:BulkSet`).
+/// The GraphSON 3 document for `v`, on one line.
+///
+/// ```
+/// use graphbinary_client::v1;
+/// use graphbinary_core::Limits;
+///
+/// // A Date (0x04) of 1000 ms: a DateTime of kind Date in the model, a g:Date again here.
+/// let bytes = [0x04, 0x00, 0, 0, 0, 0, 0, 0, 0x03, 0xe8];
+/// let v = v1::decode_slice(&bytes, &Limits::default()).unwrap();
+/// assert_eq!(v1::to_graphson3(&v), r#"{"@type":"g:Date","@value":1000}"#);
+/// ```
 pub fn to_graphson3(v: &Value) -> String {
     let mut s = String::new();
     write_graphson3(&mut s, v);
@@ -42,152 +49,7 @@ pub fn to_graphson3(v: &Value) -> String {
 
 /// Appends the GraphSON 3 document for `v` to `out` (as [`to_graphson3`]).
 pub fn write_graphson3(out: &mut String, v: &Value) {
-    G3 {
-        w: Writer { out },
-        codes: HashMap::new(),
-    }
-    .value(v);
-}
-
-/// The GraphSON 3 document for what [`decode_exact`](super::decode_exact) read: each merged
-/// value is written as the type it was read from (`g:Date`, `g:Timestamp`, `gx:Instant`,
-/// `gx:OffsetDateTime`, `gx:ZonedDateTime`, `g:Traverser`, `g:BulkSet`).
-///
-/// ```
-/// use graphbinary_client::v1::{self, CustomTypes};
-/// use graphbinary_core::Limits;
-///
-/// // A Date (0x04) of 1000 ms: a DateTime in the model, a g:Date again here.
-/// let bytes = [0x04, 0x00, 0, 0, 0, 0, 0, 0, 0x03, 0xe8];
-/// let exact = v1::decode_exact(&bytes, &Limits::default(), &CustomTypes::new()).unwrap();
-/// assert_eq!(
-///     v1::to_graphson3_exact(&exact),
-///     r#"{"@type":"g:Date","@value":1000}"#
-/// );
-/// assert_eq!(
-///     v1::to_graphson3(&exact.value),
-///     r#"{"@type":"gx:OffsetDateTime","@value":"1970-01-01T00:00:01Z"}"#
-/// );
-/// ```
-pub fn to_graphson3_exact(exact: &Exact) -> String {
-    let mut s = String::new();
-    write_graphson3_exact(&mut s, exact);
-    s
-}
-
-/// Appends [`to_graphson3_exact`]'s document to `out`.
-pub fn write_graphson3_exact(out: &mut String, exact: &Exact) {
-    let mut codes = HashMap::new();
-    let mut next = exact.merged.iter().copied();
-    assign(&exact.value, &mut next, &mut codes);
-    G3 {
-        w: Writer { out },
-        codes,
-    }
-    .value(&exact.value);
-}
-
-/// Pairs each merged value (`DateTime`, `BulkList`) with its recorded code, walking `v` in
-/// the order the GraphBinary 1 reader recorded them: depth first, in wire order, a value
-/// before its contents.
-fn assign(v: &Value, next: &mut impl Iterator<Item = u8>, codes: &mut HashMap<*const Value, u8>) {
-    let mut rec = |v: &Value, codes: &mut HashMap<*const Value, u8>| {
-        if let Some(c) = next.next() {
-            codes.insert(v as *const Value, c);
-        }
-    };
-    match v {
-        Value::DateTime(_) => rec(v, codes),
-        Value::BulkList(items) => {
-            rec(v, codes);
-            for (item, _) in items {
-                assign(item, next, codes);
-            }
-        }
-        Value::List(items) | Value::Set(items) => {
-            for item in items {
-                assign(item, next, codes);
-            }
-        }
-        Value::Map(entries) | Value::OrderedMap(entries) => {
-            for (k, v) in entries {
-                assign(k, next, codes);
-                assign(v, next, codes);
-            }
-        }
-        Value::CompositePdt(p) => {
-            for (k, v) in &p.fields {
-                assign(k, next, codes);
-                assign(v, next, codes);
-            }
-        }
-        Value::Vertex(vx) => assign_vertex(vx, next, codes),
-        Value::VertexProperty(vp) => assign_vertex_property(vp, next, codes),
-        Value::Edge(e) => assign_edge(e, next, codes),
-        Value::Property(p) => assign(&p.value, next, codes),
-        Value::Path(p) => {
-            for o in &p.objects {
-                assign(o, next, codes);
-            }
-        }
-        Value::Graph(g) => {
-            for vx in &g.vertices {
-                assign_vertex(vx, next, codes);
-            }
-            for e in &g.edges {
-                assign_edge(e, next, codes);
-            }
-        }
-        Value::Tree(t) => assign_tree(t, next, codes),
-        _ => {}
-    }
-}
-
-fn assign_vertex(
-    vx: &Vertex,
-    next: &mut impl Iterator<Item = u8>,
-    codes: &mut HashMap<*const Value, u8>,
-) {
-    assign(&vx.id, next, codes);
-    for vp in vx.properties.as_deref().unwrap_or(&[]) {
-        assign_vertex_property(vp, next, codes);
-    }
-}
-
-fn assign_vertex_property(
-    vp: &VertexProperty,
-    next: &mut impl Iterator<Item = u8>,
-    codes: &mut HashMap<*const Value, u8>,
-) {
-    assign(&vp.id, next, codes);
-    assign(&vp.value, next, codes);
-    for p in vp.properties.as_deref().unwrap_or(&[]) {
-        assign(&p.value, next, codes);
-    }
-}
-
-fn assign_edge(
-    e: &Edge,
-    next: &mut impl Iterator<Item = u8>,
-    codes: &mut HashMap<*const Value, u8>,
-) {
-    assign(&e.id, next, codes);
-    assign(&e.in_v_id, next, codes);
-    assign(&e.out_v_id, next, codes);
-    for p in e.properties.as_deref().unwrap_or(&[]) {
-        assign(&p.value, next, codes);
-    }
-}
-
-fn assign_tree(
-    t: &crate::model::Tree,
-    next: &mut impl Iterator<Item = u8>,
-    codes: &mut HashMap<*const Value, u8>,
-) {
-    for (k, child) in &t.0 {
-        assign(k, next, codes);
-        assign_tree(child, next, codes);
-    }
+    G3 { w: Writer { out } }.value(v);
 }
 
 fn first(labels: &Labels) -> &str {
@@ -207,8 +69,6 @@ fn int_field(p: &CompositePdt, name: &str) -> i64 {
 
 struct G3<'a> {
     w: Writer<'a>,
-    /// The recorded GraphBinary 1 code of each merged value, by address.
-    codes: HashMap<*const Value, u8>,
 }
 
 impl G3<'_> {
@@ -390,25 +250,20 @@ impl G3<'_> {
         self.w.close();
     }
 
-    fn date_time(&mut self, v: &Value, d: &DateTime) {
-        let code = self
-            .codes
-            .get(&(v as *const Value))
-            .copied()
-            .unwrap_or(codes::OFFSET_DATE_TIME);
-        match code {
-            codes::DATE | codes::TIMESTAMP => {
+    fn date_time(&mut self, d: &DateTime) {
+        match d.kind {
+            DateTimeKind::Date | DateTimeKind::Timestamp => {
                 // Milliseconds since the epoch (a finer DateTime is cut to its millisecond).
                 let (secs, nanos) = epoch(d);
                 let ms = i128::from(secs) * 1000 + i128::from(nanos / 1_000_000);
-                let ty = if code == codes::DATE {
+                let ty = if d.kind == DateTimeKind::Date {
                     "g:Date"
                 } else {
                     "g:Timestamp"
                 };
                 self.w.typed_raw(ty, &ms.to_string());
             }
-            codes::INSTANT => {
+            DateTimeKind::Instant => {
                 // At UTC, seconds always written, as Java's `Instant.toString()`.
                 let (secs, nanos) = epoch(d);
                 let days = secs.div_euclid(86_400);
@@ -429,25 +284,12 @@ impl G3<'_> {
                 s.push('Z');
                 self.w.typed_str("gx:Instant", &s);
             }
-            codes::ZONED_DATE_TIME => self.w.typed_str("gx:ZonedDateTime", &d.to_string()),
-            _ => self.w.typed_str("gx:OffsetDateTime", &d.to_string()),
+            DateTimeKind::ZonedDateTime => self.w.typed_str("gx:ZonedDateTime", &d.to_string()),
+            DateTimeKind::OffsetDateTime => self.w.typed_str("gx:OffsetDateTime", &d.to_string()),
         }
     }
 
-    fn bulk_list(&mut self, v: &Value, items: &[(Value, i64)]) {
-        let code = self.codes.get(&(v as *const Value)).copied();
-        if let (Some(codes::TRAVERSER), [(item, bulk)]) = (code, items) {
-            self.w.open("g:Traverser");
-            self.push("{");
-            self.w.key("bulk");
-            self.w.typed_raw("g:Int64", &bulk.to_string());
-            self.push(",");
-            self.w.key("value");
-            self.value(item);
-            self.push("}");
-            self.w.close();
-            return;
-        }
+    fn bulk_list(&mut self, items: &[(Value, i64)]) {
         self.w.open("g:BulkSet");
         self.push("[");
         for (i, (item, n)) in items.iter().enumerate() {
@@ -522,6 +364,7 @@ impl G3<'_> {
                 }
             }
             "g:P" | "g:TextP" => return self.predicate(p),
+            "g:Traverser" => return self.traverser(p),
             "g:Bytecode" => return self.bytecode(p),
             "g:Lambda" => return self.lambda(p),
             "g:Metrics" | "g:TraversalMetrics" => return self.metrics(p),
@@ -598,6 +441,26 @@ impl G3<'_> {
         self.w.close();
     }
 
+    /// `{"bulk":Int64,"value":..}`.
+    fn traverser(&mut self, p: &CompositePdt) {
+        self.w.open("g:Traverser");
+        self.push("{");
+        self.w.key("bulk");
+        match p.get("bulk") {
+            Some(Value::Long(n)) => self.w.typed_raw("g:Int64", &n.to_string()),
+            Some(other) => self.value(other),
+            None => self.push("null"),
+        }
+        self.push(",");
+        self.w.key("value");
+        match p.get("value") {
+            Some(v) => self.value(v),
+            None => self.push("null"),
+        }
+        self.push("}");
+        self.w.close();
+    }
+
     /// `{"script":..,"language":..,"arguments":n}` with the count an untyped number.
     fn lambda(&mut self, p: &CompositePdt) {
         self.w.open("g:Lambda");
@@ -664,11 +527,11 @@ impl G3<'_> {
             Value::Int(n) => self.w.typed_raw("g:Int32", &n.to_string()),
             Value::Long(n) => self.w.typed_raw("g:Int64", &n.to_string()),
             Value::String(s) => self.w.string(s),
-            Value::DateTime(d) => self.date_time(v, d),
+            Value::DateTime(d) => self.date_time(d),
             Value::Double(x) => self.w.float("g:Double", java_double(*x), x.is_finite()),
             Value::Float(x) => self.w.float("g:Float", java_float(*x), x.is_finite()),
             Value::List(items) => self.typed_array("g:List", items.iter()),
-            Value::BulkList(items) => self.bulk_list(v, items),
+            Value::BulkList(items) => self.bulk_list(items),
             Value::Map(e) | Value::OrderedMap(e) => self.map(e.iter().map(|(k, v)| (k, v))),
             Value::Set(items) => self.typed_array("g:Set", items.iter()),
             Value::Uuid(u) => self.w.typed_str("g:UUID", &u.to_string()),

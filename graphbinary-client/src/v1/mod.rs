@@ -4,14 +4,14 @@
 //! The type table is `spec/graphbinary-v1.toml`; [`codes`] is generated from it. Type codes collide with
 //! GraphBinary 4 (0x04 is Date here, DateTime there), so version 1 has its own dispatch
 //! ([`decode_value`]). No `Value` variant is added for it; the types GraphBinary 4 lacks map as
-//! follows:
+//! follows, and nothing is merged: each maps back to the type it was read from.
 //!
 //! | GraphBinary 1 | `Value` |
 //! |---|---|
-//! | Date 0x04, Timestamp 0x05 (ms since the epoch), Instant 0x83 | `DateTime` at UTC (offset 0) |
-//! | OffsetDateTime 0x88, ZonedDateTime 0x8d | `DateTime` (the zone id is not on the wire; its offset is) |
+//! | Date 0x04, Timestamp 0x05 (ms since the epoch), Instant 0x83 | `DateTime` at UTC (offset 0), its [`kind`](crate::model::DateTimeKind) `Date`, `Timestamp`, `Instant` |
+//! | OffsetDateTime 0x88, ZonedDateTime 0x8d | `DateTime` of kind `OffsetDateTime`, `ZonedDateTime` (the zone id is not on the wire; its offset is) |
 //! | ByteBuffer 0x25 | `Binary` |
-//! | Traverser 0x21 `{bulk}{value}` | `BulkList` of one item; in a response's result list it is one result with that bulk ([`ResponseMessage::results`]) |
+//! | Traverser 0x21 `{bulk}{value}` | in a response's result list, one result with that bulk ([`ResponseMessage::results`]); inside a value, a `CompositePdt` named `g:Traverser` with fields `bulk` (Long) and `value` |
 //! | BulkSet 0x2a | `BulkList` (items with their bulks, as GraphBinary 4's bulked List) |
 //! | TinkerGraph 0x10 | `Graph` |
 //! | Class, Barrier, Cardinality, Column, Operator, Order, Pick, Pop, Scope, DT, GType, InetAddress | `PrimitivePdt` named by the GraphSON 3 type (`g:Class`, `g:Barrier`, ..., `gx:InetAddress`), the value as text |
@@ -23,19 +23,18 @@
 //!
 //! # Writing back what was read
 //!
-//! [`encode_value`] writes every value the reader produces. The mapping above merges two
-//! groups of types: the date-times (a `DateTime` is written as OffsetDateTime 0x88, which
-//! loses nothing of it) and the bulks (a `BulkList` is written as BulkSet 0x2a). To write a
-//! decoded value back byte for byte, [`decode_exact`] also returns the GraphBinary 1 codes of
-//! those merged values in reading order ([`Exact`]), and [`encode_exact`] writes each as the
-//! type it was read from. Everything else is in the `Value` already: PDT names name the
-//! GraphBinary 1 type, `Labels::One` the bare String, `Value::Null(code)` the typed null.
+//! [`encode_value`] writes every value the reader produces as the type it was read from, so
+//! that a decoded value re-encodes byte for byte (all 60 of TinkerPop's GraphBinary 1
+//! vectors, `tests/v1_conformance.rs`), and a value read from a TinkerPop 3 server and bound
+//! again keeps its Java class (a `java.util.Date` property is matched by the `Date` read).
+//! PDT names name the GraphBinary 1 type, `Labels::One` the bare String, `Value::Null(code)`
+//! the typed null, a `DateTime`'s `kind` its date-time type.
 //!
 //! # GraphSON 3
 //!
-//! [`to_graphson3`] renders a decoded value as TinkerPop 3.x's GraphSON 3, and
-//! [`to_graphson3_exact`] what [`decode_exact`] read, each merged value as the GraphSON 3 type
-//! of the GraphBinary 1 type it was read from (`g:Date`, `gx:Instant`, `g:Traverser`, ...).
+//! [`to_graphson3`] renders a decoded value as TinkerPop 3.x's GraphSON 3, each value as the
+//! GraphSON 3 type of the GraphBinary 1 type it was read from (`g:Date`, `gx:Instant`,
+//! `g:Traverser`, ...).
 //!
 //! # The derive's GraphBinary 1 dialect
 //!
@@ -60,11 +59,11 @@ pub use custom::{
     CustomType, CustomTypes, CustomValue, DerivedCustom, JanusVertexId, RelationIdentifier,
     RelationIdentifierType,
 };
-pub use graphson3::{to_graphson3, to_graphson3_exact, write_graphson3, write_graphson3_exact};
+pub use graphson3::{to_graphson3, write_graphson3};
 pub use reader::{
-    date_time_from_millis, decode_exact, decode_slice, decode_slice_with, decode_value, read_value,
-    read_value_with, Exact,
+    date_time_from_millis, decode_slice, decode_slice_with, decode_value, read_value,
+    read_value_with, traverser,
 };
 pub use request::{new_request_id, RequestMessage, MIME_TYPE};
 pub use response::{decode_response, decode_response_with, ResponseMessage};
-pub use writer::{encode_exact, encode_value, encode_value_with};
+pub use writer::{encode_value, encode_value_with};

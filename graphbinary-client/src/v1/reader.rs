@@ -13,8 +13,8 @@ use graphbinary_core::{Cursor, DecodeError, ErrorKind, FastError, FastResult, Li
 use tokio::io::AsyncRead;
 
 use crate::model::{
-    BigDecimal, BigInteger, CompositePdt, DateTime, Direction, Duration, Edge, Graph, Labels,
-    Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
+    BigDecimal, BigInteger, CompositePdt, DateTime, DateTimeKind, Direction, Duration, Edge, Graph,
+    Labels, Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
 
 use graphbinary_core::v1::DecodeV1;
@@ -46,35 +46,7 @@ pub fn decode_slice_with(
     limits: &Limits,
     custom: &CustomTypes,
 ) -> Result<Value, DecodeError> {
-    custom::scoped(custom, None, None, || decode_slice_here(bytes, limits)).0
-}
-
-/// A decoded value with what the mapping onto [`Value`] merges: the GraphBinary 1 type codes
-/// of its date-times (Date 0x04, Timestamp 0x05, Instant 0x83, OffsetDateTime 0x88,
-/// ZonedDateTime 0x8d all become `Value::DateTime`) and of its bulks (Traverser 0x21 and
-/// BulkSet 0x2a both become `Value::BulkList`), in reading order. With them,
-/// [`encode_exact`](super::encode_exact) writes the value back byte for byte.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Exact {
-    /// The value.
-    pub value: Value,
-    /// The GraphBinary 1 codes of the merged values, depth first in wire order.
-    pub merged: Vec<u8>,
-}
-
-/// [`decode_slice_with`], also recording the codes the mapping merges ([`Exact`]).
-pub fn decode_exact(
-    bytes: &[u8],
-    limits: &Limits,
-    custom: &CustomTypes,
-) -> Result<Exact, DecodeError> {
-    let (value, merged) = custom::scoped(custom, Some(Vec::new()), None, || {
-        decode_slice_here(bytes, limits)
-    });
-    Ok(Exact {
-        value: value?,
-        merged: merged.unwrap_or_default(),
-    })
+    custom::scoped(custom, || decode_slice_here(bytes, limits))
 }
 
 fn decode_slice_here(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
@@ -184,10 +156,12 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
         INT => Value::Int(cur.read_i32()?),
         LONG => Value::Long(cur.read_i64()?),
         STRING => Value::String(cur.read_str()?.to_owned()),
-        DATE | TIMESTAMP => {
-            custom::note_merged(code);
-            Value::DateTime(date_time_from_millis(cur.read_i64()?))
+        DATE => {
+            Value::DateTime(date_time_from_millis(cur.read_i64()?).with_kind(DateTimeKind::Date))
         }
+        TIMESTAMP => Value::DateTime(
+            date_time_from_millis(cur.read_i64()?).with_kind(DateTimeKind::Timestamp),
+        ),
         CLASS => pdt("g:Class", cur.read_str()?),
         DOUBLE => Value::Double(cur.read_f64()?),
         FLOAT => Value::Float(cur.read_f32()?),
@@ -263,10 +237,9 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
             )
         }
         TRAVERSER => {
-            custom::note_merged(code);
             let bulk = cur.read_i64()?;
             let value = decode_value(cur)?;
-            Value::BulkList(vec![(value, bulk)])
+            traverser(bulk, value)
         }
         BIG_DECIMAL => {
             let scale = cur.read_i32()?;
@@ -291,7 +264,6 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
             )
         }
         BULK_SET => {
-            custom::note_merged(code);
             let n = cur.read_count("BulkSet")?;
             // The smallest item: a null `FE 01` and an 8-byte bulk.
             cur.require(n.saturating_mul(10))?;
@@ -340,7 +312,6 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
             pdt("gx:InetAddress", &ip.to_string())
         }
         INSTANT => {
-            custom::note_merged(code);
             let seconds = cur.read_i64()?;
             let nanos_at = cur.offset();
             let nanos = cur.read_i32()?;
@@ -354,7 +325,7 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
             }
             let mut dt = date_time_from_millis(seconds.saturating_mul(1000));
             dt.nanos += i64::from(nanos);
-            Value::DateTime(dt)
+            Value::DateTime(dt.with_kind(DateTimeKind::Instant))
         }
         LOCAL_DATE => {
             let (y, m, d) = local_date(cur)?;
@@ -393,7 +364,6 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
             )
         }
         OFFSET_DATE_TIME | ZONED_DATE_TIME => {
-            custom::note_merged(code);
             let (year, month, day) = local_date(cur)?;
             let nanos = local_time(cur)?;
             let offset_seconds = zone_offset(cur)?;
@@ -403,6 +373,11 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
                 day,
                 nanos,
                 offset_seconds,
+                kind: if code == ZONED_DATE_TIME {
+                    DateTimeKind::ZonedDateTime
+                } else {
+                    DateTimeKind::OffsetDateTime
+                },
             })
         }
         OFFSET_TIME => {
@@ -446,6 +421,26 @@ fn pdt(type_name: &str, value: &str) -> Value {
         type_name: type_name.to_owned(),
         value: value.to_owned(),
     }))
+}
+
+/// A Traverser (0x21) as the model holds one inside a value (a response's result Traversers
+/// are unwrapped into results with a bulk, [`ResponseMessage::results`](super::ResponseMessage)):
+/// a `CompositePdt` named `g:Traverser` with its `bulk` (Long) and `value`, which
+/// [`encode_value`](super::encode_value) writes as a Traverser again.
+///
+/// ```
+/// use graphbinary_client::{v1, Value};
+///
+/// let t = v1::traverser(2, Value::Int(7));
+/// let mut bytes = Vec::new();
+/// v1::encode_value(&t, &mut bytes).unwrap();
+/// assert_eq!(bytes, [0x21, 0x00, 0, 0, 0, 0, 0, 0, 0, 2, 0x01, 0x00, 0, 0, 0, 7]);
+/// ```
+pub fn traverser(bulk: i64, value: Value) -> Value {
+    composite(
+        "g:Traverser",
+        vec![("bulk", Value::Long(bulk)), ("value", value)],
+    )
 }
 
 fn composite(type_name: &str, fields: Vec<(&str, Value)>) -> Value {
@@ -617,6 +612,7 @@ pub fn date_time_from_millis(ms: i64) -> DateTime {
         day: d as i8,
         nanos: ms_of_day * 1_000_000,
         offset_seconds: 0,
+        kind: DateTimeKind::OffsetDateTime,
     }
 }
 

@@ -49,7 +49,7 @@ impl RequestMessage {
     /// As [`RequestMessage::encode_ws`], writing argument values of the custom types in
     /// `custom` (e.g. a JanusGraph `RelationIdentifier` bound to `g.E(id)`) with their writers.
     pub fn encode_ws_with(&self, custom: &CustomTypes) -> Result<Vec<u8>, EncodeError> {
-        super::custom::scoped(custom, None, None, || self.encode_ws()).0
+        super::custom::scoped(custom, || self.encode_ws())
     }
 
     /// Writes the message without the mime prefix.

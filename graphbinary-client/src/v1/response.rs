@@ -66,7 +66,7 @@ pub fn decode_response_with(
     limits: &Limits,
     custom: &CustomTypes,
 ) -> Result<ResponseMessage, DecodeError> {
-    custom::scoped(custom, None, None, || decode_here(bytes, limits)).0
+    custom::scoped(custom, || decode_here(bytes, limits))
 }
 
 fn decode_here(bytes: &[u8], limits: &Limits) -> Result<ResponseMessage, DecodeError> {

@@ -158,12 +158,10 @@ async fn body<R: AsyncRead + Unpin + Send>(
             Value::BigDecimal(Box::new(BigDecimal { scale, unscaled }))
         }
         TRAVERSER => {
-            custom::note_merged(code);
             let bulk = buf.read_i64().await?;
-            Value::BulkList(vec![(value(buf).await?, bulk)])
+            super::reader::traverser(bulk, value(buf).await?)
         }
         BULK_SET => {
-            custom::note_merged(code);
             let n = buf.read_count("BulkSet").await?;
             let mut items = Vec::with_capacity(n.min(1024));
             for _ in 0..n {

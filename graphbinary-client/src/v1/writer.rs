@@ -1,11 +1,10 @@
 //! The GraphBinary 1 writer: every value the reader produces, written back in the layout it
 //! was read from.
 //!
-//! Where the mapping onto [`Value`] merges GraphBinary 1 types, the writer picks one unless
-//! told otherwise: a `DateTime` is written as OffsetDateTime (0x88, the lossless one), a
-//! `BulkList` as BulkSet (0x2a). [`encode_exact`] takes the codes [`decode_exact`](super::decode_exact)
-//! recorded and writes each merged value as the type it was read from, so that a decoded value
-//! re-encodes byte for byte. PDTs are written as the GraphBinary 1 type their GraphSON 3 name
+//! Nothing read is merged: a `DateTime` is written as the type its
+//! [`kind`](crate::model::DateTimeKind) names (Date 0x04, Timestamp 0x05, Instant 0x83,
+//! OffsetDateTime 0x88, ZonedDateTime 0x8d), a `BulkList` as BulkSet (0x2a), a `g:Traverser`
+//! PDT as Traverser (0x21), so that a decoded value re-encodes byte for byte. PDTs are written as the GraphBinary 1 type their GraphSON 3 name
 //! names (`g:P` as P 0x1e, `gx:LocalDate` as LocalDate 0x84, ...); a `CompositePdt` named by a
 //! registered custom type goes through that type's writer.
 
@@ -15,14 +14,15 @@ use bytes::BufMut;
 use graphbinary_core::v1::EncodeV1;
 use graphbinary_core::{write, Encode, EncodeError};
 
-use crate::model::{CompositePdt, DateTime, Graph, Labels, PrimitivePdt, Property, Tree, Value};
+use crate::model::{
+    epoch, CompositePdt, DateTime, DateTimeKind, Graph, Labels, PrimitivePdt, Property, Tree, Value,
+};
 
 use super::codes;
 use super::custom::{self, CustomTypes};
-use super::reader::Exact;
 
-/// Writes `value` fully qualified in GraphBinary 1 (no custom types; merged types as the
-/// module docs say).
+/// Writes `value` fully qualified in GraphBinary 1 (no custom types), each value as the type
+/// the module docs say.
 pub fn encode_value<B: BufMut>(value: &Value, out: &mut B) -> Result<(), EncodeError> {
     match value {
         Value::Null(code) => {
@@ -160,20 +160,7 @@ pub fn encode_value_with<B: BufMut>(
     out: &mut B,
     custom: &CustomTypes,
 ) -> Result<(), EncodeError> {
-    custom::scoped(custom, None, None, || encode_value(value, out)).0
-}
-
-/// Writes what [`decode_exact`](super::decode_exact) read: each merged value (date-times,
-/// bulks) as the GraphBinary 1 type it was read from, so that the bytes are the same.
-pub fn encode_exact<B: BufMut>(
-    exact: &Exact,
-    out: &mut B,
-    custom: &CustomTypes,
-) -> Result<(), EncodeError> {
-    custom::scoped(custom, None, Some(exact.merged.clone()), || {
-        encode_value(&exact.value, out)
-    })
-    .0
+    custom::scoped(custom, || encode_value(value, out))
 }
 
 fn unrepresentable(what: &'static str, detail: impl Into<String>) -> EncodeError {
@@ -204,34 +191,20 @@ fn map_body<B: BufMut>(entries: &[(Value, Value)], out: &mut B) -> Result<(), En
     Ok(())
 }
 
-/// Days from 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Seconds since the epoch and the nanosecond of that second. (An i32 year keeps the days
-/// within ±8e11, so neither product overflows.)
-pub(crate) fn epoch(dt: &DateTime) -> (i64, i64) {
-    let days = days_from_civil(i64::from(dt.year), i64::from(dt.month), i64::from(dt.day));
-    let secs = days * 86_400 + dt.nanos.div_euclid(1_000_000_000) - i64::from(dt.offset_seconds);
-    (secs, dt.nanos.rem_euclid(1_000_000_000))
-}
-
+/// A `DateTime` as the GraphBinary 1 type of its [`DateTimeKind`].
 fn date_time<B: BufMut>(dt: &DateTime, out: &mut B) -> Result<(), EncodeError> {
-    let code = custom::next_merged().unwrap_or(codes::OFFSET_DATE_TIME);
-    match code {
-        codes::DATE | codes::TIMESTAMP => {
+    match dt.kind {
+        DateTimeKind::Date | DateTimeKind::Timestamp => {
+            let (code, what) = if dt.kind == DateTimeKind::Date {
+                (codes::DATE, "GraphBinary 1 Date")
+            } else {
+                (codes::TIMESTAMP, "GraphBinary 1 Timestamp")
+            };
             let (secs, nanos) = epoch(dt);
             if nanos % 1_000_000 != 0 {
                 return Err(unrepresentable(
-                    "GraphBinary 1 Date",
-                    format!("{nanos} ns is finer than the milliseconds of a Date"),
+                    what,
+                    format!("{nanos} ns is finer than its milliseconds"),
                 ));
             }
             let millis = secs
@@ -239,60 +212,40 @@ fn date_time<B: BufMut>(dt: &DateTime, out: &mut B) -> Result<(), EncodeError> {
                 .and_then(|ms| ms.checked_add(nanos / 1_000_000))
                 .ok_or_else(|| {
                     unrepresentable(
-                        "GraphBinary 1 Date",
+                        what,
                         format!("{secs} s since the epoch overflow a Long of milliseconds"),
                     )
                 })?;
             write::put_header(out, code);
             out.put_i64(millis);
         }
-        codes::INSTANT => {
+        DateTimeKind::Instant => {
             let (secs, nanos) = epoch(dt);
-            write::put_header(out, code);
+            write::put_header(out, codes::INSTANT);
             out.put_i64(secs);
             out.put_i32(nanos as i32);
         }
-        codes::OFFSET_DATE_TIME | codes::ZONED_DATE_TIME => {
-            write::put_header(out, code);
+        DateTimeKind::OffsetDateTime => {
+            write::put_header(out, codes::OFFSET_DATE_TIME);
             dt.encode_v1(out)?;
         }
-        other => {
-            return Err(unrepresentable(
-                "GraphBinary 1 date-time",
-                format!("recorded code 0x{other:02x} is no date-time"),
-            ))
+        DateTimeKind::ZonedDateTime => {
+            write::put_header(out, codes::ZONED_DATE_TIME);
+            dt.encode_v1(out)?;
         }
     }
     Ok(())
 }
 
+/// A `BulkList` as a BulkSet (a Traverser inside a value is a `g:Traverser` PDT).
 fn bulks<B: BufMut>(items: &[(Value, i64)], out: &mut B) -> Result<(), EncodeError> {
-    match custom::next_merged().unwrap_or(codes::BULK_SET) {
-        codes::TRAVERSER => {
-            let [(value, bulk)] = items else {
-                return Err(unrepresentable(
-                    "GraphBinary 1 Traverser",
-                    format!("{} items; a Traverser holds one", items.len()),
-                ));
-            };
-            write::put_header(out, codes::TRAVERSER);
-            out.put_i64(*bulk);
-            encode_value(value, out)
-        }
-        codes::BULK_SET => {
-            write::put_header(out, codes::BULK_SET);
-            write::put_len(out, items.len(), "BulkSet")?;
-            for (value, bulk) in items {
-                encode_value(value, out)?;
-                out.put_i64(*bulk);
-            }
-            Ok(())
-        }
-        other => Err(unrepresentable(
-            "GraphBinary 1 bulk",
-            format!("recorded code 0x{other:02x} is no Traverser or BulkSet"),
-        )),
+    write::put_header(out, codes::BULK_SET);
+    write::put_len(out, items.len(), "BulkSet")?;
+    for (value, bulk) in items {
+        encode_value(value, out)?;
+        out.put_i64(*bulk);
     }
+    Ok(())
 }
 
 fn label<B: BufMut>(l: &Labels, out: &mut B) -> Result<(), EncodeError> {
@@ -485,6 +438,10 @@ fn composite<B: BufMut>(p: &CompositePdt, out: &mut B) -> Result<(), EncodeError
             write::put_str(out, f.str("script")?)?;
             out.put_i32(f.int("arguments")?);
             Ok(())
+        }
+        codes::TRAVERSER => {
+            out.put_i64(f.long("bulk")?);
+            encode_value(f.get("value")?, out)
         }
         codes::P | codes::TEXT_P => {
             write::put_str(out, f.str("predicate")?)?;

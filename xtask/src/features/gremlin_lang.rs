@@ -646,6 +646,7 @@ pub fn parse_datetime(s: &str) -> Result<DateTime> {
         day,
         nanos,
         offset_seconds,
+        kind: Default::default(),
     })
 }
 

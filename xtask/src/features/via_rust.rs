@@ -217,7 +217,7 @@ impl Emitter<'_> {
             Lit::String(s) => format!("{s:?}"),
             Lit::Char(c) => format!("{c:?}"),
             Lit::DateTime(d) => format!(
-                "DateTime {{ year: {}, month: {}, day: {}, nanos: {}, offset_seconds: {} }}",
+                "DateTime {{ year: {}, month: {}, day: {}, nanos: {}, offset_seconds: {}, kind: Default::default() }}",
                 d.year, d.month, d.day, d.nanos, d.offset_seconds
             ),
             Lit::Uuid(u) => format!(

@@ -217,6 +217,7 @@ fn record(t: &TypeDef, v1: Option<&Dialect>) -> TokenStream {
             Form::Fq => quote! { #[graphbinary(fq)] },
             Form::FqNullable => quote! { #[graphbinary(fq, nullable)] },
             Form::Nullable => quote! { #[graphbinary(nullable)] },
+            Form::Skip => quote! { #[graphbinary(skip)] },
         };
         let v1_attr = if one_string {
             quote! { #[graphbinary(v1 = "string")] }

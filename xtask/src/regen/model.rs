@@ -146,6 +146,9 @@ pub enum Form {
     FqNullable,
     /// `{value_flag}{value}` on `Option<T>` (`#[graphbinary(nullable)]`).
     Nullable,
+    /// Not on the wire (`#[graphbinary(skip)]`): what the model keeps beside the wire form,
+    /// read as `Default::default()`.
+    Skip,
 }
 
 impl Form {
@@ -154,6 +157,7 @@ impl Form {
         ("fq", Form::Fq),
         ("fq_nullable", Form::FqNullable),
         ("nullable", Form::Nullable),
+        ("skip", Form::Skip),
     ];
 }
 
@@ -241,6 +245,7 @@ pub const KNOWN_RUST_TYPES: &[(&str, Option<&str>)] = &[
     ("Value", Some("crate::model::Value")),
     ("BigInteger", Some("crate::model::BigInteger")),
     ("Labels", Some("crate::model::Labels")),
+    ("DateTimeKind", Some("crate::model::DateTimeKind")),
 ];
 
 /// Derives a spec entry may add.

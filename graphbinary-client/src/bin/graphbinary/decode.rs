@@ -141,11 +141,8 @@ impl<W: Write> Printer<W> {
             }
             Format::Graphson if self.v1.is_some() => {
                 // GraphSON 3's g:Traverser, as for a Traverser read from the wire.
-                let traverser = v1::Exact {
-                    value: Value::BulkList(vec![(v.clone(), bulk)]),
-                    merged: vec![v1::codes::TRAVERSER],
-                };
-                v1::write_graphson3_exact(&mut self.line, &traverser);
+                let traverser = v1::traverser(bulk, v.clone());
+                v1::write_graphson3(&mut self.line, &traverser);
                 self.line.push('\n');
             }
             Format::Graphson => {
@@ -362,24 +359,6 @@ async fn decode_v1<W: Write>(
     printer: &mut Printer<W>,
 ) -> Result<(), Failure> {
     let custom = CustomTypes::janusgraph();
-    if args.value && args.format == Format::Graphson {
-        // GraphSON 3 of exactly what was read (a Date as g:Date, a Traverser as g:Traverser):
-        // the value whole in memory, its merged types recorded.
-        let mut bytes = Vec::new();
-        tokio::io::AsyncReadExt::read_to_end(&mut input, &mut bytes)
-            .await
-            .map_err(|e| Failure::Input(format!("cannot read input: {e}")))?;
-        let exact = v1::decode_exact(&bytes, &opts.limits, &custom).map_err(|e| {
-            Failure::Input(format!("malformed GraphBinary 1 value: {}", one_line(&e)))
-        })?;
-        printer.line.clear();
-        v1::write_graphson3_exact(&mut printer.line, &exact);
-        printer.line.push('\n');
-        return printer
-            .out
-            .write_all(printer.line.as_bytes())
-            .map_err(io_failure);
-    }
     if args.value {
         let mut buf = ReadBuffer::with_capacity(opts.capacity, input).with_limits(opts.limits);
         let v = v1::read_value_with(&mut buf, &custom).await.map_err(|e| {

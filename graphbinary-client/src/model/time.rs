@@ -1,0 +1,94 @@
+//! [`DateTimeKind`]: which Java date-time type a [`DateTime`] is, so that a value read from a
+//! TinkerPop 3 server is written back as the type it was read as.
+
+use super::DateTime;
+
+/// The Java type of a [`DateTime`].
+///
+/// GraphBinary 4 (TinkerPop 4) has one date-time type, an `OffsetDateTime`: every `DateTime`
+/// read from it is [`DateTimeKind::OffsetDateTime`], and the kind is not on its wire.
+/// GraphBinary 1 (TinkerPop 3.x) has five, and a server compares them by class: a
+/// `java.util.Date` property is not found by an `OffsetDateTime` of the same instant. The
+/// GraphBinary 1 reader records the type here and the GraphBinary 1 writer writes it back:
+///
+/// | kind | GraphBinary 1 | Java | what the wire holds |
+/// |---|---|---|---|
+/// | `OffsetDateTime` | 0x88 | `java.time.OffsetDateTime` | date, time to the nanosecond, offset |
+/// | `ZonedDateTime` | 0x8d | `java.time.ZonedDateTime` | the same (the zone id is not on the wire, its offset is) |
+/// | `Date` | 0x04 | `java.util.Date` | milliseconds since the epoch |
+/// | `Timestamp` | 0x05 | `java.sql.Timestamp` | milliseconds since the epoch |
+/// | `Instant` | 0x83 | `java.time.Instant` | seconds and nanoseconds since the epoch |
+///
+/// A `Date`, `Timestamp` or `Instant` is an instant: it is read at UTC (offset 0), and one
+/// with another offset is written as the same instant. A `Date` or `Timestamp` holds whole
+/// milliseconds: one with a finer time of day cannot be written (an error, never a silent
+/// cut).
+///
+/// ```
+/// use graphbinary_client::model::{DateTime, DateTimeKind};
+///
+/// let d = DateTime::from_epoch_millis(1_000).with_kind(DateTimeKind::Date);
+/// assert_eq!(d.to_string(), "1970-01-01T00:00:01Z");
+/// assert_eq!(d.kind, DateTimeKind::Date);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum DateTimeKind {
+    /// `java.time.OffsetDateTime` (GraphBinary 4's DateTime 0x04; GraphBinary 1's 0x88).
+    #[default]
+    OffsetDateTime,
+    /// `java.time.ZonedDateTime` (GraphBinary 1's 0x8d).
+    ZonedDateTime,
+    /// `java.util.Date` (GraphBinary 1's 0x04).
+    Date,
+    /// `java.sql.Timestamp` (GraphBinary 1's 0x05).
+    Timestamp,
+    /// `java.time.Instant` (GraphBinary 1's 0x83).
+    Instant,
+}
+
+impl DateTimeKind {
+    /// The Java class name, e.g. `"java.util.Date"`.
+    pub fn java_class(self) -> &'static str {
+        match self {
+            DateTimeKind::OffsetDateTime => "java.time.OffsetDateTime",
+            DateTimeKind::ZonedDateTime => "java.time.ZonedDateTime",
+            DateTimeKind::Date => "java.util.Date",
+            DateTimeKind::Timestamp => "java.sql.Timestamp",
+            DateTimeKind::Instant => "java.time.Instant",
+        }
+    }
+}
+
+impl DateTime {
+    /// The same date-time as another Java type.
+    pub fn with_kind(mut self, kind: DateTimeKind) -> DateTime {
+        self.kind = kind;
+        self
+    }
+
+    /// The instant `ms` milliseconds after 1970-01-01T00:00Z, at UTC, an `OffsetDateTime`.
+    pub fn from_epoch_millis(ms: i64) -> DateTime {
+        crate::v1::date_time_from_millis(ms)
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Seconds since the epoch and the nanosecond of that second: the instant `dt` names,
+/// whatever its offset. (An i32 year keeps the days within ±8e11, so neither product
+/// overflows.)
+pub(crate) fn epoch(dt: &DateTime) -> (i64, i64) {
+    let days = days_from_civil(i64::from(dt.year), i64::from(dt.month), i64::from(dt.day));
+    let secs = days * 86_400 + dt.nanos.div_euclid(1_000_000_000) - i64::from(dt.offset_seconds);
+    (secs, dt.nanos.rem_euclid(1_000_000_000))
+}
