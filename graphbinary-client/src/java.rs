@@ -273,7 +273,7 @@ pub(crate) const RFC4648_VECTORS: [(&str, &str); 7] = [
 
 /// Why a text is not standard padded base64 ([`base64_decode`]): the byte offset in the text
 /// and what was expected there.
-#[cfg(any(feature = "http", test))] // read back by the ws:// client
+#[cfg(test)] // reads back what the encoder writes
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Base64Error {
     /// Byte offset in the text.
@@ -282,7 +282,7 @@ pub(crate) struct Base64Error {
     pub(crate) expected: &'static str,
 }
 
-#[cfg(any(feature = "http", test))] // read back by the ws:// client
+#[cfg(test)] // reads back what the encoder writes
 impl Display for Base64Error {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(
@@ -293,11 +293,11 @@ impl Display for Base64Error {
     }
 }
 
-#[cfg(any(feature = "http", test))] // read back by the ws:// client
+#[cfg(test)] // reads back what the encoder writes
 impl std::error::Error for Base64Error {}
 
 /// The value of a standard base64 digit (RFC 4648 section 4), or 0xff.
-#[cfg(any(feature = "http", test))] // read back by the ws:// client
+#[cfg(test)] // reads back what the encoder writes
 const fn base64_digits() -> [u8; 256] {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut t = [0xffu8; 256];
@@ -308,7 +308,7 @@ const fn base64_digits() -> [u8; 256] {
     }
     t
 }
-#[cfg(any(feature = "http", test))] // read back by the ws:// client
+#[cfg(test)] // reads back what the encoder writes
 static BASE64_DIGITS: [u8; 256] = base64_digits();
 
 /// Decodes standard base64 with padding, the inverse of [`base64`], strictly (RFC 4648
@@ -316,7 +316,7 @@ static BASE64_DIGITS: [u8; 256] = base64_digits();
 /// length a multiple of 4 (padding required), `=` only as the last one or two characters, and
 /// the unused bits before the padding zero (so that each byte string has exactly one
 /// encoding). An error names the byte offset of the first offending character.
-#[cfg(any(feature = "http", test))] // read back by the ws:// client
+#[cfg(test)] // reads back what the encoder writes
 pub(crate) fn base64_decode(text: &str) -> Result<Vec<u8>, Base64Error> {
     let s = text.as_bytes();
     let err = |offset, expected| Err(Base64Error { offset, expected });

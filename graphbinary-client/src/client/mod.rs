@@ -109,7 +109,7 @@ pub use hosts::HostStatus;
 pub use interceptor::{
     interceptor_fn, BasicAuth, FnInterceptor, HttpRequest, InterceptFuture, Interceptor,
 };
-pub use params::GremlinLiteral;
+
 /// The HTTP types of [`HttpRequest`], re-exported from the HTTP library.
 pub use reqwest::{
     header::{HeaderMap, HeaderName, HeaderValue},

@@ -1,147 +1,33 @@
-//! Request parameters rendered as a gremlin-lang map literal.
+//! Request parameters: held as typed [`Value`]s, written per protocol.
 //!
 //! Gremlin Server 4 takes a request's parameters as *text*: a gremlin-lang map literal such as
-//! `[name:'marko',age:29i]`, parsed by the server with the same grammar as the script. This
-//! module renders typed Rust values into that text safely: strings are single-quoted and
-//! escaped (so a parameter can never break out of its literal), numbers carry the suffix of
-//! their exact width (`b`, `s`, `i`, `l`, `f`, `d`), and names must be identifiers.
+//! `[name:"marko",age:29]`, parsed by the server with the same grammar as the script. Each
+//! value is written as the literal of its exact type ([`Lit`]: strings double-quoted and
+//! escaped, so that a parameter can never break out of its literal; numbers with the suffix of
+//! their width; `datetime(..)`, `UUID(..)`, `Duration(..)`, `Binary(..)`, ...); names must be
+//! identifiers. A TinkerPop 3 server takes them as GraphBinary 1 `bindings`, each value as its
+//! own type ([`v1::encode_value`](crate::v1::encode_value)); no text is parsed back.
 
-use std::fmt::Write as _;
+use crate::model::Value;
+use crate::process::Lit;
 
-/// A Rust value that can be sent as a gremlin-lang literal.
-///
-/// Implemented for strings, booleans, the signed integers and floats (with their width
-/// suffix), `char`, [`uuid::Uuid`], `Option<T>` (`None` is `null`), slices and `Vec<T>`
-/// (list literals).
-///
-/// ```
-/// use graphbinary_client::client::GremlinLiteral;
-///
-/// let mut s = String::new();
-/// "it's".write_literal(&mut s);
-/// 5i64.write_literal(&mut s);
-/// assert_eq!(s, r"'it\'s'5l");
-/// ```
-pub trait GremlinLiteral {
-    /// Appends the literal to `out`.
-    fn write_literal(&self, out: &mut String);
+/// One parameter's value.
+#[derive(Debug, Clone)]
+pub(crate) enum Param {
+    /// A typed value, with its gremlin-lang literal when the client speaks TinkerPop 4 (written
+    /// when it was bound, so that a value with no literal fails before anything is sent).
+    Value {
+        value: Value,
+        literal: Option<String>,
+    },
+    /// Verbatim gremlin-lang text ([`param_literal`](super::RequestBuilder::param_literal)):
+    /// TinkerPop 4 only.
+    Text(String),
 }
 
-impl<T: GremlinLiteral + ?Sized> GremlinLiteral for &T {
-    fn write_literal(&self, out: &mut String) {
-        (**self).write_literal(out)
-    }
-}
-
-impl GremlinLiteral for str {
-    fn write_literal(&self, out: &mut String) {
-        out.reserve(self.len() + 2);
-        out.push('\'');
-        for c in self.chars() {
-            match c {
-                '\'' => out.push_str("\\'"),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                '\u{8}' => out.push_str("\\b"),
-                '\u{c}' => out.push_str("\\f"),
-                c if c.is_control() => {
-                    // Java's unescape understands \uXXXX (UTF-16 code units).
-                    let mut units = [0u16; 2];
-                    for u in c.encode_utf16(&mut units) {
-                        let _ = write!(out, "\\u{u:04x}");
-                    }
-                }
-                c => out.push(c),
-            }
-        }
-        out.push('\'');
-    }
-}
-
-impl GremlinLiteral for String {
-    fn write_literal(&self, out: &mut String) {
-        self.as_str().write_literal(out)
-    }
-}
-
-impl GremlinLiteral for bool {
-    fn write_literal(&self, out: &mut String) {
-        out.push_str(if *self { "true" } else { "false" });
-    }
-}
-
-macro_rules! int_literal {
-    ($($t:ty => $suffix:literal),*) => {$(
-        impl GremlinLiteral for $t {
-            fn write_literal(&self, out: &mut String) {
-                let _ = write!(out, "{}{}", self, $suffix);
-            }
-        }
-    )*};
-}
-int_literal!(i8 => "b", i16 => "s", i32 => "i", i64 => "l");
-
-macro_rules! float_literal {
-    ($($t:ty => $suffix:literal),*) => {$(
-        impl GremlinLiteral for $t {
-            fn write_literal(&self, out: &mut String) {
-                if self.is_nan() {
-                    out.push_str("NaN");
-                } else if self.is_infinite() {
-                    out.push_str(if *self > 0.0 { "Infinity" } else { "-Infinity" });
-                } else {
-                    // Debug always writes a digit after the point or an exponent ("5.0",
-                    // "1e300", "1e-7"), which the grammar's FloatingPointLiteral accepts.
-                    let _ = write!(out, "{:?}{}", self, $suffix);
-                }
-            }
-        }
-    )*};
-}
-float_literal!(f32 => "f", f64 => "d");
-
-impl GremlinLiteral for char {
-    fn write_literal(&self, out: &mut String) {
-        let mut buf = [0u8; 4];
-        self.encode_utf8(&mut buf).write_literal(out);
-        out.push('c');
-    }
-}
-
-impl GremlinLiteral for uuid::Uuid {
-    fn write_literal(&self, out: &mut String) {
-        let _ = write!(out, "UUID('{}')", self.hyphenated());
-    }
-}
-
-impl<T: GremlinLiteral> GremlinLiteral for Option<T> {
-    fn write_literal(&self, out: &mut String) {
-        match self {
-            Some(v) => v.write_literal(out),
-            None => out.push_str("null"),
-        }
-    }
-}
-
-impl<T: GremlinLiteral> GremlinLiteral for [T] {
-    fn write_literal(&self, out: &mut String) {
-        out.push('[');
-        for (i, v) in self.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            v.write_literal(out);
-        }
-        out.push(']');
-    }
-}
-
-impl<T: GremlinLiteral> GremlinLiteral for Vec<T> {
-    fn write_literal(&self, out: &mut String) {
-        self.as_slice().write_literal(out)
-    }
+/// The gremlin-lang literal of `v` (see [`Lit::try_from`]), or why there is none.
+pub(crate) fn literal_text(v: &Value) -> Result<String, String> {
+    Lit::try_from(v.clone())?.to_gremlin()
 }
 
 /// Whether `name` can be a parameter name: a Java identifier made of ASCII letters, digits,
@@ -158,18 +44,18 @@ pub(crate) fn is_valid_param_name(name: &str) -> bool {
 }
 
 /// Renders `(name, literal)` pairs as a gremlin-lang map literal, `[:]` when empty.
-pub(crate) fn render_map(params: &[(String, String)]) -> String {
-    if params.is_empty() {
-        return "[:]".to_owned();
-    }
+pub(crate) fn render_map<'a>(params: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
     let mut out = String::from("[");
-    for (i, (k, v)) in params.iter().enumerate() {
+    for (i, (k, v)) in params.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         out.push_str(k);
         out.push(':');
         out.push_str(v);
+    }
+    if out.len() == 1 {
+        out.push(':');
     }
     out.push(']');
     out
@@ -178,51 +64,42 @@ pub(crate) fn render_map(params: &[(String, String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lit<T: GremlinLiteral + ?Sized>(v: &T) -> String {
-        let mut s = String::new();
-        v.write_literal(&mut s);
-        s
-    }
+    use crate::model::{DateTime, DateTimeKind, Duration};
 
     #[test]
-    fn strings_are_quoted_and_escaped() {
-        assert_eq!(lit("marko"), "'marko'");
-        assert_eq!(lit(""), "''");
-        assert_eq!(lit("a'b\\c"), r"'a\'b\\c'");
-        assert_eq!(lit("l1\nl2\t\r"), r"'l1\nl2\t\r'");
-        assert_eq!(lit("\u{1}"), r"'\u0001'");
-        assert_eq!(lit("héllo ☃ 𝄞"), "'héllo ☃ 𝄞'");
-        // A hostile value cannot close the literal.
-        assert_eq!(lit("'] , x:g.V().drop() //"), r"'\'] , x:g.V().drop() //'");
-    }
-
-    #[test]
-    fn numbers_carry_their_width() {
-        assert_eq!(lit(&1i8), "1b");
-        assert_eq!(lit(&-2i16), "-2s");
-        assert_eq!(lit(&3i32), "3i");
-        assert_eq!(lit(&i64::MIN), "-9223372036854775808l");
-        assert_eq!(lit(&5.0f32), "5.0f");
-        assert_eq!(lit(&0.1f64), "0.1d");
-        assert_eq!(lit(&1e300f64), "1e300d");
-        assert_eq!(lit(&-1e-7f64), "-1e-7d");
-        assert_eq!(lit(&f64::NAN), "NaN");
-        assert_eq!(lit(&f64::NEG_INFINITY), "-Infinity");
-    }
-
-    #[test]
-    fn other_literals() {
-        assert_eq!(lit(&true), "true");
-        assert_eq!(lit(&'x'), "'x'c");
-        assert_eq!(lit(&None::<i32>), "null");
-        assert_eq!(lit(&vec![1i32, 2]), "[1i,2i]");
+    fn values_are_written_as_their_type() {
+        let t = |v: Value| literal_text(&v).unwrap();
+        assert_eq!(t(Value::from("it's \"$x\"")), r#""it's \"$x\"""#);
+        assert_eq!(t(Value::Byte(-1)), "-1B");
+        assert_eq!(t(Value::Short(2)), "2S");
+        assert_eq!(t(Value::Int(3)), "3");
+        assert_eq!(t(Value::Long(i64::MIN)), "-9223372036854775808L");
+        assert_eq!(t(Value::Double(f64::NAN)), "NaN");
+        assert_eq!(t(Value::Double(-0.0)), "-0.0D");
+        assert_eq!(t(Value::Float(1.5)), "1.5F");
         assert_eq!(
-            lit(&uuid::Uuid::from_u128(
-                0x41d2e28a_20a4_4ab0_b379_d810dede3786
-            )),
-            "UUID('41d2e28a-20a4-4ab0-b379-d810dede3786')"
+            t(Value::DateTime(DateTime::from_epoch_millis(1).with_kind(DateTimeKind::Date))),
+            r#"datetime("1970-01-01T00:00:00.001Z")"#
         );
+        assert_eq!(
+            t(Value::Duration(Duration { seconds: 1, nanos: 2 })),
+            "Duration(1,2)"
+        );
+        assert_eq!(t(Value::Binary(b"foo".to_vec())), r#"Binary("Zm9v")"#);
+        assert_eq!(
+            t(Value::Map(vec![(Value::Int(1), Value::Set(vec![Value::Char('c')]))])),
+            r#"[(1):{"c"c}]"#
+        );
+        assert_eq!(t(Value::Null(0x01)), "null");
+        // What TinkerPop 4 cannot spell is an error, not a different value.
+        for v in [
+            Value::Float(f32::NAN),
+            Value::Float(f32::INFINITY),
+            Value::Map(vec![(Value::Boolean(true), Value::Int(1))]),
+            Value::Char('\u{1F600}'),
+        ] {
+            assert!(literal_text(&v).is_err(), "{v:?}");
+        }
     }
 
     #[test]
@@ -233,10 +110,7 @@ mod tests {
         assert!(!is_valid_param_name(""));
         assert!(!is_valid_param_name("a-b"));
         assert!(!is_valid_param_name("a:b"));
-        assert_eq!(render_map(&[]), "[:]");
-        assert_eq!(
-            render_map(&[("a".into(), "1i".into()), ("b".into(), "'x'".into())]),
-            "[a:1i,b:'x']"
-        );
+        assert_eq!(render_map([]), "[:]");
+        assert_eq!(render_map([("a", "1"), ("b", "'x'")]), "[a:1,b:'x']");
     }
 }

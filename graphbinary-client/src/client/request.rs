@@ -7,7 +7,8 @@ use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 
 use super::body::BodyReader;
 use super::interceptor::HttpRequest;
-use super::params::{self, is_valid_param_name, GremlinLiteral};
+use super::params::{self, is_valid_param_name, Param};
+use crate::model::Value;
 use super::transaction::{TxContext, TRANSACTION_ID_HEADER};
 use super::{Client, Error, ResultStream, ServerError, GRAPHBINARY_MIME};
 
@@ -38,7 +39,7 @@ impl MaterializeProperties {
 pub struct RequestBuilder {
     client: Client,
     gremlin: String,
-    params: Vec<(String, String)>,
+    params: Vec<(String, Param)>,
     language: Option<String>,
     g: Option<String>,
     batch_size: Option<u32>,
@@ -80,9 +81,30 @@ impl RequestBuilder {
         self
     }
 
-    /// Binds parameter `name` (a Java identifier) to `value`, rendered as a gremlin-lang
-    /// literal. An invalid name makes sending fail with [`Error::InvalidRequest`].
-    pub fn param(mut self, name: impl Into<String>, value: impl GremlinLiteral) -> Self {
+    /// Binds parameter `name` (a Java identifier) to `value`: any [`Value`] (one just read,
+    /// sent back unchanged) or what converts into one (`"marko"`, `29`, `29i64`, `1.5f32`,
+    /// a [`DateTime`](crate::model::DateTime), [`uuid::Uuid`], `vec![..]`, maps and sets of
+    /// them, `None`, a vertex or edge (which stands for its id), ...).
+    ///
+    /// It is written as its exact type: for TinkerPop 4 as the gremlin-lang literal of that
+    /// type in the request's `parameters` (a value with none, such as a Float NaN or a Map
+    /// key that is a Boolean, makes sending fail with [`Error::InvalidRequest`] before
+    /// anything is sent), for a TinkerPop 3 (`ws://`) server as a GraphBinary 1 binding of
+    /// that type (a `java.util.Date` read is bound as a Date again). An invalid name makes
+    /// sending fail with [`Error::InvalidRequest`]. Binding a name again replaces its value.
+    ///
+    /// ```
+    /// # fn f(client: graphbinary_client::Client) {
+    /// use graphbinary_client::model::{DateTime, Value};
+    ///
+    /// let born = Value::DateTime(DateTime::from_epoch_millis(0));
+    /// let req = client
+    ///     .request("g.V().has('born', b).has('age', gt(a))")
+    ///     .param("b", born)
+    ///     .param("a", 27i64);
+    /// # let _ = req; }
+    /// ```
+    pub fn param(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
         let name = name.into();
         if !is_valid_param_name(&name) {
             self.error.get_or_insert(Error::InvalidRequest(format!(
@@ -90,18 +112,36 @@ impl RequestBuilder {
             )));
             return self;
         }
-        let mut lit = String::new();
-        value.write_literal(&mut lit);
-        if let Some(slot) = self.params.iter_mut().find(|(k, _)| *k == name) {
-            slot.1 = lit;
+        let value = value.into();
+        let literal = if self.client.is_tinkerpop3() {
+            None
         } else {
-            self.params.push((name, lit));
-        }
+            match params::literal_text(&value) {
+                Ok(text) => Some(text),
+                Err(e) => {
+                    self.error.get_or_insert(Error::InvalidRequest(format!(
+                        "parameter {name:?} has no TinkerPop 4 (gremlin-lang) form: {e}"
+                    )));
+                    return self;
+                }
+            }
+        };
+        self.bind(name, Param::Value { value, literal });
         self
     }
 
+    fn bind(&mut self, name: String, p: Param) {
+        if let Some(slot) = self.params.iter_mut().find(|(k, _)| *k == name) {
+            slot.1 = p;
+        } else {
+            self.params.push((name, p));
+        }
+    }
+
     /// Binds parameter `name` to a gremlin-lang literal written by the caller, verbatim
-    /// (e.g. `datetime('2024-01-01T00:00:00Z')`).
+    /// (e.g. `datetime('2024-01-01T00:00:00Z')`). TinkerPop 4 only: a TinkerPop 3 server takes
+    /// bindings as values, so over `ws://` sending fails with [`Error::InvalidRequest`] (use
+    /// [`param`](Self::param)).
     pub fn param_literal(mut self, name: impl Into<String>, literal: impl Into<String>) -> Self {
         let name = name.into();
         if !is_valid_param_name(&name) {
@@ -110,21 +150,21 @@ impl RequestBuilder {
             )));
             return self;
         }
-        self.params.push((name, literal.into()));
+        self.bind(name, Param::Text(literal.into()));
         self
     }
 
-    /// Binds parameter `name` to any [`serde::Serialize`] value, rendered as a gremlin-lang
-    /// literal by [`de::to_literal`](crate::de::to_literal) (a struct or a map as a map
-    /// literal, a sequence as a list literal). A value with no literal (bytes, a map key that is
-    /// not a string, number or boolean) or an invalid name makes sending fail with
-    /// [`Error::InvalidRequest`].
+    /// Binds parameter `name` to any [`serde::Serialize`] value, made a [`Value`] by
+    /// [`de::to_value`](crate::de::to_value) (a struct or a map is a Map, a sequence a List, a
+    /// `Value` or a model type inside it itself; the module docs list every serde shape) and
+    /// then bound as [`param`](Self::param) binds it: `param_serialized(n, &value)` sends what
+    /// `param(n, value)` sends.
     ///
     /// ```no_run
     /// # async fn f(client: graphbinary_client::Client) -> Result<(), graphbinary_client::client::Error> {
     /// #[derive(serde::Serialize)]
     /// struct Person<'a> { name: &'a str, age: i32 }
-    /// // Renders ['name':'marko','age':29i]
+    /// // Sent as ["name":"marko","age":29]
     /// let id = client
     ///     .request("g.mergeV(person).id()")
     ///     .param_serialized("person", &Person { name: "marko", age: 29 })
@@ -141,11 +181,11 @@ impl RequestBuilder {
         value: &T,
     ) -> Self {
         let name = name.into();
-        match crate::de::to_literal(value) {
-            Ok(lit) => self.param_literal(name, lit),
+        match crate::de::to_value(value) {
+            Ok(v) => self.param(name, v),
             Err(e) => {
                 self.error.get_or_insert(Error::InvalidRequest(format!(
-                    "parameter {name:?} has no gremlin-lang literal: {e}"
+                    "parameter {name:?} does not serialize: {e}"
                 )));
                 self
             }
@@ -203,7 +243,18 @@ impl RequestBuilder {
         let mut m = serde_json::Map::new();
         m.insert("gremlin".into(), self.gremlin.clone().into());
         if !self.params.is_empty() {
-            m.insert("parameters".into(), params::render_map(&self.params).into());
+            let text = params::render_map(self.params.iter().map(|(k, p)| {
+                let v = match p {
+                    Param::Value {
+                        literal: Some(t), ..
+                    } => t.as_str(),
+                    // Bound on a TinkerPop 3 client: no TinkerPop 4 body is sent.
+                    Param::Value { literal: None, .. } => "null",
+                    Param::Text(t) => t.as_str(),
+                };
+                (k.as_str(), v)
+            }));
+            m.insert("parameters".into(), text.into());
         }
         if let Some(l) = &self.language {
             m.insert("language".into(), l.clone().into());
@@ -277,9 +328,17 @@ impl RequestBuilder {
             ));
         }
         let mut eval = crate::ws::Eval::new(self.gremlin.clone());
-        for (name, literal) in &self.params {
-            eval.bindings
-                .push((name.clone(), super::ws3::literal_value(literal)?));
+        for (name, p) in &self.params {
+            match p {
+                Param::Value { value, .. } => {
+                    eval.bindings.push((name.clone(), bound_value(value)));
+                }
+                Param::Text(_) => {
+                    return Err(Error::InvalidRequest(format!(
+                        "parameter {name:?} is gremlin-lang text (param_literal), which TinkerPop 3 bindings cannot carry; bind a value with param"
+                    )))
+                }
+            }
         }
         eval.language.clone_from(&self.language);
         if let Some(g) = &self.g {
@@ -466,6 +525,16 @@ impl RequestBuilder {
     }
 }
 
+/// A value as a TinkerPop 3 binding: itself, an element as its id (as on TinkerPop 4).
+fn bound_value(v: &Value) -> Value {
+    match v {
+        Value::Vertex(x) => bound_value(&x.id),
+        Value::Edge(x) => bound_value(&x.id),
+        Value::VertexProperty(x) => bound_value(&x.id),
+        other => other.clone(),
+    }
+}
+
 impl std::future::IntoFuture for RequestBuilder {
     type Output = Result<ResultStream, Error>;
     type IntoFuture =
@@ -553,7 +622,7 @@ mod tests {
             .bulk_results(true);
         let v: serde_json::Value = serde_json::from_str(&r.body_json()).unwrap();
         assert_eq!(v["gremlin"], "g.V().has('name',n)");
-        assert_eq!(v["parameters"], r"[n:'ma\'rko',k:3l]");
+        assert_eq!(v["parameters"], r#"[n:"ma'rko",k:3L]"#);
         assert_eq!(v["language"], "gremlin-lang");
         assert_eq!(v["g"], "g");
         assert_eq!(v["batchSize"], 10);

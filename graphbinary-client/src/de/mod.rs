@@ -82,13 +82,11 @@
 //! ```
 
 mod error;
-#[cfg(feature = "http")]
-#[cfg(feature = "http")]
-mod literal;
 mod owned;
 mod response;
 #[cfg(feature = "http")]
 pub(crate) mod stream;
+mod to_value;
 mod value;
 
 use std::marker::PhantomData;
@@ -100,7 +98,8 @@ use serde::Deserialize;
 
 pub use error::Error;
 #[cfg(feature = "http")]
-pub use literal::{to_literal, LiteralError};
+pub use to_value::to_literal;
+pub use to_value::{to_value, LiteralError};
 #[cfg(feature = "http")]
 pub use stream::Typed;
 

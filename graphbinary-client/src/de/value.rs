@@ -14,6 +14,51 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Error as _, Serialize, SerializeMap, SerializeSeq, SerializeStruct, Serializer};
 
 use super::{STASH, VALUE_TOKEN};
+
+/// How a model type is laid out in serde's data model (what `Serialize` writes for any
+/// serializer but [`to_value`](super::to_value)'s, which takes the value itself).
+trait Shape {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error>;
+}
+
+thread_local! {
+    /// Set by [`to_value`](super::to_value)'s serializer just before it serializes a
+    /// [`VALUE_TOKEN`] newtype: the next [`Captured`] hands its value over instead.
+    pub(crate) static CAPTURE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The value handed over.
+    pub(crate) static CAPTURED: std::cell::Cell<Option<Value>> = const { std::cell::Cell::new(None) };
+}
+
+/// The inside of a model value's [`VALUE_TOKEN`] newtype: its [`Shape`], or, asked by
+/// `to_value`, the value itself (so that a `Value` or a `DateTime` in a user's struct becomes
+/// exactly that value, not the map its shape is).
+struct Captured<'a, T>(&'a T);
+
+impl<T: Shape + Clone + Into<Value>> Serialize for Captured<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if CAPTURE.with(|c| c.replace(false)) {
+            CAPTURED.with(|c| c.set(Some(self.0.clone().into())));
+            return s.serialize_unit();
+        }
+        self.0.shape(s)
+    }
+}
+
+macro_rules! serialize_via_shape {
+    ($($t:ty),*) => {$(
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                // A transparent newtype for every other serializer (serde_json writes the
+                // shape alone).
+                s.serialize_newtype_struct(VALUE_TOKEN, &Captured(self))
+            }
+        }
+    )*};
+}
+serialize_via_shape!(
+    Value, Vertex, VertexProperty, Property, Edge, Path, Graph, Tree, DateTime, Duration,
+    BigInteger, BigDecimal, CompositePdt, PrimitivePdt
+);
 use crate::model::{
     BigDecimal, BigInteger, CompositePdt, DateTime, Direction, Duration, Edge, Graph, Labels,
     Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
@@ -150,8 +195,8 @@ impl<'de> Visitor<'de> for ValueVisitor {
 /// let v = Value::Map(vec![(Value::String("n".into()), Value::Int(1))]);
 /// assert_eq!(serde_json::to_string(&v).unwrap(), r#"{"n":1}"#);
 /// ```
-impl Serialize for Value {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for Value {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Value::Null(_) => s.serialize_none(),
             Value::Int(v) => s.serialize_i32(*v),
@@ -226,8 +271,8 @@ impl Serialize for Labels {
 }
 
 /// `{id, label, properties}`.
-impl Serialize for Vertex {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for Vertex {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("Vertex", 3)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("label", &self.label)?;
@@ -237,8 +282,8 @@ impl Serialize for Vertex {
 }
 
 /// `{id, label, value, properties}`.
-impl Serialize for VertexProperty {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for VertexProperty {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("VertexProperty", 4)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("label", &self.label)?;
@@ -249,8 +294,8 @@ impl Serialize for VertexProperty {
 }
 
 /// `{key, value}`.
-impl Serialize for Property {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for Property {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("Property", 2)?;
         st.serialize_field("key", &*self.key)?;
         st.serialize_field("value", &self.value)?;
@@ -259,8 +304,8 @@ impl Serialize for Property {
 }
 
 /// `{id, label, in_v_id, in_v_label, out_v_id, out_v_label, properties}`.
-impl Serialize for Edge {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for Edge {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("Edge", 7)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("label", &self.label)?;
@@ -274,8 +319,8 @@ impl Serialize for Edge {
 }
 
 /// `{labels, objects}`.
-impl Serialize for Path {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for Path {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         struct Sets<'a>(&'a [graphbinary_core::Set<std::sync::Arc<str>>]);
         impl Serialize for Sets<'_> {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -294,8 +339,8 @@ impl Serialize for Path {
 }
 
 /// `{vertices, edges}`.
-impl Serialize for Graph {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for Graph {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("Graph", 2)?;
         st.serialize_field("vertices", &self.vertices)?;
         st.serialize_field("edges", &self.edges)?;
@@ -304,8 +349,8 @@ impl Serialize for Graph {
 }
 
 /// A map of each key to its subtree.
-impl Serialize for Tree {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for Tree {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for (k, child) in &self.0 {
             m.serialize_entry(k, child)?;
@@ -315,8 +360,8 @@ impl Serialize for Tree {
 }
 
 /// `{year, month, day, nanos, offset_seconds}`.
-impl Serialize for DateTime {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for DateTime {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("DateTime", 5)?;
         st.serialize_field("year", &self.year)?;
         st.serialize_field("month", &self.month)?;
@@ -328,8 +373,8 @@ impl Serialize for DateTime {
 }
 
 /// `{seconds, nanos}`.
-impl Serialize for Duration {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for Duration {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("Duration", 2)?;
         st.serialize_field("seconds", &self.seconds)?;
         st.serialize_field("nanos", &self.nanos)?;
@@ -350,8 +395,8 @@ macro_rules! by_name {
 by_name!(Direction, T, Merge);
 
 /// An `i64` when it fits, else an `i128` when it fits, else its decimal string.
-impl Serialize for BigInteger {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for BigInteger {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let n = self.to_bigint();
         if let Ok(v) = i64::try_from(&n) {
             return s.serialize_i64(v);
@@ -364,22 +409,22 @@ impl Serialize for BigInteger {
 }
 
 /// Its decimal string, as Java's `BigDecimal.toString()`.
-impl Serialize for BigDecimal {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for BigDecimal {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.to_java_string())
     }
 }
 
 /// The map of its fields (the type name is not written).
-impl Serialize for CompositePdt {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for CompositePdt {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         entries(s, &self.fields)
     }
 }
 
 /// Its value string.
-impl Serialize for PrimitivePdt {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Shape for PrimitivePdt {
+    fn shape<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.value)
     }
 }

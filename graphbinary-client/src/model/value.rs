@@ -293,9 +293,102 @@ from_impls!(
     BigDecimal => BigDecimal, CompositePdt => CompositePdt, PrimitivePdt => PrimitivePdt,
 );
 
-impl From<Vec<Value>> for Value {
-    fn from(v: Vec<Value>) -> Self {
-        Value::List(v)
+impl From<Box<BigDecimal>> for Value {
+    fn from(v: Box<BigDecimal>) -> Self {
+        Value::BigDecimal(v)
+    }
+}
+
+impl From<&String> for Value {
+    fn from(v: &String) -> Self {
+        Value::String(v.clone())
+    }
+}
+
+impl From<u16> for Value {
+    /// An Int (Java has no unsigned types).
+    fn from(v: u16) -> Self {
+        Value::Int(i32::from(v))
+    }
+}
+
+impl From<u32> for Value {
+    /// A Long.
+    fn from(v: u32) -> Self {
+        Value::Long(i64::from(v))
+    }
+}
+
+impl From<u64> for Value {
+    /// A Long when it fits, else a BigInteger.
+    fn from(v: u64) -> Self {
+        match i64::try_from(v) {
+            Ok(n) => Value::Long(n),
+            Err(_) => Value::BigInteger(BigInteger::from(num_bigint::BigInt::from(v))),
+        }
+    }
+}
+
+impl From<bytes::Bytes> for Value {
+    /// A Binary.
+    fn from(v: bytes::Bytes) -> Self {
+        Value::Binary(v.to_vec())
+    }
+}
+
+impl<T: Into<Value>> From<Option<T>> for Value {
+    /// `None` is the unspecified null (`FE 01`).
+    fn from(v: Option<T>) -> Self {
+        v.map_or(Value::Null(codes::UNSPECIFIED_NULL), Into::into)
+    }
+}
+
+impl<T: Into<Value>> From<Vec<T>> for Value {
+    /// A List.
+    fn from(v: Vec<T>) -> Self {
+        Value::List(v.into_iter().map(Into::into).collect())
+    }
+}
+
+impl<T: Into<Value>, const N: usize> From<[T; N]> for Value {
+    /// A List.
+    fn from(v: [T; N]) -> Self {
+        Value::List(v.into_iter().map(Into::into).collect())
+    }
+}
+
+impl<T: Into<Value> + Clone> From<&[T]> for Value {
+    /// A List.
+    fn from(v: &[T]) -> Self {
+        Value::List(v.iter().cloned().map(Into::into).collect())
+    }
+}
+
+impl<T: Into<Value>> From<std::collections::BTreeSet<T>> for Value {
+    /// A Set, in the set's order.
+    fn from(v: std::collections::BTreeSet<T>) -> Self {
+        Value::Set(v.into_iter().map(Into::into).collect())
+    }
+}
+
+impl<T: Into<Value>, S> From<std::collections::HashSet<T, S>> for Value {
+    /// A Set, in the set's (arbitrary) order.
+    fn from(v: std::collections::HashSet<T, S>) -> Self {
+        Value::Set(v.into_iter().map(Into::into).collect())
+    }
+}
+
+impl<K: Into<Value>, V: Into<Value>> From<std::collections::BTreeMap<K, V>> for Value {
+    /// A Map, in the map's order.
+    fn from(v: std::collections::BTreeMap<K, V>) -> Self {
+        Value::Map(v.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
+    }
+}
+
+impl<K: Into<Value>, V: Into<Value>, S> From<std::collections::HashMap<K, V, S>> for Value {
+    /// A Map, in the map's (arbitrary) order.
+    fn from(v: std::collections::HashMap<K, V, S>) -> Self {
+        Value::Map(v.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
     }
 }
 

@@ -2,7 +2,7 @@
 //! grammar's forms of a step.
 
 use super::generated::{Token, TokenClass, KEYWORDS};
-use super::lit::Lit;
+use super::lit::{IntoLit, Lit};
 use super::predicate::P;
 use super::strategy::Strategy;
 use super::traversal::GraphTraversal;
@@ -30,14 +30,58 @@ use crate::model::Value;
 pub struct GValue {
     name: String,
     value: Lit,
+    /// Why the value given has no literal (the traversal fails to build).
+    invalid: Option<String>,
 }
 
 impl GValue {
-    /// A parameter `name` bound to `value`.
-    pub fn new(name: impl Into<String>, value: impl Into<Lit>) -> GValue {
+    /// A parameter `name` bound to `value`: anything a literal is made from, or a decoded
+    /// [`Value`] (a value just read, sent back unchanged; an element stands for its id).
+    ///
+    /// ```
+    /// use graphbinary_client::model::{DateTime, DateTimeKind, Value};
+    /// use graphbinary_client::process::{GValue, GraphTraversalSource};
+    ///
+    /// let read = Value::DateTime(DateTime::from_epoch_millis(86_400_000));
+    /// let g = GraphTraversalSource::detached();
+    /// let t = g.v(()).has(("born", GValue::new("d", read))).gremlin_lang().unwrap();
+    /// assert_eq!(t.parameters_text().unwrap(), r#"[d:datetime("1970-01-02T00:00Z")]"#);
+    /// ```
+    pub fn new(name: impl Into<String>, value: impl IntoLit) -> GValue {
+        let (value, invalid) = match value.into_lit() {
+            Ok(l) => (l, None),
+            Err(e) => (Lit::Null, Some(e)),
+        };
         GValue {
             name: name.into(),
-            value: value.into(),
+            value,
+            invalid,
+        }
+    }
+
+    /// A parameter `name` bound to any [`serde::Serialize`] value, as
+    /// [`de::to_value`](crate::de::to_value) makes a [`Value`] of it (a struct or map is a Map,
+    /// a sequence a List; see there for every serde shape).
+    ///
+    /// ```
+    /// use graphbinary_client::process::{GValue, GraphTraversalSource};
+    ///
+    /// #[derive(serde::Serialize)]
+    /// struct Person<'a> { name: &'a str, age: i32 }
+    /// let g = GraphTraversalSource::detached();
+    /// let p = GValue::serialized("p", &Person { name: "marko", age: 29 });
+    /// let t = g.merge_v(p).gremlin_lang().unwrap();
+    /// assert_eq!(t.parameters_text().unwrap(), r#"[p:["name":"marko","age":29]]"#);
+    /// ```
+    #[cfg(feature = "serde")]
+    pub fn serialized<T: serde::Serialize + ?Sized>(name: impl Into<String>, value: &T) -> GValue {
+        match crate::de::to_value(value) {
+            Ok(v) => GValue::new(name, v),
+            Err(e) => GValue {
+                name: name.into(),
+                value: Lit::Null,
+                invalid: Some(format!("the value does not serialize: {e}")),
+            },
         }
     }
 
@@ -51,9 +95,12 @@ impl GValue {
         &self.value
     }
 
-    /// Why the name cannot be a parameter name, if it cannot.
+    /// Why the name cannot be a parameter name, or the value has no literal, if so.
     pub(crate) fn name_error(&self) -> Option<String> {
         let n = &self.name;
+        if let Some(e) = &self.invalid {
+            return Some(format!("parameter {n:?}: {e}"));
+        }
         let mut chars = n.chars();
         let ident = match chars.next() {
             Some(c) if c.is_ascii_alphabetic() || c == '$' => {

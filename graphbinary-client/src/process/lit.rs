@@ -13,8 +13,12 @@ use std::fmt::Write as _;
 use uuid::Uuid;
 
 use super::generated::Token;
-use super::generated::{Cardinality, Direction, T};
-use crate::model::{BigDecimal, BigInteger, DateTime, Duration, Value};
+use super::generated::{
+    Barrier, Cardinality, Column, Direction, GType, Operator, Order, Pick, Pop, Scope, DT, T,
+};
+use crate::model::{
+    BigDecimal, BigInteger, CompositePdt, DateTime, Duration, PrimitivePdt, Value,
+};
 
 /// A gremlin-lang literal: a value written into the script as text.
 ///
@@ -67,6 +71,10 @@ pub enum Lit {
     Token(Token),
     /// A cardinality with its value, `Cardinality.single("x")` (for `property` and merge maps).
     CardinalityValue(Cardinality, Box<Lit>),
+    /// A provider-defined primitive type: `PDT("name","value")`.
+    PrimitivePdt(Box<PrimitivePdt>),
+    /// A provider-defined composite type: `PDT("name",[field:value,...])`.
+    CompositePdt(Box<CompositePdt>),
 }
 
 impl Lit {
@@ -146,7 +154,16 @@ impl Lit {
             Lit::BigInt(n) => {
                 let _ = write!(out, "{}N", n.to_bigint());
             }
-            Lit::Float(f) => write_float(out, f64::from(*f), *f, 'F'),
+            Lit::Float(f) => {
+                if !f.is_finite() {
+                    // gremlin-lang's NaN and Infinity are Doubles: a Float one would come back
+                    // as a Double.
+                    return Err(format!(
+                        "the Float {f} has no gremlin-lang literal (NaN and Infinity are Doubles there); send it as a Double"
+                    ));
+                }
+                write_float(out, f64::from(*f), *f, 'F')
+            }
             Lit::Double(d) => write_float(out, *d, *d, 'D'),
             Lit::BigDecimal(d) => {
                 let _ = write!(out, "{}M", d.to_java_string());
@@ -218,6 +235,170 @@ impl Lit {
                 let _ = write!(out, "{c}(");
                 v.write_at(out, depth)?;
                 out.push(')');
+            }
+            Lit::PrimitivePdt(p) => {
+                out.push_str("PDT(");
+                write_string(out, &p.type_name);
+                out.push(',');
+                write_string(out, &p.value);
+                out.push(')');
+            }
+            Lit::CompositePdt(p) => {
+                out.push_str("PDT(");
+                write_string(out, &p.type_name);
+                out.push(',');
+                let fields = p
+                    .fields
+                    .iter()
+                    .map(|(k, v)| Ok((Lit::try_from(k.clone())?, Lit::try_from(v.clone())?)))
+                    .collect::<Result<Vec<_>, String>>()?;
+                Lit::Map(fields).write_at(out, depth)?;
+                out.push(')');
+            }
+        }
+        Ok(())
+    }
+
+    /// The literal as a Groovy expression of the same Java value, for a TinkerPop 3 server
+    /// that evaluates scripts as Groovy (a literal-only traversal, where nothing is bound):
+    /// strings single-quoted (Groovy's double quotes interpolate `$`), `((byte)1)`,
+    /// `((short)1)`, `1i`, `1L`, `1G`, `new BigDecimal('1.50')`, `1.5f`, `1.5d`, `Double.NaN`,
+    /// `('c' as char)`, `UUID.fromString('..')`, each date-time kind as its Java type
+    /// (`new Date(ms)`, `java.time.OffsetDateTime.parse('..')`, ...),
+    /// `java.time.Duration.ofSeconds(s, n)`, `java.nio.ByteBuffer.wrap('..'.decodeBase64())`,
+    /// `[a, b]`, `([a, b] as LinkedHashSet)`, `[(k):v]`, tokens as `Order.desc`. A PDT has no
+    /// Groovy form: an error.
+    pub(crate) fn write_groovy(&self, out: &mut String) -> Result<(), String> {
+        self.groovy_at(out, 0)
+    }
+
+    fn groovy_at(&self, out: &mut String, depth: usize) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("literal nested deeper than {MAX_DEPTH} levels"));
+        }
+        let depth = depth + 1;
+        match self {
+            Lit::Null => out.push_str("null"),
+            Lit::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Lit::Byte(n) => {
+                let _ = write!(out, "((byte){n})");
+            }
+            Lit::Short(n) => {
+                let _ = write!(out, "((short){n})");
+            }
+            Lit::Int(n) if *n == i32::MIN => out.push_str("Integer.MIN_VALUE"),
+            Lit::Int(n) => {
+                let _ = write!(out, "{n}i");
+            }
+            Lit::Long(n) if *n == i64::MIN => out.push_str("Long.MIN_VALUE"),
+            Lit::Long(n) => {
+                let _ = write!(out, "{n}L");
+            }
+            Lit::BigInt(n) => {
+                let _ = write!(out, "new BigInteger('{}')", n.to_bigint());
+            }
+            Lit::Float(f) => groovy_float(out, f64::from(*f), *f, "Float", 'f'),
+            Lit::Double(d) => groovy_float(out, *d, *d, "Double", 'd'),
+            Lit::BigDecimal(d) => {
+                let _ = write!(out, "new BigDecimal('{}')", d.to_java_string());
+            }
+            Lit::String(s) => write_groovy_string(out, s),
+            Lit::Char(c) => {
+                if u32::from(*c) > 0xffff {
+                    return Err(format!(
+                        "char U+{:X} is outside the BMP: a Java char cannot hold it (use a String)",
+                        u32::from(*c)
+                    ));
+                }
+                out.push('(');
+                let mut buf = [0u8; 4];
+                write_groovy_string(out, c.encode_utf8(&mut buf));
+                out.push_str(" as char)");
+            }
+            Lit::DateTime(dt) => {
+                use crate::model::DateTimeKind as K;
+                if Lit::DateTime(*dt).to_gremlin().is_err() {
+                    return Err(format!("invalid DateTime {dt:?}"));
+                }
+                let (secs, nanos) = crate::model::epoch(dt);
+                let millis = || {
+                    if nanos % 1_000_000 != 0 {
+                        return Err(format!(
+                            "a {} holds milliseconds; {dt} is finer",
+                            dt.kind.java_class()
+                        ));
+                    }
+                    secs.checked_mul(1000)
+                        .and_then(|ms| ms.checked_add(nanos / 1_000_000))
+                        .ok_or_else(|| format!("{dt} overflows a Long of milliseconds"))
+                };
+                match dt.kind {
+                    K::Date => {
+                        let _ = write!(out, "new Date({}L)", millis()?);
+                    }
+                    K::Timestamp => {
+                        let _ = write!(out, "new java.sql.Timestamp({}L)", millis()?);
+                    }
+                    K::Instant => {
+                        let _ = write!(out, "java.time.Instant.ofEpochSecond({secs}L, {nanos}L)");
+                    }
+                    K::OffsetDateTime => {
+                        let _ = write!(out, "java.time.OffsetDateTime.parse('{dt}')");
+                    }
+                    K::ZonedDateTime => {
+                        let _ = write!(out, "java.time.ZonedDateTime.parse('{dt}')");
+                    }
+                }
+            }
+            Lit::Uuid(u) => {
+                let _ = write!(out, "UUID.fromString('{}')", u.hyphenated());
+            }
+            Lit::Duration(d) => {
+                let _ = write!(
+                    out,
+                    "java.time.Duration.ofSeconds({}L, {}L)",
+                    d.seconds, d.nanos
+                );
+            }
+            Lit::Binary(b) => {
+                out.push_str("java.nio.ByteBuffer.wrap('");
+                base64(out, b);
+                out.push_str("'.decodeBase64())");
+            }
+            Lit::List(items) => groovy_items(out, items, depth)?,
+            Lit::Set(items) => {
+                out.push('(');
+                groovy_items(out, items, depth)?;
+                out.push_str(" as LinkedHashSet)");
+            }
+            Lit::Map(entries) => {
+                if entries.is_empty() {
+                    out.push_str("[:]");
+                    return Ok(());
+                }
+                out.push('[');
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push('(');
+                    k.groovy_at(out, depth)?;
+                    out.push_str("):");
+                    v.groovy_at(out, depth)?;
+                }
+                out.push(']');
+            }
+            Lit::Token(t) => t.write(out),
+            Lit::CardinalityValue(c, v) => {
+                let _ = write!(out, "{c}(");
+                v.groovy_at(out, depth)?;
+                out.push(')');
+            }
+            Lit::PrimitivePdt(p) => {
+                return Err(format!("the PDT {:?} has no Groovy form", p.type_name))
+            }
+            Lit::CompositePdt(p) => {
+                return Err(format!("the PDT {:?} has no Groovy form", p.type_name))
             }
         }
         Ok(())
@@ -326,6 +507,56 @@ pub(crate) fn write_string(out: &mut String, s: &str) {
         }
     }
     out.push('"');
+}
+
+fn groovy_items(out: &mut String, items: &[Lit], depth: usize) -> Result<(), String> {
+    out.push('[');
+    for (i, v) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        v.groovy_at(out, depth)?;
+    }
+    out.push(']');
+    Ok(())
+}
+
+fn groovy_float<F: std::fmt::Debug>(out: &mut String, as_f64: f64, v: F, class: &str, suffix: char) {
+    if as_f64.is_nan() {
+        let _ = write!(out, "{class}.NaN");
+    } else if as_f64.is_infinite() {
+        let which = if as_f64 > 0.0 { "POSITIVE" } else { "NEGATIVE" };
+        let _ = write!(out, "{class}.{which}_INFINITY");
+    } else {
+        // In parentheses: `-0.0d` is a negation, which must bind before any operator.
+        let _ = write!(out, "({v:?}{suffix})");
+    }
+}
+
+/// Writes `s` as a single-quoted Groovy string (a plain `java.lang.String`: no `$`
+/// interpolation), with Java's escapes, so that it ends exactly at its closing quote.
+pub(crate) fn write_groovy_string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if c.is_control() => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{u:04x}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
 }
 
 /// Standard base64 with padding, appended to `out`.
@@ -464,9 +695,12 @@ impl<K: Into<Lit>, V: Into<Lit>> From<HashMap<K, V>> for Lit {
 impl TryFrom<Value> for Lit {
     type Error = String;
 
-    /// The literal of a decoded value, e.g. to use a result in a later traversal. A vertex or
-    /// edge stands for its id (as the GLVs write an element argument); a Graph, Tree, Path,
-    /// property or provider-defined type has no literal and is an error.
+    /// The literal of a decoded value, e.g. to use a result in a later traversal. A vertex,
+    /// edge or vertex property stands for its id (as the GLVs write an element argument); a
+    /// TinkerPop 3 token (a `g:Order` PDT, ...) is its token (`Order.desc`); a provider-defined
+    /// type is a `PDT(..)` literal. A Graph, Tree, Path, Property, the marker and the other
+    /// TinkerPop 3 types (`gx:LocalDate`, `g:Traverser`, ...) have no literal: an error.
+    /// A typed null is `null`, every `DateTime` an OffsetDateTime (TinkerPop 4 has no other).
     fn try_from(v: Value) -> Result<Lit, String> {
         Ok(match v {
             Value::Null(_) => Lit::Null,
@@ -507,6 +741,34 @@ impl TryFrom<Value> for Lit {
             Value::Uuid(u) => Lit::Uuid(u),
             Value::Vertex(v) => Lit::try_from(v.id)?,
             Value::Edge(e) => Lit::try_from(e.id)?,
+            Value::VertexProperty(p) => Lit::try_from(p.id)?,
+            Value::Merge(m) => Lit::Token(Token::Merge(match m {
+                crate::model::Merge::OnCreate => super::generated::Merge::OnCreate,
+                crate::model::Merge::OnMatch => super::generated::Merge::OnMatch,
+                crate::model::Merge::OutV => super::generated::Merge::OutV,
+                crate::model::Merge::InV => super::generated::Merge::InV,
+            })),
+            Value::PrimitivePdt(p) => match p.type_name.split_once(':') {
+                Some(("g" | "gx", _)) => match v1_token(&p.type_name, &p.value) {
+                    Some(t) => Lit::Token(t),
+                    None => {
+                        return Err(format!(
+                            "the TinkerPop 3 {} {:?} has no TinkerPop 4 literal",
+                            p.type_name, p.value
+                        ))
+                    }
+                },
+                _ => Lit::PrimitivePdt(p),
+            },
+            Value::CompositePdt(p) => match p.type_name.split_once(':') {
+                Some(("g" | "gx", _)) => {
+                    return Err(format!(
+                        "the TinkerPop 3 {} has no TinkerPop 4 literal",
+                        p.type_name
+                    ))
+                }
+                _ => Lit::CompositePdt(p),
+            },
             Value::BigDecimal(d) => Lit::BigDecimal(d),
             Value::BigInteger(n) => Lit::BigInt(n),
             Value::Byte(n) => Lit::Byte(n),
@@ -535,6 +797,145 @@ impl TryFrom<Value> for Lit {
         })
     }
 }
+
+/// The token a TinkerPop 3 enum PDT names (`g:Order` `"desc"` is `Order.desc`), if any.
+fn v1_token(type_name: &str, name: &str) -> Option<Token> {
+    macro_rules! find {
+        ($($class:ident),*) => {
+            match type_name.strip_prefix("g:")? {
+                $(stringify!($class) => $class::ALL
+                    .into_iter()
+                    .find(|t| t.as_str() == name)
+                    .map(Token::$class),)*
+                _ => None,
+            }
+        };
+    }
+    find!(Order, Scope, Column, Cardinality, Pop, Operator, Pick, Barrier, DT, GType)
+}
+
+impl TryFrom<&Lit> for Value {
+    type Error = String;
+
+    /// The value a literal stands for, as a TinkerPop 3 binding carries it: numbers, strings,
+    /// date-times and the other scalars as themselves, collections with their items, `T`,
+    /// `Direction` and `Merge` as those values and the other tokens as the GraphBinary 1 enum
+    /// PDTs (`Order.desc` is a `g:Order` `"desc"`, written as GraphBinary 1's Order). A
+    /// `Cardinality.single(..)` value or a token GraphBinary 1 has no type for is an error.
+    fn try_from(l: &Lit) -> Result<Value, String> {
+        let items = |items: &[Lit]| items.iter().map(Value::try_from).collect::<Result<Vec<_>, _>>();
+        Ok(match l {
+            Lit::Null => Value::Null(crate::model::codes::UNSPECIFIED_NULL),
+            Lit::Bool(b) => Value::Boolean(*b),
+            Lit::Byte(n) => Value::Byte(*n),
+            Lit::Short(n) => Value::Short(*n),
+            Lit::Int(n) => Value::Int(*n),
+            Lit::Long(n) => Value::Long(*n),
+            Lit::BigInt(n) => Value::BigInteger(n.clone()),
+            Lit::Float(f) => Value::Float(*f),
+            Lit::Double(d) => Value::Double(*d),
+            Lit::BigDecimal(d) => Value::BigDecimal(d.clone()),
+            Lit::String(s) => Value::String(s.clone()),
+            Lit::Char(c) => Value::Char(*c),
+            Lit::DateTime(d) => Value::DateTime(*d),
+            Lit::Uuid(u) => Value::Uuid(*u),
+            Lit::Duration(d) => Value::Duration(*d),
+            Lit::Binary(b) => Value::Binary(b.clone()),
+            Lit::List(v) => Value::List(items(v)?),
+            Lit::Set(v) => Value::Set(items(v)?),
+            Lit::Map(entries) => Value::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| Ok((Value::try_from(k)?, Value::try_from(v)?)))
+                    .collect::<Result<_, String>>()?,
+            ),
+            Lit::Token(Token::T(t)) => Value::T(match t {
+                T::Id => crate::model::T::Id,
+                T::Label => crate::model::T::Label,
+                T::Key => crate::model::T::Key,
+                T::Value => crate::model::T::Value,
+            }),
+            Lit::Token(Token::Direction(d)) => Value::Direction(match d {
+                Direction::Out => crate::model::Direction::Out,
+                Direction::In => crate::model::Direction::In,
+                Direction::Both => crate::model::Direction::Both,
+            }),
+            Lit::Token(Token::Merge(m)) => Value::Merge(match m {
+                super::generated::Merge::OnCreate => crate::model::Merge::OnCreate,
+                super::generated::Merge::OnMatch => crate::model::Merge::OnMatch,
+                super::generated::Merge::OutV => crate::model::Merge::OutV,
+                super::generated::Merge::InV => crate::model::Merge::InV,
+            }),
+            Lit::Token(t) => {
+                let (class, name) = match t {
+                    Token::Order(v) => (Order::CLASS, v.as_str()),
+                    Token::Scope(v) => (Scope::CLASS, v.as_str()),
+                    Token::Column(v) => (Column::CLASS, v.as_str()),
+                    Token::Cardinality(v) => (Cardinality::CLASS, v.as_str()),
+                    Token::Pop(v) => (Pop::CLASS, v.as_str()),
+                    Token::Operator(v) => (Operator::CLASS, v.as_str()),
+                    Token::Pick(v) => (Pick::CLASS, v.as_str()),
+                    Token::Barrier(v) => (Barrier::CLASS, v.as_str()),
+                    Token::DT(v) => (DT::CLASS, v.as_str()),
+                    Token::GType(v) => (GType::CLASS, v.as_str()),
+                    other => {
+                        return Err(format!(
+                            "the token {other} has no GraphBinary 1 type to bind it as"
+                        ))
+                    }
+                };
+                Value::PrimitivePdt(Box::new(PrimitivePdt {
+                    type_name: format!("g:{class}"),
+                    value: name.to_owned(),
+                }))
+            }
+            Lit::CardinalityValue(c, _) => {
+                return Err(format!("{c}(..) is gremlin-lang syntax, not a value to bind"))
+            }
+            Lit::PrimitivePdt(p) => Value::PrimitivePdt(p.clone()),
+            Lit::CompositePdt(p) => Value::CompositePdt(p.clone()),
+        })
+    }
+}
+
+/// Something that stands for a literal: what [`GValue::new`](super::GValue::new) takes. Every
+/// `Into<Lit>` type (numbers, strings, the model's scalars, tokens, collections of them) and a
+/// decoded [`Value`] or element (a vertex, edge or vertex property stands for its id), whose
+/// conversion can fail ([`Lit::try_from`]); the failure is reported when the traversal is
+/// built.
+pub trait IntoLit {
+    /// The literal, or why there is none.
+    fn into_lit(self) -> Result<Lit, String>;
+}
+
+impl<L: Into<Lit>> IntoLit for L {
+    fn into_lit(self) -> Result<Lit, String> {
+        Ok(self.into())
+    }
+}
+
+impl IntoLit for Value {
+    fn into_lit(self) -> Result<Lit, String> {
+        Lit::try_from(self)
+    }
+}
+
+macro_rules! into_lit_via_value {
+    ($($t:ty),*) => {$(
+        impl IntoLit for $t {
+            fn into_lit(self) -> Result<Lit, String> {
+                Lit::try_from(Value::from(self))
+            }
+        }
+    )*};
+}
+into_lit_via_value!(
+    crate::model::Vertex,
+    crate::model::Edge,
+    crate::model::VertexProperty,
+    PrimitivePdt,
+    CompositePdt
+);
 
 #[cfg(test)]
 mod tests {

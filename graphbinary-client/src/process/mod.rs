@@ -153,7 +153,7 @@ pub use generated::{
     PageRank, PeerPressure, Pick, Pop, Scope, ShortestPath, StepInfo, StepOn, Token, WithOptions,
     __, DT, IO, STEPS, T,
 };
-pub use lit::Lit;
+pub use lit::{IntoLit, Lit};
 pub use predicate::{TextP, P};
 pub use strategy::Strategy;
 pub use traversal::{

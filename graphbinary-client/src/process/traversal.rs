@@ -407,11 +407,19 @@ impl GraphTraversal {
         let lang = self.gremlin_lang_for(client.is_tinkerpop3())?;
         let mut req = client.request(lang.gremlin).g(source.alias.clone());
         for (name, value) in &lang.parameters {
-            let mut text = String::new();
-            value
-                .write(&mut text)
-                .map_err(|e| Error::from(BuildError(e)))?;
-            req = req.param_literal(name.clone(), text);
+            if client.is_tinkerpop3() {
+                // A GraphBinary 1 binding of the literal's own type.
+                let v = crate::model::Value::try_from(value).map_err(|e| {
+                    Error::from(BuildError(format!("parameter {name:?}: {e}")))
+                })?;
+                req = req.param(name.clone(), v);
+            } else {
+                let mut text = String::new();
+                value
+                    .write(&mut text)
+                    .map_err(|e| Error::from(BuildError(e)))?;
+                req = req.param_literal(name.clone(), text);
+            }
         }
         let mut bulk = true;
         for (key, value) in &source.options.entries {
@@ -569,6 +577,15 @@ fn needs_binding(l: &Lit) -> bool {
 }
 
 impl Writer {
+    /// A literal in place: gremlin-lang, or for Groovy a Groovy expression of the same value.
+    fn lit(&mut self, l: &Lit) -> Result<(), String> {
+        if self.groovy {
+            l.write_groovy(&mut self.out)
+        } else {
+            l.write(&mut self.out)
+        }
+    }
+
     fn enter(&mut self) -> Result<(), String> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -602,9 +619,13 @@ impl Writer {
                 for (k, v) in &source.options.entries {
                     if !REQUEST_FIELDS.contains(&k.as_str()) {
                         self.out.push_str(".with(");
-                        write_string(&mut self.out, k);
+                        if self.groovy {
+                            super::lit::write_groovy_string(&mut self.out, k);
+                        } else {
+                            write_string(&mut self.out, k);
+                        }
                         self.out.push(',');
-                        v.write(&mut self.out)?;
+                        self.lit(v)?;
                         self.out.push(')');
                     }
                 }
@@ -656,13 +677,13 @@ impl Writer {
                 self.out.push_str(&name);
                 Ok(())
             }
-            Arg::Lit(l) => l.write(&mut self.out),
+            Arg::Lit(l) => self.lit(l),
             Arg::Param(g) => {
                 if let Some(e) = g.name_error() {
                     return Err(e);
                 }
                 if !as_param || self.literal_only {
-                    return g.value().write(&mut self.out);
+                    return self.lit(g.value());
                 }
                 match self.params.iter().find(|(k, _)| k == g.name()) {
                     Some((_, v)) if v != g.value() => {

@@ -9,7 +9,44 @@
 use std::collections::HashMap;
 
 use anyhow::{bail, Result};
-use graphbinary_client::client::GremlinLiteral;
+/// gremlin-lang literals of the feature files' strings, single-quoted as the suite writes them
+/// (`'it\'s'`).
+pub(crate) trait GremlinLiteral {
+    fn write_literal(&self, out: &mut String);
+}
+
+impl GremlinLiteral for str {
+    fn write_literal(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        out.push('\'');
+        for c in self.chars() {
+            match c {
+                '\'' => out.push_str("\\'"),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                c if c.is_control() => {
+                    let mut units = [0u16; 2];
+                    for u in c.encode_utf16(&mut units) {
+                        let _ = write!(out, "\\u{u:04x}");
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+    }
+}
+
+impl GremlinLiteral for String {
+    fn write_literal(&self, out: &mut String) {
+        self.as_str().write_literal(out)
+    }
+}
+
 use graphbinary_client::model::{Direction, Edge, Merge, Vertex, VertexProperty, T};
 use graphbinary_client::Value;
 use num_bigint::BigInt;

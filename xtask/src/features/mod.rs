@@ -859,7 +859,7 @@ impl Runner {
         }
         for (k, v) in &st.side_effects {
             let mut key = String::new();
-            graphbinary_client::client::GremlinLiteral::write_literal(k.as_str(), &mut key);
+            compare::GremlinLiteral::write_literal(k.as_str(), &mut key);
             let value = if tp3 {
                 tp3::groovy(v, &st.lookup)?
             } else {

@@ -229,6 +229,9 @@ impl Emitter<'_> {
                 d.seconds, d.nanos
             ),
             Lit::Binary(b) => format!("Lit::binary({})", bytes(b)),
+            Lit::PrimitivePdt(_) | Lit::CompositePdt(_) => {
+                anyhow::bail!("a PDT literal has no Rust form here")
+            }
             Lit::List(items) => format!("Lit::List({})", lits(items)?),
             Lit::Set(items) => format!("Lit::Set({})", lits(items)?),
             Lit::Map(entries) => {

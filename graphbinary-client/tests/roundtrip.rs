@@ -1,0 +1,608 @@
+//! What the client writes is what the user gave it: generated values of every kind go to a
+//! REAL server through every route that sends a value, come back, and must equal what was
+//! sent (and, on TinkerPop 3, have the Java class the value stands for).
+//!
+//! Routes: (a) `RequestBuilder::param`, (b) the traversal API's `GValue`, (c) the traversal
+//! API in literal-only mode (the value written into the script: gremlin-lang for TinkerPop 4,
+//! Groovy for TinkerPop 3), (d) `param_serialized`, (e) a TinkerPop 4 transaction's requests
+//! and a TinkerPop 3 session's.
+//!
+//! Servers, each named by an env var (a test whose var is unset returns early with a SKIPPED
+//! notice, counted as skipped by `cargo xtask ci`, which starts them): `GREMLIN_URL` (4.0.0-beta.3),
+//! `GREMLIN_TX_URL` (4.0, transactional), `GREMLIN_WS_URL_373`, `GREMLIN_WS_URL_381`,
+//! `GREMLIN_WS_JANUSGRAPH_URL`. Cases per route and server: `GRAPHBINARY_ROUNDTRIP_CASES`
+//! (default 40). Each test prints `roundtrip: <server> <route>: N cases equal`.
+
+#[path = "common/skip.rs"]
+mod skip;
+
+use graphbinary_client::model::{
+    BigDecimal, BigInteger, DateTime, DateTimeKind, Duration, Value,
+};
+use graphbinary_client::process::{GValue, GraphTraversalSource};
+use graphbinary_client::Client;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+
+/// Which server a value goes to: what it can spell and keep.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Gen {
+    Tp4,
+    Tp3,
+}
+
+fn cases() -> u32 {
+    std::env::var("GRAPHBINARY_ROUNDTRIP_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(40)
+}
+
+fn string() -> impl Strategy<Value = String> {
+    prop_oneof![
+        ".{0,10}",
+        Just(String::new()),
+        Just("it's \"quoted\" \\ $x ${1+1} #{x}".to_owned()),
+        Just("\u{0}\u{1}\n\r\t\u{8}\u{c}\u{7f}".to_owned()),
+        Just("non-BMP 𝄞😀 and BMP ü∂".to_owned()),
+        Just("'] , x:g.V().drop() //".to_owned()),
+    ]
+}
+
+fn double() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        any::<f64>().prop_filter("finite", |d| d.is_finite()),
+        Just(f64::NAN),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(-0.0),
+        Just(0.0),
+        Just(f64::MIN_POSITIVE),
+        Just(f64::MAX),
+    ]
+}
+
+fn float(g: Gen) -> BoxedStrategy<f32> {
+    let finite = prop_oneof![
+        any::<f32>().prop_filter("finite", |d| d.is_finite()),
+        Just(-0.0f32),
+        Just(f32::MAX),
+    ];
+    match g {
+        // gremlin-lang has no Float NaN or Infinity (they are Doubles there).
+        Gen::Tp4 => finite.boxed(),
+        Gen::Tp3 => prop_oneof![finite, Just(f32::NAN), Just(f32::NEG_INFINITY)].boxed(),
+    }
+}
+
+fn date_time(g: Gen) -> BoxedStrategy<DateTime> {
+    let offset_dt = (1i32..=9999, 1i8..=12, 1i8..=28, 0i64..86_400_000_000_000, -1080i32..=1080)
+        .prop_map(|(year, month, day, nanos, offset_minutes)| DateTime {
+            year,
+            month,
+            day,
+            nanos,
+            offset_seconds: offset_minutes * 60,
+            kind: DateTimeKind::OffsetDateTime,
+        });
+    match g {
+        Gen::Tp4 => offset_dt.boxed(),
+        Gen::Tp3 => {
+            let millis = -10_000_000_000_000i64..10_000_000_000_000;
+            prop_oneof![
+                offset_dt.clone(),
+                offset_dt.prop_map(|d| d.with_kind(DateTimeKind::ZonedDateTime)),
+                millis
+                    .clone()
+                    .prop_map(|ms| DateTime::from_epoch_millis(ms).with_kind(DateTimeKind::Date)),
+                millis.clone().prop_map(|ms| {
+                    DateTime::from_epoch_millis(ms).with_kind(DateTimeKind::Timestamp)
+                }),
+                (millis, 0i64..1_000_000).prop_map(|(ms, sub)| {
+                    let mut d = DateTime::from_epoch_millis(ms);
+                    d.nanos += sub;
+                    d.with_kind(DateTimeKind::Instant)
+                }),
+            ]
+            .boxed()
+        }
+    }
+}
+
+fn leaf(g: Gen) -> BoxedStrategy<Value> {
+    prop_oneof![
+        Just(Value::Null(0xfe)),
+        any::<bool>().prop_map(Value::Boolean),
+        any::<i8>().prop_map(Value::Byte),
+        any::<i16>().prop_map(Value::Short),
+        any::<i32>().prop_map(Value::Int),
+        any::<i64>().prop_map(Value::Long),
+        prop_oneof![Just(i32::MIN), Just(i32::MAX)].prop_map(Value::Int),
+        prop_oneof![Just(i64::MIN), Just(i64::MAX)].prop_map(Value::Long),
+        any::<i128>().prop_map(|n| Value::BigInteger(BigInteger::from(
+            num_bigint::BigInt::from(n)
+        ))),
+        float(g).prop_map(Value::Float),
+        double().prop_map(Value::Double),
+        (-6i32..12, any::<i64>()).prop_map(|(scale, unscaled)| Value::BigDecimal(Box::new(
+            BigDecimal {
+                scale,
+                unscaled: BigInteger::from(unscaled),
+            }
+        ))),
+        string().prop_map(Value::String),
+        prop::char::range('\0', '\u{FFFF}').prop_map(Value::Char),
+        date_time(g).prop_map(Value::DateTime),
+        any::<u128>().prop_map(|n| Value::Uuid(uuid::Uuid::from_u128(n))),
+        (-1_000_000_000_000i64..1_000_000_000_000, 0i32..1_000_000_000)
+            .prop_map(|(seconds, nanos)| Value::Duration(Duration { seconds, nanos })),
+        prop::collection::vec(any::<u8>(), 0..12).prop_map(Value::Binary),
+    ]
+    .boxed()
+}
+
+/// Map keys the route can spell: any value over a TinkerPop 3 binding; on TinkerPop 4 what
+/// gremlin-lang's `mapKey` allows (a String, a number, a List, a Set, a Map).
+fn key(g: Gen) -> BoxedStrategy<Value> {
+    match g {
+        Gen::Tp3 => leaf(g),
+        Gen::Tp4 => prop_oneof![
+            string().prop_map(Value::String),
+            any::<i32>().prop_map(Value::Int),
+            any::<i64>().prop_map(Value::Long),
+            any::<i16>().prop_map(Value::Short),
+            prop::collection::vec(any::<i32>().prop_map(Value::Int), 0..3).prop_map(Value::List),
+        ]
+        .boxed(),
+    }
+}
+
+/// A value tree; not a null at the top (a TinkerPop 4 property of null is no property, and
+/// Groovy's `inject(null)` is no argument), nested nulls included.
+fn value(g: Gen) -> impl Strategy<Value = Value> {
+    leaf(g)
+        .prop_recursive(2, 16, 4, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::List),
+                prop::collection::vec(inner.clone(), 0..4).prop_map(|v| Value::Set(dedupe(v))),
+                prop::collection::vec((key(g), inner), 0..4)
+                    .prop_map(|e| Value::Map(dedupe_keys(e))),
+            ]
+        })
+        .prop_filter("not a null", |v| !v.is_null())
+}
+
+fn bytes(v: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    graphbinary_client::v1::encode_value(v, &mut out).expect("generated values encode");
+    out
+}
+
+/// Set items are distinct (as Java's `equals` sees them: by value, floats by bits).
+fn dedupe(items: Vec<Value>) -> Vec<Value> {
+    let mut seen = std::collections::HashSet::new();
+    items.into_iter().filter(|v| seen.insert(bytes(v))).collect()
+}
+
+fn dedupe_keys(entries: Vec<(Value, Value)>) -> Vec<(Value, Value)> {
+    let mut seen = std::collections::HashSet::new();
+    entries.into_iter().filter(|(k, _)| seen.insert(bytes(k))).collect()
+}
+
+/// The value with Set items and Map entries in a canonical order (a server's HashSet and
+/// HashMap keep none; a LinkedHashMap comes back in GraphBinary 4's ordered form), to compare
+/// what came back with what was sent.
+fn canonical(v: &Value) -> Value {
+    match v {
+        Value::List(items) => Value::List(items.iter().map(canonical).collect()),
+        Value::Set(items) => {
+            let mut items: Vec<Value> = items.iter().map(canonical).collect();
+            items.sort_by_cached_key(bytes);
+            Value::Set(items)
+        }
+        Value::Map(entries) | Value::OrderedMap(entries) => {
+            let mut entries: Vec<(Value, Value)> =
+                entries.iter().map(|(k, v)| (canonical(k), canonical(v))).collect();
+            entries.sort_by_cached_key(|(k, _)| bytes(k));
+            Value::Map(entries)
+        }
+        other => other.clone(),
+    }
+}
+
+/// The Java class a TinkerPop 3 server holds for `v` (collections: the package).
+fn java_class(v: &Value) -> Option<&'static str> {
+    Some(match v {
+        Value::Boolean(_) => "java.lang.Boolean",
+        Value::Byte(_) => "java.lang.Byte",
+        Value::Short(_) => "java.lang.Short",
+        Value::Int(_) => "java.lang.Integer",
+        Value::Long(_) => "java.lang.Long",
+        Value::BigInteger(_) => "java.math.BigInteger",
+        Value::Float(_) => "java.lang.Float",
+        Value::Double(_) => "java.lang.Double",
+        Value::BigDecimal(_) => "java.math.BigDecimal",
+        Value::String(_) => "java.lang.String",
+        Value::Char(_) => "java.lang.Character",
+        Value::Uuid(_) => "java.util.UUID",
+        Value::Duration(_) => "java.time.Duration",
+        Value::DateTime(d) => d.kind.java_class(),
+        _ => return None,
+    })
+}
+
+/// A value sent by `route` to one server and what came back.
+type Route = fn(&Ctx, &Value) -> futures::future::BoxFuture<'static, Result<Vec<Value>, String>>;
+
+struct Ctx {
+    client: Client,
+    g: GraphTraversalSource,
+    literal_g: GraphTraversalSource,
+    gen: Gen,
+}
+
+/// The script that sends `x` back: on TinkerPop 4 it is stored as a property of a new vertex
+/// and read back (gremlin-lang takes a parameter only where a step takes a variable, which
+/// `inject` does not); a Groovy script's List result is unrolled, so `[x]` gives x.
+fn script(ctx: &Ctx) -> &'static str {
+    match ctx.gen {
+        Gen::Tp4 => "g.addV('roundtrip').property('p', x).values('p')",
+        Gen::Tp3 => "[x]",
+    }
+}
+
+fn route_param(ctx: &Ctx, v: &Value) -> futures::future::BoxFuture<'static, Result<Vec<Value>, String>> {
+    let req = ctx.client.request(script(ctx)).param("x", v.clone());
+    Box::pin(async move { collect(req.send().await).await })
+}
+
+fn route_serialized(
+    ctx: &Ctx,
+    v: &Value,
+) -> futures::future::BoxFuture<'static, Result<Vec<Value>, String>> {
+    let req = ctx.client.request(script(ctx)).param_serialized("x", v);
+    Box::pin(async move { collect(req.send().await).await })
+}
+
+fn traversal(ctx: &Ctx, g: &GraphTraversalSource, arg: graphbinary_client::process::Arg) -> graphbinary_client::process::GraphTraversal {
+    match ctx.gen {
+        Gen::Tp4 => g.add_v("roundtrip").property(("p", arg)).values("p"),
+        Gen::Tp3 => g.inject((arg,)),
+    }
+}
+
+fn route_gvalue(ctx: &Ctx, v: &Value) -> futures::future::BoxFuture<'static, Result<Vec<Value>, String>> {
+    let t = traversal(ctx, &ctx.g, GValue::new("x", v.clone()).into());
+    Box::pin(async move { t.to_list().await.map_err(|e| e.to_string()) })
+}
+
+fn route_literal(ctx: &Ctx, v: &Value) -> futures::future::BoxFuture<'static, Result<Vec<Value>, String>> {
+    let t = traversal(ctx, &ctx.literal_g, v.clone().into());
+    Box::pin(async move { t.to_list().await.map_err(|e| e.to_string()) })
+}
+
+async fn collect(
+    s: Result<graphbinary_client::ResultStream, graphbinary_client::Error>,
+) -> Result<Vec<Value>, String> {
+    s.map_err(|e| e.to_string())?
+        .all()
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Runs `cases()` generated values through `route`, each reading back equal; returns the count.
+fn check_route(
+    rt: &tokio::runtime::Runtime,
+    ctx: &Ctx,
+    name: &str,
+    route: Route,
+    strategy: impl Strategy<Value = Value>,
+) -> u32 {
+    let n = cases();
+    let mut runner = TestRunner::new(Config {
+        cases: n,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(&strategy, |v| {
+        let got = rt
+            .block_on(route(ctx, &v))
+            .map_err(|e| TestCaseError::fail(format!("{name}: {v:?}: {e}")))?;
+        prop_assert_eq!(got.len(), 1, "{}: {:?} came back as {:?}", name, v, got);
+        prop_assert_eq!(canonical(&got[0]), canonical(&v), "{}: not the value sent", name);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    n
+}
+
+fn ctx(rt: &tokio::runtime::Runtime, url: &str, gen: Gen) -> Ctx {
+    rt.block_on(async {
+        let client = Client::builder(url).build().expect("client");
+        Ctx {
+            g: GraphTraversalSource::new(client.clone()),
+            literal_g: GraphTraversalSource::new(client.clone()).literal_only(true),
+            client,
+            gen,
+        }
+    })
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn all_routes(label: &str, url: &str, gen: Gen) {
+    let rt = runtime();
+    let ctx = ctx(&rt, url, gen);
+    let routes: [(&str, Route); 4] = [
+        ("param", route_param),
+        ("GValue", route_gvalue),
+        ("literal_only", route_literal),
+        ("param_serialized", route_serialized),
+    ];
+    for (name, route) in routes {
+        let n = check_route(&rt, &ctx, name, route, value(gen));
+        eprintln!("roundtrip: {label} {name}: {n} cases equal");
+    }
+    if gen == Gen::Tp4 {
+        rt.block_on(async {
+            ctx.client
+                .submit("g.V().hasLabel('roundtrip').drop()")
+                .await
+                .unwrap()
+                .count()
+                .await
+                .unwrap();
+        });
+    }
+}
+
+#[test]
+fn tinkerpop4_every_route_reads_back_what_was_sent() {
+    let Ok(url) = std::env::var("GREMLIN_URL") else {
+        return skip::skipped(
+            "tinkerpop4_every_route_reads_back_what_was_sent",
+            "GREMLIN_URL unset",
+        );
+    };
+    all_routes("4.0.0-beta.3", &url, Gen::Tp4);
+}
+
+fn tp3_servers(test: &str) -> Vec<(&'static str, String)> {
+    let found: Vec<_> = [
+        ("3.7.3", "GREMLIN_WS_URL_373"),
+        ("3.8.1", "GREMLIN_WS_URL_381"),
+        ("JanusGraph 1.1.0", "GREMLIN_WS_JANUSGRAPH_URL"),
+    ]
+    .into_iter()
+    .filter_map(|(v, var)| std::env::var(var).ok().map(|u| (v, u)))
+    .collect();
+    if found.is_empty() {
+        skip::skipped(test, "no TinkerPop 3 server URL set");
+    }
+    found
+}
+
+#[test]
+fn tinkerpop3_every_route_reads_back_what_was_sent() {
+    for (label, url) in tp3_servers("tinkerpop3_every_route_reads_back_what_was_sent") {
+        all_routes(label, &url, Gen::Tp3);
+    }
+}
+
+/// On TinkerPop 3 the value bound keeps its Java class, and a value stored as a property is
+/// found again by the value read back (`has('p', read)`), the bug of a Date bound again as an
+/// OffsetDateTime.
+#[test]
+fn tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored() {
+    let servers = tp3_servers("tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored");
+    for (label, url) in servers {
+        let rt = runtime();
+        let ctx = ctx(&rt, &url, Gen::Tp3);
+        let mut runner = TestRunner::new(Config {
+            cases: cases(),
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let r = runner.run(&leaf(Gen::Tp3), |v| {
+            let Some(class) = java_class(&v) else {
+                return Ok(());
+            };
+            let got = rt
+                .block_on(collect(rt.block_on(async {
+                    ctx.client
+                        .request("[x.getClass().getName()]")
+                        .param("x", v.clone())
+                        .send()
+                        .await
+                })))
+                .map_err(TestCaseError::fail)?;
+            prop_assert_eq!(&got, &vec![Value::from(class)], "{:?}", v);
+            Ok(())
+        });
+        if let Err(e) = r {
+            panic!("{label}: {e}");
+        }
+        // Stored, read back, and matched by what was read.
+        for v in [
+            Value::DateTime(DateTime::from_epoch_millis(1_700_000_000_123).with_kind(DateTimeKind::Date)),
+            Value::DateTime(DateTime::from_epoch_millis(5).with_kind(DateTimeKind::Instant)),
+            Value::Byte(-3),
+            Value::Char('ü'),
+            // (Not a NaN: `has` compares as Java's `==`, where NaN matches nothing.)
+            Value::Float(-1.5),
+        ] {
+            let found = rt.block_on(async {
+                let key = format!("rt_{}", std::process::id());
+                let id = ctx
+                    .client
+                    .request("g.addV('roundtrip').property(k, x).id()")
+                    .param("k", key.as_str())
+                    .param("x", v.clone())
+                    .send()
+                    .await
+                    .unwrap()
+                    .all()
+                    .await
+                    .unwrap()
+                    .remove(0);
+                let read = ctx
+                    .client
+                    .request("g.V(vid).values(k)")
+                    .param("vid", id.clone())
+                    .param("k", key.as_str())
+                    .send()
+                    .await
+                    .unwrap()
+                    .all()
+                    .await
+                    .unwrap()
+                    .remove(0);
+                let n = ctx
+                    .client
+                    .request("g.V(vid).has(k, x).count()")
+                    .param("vid", id.clone())
+                    .param("k", key.as_str())
+                    .param("x", read.clone())
+                    .send()
+                    .await
+                    .unwrap()
+                    .one::<i64>()
+                    .await
+                    .unwrap();
+                ctx.client
+                    .request("g.V(vid).drop()")
+                    .param("vid", id)
+                    .send()
+                    .await
+                    .unwrap()
+                    .count()
+                    .await
+                    .unwrap();
+                (read, n)
+            });
+            assert_eq!(canonical(&found.0), canonical(&v), "{label}: stored {v:?}");
+            assert_eq!(found.1, 1, "{label}: has(k, {v:?} read back) finds it");
+        }
+        eprintln!("roundtrip: {label} java classes: {} cases, stored values: 5", cases());
+    }
+}
+
+/// The check can fail: a writer that drops what the old parameter path dropped (a Date's
+/// kind, a Byte's width) is caught by the same comparison against a real server.
+#[test]
+fn a_lossy_writer_is_caught() {
+    let (label, url, gen, v) = if let Ok(url) = std::env::var("GREMLIN_WS_URL_373") {
+        (
+            "3.7.3",
+            url,
+            Gen::Tp3,
+            Value::DateTime(DateTime::from_epoch_millis(1000).with_kind(DateTimeKind::Date)),
+        )
+    } else if let Ok(url) = std::env::var("GREMLIN_URL") {
+        ("4.0", url, Gen::Tp4, Value::Byte(7))
+    } else {
+        return skip::skipped("a_lossy_writer_is_caught", "no server URL set");
+    };
+    let rt = runtime();
+    let ctx = ctx(&rt, &url, gen);
+    let lossy: Route = |ctx, v| {
+        let v = match v {
+            Value::DateTime(d) => Value::DateTime(d.with_kind(DateTimeKind::OffsetDateTime)),
+            Value::Byte(b) => Value::Int(i32::from(*b)),
+            other => other.clone(),
+        };
+        route_param(ctx, &v)
+    };
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        check_route(&rt, &ctx, "lossy", lossy, Just(v.clone()))
+    }));
+    assert!(caught.is_err(), "{label}: a lossy writer of {v:?} went unnoticed");
+    // And the real writer passes the same case.
+    check_route(&rt, &ctx, "param", route_param, Just(v));
+}
+
+/// (e): a TinkerPop 4 transaction's requests carry parameters as every request does.
+#[test]
+fn a_transactions_requests_read_back_what_was_sent() {
+    let Ok(url) = std::env::var("GREMLIN_TX_URL") else {
+        return skip::skipped("a_transactions_requests_read_back_what_was_sent", "GREMLIN_TX_URL unset");
+    };
+    let rt = runtime();
+    let client = rt.block_on(async { Client::builder(&url).build().unwrap() });
+    let mut runner = TestRunner::new(Config {
+        cases: cases().min(20),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let r = runner.run(&value(Gen::Tp4), |v| {
+        let got = rt.block_on(async {
+            let tx = client.transaction().await.map_err(|e| e.to_string())?;
+            let got = collect(
+                tx.request("g.addV('roundtrip').property('p', x).values('p')")
+                    .param("x", v.clone())
+                    .send()
+                    .await,
+            )
+            .await;
+            tx.rollback().await.map_err(|e| e.to_string())?;
+            got
+        });
+        let got = got.map_err(TestCaseError::fail)?;
+        prop_assert_eq!(got.len(), 1);
+        prop_assert_eq!(canonical(&got[0]), canonical(&v));
+        Ok(())
+    });
+    if let Err(e) = r {
+        panic!("{e}");
+    }
+    eprintln!("roundtrip: 4.0 transaction: {} cases equal", cases().min(20));
+}
+
+/// (e): a TinkerPop 3 session's requests: the session's `Eval` bindings are values too.
+#[test]
+fn a_tinkerpop3_sessions_requests_read_back_what_was_sent() {
+    let servers = tp3_servers("a_tinkerpop3_sessions_requests_read_back_what_was_sent");
+    for (label, url) in servers {
+        let rt = runtime();
+        let client = rt.block_on(async {
+            graphbinary_client::ws::Client3::connect(&url).await.unwrap()
+        });
+        let mut runner = TestRunner::new(Config {
+            cases: cases().min(20),
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let r = runner.run(&value(Gen::Tp3), |v| {
+            let got = rt.block_on(async {
+                let session = client.session().await.map_err(|e| e.to_string())?;
+                use futures::TryStreamExt;
+                let eval = graphbinary_client::ws::Eval::new("[x]").binding("x", v.clone());
+                let got: Result<Vec<Value>, String> = async {
+                    let results = session.eval(eval).await.map_err(|e| e.to_string())?;
+                    let items: Vec<(Value, i64)> =
+                        results.try_collect().await.map_err(|e| e.to_string())?;
+                    Ok(items.into_iter().map(|(v, _)| v).collect())
+                }
+                .await;
+                let _ = session.close().await;
+                got
+            });
+            let got = got.map_err(TestCaseError::fail)?;
+            prop_assert_eq!(got.len(), 1);
+            prop_assert_eq!(canonical(&got[0]), canonical(&v));
+            Ok(())
+        });
+        if let Err(e) = r {
+            panic!("{label}: {e}");
+        }
+        eprintln!("roundtrip: {label} session: {} cases equal", cases().min(20));
+    }
+}
