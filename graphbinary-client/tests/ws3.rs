@@ -942,7 +942,7 @@ async fn wss_with_sasl_reaches_a_tls_server_that_trusts_the_given_root() {
     };
     assert!(url.starts_with("wss://"), "{url}");
     let pem = std::fs::read(&root).unwrap_or_else(|e| panic!("{root}: {e}"));
-    let credentials = Some(("stephen".to_string(), "password".to_string()));
+    let credentials = Some(("stephen".to_string(), "password".into()));
     let trusted = Options3 {
         credentials: credentials.clone(),
         root_certificates: vec![pem.clone()],

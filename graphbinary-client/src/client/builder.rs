@@ -9,22 +9,46 @@ use tokio::sync::Semaphore;
 
 use super::hosts::Hosts;
 use super::interceptor::{BasicAuth, Chain, Interceptor};
+use super::secret::{redact_url, take_userinfo, Credentials, Secret, UrlText};
 use super::{Client, Error, Inner, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME};
 use crate::java::base64;
 use crate::response::ReadOptions;
 
 /// Builds a [`Client`]. See [`Client::builder`].
+///
+/// # Credentials in the URL
+///
+/// A `user:password@` in a server URL (percent-encoded, as URLs write it) is taken out of the
+/// URL the client uses and becomes its credentials: for `http://` / `https://`, HTTP Basic
+/// authentication, as if [`ClientBuilder::basic_auth`] had been called; for `ws://` /
+/// `wss://` (TinkerPop 3), the SASL PLAIN answer to the server's challenge. A URL with a user
+/// and no password gives an empty password. [`ClientBuilder::build`] refuses with
+/// [`Error::Config`] credentials given both in a URL and with [`ClientBuilder::basic_auth`] or
+/// [`ClientBuilder::auth`], and hosts ([`ClientBuilder::add_host`]) whose URLs carry different
+/// credentials. The password is never shown: [`Client::url`] and [`Client::hosts`] have no
+/// userinfo, and every `Debug`, `Display` and error message shows a URL through
+/// [`redact_url`](super::redact_url).
+///
+/// ```
+/// # fn demo() -> Result<(), graphbinary_client::client::Error> {
+/// let client = graphbinary_client::Client::new("http://stephen:pa%24%24@127.0.0.1:8182/gremlin")?;
+/// assert_eq!(client.url(), "http://127.0.0.1:8182/gremlin"); // and Basic stephen:pa$$ is sent
+/// assert!(!format!("{client:?}").contains("pa%24%24"));
+/// # Ok(()) }
+/// ```
+///
+/// The `Debug` of a builder redacts its URLs (the proxy's too) and credentials.
 #[derive(Debug)]
 pub struct ClientBuilder {
-    url: String,
+    url: UrlText,
     connect_timeout: Option<Duration>,
     read_timeout: Option<Duration>,
     interceptors: Chain,
     auth: Option<Arc<dyn Interceptor>>,
-    extra_hosts: Vec<String>,
+    extra_hosts: Vec<UrlText>,
     host_retry_backoff: Duration,
     host_retry_backoff_max: Duration,
-    proxy: Option<String>,
+    proxy: Option<UrlText>,
     request_timeout: Option<Duration>,
     max_response_header_bytes: Option<usize>,
     compression: bool,
@@ -35,7 +59,7 @@ pub struct ClientBuilder {
     root_certificates: Vec<Vec<u8>>,
     read_options: ReadOptions,
     /// The user and password of [`ClientBuilder::basic_auth`]: SASL PLAIN for TinkerPop 3.
-    credentials: Option<(String, String)>,
+    credentials: Option<Credentials>,
     /// Readers of GraphBinary 1 custom types for TinkerPop 3 servers.
     custom_types: crate::v1::CustomTypes,
 }
@@ -43,7 +67,7 @@ pub struct ClientBuilder {
 impl ClientBuilder {
     pub(super) fn new(url: String) -> Self {
         ClientBuilder {
-            url,
+            url: UrlText(url),
             connect_timeout: Some(Duration::from_secs(10)),
             read_timeout: None,
             interceptors: Chain::default(),
@@ -73,9 +97,11 @@ impl ClientBuilder {
         self
     }
 
-    /// The server URL, `http://` or `https://` (default [`DEFAULT_URL`](super::DEFAULT_URL)).
+    /// The server URL: `http://` or `https://` for TinkerPop 4, `ws://` or `wss://` for
+    /// TinkerPop 3 (default [`DEFAULT_URL`](super::DEFAULT_URL)). A `user:password@` in it is
+    /// the client's credentials (see [Credentials in the URL](ClientBuilder#credentials-in-the-url)).
     pub fn url(mut self, url: impl Into<String>) -> Self {
-        self.url = url.into();
+        self.url = UrlText(url.into());
         self
     }
 
@@ -98,8 +124,8 @@ impl ClientBuilder {
     /// `ws://` / `wss://` URL (TinkerPop 3) the same user and password answer the server's
     /// SASL PLAIN challenge instead (no `Authorization` header on the upgrade request).
     pub fn basic_auth(self, user: impl Into<String>, password: impl Into<String>) -> Self {
-        let (user, password) = (user.into(), password.into());
-        let mut b = self.auth(BasicAuth::new(&user, &password));
+        let (user, password) = (user.into(), Secret::new(password));
+        let mut b = self.auth(BasicAuth::new(&user, password.expose()));
         b.credentials = Some((user, password));
         b
     }
@@ -136,7 +162,8 @@ impl ClientBuilder {
 
     /// Adds another host serving the same graph. Requests go round-robin over the hosts that
     /// are available; see [`Client::hosts`] and the host rules in the
-    /// [`client`](super) documentation.
+    /// [`client`](super) documentation. Credentials in its URL must be those of the other URLs
+    /// that have some (see [Credentials in the URL](ClientBuilder#credentials-in-the-url)).
     ///
     /// ```
     /// # fn demo() -> Result<(), graphbinary_client::client::Error> {
@@ -148,7 +175,7 @@ impl ClientBuilder {
     /// # Ok(()) }
     /// ```
     pub fn add_host(mut self, url: impl Into<String>) -> Self {
-        self.extra_hosts.push(url.into());
+        self.extra_hosts.push(UrlText(url.into()));
         self
     }
 
@@ -170,8 +197,9 @@ impl ClientBuilder {
     /// the credentials, if any, go in `Proxy-Authorization`). `https://` servers are reached
     /// through an HTTP `CONNECT` tunnel, `http://` ones by sending the request to the proxy in
     /// absolute form. Default: no proxy (the `HTTP_PROXY` environment variables are ignored).
+    /// The proxy's password is redacted from the builder's `Debug` and from errors.
     pub fn proxy(mut self, url: impl Into<String>) -> Self {
-        self.proxy = Some(url.into());
+        self.proxy = Some(UrlText(url.into()));
         self
     }
 
@@ -243,20 +271,31 @@ impl ClientBuilder {
         self
     }
 
-    /// Builds the client. Fails on an invalid URL or certificate.
-    pub fn build(self) -> Result<Client, Error> {
+    /// Builds the client. Fails on an invalid URL or certificate, and on credentials given
+    /// twice or differing between hosts (see
+    /// [Credentials in the URL](ClientBuilder#credentials-in-the-url)).
+    pub fn build(mut self) -> Result<Client, Error> {
         // Checked here for both transports, so that a bad PEM is named (reqwest only says
         // "builder error").
         crate::ws::parse_root_certificates(&self.root_certificates).map_err(Error::Config)?;
-        let ws = self.ws_options()?;
-        let url = match &ws {
-            Some(_) => parse_ws_url(&self.url)?,
-            None => parse_url(&self.url)?,
-        };
-        let mut urls = vec![url.clone()];
-        for u in &self.extra_hosts {
-            urls.push(parse_url(u)?);
+        let tinkerpop3 = is_ws_url(&self.url.0);
+        if tinkerpop3 && !self.extra_hosts.is_empty() {
+            return Err(Error::Config(
+                "several hosts are not supported for ws:// URLs (TinkerPop 3) yet".into(),
+            ));
         }
+        let mut urls = vec![if tinkerpop3 {
+            parse_ws_url(&self.url.0)?
+        } else {
+            parse_url(&self.url.0)?
+        }];
+        for u in &self.extra_hosts {
+            urls.push(parse_url(&u.0)?);
+        }
+        self.take_url_credentials(&mut urls)?;
+        let url = urls[0].clone();
+        let ws =
+            tinkerpop3.then(|| super::ws3::Ws3::new(url.as_str().to_owned(), self.ws_options()));
         let mut headers = HeaderMap::new();
         headers.insert(ACCEPT, HeaderValue::from_static(GRAPHBINARY_MIME));
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -288,10 +327,9 @@ impl ClientBuilder {
         }
         b = match &self.proxy {
             None => b.no_proxy(),
-            Some(p) => b.proxy(
-                reqwest::Proxy::all(p.as_str())
-                    .map_err(|e| Error::Config(format!("invalid proxy URL {p:?}: {e}")))?,
-            ),
+            Some(p) => b.proxy(reqwest::Proxy::all(p.0.as_str()).map_err(|e| {
+                Error::Config(format!("invalid proxy URL {:?}: {e}", redact_url(&p.0)))
+            })?),
         };
         for pem in &self.root_certificates {
             let cert = reqwest::Certificate::from_pem(pem)
@@ -313,32 +351,55 @@ impl ClientBuilder {
                 interceptors,
                 request_timeout: self.request_timeout,
                 max_response_header_bytes: self.max_response_header_bytes,
-                ws: ws.map(|options| super::ws3::Ws3::new(self.url.clone(), options)),
+                ws,
             }),
         })
+    }
+
+    /// Takes the credentials out of the userinfo of `urls` (the server's, then each added
+    /// host's) and makes them this builder's, as [`ClientBuilder::basic_auth`] would; refuses
+    /// credentials given twice or differing between hosts. Error messages never hold them.
+    fn take_url_credentials(&mut self, urls: &mut [reqwest::Url]) -> Result<(), Error> {
+        let mut found: Option<Credentials> = None;
+        for (i, url) in urls.iter_mut().enumerate() {
+            let Some(c) = take_userinfo(url).map_err(Error::Config)? else {
+                continue;
+            };
+            match &found {
+                None => found = Some(c),
+                Some(f) if *f == c => {}
+                Some(_) => {
+                    return Err(Error::Config(format!(
+                        "the URL of host {i} ({url}) has other credentials than an earlier one; \
+                         a client sends one set of credentials to every host"
+                    )))
+                }
+            }
+        }
+        let Some((user, password)) = found else {
+            return Ok(());
+        };
+        if self.auth.is_some() {
+            return Err(Error::Config(
+                "credentials are given both in the URL's userinfo and with basic_auth or auth; \
+                 give them once"
+                    .into(),
+            ));
+        }
+        self.auth = Some(Arc::new(BasicAuth::new(&user, password.expose())));
+        self.credentials = Some((user, password));
+        Ok(())
     }
 
     /// For a `ws://` or `wss://` URL: the TinkerPop 3 options from this builder's settings
     /// (pool size, connect timeout, User-Agent, limits, interceptors, root certificates;
     /// credentials for SASL).
-    fn ws_options(&self) -> Result<Option<crate::ws::Options3>, Error> {
-        let scheme = self
-            .url
-            .split_once("://")
-            .map(|(s, _)| s.to_ascii_lowercase());
-        if !matches!(scheme.as_deref(), Some("ws" | "wss")) {
-            return Ok(None);
-        }
-        if !self.extra_hosts.is_empty() {
-            return Err(Error::Config(
-                "several hosts are not supported for ws:// URLs (TinkerPop 3) yet".into(),
-            ));
-        }
+    fn ws_options(&self) -> crate::ws::Options3 {
         let mut interceptors = self.interceptors.0.clone();
         if self.credentials.is_none() {
             interceptors.extend(self.auth.clone());
         }
-        Ok(Some(crate::ws::Options3 {
+        crate::ws::Options3 {
             credentials: self.credentials.clone(),
             limits: self.read_options.limits,
             user_agent: self
@@ -351,17 +412,23 @@ impl ClientBuilder {
             custom_types: self.custom_types.clone(),
             root_certificates: self.root_certificates.clone(),
             ..crate::ws::Options3::default()
-        }))
+        }
     }
 }
 
+/// Whether `url` is `ws://` or `wss://` (any case): a TinkerPop 3 server.
+fn is_ws_url(url: &str) -> bool {
+    let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+    matches!(scheme.as_deref(), Some("ws" | "wss"))
+}
+
 fn parse_ws_url(s: &str) -> Result<reqwest::Url, Error> {
-    reqwest::Url::parse(s).map_err(|e| Error::Config(format!("invalid URL {s:?}: {e}")))
+    reqwest::Url::parse(s)
+        .map_err(|e| Error::Config(format!("invalid URL {:?}: {e}", redact_url(s))))
 }
 
 fn parse_url(s: &str) -> Result<reqwest::Url, Error> {
-    let url =
-        reqwest::Url::parse(s).map_err(|e| Error::Config(format!("invalid URL {s:?}: {e}")))?;
+    let url = parse_ws_url(s)?;
     if url.scheme() != "http" && url.scheme() != "https" {
         return Err(Error::Config(format!(
             "URL scheme must be http or https (TinkerPop 4) or ws or wss (TinkerPop 3), not {:?}",
@@ -431,6 +498,26 @@ mod tests {
         assert_eq!(basic_auth_header("a", ""), "Basic YTo=");
         assert_eq!(basic_auth_header("ab", ""), "Basic YWI6");
         assert_eq!(basic_auth_header("?>", "?"), "Basic Pz46Pw==");
+    }
+
+    #[test]
+    fn url_credentials_are_one_basic_auth_for_every_host() {
+        let c = ClientBuilder::new("http://u:p%40ss@h1:8182/g".into())
+            .add_host("http://u:p%40ss@h2:8182/g")
+            .add_host("http://h3:8182/g")
+            .build()
+            .unwrap();
+        let names: Vec<&str> = c.inner.interceptors.0.iter().map(|i| i.name()).collect();
+        assert_eq!(names, ["basic-auth"]);
+        let urls: Vec<String> = c.hosts().into_iter().map(|h| h.url).collect();
+        assert_eq!(
+            urls,
+            ["http://h1:8182/g", "http://h2:8182/g", "http://h3:8182/g"]
+        );
+        let b = ClientBuilder::new("http://u:p@h1/g".into()).add_host("http://u:q@h2/g");
+        assert!(matches!(b.build(), Err(Error::Config(m)) if m.contains("host 1")));
+        let b = ClientBuilder::new("ws://u:p@h1/g".into()).auth(BasicAuth::new("u", "p"));
+        assert!(matches!(b.build(), Err(Error::Config(m)) if m.contains("give them once")));
     }
 
     #[test]

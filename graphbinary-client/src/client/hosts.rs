@@ -43,11 +43,20 @@ pub(super) struct Hosts {
     backoff_max: Duration,
 }
 
-#[derive(Debug)]
 struct Host {
     url: Url,
     state: Mutex<State>,
     requests: AtomicU64,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("url", &super::redact_url(self.url.as_str()))
+            .field("state", &self.state)
+            .field("requests", &self.requests)
+            .finish()
+    }
 }
 
 #[derive(Debug, Default)]

@@ -16,7 +16,11 @@ use super::BoxError;
 /// The headers are all the headers the client sends except `Host` (derived from the URL by the
 /// HTTP library unless an interceptor sets it), `Content-Length` and `Transfer-Encoding`
 /// (derived from the body).
-#[derive(Debug, Clone)]
+///
+/// Its `Debug` redacts the URL's password ([`redact_url`](super::redact_url)) and the values of
+/// sensitive headers (`Authorization` as [`BasicAuth`] and `SigV4` set it, the SigV4 session
+/// token).
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct HttpRequest {
     /// The method (`POST`).
@@ -28,6 +32,17 @@ pub struct HttpRequest {
     pub headers: HeaderMap,
     /// The serialized body (the JSON request message).
     pub body: Bytes,
+}
+
+impl fmt::Debug for HttpRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpRequest")
+            .field("method", &self.method)
+            .field("url", &super::redact_url(self.url.as_str()))
+            .field("headers", &self.headers)
+            .field("body", &self.body)
+            .finish()
+    }
 }
 
 impl HttpRequest {

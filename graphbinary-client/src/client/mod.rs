@@ -52,7 +52,11 @@
 //! [`ClientBuilder::interceptor`] adds hooks that see and may change each final HTTP request
 //! (method, URL, headers, body bytes); the authentication interceptor
 //! ([`ClientBuilder::basic_auth`], [`ClientBuilder::auth`], e.g. `SigV4` with feature `sigv4`)
-//! runs after them. See [`Interceptor`].
+//! runs after them. See [`Interceptor`]. A `user:password@` in the URL is taken out of it and
+//! sent as Basic authentication (SASL PLAIN for `ws://`), see
+//! [Credentials in the URL](ClientBuilder#credentials-in-the-url). No credential appears in a
+//! `Debug`, `Display` or error: passwords are held as [`Secret`], URLs are shown through
+//! [`redact_url`].
 //!
 //! # Several hosts
 //!
@@ -88,6 +92,7 @@ mod interceptor;
 mod params;
 mod request;
 mod results;
+pub(crate) mod secret;
 #[cfg(feature = "sigv4")]
 mod sigv4;
 mod transaction;
@@ -115,6 +120,7 @@ pub use reqwest::{
     header::{HeaderMap, HeaderName, HeaderValue},
     Method, Url,
 };
+pub use secret::{redact_url, Secret};
 #[cfg(feature = "sigv4")]
 pub use sigv4::SigV4;
 pub use transaction::{Transaction, TransactionError, TRANSACTION_ID_HEADER};
@@ -129,12 +135,32 @@ pub const DEFAULT_URL: &str = "http://127.0.0.1:8182/gremlin";
 pub const DEFAULT_POOL_SIZE: usize = 8;
 
 /// A client for one Gremlin Server endpoint. Cheap to clone: clones share the connection pool.
-#[derive(Clone, Debug)]
+///
+/// Its `Debug` shows the URL, hosts, headers and interceptor names, never a credential (see
+/// [`Secret`]).
+#[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug)]
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let i = &*self.inner;
+        f.debug_struct("Client")
+            .field("url", &redact_url(i.url.as_str()))
+            .field("hosts", &i.hosts)
+            .field("compression", &i.compression)
+            .field("read_options", &i.read_options)
+            .field("headers", &i.headers)
+            .field("interceptors", &i.interceptors)
+            .field("request_timeout", &i.request_timeout)
+            .field("max_response_header_bytes", &i.max_response_header_bytes)
+            .field("tinkerpop3", &i.ws)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The client's state (its `Debug` is [`Client`]'s: the HTTP library's own is left out).
 struct Inner {
     http: reqwest::Client,
     url: reqwest::Url,

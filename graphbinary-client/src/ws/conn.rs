@@ -20,7 +20,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use uuid::Uuid;
 
 use super::{sasl_plain, Error3, Options3, Result3, SlowConsumer};
-use crate::client::{HeaderMap, HttpRequest, Method, Url};
+use crate::client::{redact_url, HeaderMap, HttpRequest, Method, Url};
 use crate::model::Value;
 use crate::v1::{decode_response_with, RequestMessage, ResponseMessage};
 
@@ -85,15 +85,16 @@ async fn upgrade_request(
     }
     // Interceptors see the upgrade as the HTTP GET it is: `http(s)://` (the scheme a signer
     // such as SigV4 signs), every header tungstenite will send, an empty body.
-    let mut http_url = Url::parse(url).map_err(|e| Error3::Config(format!("{url:?}: {e}")))?;
+    let mut http_url =
+        Url::parse(url).map_err(|e| Error3::Config(format!("{:?}: {e}", redact_url(url))))?;
     let scheme = if http_url.scheme() == "wss" {
         "https"
     } else {
         "http"
     };
-    http_url
-        .set_scheme(scheme)
-        .map_err(|()| Error3::Config(format!("{url:?}: cannot be seen as {scheme}")))?;
+    http_url.set_scheme(scheme).map_err(|()| {
+        Error3::Config(format!("{:?}: cannot be seen as {scheme}", redact_url(url)))
+    })?;
     let headers: HeaderMap = request.headers().clone();
     let mut http = HttpRequest::new(Method::GET, http_url, headers, Bytes::new());
     for i in &options.interceptors {
@@ -232,9 +233,9 @@ impl Conn {
         config.max_frame_size = Some(max);
         let connect = connect_ws(request, config, tls);
         let ws = match options.connect_timeout {
-            Some(t) => tokio::time::timeout(t, connect)
-                .await
-                .map_err(|_| Error3::Timeout(format!("connecting to {url} took over {t:?}")))??,
+            Some(t) => tokio::time::timeout(t, connect).await.map_err(|_| {
+                Error3::Timeout(format!("connecting to {} took over {t:?}", redact_url(url)))
+            })??,
             None => connect.await?,
         };
         let (out, out_rx) = mpsc::unbounded_channel();
@@ -570,7 +571,7 @@ async fn route(
             }
             return Ok(());
         };
-        let payload = sasl_plain(id, user, password)
+        let payload = sasl_plain(id, user, password.expose())
             .encode_ws()
             .map_err(|e| format!(": writing the SASL answer: {e}"))?;
         return ws

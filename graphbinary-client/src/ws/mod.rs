@@ -36,7 +36,10 @@
 //!   also bounds the bytes of all messages of one request ([`Error3::TooLarge`]), and (when
 //!   smaller than [`Options3::max_message_size`]) each message.
 //! * **SASL PLAIN**: on 407 the connection answers with [`Options3::credentials`] (`\0user\0password`,
-//!   base64) under the same request id; a connection authenticates once.
+//!   base64) under the same request id; a connection authenticates once. A `user:password@`
+//!   in the URL given to [`Client3::connect_with`] (percent-encoded) is taken out of the URL
+//!   and used as those credentials; giving both is an [`Error3::Config`]. The password is a
+//!   [`Secret`]: no `Debug`, `Display` or error shows it.
 //! * **Upgrade hook**: [`Options3::interceptors`] see the upgrade `GET` as an
 //!   [`HttpRequest`](crate::client::HttpRequest) (scheme `http`/`https`, every header sent,
 //!   empty body) and may change its headers: the `SigV4` signer (feature `sigv4`) signs it for
@@ -70,7 +73,7 @@ use futures::stream::BoxStream;
 use futures::StreamExt;
 use graphbinary_core::{DecodeError, EncodeError, Limits};
 
-use crate::client::{BoxError, Interceptor};
+use crate::client::{redact_url, BoxError, Interceptor, Secret};
 use crate::java::base64;
 use crate::model::Value;
 use crate::v1::{CustomTypes, RequestMessage};
@@ -166,8 +169,9 @@ pub enum SlowConsumer {
 /// Connection options. Construct with `Options3 { field: ..., ..Options3::default() }`.
 #[derive(Debug, Clone)]
 pub struct Options3 {
-    /// SASL PLAIN credentials, sent when the server answers 407.
-    pub credentials: Option<(String, String)>,
+    /// SASL PLAIN credentials (user, password), sent when the server answers 407; `Debug`
+    /// shows the password as `REDACTED`. Build them as `Some(("stephen".into(), "password".into()))`.
+    pub credentials: Option<(String, Secret)>,
     /// Limits for decoding responses (see the module docs for `max_response_size`).
     pub limits: Limits,
     /// The largest response message accepted (the Java driver's default: 10 MiB).
@@ -344,8 +348,12 @@ impl Client3 {
     }
 
     /// Connects to `url` with `options`: opens the pool's first connection (so that a wrong
-    /// URL or a server that is not there fails here), the others as needed.
+    /// URL or a server that is not there fails here), the others as needed. A
+    /// `user:password@` in `url` becomes [`Options3::credentials`] (an [`Error3::Config`] if
+    /// those are set too) and is removed from the URL used and from [`Client3::url`].
     pub async fn connect_with(url: &str, options: Options3) -> Result<Self, Error3> {
+        let (url, options) = url_credentials(url, options)?;
+        let url = url.as_str();
         let options = Arc::new(options);
         let wss = url
             .get(..6)
@@ -527,6 +535,29 @@ impl Client3 {
                     .unwrap_or(false)
             })
             .count()
+    }
+}
+
+/// `url` without its userinfo, and `options` with the userinfo's credentials (refused when
+/// `options` has credentials too). A URL without an `@` is not parsed here (tungstenite
+/// parses it when connecting).
+fn url_credentials(url: &str, mut options: Options3) -> Result<(String, Options3), Error3> {
+    if !url.contains('@') {
+        return Ok((url.to_owned(), options));
+    }
+    let mut parsed = crate::client::Url::parse(url)
+        .map_err(|e| Error3::Config(format!("invalid URL {:?}: {e}", redact_url(url))))?;
+    match crate::client::secret::take_userinfo(&mut parsed).map_err(Error3::Config)? {
+        None => Ok((url.to_owned(), options)),
+        Some(_) if options.credentials.is_some() => Err(Error3::Config(
+            "credentials are given both in the URL's userinfo and in Options3::credentials; \
+             give them once"
+                .into(),
+        )),
+        Some(c) => {
+            options.credentials = Some(c);
+            Ok((parsed.into(), options))
+        }
     }
 }
 

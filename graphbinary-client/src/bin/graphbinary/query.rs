@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use graphbinary_client::client::{ByteCounters, Client, Error, DEFAULT_URL};
+use graphbinary_client::client::{redact_url, ByteCounters, Client, Error, DEFAULT_URL};
 use graphbinary_client::graphson::write_graphson;
 use graphbinary_client::response::Traverser;
 
@@ -34,9 +34,10 @@ pub enum QueryFormat {
 #[derive(Debug, clap::Args)]
 pub struct QueryArgs {
     /// Server URL: http(s):// for TinkerPop 4, ws(s):// for a TinkerPop 3.x server (default:
-    /// env GREMLIN_URL, else http://127.0.0.1:8182/gremlin).
+    /// env GREMLIN_URL, else http://127.0.0.1:8182/gremlin). A user:password@ in it is sent
+    /// as Basic authentication (http) or SASL PLAIN (ws), and never printed.
     #[arg(long)]
-    pub url: Option<String>,
+    pub url: Option<ServerUrl>,
     /// Output format. With --bulk a result of bulk n > 1 is printed once, followed by
     /// `\tx{n}` (text) or as {"bulk":n,"value":...} (graphson).
     #[arg(long, value_enum, default_value_t = QueryFormat::Text)]
@@ -58,6 +59,22 @@ pub struct QueryArgs {
     pub no_compression: bool,
     /// The gremlin-lang script.
     pub gremlin: String,
+}
+
+/// A `--url` value: its `Debug` redacts the password of its userinfo.
+#[derive(Clone)]
+pub struct ServerUrl(String);
+
+impl From<String> for ServerUrl {
+    fn from(s: String) -> Self {
+        ServerUrl(s)
+    }
+}
+
+impl std::fmt::Debug for ServerUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&redact_url(&self.0), f)
+    }
 }
 
 pub fn run(args: QueryArgs) -> ExitCode {
@@ -107,6 +124,7 @@ async fn query(args: QueryArgs) -> Result<(), QueryError> {
     let url = args
         .url
         .clone()
+        .map(|u| u.0)
         .or_else(|| std::env::var("GREMLIN_URL").ok())
         .unwrap_or_else(|| DEFAULT_URL.to_owned());
     let client = Client::builder(url)
