@@ -186,6 +186,12 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
                 "ws3",
                 "--test",
                 "ws3_janusgraph",
+                // Every route's values read back from 3.7.3, 3.8.1 and JanusGraph.
+                "--test",
+                "roundtrip",
+                // SASL with URL credentials against the --auth server.
+                "--test",
+                "secrets",
             ])
             .env("GREMLIN_WS_URL_373", s373.url())
             .env("GREMLIN_WS_URL_381", s381.url())
@@ -328,6 +334,9 @@ pub fn cli(args: &[String]) -> Result<()> {
                     "sigv4",
                     "--test",
                     "sigv4",
+                    // Its SigV4 cases (the others ran in the plain step).
+                    "--test",
+                    "secrets",
                 ]),
                 &mut totals,
             )

@@ -428,3 +428,40 @@ impl Shape for PrimitivePdt {
         s.serialize_str(&self.value)
     }
 }
+
+macro_rules! deserialize_via_value {
+    ($($t:ty => $variant:ident $(($unbox:tt))?),* $(,)?) => {$(
+        /// From this crate's deserializer, the value exactly as decoded (a typed result or a
+        /// field of one); from another, what [`Value`]'s `Deserialize` builds, which must be
+        /// of this type.
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                match Value::deserialize(d)? {
+                    Value::$variant(v) => Ok(deserialize_via_value!(@unbox v $($unbox)?)),
+                    other => Err(de::Error::custom(format!(
+                        "expected a {}, found a {}",
+                        stringify!($variant),
+                        other.type_name()
+                    ))),
+                }
+            }
+        }
+    )*};
+    (@unbox $v:ident box) => { *$v };
+    (@unbox $v:ident) => { $v };
+}
+deserialize_via_value!(
+    Vertex => Vertex (box),
+    Edge => Edge (box),
+    VertexProperty => VertexProperty (box),
+    Property => Property (box),
+    Path => Path (box),
+    Graph => Graph (box),
+    Tree => Tree,
+    DateTime => DateTime,
+    Duration => Duration,
+    BigInteger => BigInteger,
+    BigDecimal => BigDecimal (box),
+    CompositePdt => CompositePdt (box),
+    PrimitivePdt => PrimitivePdt (box),
+);

@@ -470,8 +470,35 @@ impl GraphTraversal {
         self.stream().await?.all().await
     }
 
+    /// All results, each deserialized into `T` as
+    /// [`ResultStream::typed`](crate::client::ResultStream::typed) does: `String`, `i64`,
+    /// `f64`, `bool`, `Vertex`, `DateTime`, `Value`, `Option<T>`, a `#[derive(Deserialize)]`
+    /// struct for an `element_map()` or `project(..)`, ... (the [`de`](crate::de) module's
+    /// table says what each GraphBinary type becomes).
+    ///
+    /// ```no_run
+    /// # async fn f(g: graphbinary_client::process::GraphTraversalSource) -> Result<(), graphbinary_client::client::Error> {
+    /// #[derive(serde::Deserialize)]
+    /// struct Person { name: String, age: i32 }
+    /// let people: Vec<Person> = g
+    ///     .v(())
+    ///     .has_label("person")
+    ///     .project(("name", "age"))
+    ///     .by("name")
+    ///     .by("age")
+    ///     .to_list_as()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    #[cfg(feature = "serde")]
+    pub async fn to_list_as<T: serde::de::DeserializeOwned>(self) -> Result<Vec<T>, Error> {
+        use futures::TryStreamExt;
+        self.stream().await?.typed::<T>().try_collect().await
+    }
+
     /// All results, each converted to `T` (`String`, `i64`, `f64`, `bool`, `Vertex`, ... any
     /// `TryFrom<Value>`).
+    #[cfg(not(feature = "serde"))]
     pub async fn to_list_as<T>(self) -> Result<Vec<T>, Error>
     where
         T: TryFrom<Value>,
@@ -511,7 +538,17 @@ impl GraphTraversal {
         Ok(out)
     }
 
+    /// The first result deserialized into `T` (as [`to_list_as`](Self::to_list_as)), or
+    /// `None` when there is none. Reading stops after it.
+    #[cfg(feature = "serde")]
+    pub async fn next_as<T: serde::de::DeserializeOwned>(self) -> Result<Option<T>, Error> {
+        use futures::TryStreamExt;
+        let mut s = self.stream().await?.typed::<T>();
+        s.try_next().await
+    }
+
     /// The first result converted to `T`, or `None` when there is none.
+    #[cfg(not(feature = "serde"))]
     pub async fn next_as<T>(self) -> Result<Option<T>, Error>
     where
         T: TryFrom<Value>,
@@ -534,6 +571,7 @@ impl GraphTraversal {
     }
 }
 
+#[cfg(not(feature = "serde"))]
 fn convert<T>(v: Value) -> Result<T, Error>
 where
     T: TryFrom<Value>,
