@@ -40,7 +40,7 @@ use graphbinary_client::client::Error as ClientError;
 use graphbinary_client::ws::Client3;
 use graphbinary_client::{Client, Value};
 
-use crate::server;
+use crate::server::{self, Server};
 use crate::util::{project_root, secs, shared_dir};
 use compare::{matches, Lookup};
 use notation::Typed;
@@ -310,17 +310,14 @@ fn run(opts: &Options) -> Result<Totals> {
 
     // A local URL gets a server started on its port when none answers there (and a reused one
     // is left running); any other URL is taken as it is.
-    let url = opts.url.clone().unwrap_or_else(|| match tp3 {
-        Some(_) => crate::server3::url(tp3::DEFAULT_PORT),
-        None => server::url(DEFAULT_PORT),
-    });
-    let (guard, guard3) = match (local_port(&url), tp3) {
-        (Some(port), Some(v)) => (None, Some(crate::server3::ensure_running(v, true, port)?)),
-        (Some(port), None) => (
-            Some(server::ensure_running(server::INTEGRATION, port)?),
-            None,
-        ),
-        (None, _) => (None, None),
+    let (server, port) = match tp3 {
+        Some(v) => (Server::tp3(v, server::INTEGRATION), tp3::DEFAULT_PORT),
+        None => (Server::tp4(server::INTEGRATION), DEFAULT_PORT),
+    };
+    let url = opts.url.clone().unwrap_or_else(|| server.url(port));
+    let guard = match local_port(&url) {
+        Some(port) => Some(server.ensure_running(port)?),
+        None => None,
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -445,7 +442,6 @@ fn run(opts: &Options) -> Result<Totals> {
     eprintln!("xtask: features took {}", secs(started.elapsed()));
     // Stops a server we started before the closing line, so that the line is the last.
     drop(guard);
-    drop(guard3);
     println!(
         "features: {} passed, {} failed, {} skipped",
         all.passed, all.failed, all.skipped

@@ -25,14 +25,13 @@ use graphbinary_client::Value;
 use super::compare::{self, Lookup};
 use super::notation::{self, Typed};
 use super::{Answer, Param, CLIENT_ERROR};
+use crate::server::resolve::DEPENDENCY_PLUGIN;
 use crate::util::{project_root, run as run_cmd};
 
 /// The port of the TinkerPop 3 integration server this command starts when none answers.
 pub const DEFAULT_PORT: u16 = 8186;
 /// The skip list of the TinkerPop 3 suite.
 pub const SKIP_FILE: &str = "xtask/features-skip-tp3.toml";
-/// maven-dependency-plugin, as `server::resolve` pins it.
-const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.9.0";
 
 /// The feature files of gremlin-test `version`, fetched and unpacked at first use.
 pub fn features_dir(version: &str) -> Result<PathBuf> {
