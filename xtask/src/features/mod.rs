@@ -24,6 +24,7 @@
 mod compare;
 mod gocompare;
 pub mod gremlin_lang;
+mod literal;
 mod notation;
 mod skips;
 mod tp3;
@@ -43,6 +44,7 @@ use graphbinary_client::{Client, Value};
 use crate::server::{self, Server};
 use crate::util::{project_root, secs, shared_dir};
 use compare::{matches, Lookup};
+use literal::{literal, Lang};
 use notation::Typed;
 
 /// The port of the integration server this command starts when none answers at `--url`.
@@ -833,7 +835,7 @@ impl Runner {
             } else {
                 Param {
                     name: k.clone(),
-                    text: compare::literal(v, &st.lookup)?,
+                    text: literal(v, &st.lookup, Lang::GremlinLang)?,
                     binding: None,
                 }
             });
@@ -856,11 +858,8 @@ impl Runner {
         for (k, v) in &st.side_effects {
             let mut key = String::new();
             graphbinary_client::client::GremlinLiteral::write_literal(k.as_str(), &mut key);
-            let value = if tp3 {
-                tp3::groovy(v, &st.lookup)?
-            } else {
-                compare::literal(v, &st.lookup)?
-            };
+            let lang = if tp3 { Lang::Groovy } else { Lang::GremlinLang };
+            let value = literal(v, &st.lookup, lang)?;
             let _ = write!(prefix, ".withSideEffect({key},{value})");
         }
         let full = if prefix.is_empty() {
@@ -933,7 +932,7 @@ impl Runner {
         for (k, v) in &st.params {
             params.push((
                 k.clone(),
-                via_api::literal(&compare::literal(v, &st.lookup)?)?,
+                via_api::literal(&literal(v, &st.lookup, Lang::GremlinLang)?)?,
             ));
         }
         let base = GraphTraversalSource::new(client.clone())
@@ -945,7 +944,7 @@ impl Runner {
             g = g.source_step("withStrategies", Strategy::new("VertexProgramStrategy"));
         }
         for (k, v) in &st.side_effects {
-            let value = via_api::literal(&compare::literal(v, &st.lookup)?)?;
+            let value = via_api::literal(&literal(v, &st.lookup, Lang::GremlinLang)?)?;
             g = g.source_step("withSideEffect", (k.as_str(), value));
         }
         let interp = via_api::Interp { params: &params };
