@@ -16,9 +16,7 @@
 #[path = "common/skip.rs"]
 mod skip;
 
-use graphbinary_client::model::{
-    BigDecimal, BigInteger, DateTime, DateTimeKind, Duration, Value,
-};
+use graphbinary_client::model::{BigDecimal, BigInteger, DateTime, DateTimeKind, Duration, Value};
 use graphbinary_client::process::{GValue, GraphTraversalSource};
 use graphbinary_client::Client;
 use proptest::prelude::*;
@@ -76,7 +74,13 @@ fn float(g: Gen) -> BoxedStrategy<f32> {
 }
 
 fn date_time(g: Gen) -> BoxedStrategy<DateTime> {
-    let offset_dt = (1i32..=9999, 1i8..=12, 1i8..=28, 0i64..86_400_000_000_000, -1080i32..=1080)
+    let offset_dt = (
+        1i32..=9999,
+        1i8..=12,
+        1i8..=28,
+        0i64..86_400_000_000_000,
+        -1080i32..=1080,
+    )
         .prop_map(|(year, month, day, nanos, offset_minutes)| DateTime {
             year,
             month,
@@ -119,9 +123,8 @@ fn leaf(g: Gen) -> BoxedStrategy<Value> {
         any::<i64>().prop_map(Value::Long),
         prop_oneof![Just(i32::MIN), Just(i32::MAX)].prop_map(Value::Int),
         prop_oneof![Just(i64::MIN), Just(i64::MAX)].prop_map(Value::Long),
-        any::<i128>().prop_map(|n| Value::BigInteger(BigInteger::from(
-            num_bigint::BigInt::from(n)
-        ))),
+        any::<i128>()
+            .prop_map(|n| Value::BigInteger(BigInteger::from(num_bigint::BigInt::from(n)))),
         float(g).prop_map(Value::Float),
         double().prop_map(Value::Double),
         (-6i32..12, any::<i64>()).prop_map(|(scale, unscaled)| Value::BigDecimal(Box::new(
@@ -134,7 +137,10 @@ fn leaf(g: Gen) -> BoxedStrategy<Value> {
         prop::char::range('\0', '\u{FFFF}').prop_map(Value::Char),
         date_time(g).prop_map(Value::DateTime),
         any::<u128>().prop_map(|n| Value::Uuid(uuid::Uuid::from_u128(n))),
-        (-1_000_000_000_000i64..1_000_000_000_000, 0i32..1_000_000_000)
+        (
+            -1_000_000_000_000i64..1_000_000_000_000,
+            0i32..1_000_000_000
+        )
             .prop_map(|(seconds, nanos)| Value::Duration(Duration { seconds, nanos })),
         prop::collection::vec(any::<u8>(), 0..12).prop_map(Value::Binary),
     ]
@@ -181,12 +187,18 @@ fn bytes(v: &Value) -> Vec<u8> {
 /// Set items are distinct (as Java's `equals` sees them: by value, floats by bits).
 fn dedupe(items: Vec<Value>) -> Vec<Value> {
     let mut seen = std::collections::HashSet::new();
-    items.into_iter().filter(|v| seen.insert(bytes(v))).collect()
+    items
+        .into_iter()
+        .filter(|v| seen.insert(bytes(v)))
+        .collect()
 }
 
 fn dedupe_keys(entries: Vec<(Value, Value)>) -> Vec<(Value, Value)> {
     let mut seen = std::collections::HashSet::new();
-    entries.into_iter().filter(|(k, _)| seen.insert(bytes(k))).collect()
+    entries
+        .into_iter()
+        .filter(|(k, _)| seen.insert(bytes(k)))
+        .collect()
 }
 
 /// The value with Set items and Map entries in a canonical order (a server's HashSet and
@@ -201,8 +213,10 @@ fn canonical(v: &Value) -> Value {
             Value::Set(items)
         }
         Value::Map(entries) | Value::OrderedMap(entries) => {
-            let mut entries: Vec<(Value, Value)> =
-                entries.iter().map(|(k, v)| (canonical(k), canonical(v))).collect();
+            let mut entries: Vec<(Value, Value)> = entries
+                .iter()
+                .map(|(k, v)| (canonical(k), canonical(v)))
+                .collect();
             entries.sort_by_cached_key(|(k, _)| bytes(k));
             Value::Map(entries)
         }
@@ -251,7 +265,10 @@ fn script(ctx: &Ctx) -> &'static str {
     }
 }
 
-fn route_param(ctx: &Ctx, v: &Value) -> futures::future::BoxFuture<'static, Result<Vec<Value>, String>> {
+fn route_param(
+    ctx: &Ctx,
+    v: &Value,
+) -> futures::future::BoxFuture<'static, Result<Vec<Value>, String>> {
     let req = ctx.client.request(script(ctx)).param("x", v.clone());
     Box::pin(async move { collect(req.send().await).await })
 }
@@ -264,19 +281,29 @@ fn route_serialized(
     Box::pin(async move { collect(req.send().await).await })
 }
 
-fn traversal(ctx: &Ctx, g: &GraphTraversalSource, arg: graphbinary_client::process::Arg) -> graphbinary_client::process::GraphTraversal {
+fn traversal(
+    ctx: &Ctx,
+    g: &GraphTraversalSource,
+    arg: graphbinary_client::process::Arg,
+) -> graphbinary_client::process::GraphTraversal {
     match ctx.gen {
         Gen::Tp4 => g.add_v("roundtrip").property(("p", arg)).values("p"),
         Gen::Tp3 => g.inject((arg,)),
     }
 }
 
-fn route_gvalue(ctx: &Ctx, v: &Value) -> futures::future::BoxFuture<'static, Result<Vec<Value>, String>> {
+fn route_gvalue(
+    ctx: &Ctx,
+    v: &Value,
+) -> futures::future::BoxFuture<'static, Result<Vec<Value>, String>> {
     let t = traversal(ctx, &ctx.g, GValue::new("x", v.clone()).into());
     Box::pin(async move { t.to_list().await.map_err(|e| e.to_string()) })
 }
 
-fn route_literal(ctx: &Ctx, v: &Value) -> futures::future::BoxFuture<'static, Result<Vec<Value>, String>> {
+fn route_literal(
+    ctx: &Ctx,
+    v: &Value,
+) -> futures::future::BoxFuture<'static, Result<Vec<Value>, String>> {
     let t = traversal(ctx, &ctx.literal_g, v.clone().into());
     Box::pin(async move { t.to_list().await.map_err(|e| e.to_string()) })
 }
@@ -309,7 +336,12 @@ fn check_route(
             .block_on(route(ctx, &v))
             .map_err(|e| TestCaseError::fail(format!("{name}: {v:?}: {e}")))?;
         prop_assert_eq!(got.len(), 1, "{}: {:?} came back as {:?}", name, v, got);
-        prop_assert_eq!(canonical(&got[0]), canonical(&v), "{}: not the value sent", name);
+        prop_assert_eq!(
+            canonical(&got[0]),
+            canonical(&v),
+            "{}: not the value sent",
+            name
+        );
         Ok(())
     });
     if let Err(e) = result {
@@ -402,7 +434,8 @@ fn tinkerpop3_every_route_reads_back_what_was_sent() {
 /// OffsetDateTime.
 #[test]
 fn tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored() {
-    let servers = tp3_servers("tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored");
+    let servers =
+        tp3_servers("tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored");
     for (label, url) in servers {
         let rt = runtime();
         let ctx = ctx(&rt, &url, Gen::Tp3);
@@ -432,7 +465,9 @@ fn tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored() {
         }
         // Stored, read back, and matched by what was read.
         for (i, v) in [
-            Value::DateTime(DateTime::from_epoch_millis(1_700_000_000_123).with_kind(DateTimeKind::Date)),
+            Value::DateTime(
+                DateTime::from_epoch_millis(1_700_000_000_123).with_kind(DateTimeKind::Date),
+            ),
             Value::DateTime(DateTime::from_epoch_millis(5).with_kind(DateTimeKind::Instant)),
             Value::Byte(-3),
             Value::Char('ü'),
@@ -495,7 +530,10 @@ fn tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored() {
             assert_eq!(canonical(&found.0), canonical(&v), "{label}: stored {v:?}");
             assert_eq!(found.1, 1, "{label}: has(k, {v:?} read back) finds it");
         }
-        eprintln!("roundtrip: {label} java classes: {} cases, stored values: 5", cases());
+        eprintln!(
+            "roundtrip: {label} java classes: {} cases, stored values: 5",
+            cases()
+        );
     }
 }
 
@@ -528,7 +566,10 @@ fn a_lossy_writer_is_caught() {
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         check_route(&rt, &ctx, "lossy", lossy, Just(v.clone()))
     }));
-    assert!(caught.is_err(), "{label}: a lossy writer of {v:?} went unnoticed");
+    assert!(
+        caught.is_err(),
+        "{label}: a lossy writer of {v:?} went unnoticed"
+    );
     // And the real writer passes the same case.
     check_route(&rt, &ctx, "param", route_param, Just(v));
 }
@@ -537,7 +578,10 @@ fn a_lossy_writer_is_caught() {
 #[test]
 fn a_transactions_requests_read_back_what_was_sent() {
     let Ok(url) = std::env::var("GREMLIN_TX_URL") else {
-        return skip::skipped("a_transactions_requests_read_back_what_was_sent", "GREMLIN_TX_URL unset");
+        return skip::skipped(
+            "a_transactions_requests_read_back_what_was_sent",
+            "GREMLIN_TX_URL unset",
+        );
     };
     let rt = runtime();
     let client = rt.block_on(async { Client::builder(&url).build().unwrap() });
@@ -567,7 +611,10 @@ fn a_transactions_requests_read_back_what_was_sent() {
     if let Err(e) = r {
         panic!("{e}");
     }
-    eprintln!("roundtrip: 4.0 transaction: {} cases equal", cases().min(20));
+    eprintln!(
+        "roundtrip: 4.0 transaction: {} cases equal",
+        cases().min(20)
+    );
 }
 
 /// (e): a TinkerPop 3 session's requests: the session's `Eval` bindings are values too.
@@ -577,7 +624,9 @@ fn a_tinkerpop3_sessions_requests_read_back_what_was_sent() {
     for (label, url) in servers {
         let rt = runtime();
         let client = rt.block_on(async {
-            graphbinary_client::ws::Client3::connect(&url).await.unwrap()
+            graphbinary_client::ws::Client3::connect(&url)
+                .await
+                .unwrap()
         });
         let mut runner = TestRunner::new(Config {
             cases: cases().min(20),
@@ -607,6 +656,9 @@ fn a_tinkerpop3_sessions_requests_read_back_what_was_sent() {
         if let Err(e) = r {
             panic!("{label}: {e}");
         }
-        eprintln!("roundtrip: {label} session: {} cases equal", cases().min(20));
+        eprintln!(
+            "roundtrip: {label} session: {} cases equal",
+            cases().min(20)
+        );
     }
 }

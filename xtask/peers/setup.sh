@@ -77,28 +77,60 @@ origin() { grep -v "^$1 " "$origin_file" > "$origin_file.tmp" || true; echo "$1 
 
 unavailable=()
 built=()
-# ---------------------------------------------------------------- python
-if has python; then
-  step "python: gremlinpython==$PY_VERSION in $cache/python"
-  if [ -x "$cache/python/bin/python" ] && "$cache/python/bin/python" -c \
-      "import importlib.metadata as m, sys; sys.exit(m.version('gremlinpython') != '$PY_VERSION')" 2>/dev/null; then
-    done_step "already installed"
+ok() { origin "$1" "$2"; built+=("$1"); done_step "$3"; }
+missed() { unavailable+=("$1"); done_step "unavailable"; }
+
+# python_peer NAME VERSION: gremlinpython==VERSION in the venv .bench-cache/NAME, for
+# python/peer.py (which picks its client by the gremlinpython it finds).
+python_peer() {
+  local name=$1 version=$2 venv="$cache/$1" from="gremlinpython $2 from PyPI (pip, in a venv)"
+  step "$name: gremlinpython==$version in $venv"
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c \
+      "import importlib.metadata as m, sys; sys.exit(m.version('gremlinpython') != '$version')" 2>/dev/null; then
+    ok "$name" "$from" "already installed"
+  elif python3 -m venv "$venv" && "$venv/bin/pip" install -q --disable-pip-version-check "gremlinpython==$version"; then
+    ok "$name" "$from" "installed"
   else
-    python3 -m venv "$cache/python"
-    "$cache/python/bin/pip" install -q --disable-pip-version-check "gremlinpython==$PY_VERSION"
-    done_step "installed"
+    missed "$name: pip could not install gremlinpython==$version"
   fi
-  origin python "gremlinpython $PY_VERSION from PyPI (pip, in a venv)"
-  built+=(python)
-fi
+}
+
+# go_peer NAME BINARY AGAINST ORIGIN [GO BUILD FLAG...]: cmd/gopeer of gremlin-go/ built into
+# .bench-cache/peers/BINARY with the flags that pick its driver generation.
+go_peer() {
+  local name=$1 bin=$2 against=$3 from=$4 log; shift 4
+  if log=$(cd "$here/gremlin-go" && go build "$@" -trimpath -o "$out/$bin" ./cmd/gopeer 2>&1); then
+    ok "$name" "$from" "built"
+  else
+    echo "$log" | tail -5 >&2
+    missed "$name: $bin did not build against $against"
+  fi
+}
+
+# java_peer NAME GENERATION VERSION ORIGIN WHERE [MAVEN FLAG...]: the Maven project java/ with
+# profile GENERATION (tp4 or tp3) into java/target/GENERATION/, unless that is up to date.
+java_peer() {
+  local name=$1 gen=$2 version=$3 from=$4 where=$5 jdir="$here/java" log; shift 5
+  local tdir="$jdir/target/$gen"
+  if [ -f "$tdir/cp.txt" ] && [ -f "$tdir/classes/peers/Peer.class" ] \
+     && [ -z "$(find "$jdir/pom.xml" "$jdir/src/main" "$jdir/src/$gen" -newer "$tdir/cp.txt" -type f | head -1)" ]; then
+    ok "$name" "$from" "up to date"
+  elif log=$(cd "$jdir" && mvn -B -q -Dstyle.color=never -P"$gen" "$@" package 2>&1); then
+    ok "$name" "$from" "built"
+  else
+    echo "$log" | grep -m3 -i "could not\|not found\|error" >&2 || true
+    missed "$name: org.apache.tinkerpop:gremlin-driver:$version could not be resolved by Maven$where"
+  fi
+}
+
+# ---------------------------------------------------------------- python
+if has python; then python_peer python "$PY_VERSION"; fi
 
 # ---------------------------------------------------------------- raw
 if has raw; then
   step "raw: building rawdrain (Go standard library only) into $out"
   (cd "$here/go" && go build -trimpath -o "$out/" ./cmd/rawdrain)
-  origin raw "Go standard library only"
-  built+=(raw)
-  done_step "built"
+  ok raw "Go standard library only" "built"
 fi
 
 # ---------------------------------------------------------------- go
@@ -106,8 +138,7 @@ if has go; then
   gomod_src="$shared/gremlin-go-$TP_TAG"
   step "go: building gopeer against the gremlin-go $TP_TAG source in $gomod_src"
   if [ ! -f "$gomod_src/go.mod" ]; then
-    unavailable+=("go: no gremlin-go $TP_TAG module source at $gomod_src (the Go module proxy refuses the v4 module; put ../shared beside the repository or set GRAPHBINARY_SHARED)")
-    done_step "unavailable"
+    missed "go: no gremlin-go $TP_TAG module source at $gomod_src (the Go module proxy refuses the v4 module; put ../shared beside the repository or set GRAPHBINARY_SHARED)"
   else
     # A copy of the peer's go.mod whose replace directive names the shared source by its
     # absolute path (the committed go.mod's relative one assumes ../shared beside the repo).
@@ -116,87 +147,34 @@ if has go; then
     cp "$here/gremlin-go/go.sum" "$cache/gopeer.sum"
     (cd "$here/gremlin-go" && go mod edit -modfile="$modfile" \
         -replace="github.com/apache/tinkerpop/gremlin-go/v4=$gomod_src")
-    if log=$(cd "$here/gremlin-go" && go build -mod=mod -modfile="$modfile" -trimpath -o "$out/" ./cmd/gopeer 2>&1); then
-      origin go "gremlin-go v$TP_TAG built from its module source in ../shared (dependencies from the Go module proxy)"
-      built+=(go)
-      done_step "built"
-    else
-      echo "$log" | tail -5 >&2
-      unavailable+=("go: gopeer did not build against $gomod_src")
-      done_step "unavailable"
-    fi
+    go_peer go gopeer "$gomod_src" \
+      "gremlin-go v$TP_TAG built from its module source in ../shared (dependencies from the Go module proxy)" \
+      -mod=mod -modfile="$modfile"
   fi
 fi
 
 # ---------------------------------------------------------------- java
 if has java; then
   step "java: building the Java peer (gremlin-driver $TP_TAG from $shared/maven, the rest from Maven Central)"
-  jdir="$here/java"
   repo_arg=()
   [ -d "$shared/maven/org/apache/tinkerpop" ] && repo_arg=("-Dtinkerpop.repo.url=file://$shared/maven")
-  if [ -f "$jdir/target/cp.txt" ] && [ -f "$jdir/target/classes/peers/Peer.class" ] \
-     && [ -z "$(find "$jdir/pom.xml" "$jdir/src" -newer "$jdir/target/cp.txt" -type f | head -1)" ]; then
-    origin java "gremlin-driver $TP_TAG from the Maven repository in ../shared/maven (third-party jars from Maven Central)"
-    built+=(java)
-    done_step "up to date"
-  elif log=$(cd "$jdir" && mvn -B -q -Dstyle.color=never "${repo_arg[@]}" package 2>&1); then
-    origin java "gremlin-driver $TP_TAG from the Maven repository in ../shared/maven (third-party jars from Maven Central)"
-    built+=(java)
-    done_step "built"
-  else
-    echo "$log" | grep -m3 -i "could not\|not found\|error" >&2 || true
-    unavailable+=("java: org.apache.tinkerpop:gremlin-driver:$TP_TAG could not be resolved by Maven (looked in $shared/maven and the remote repositories)")
-    done_step "unavailable"
-  fi
+  java_peer java tp4 "$TP_TAG" \
+    "gremlin-driver $TP_TAG from the Maven repository in ../shared/maven (third-party jars from Maven Central)" \
+    " (looked in $shared/maven and the remote repositories)" "${repo_arg[@]}"
 fi
 
 # ---------------------------------------------------------------- TinkerPop 3 peers
 tp3="$here/tp3"
-if has python3; then
-  step "python3: gremlinpython==$TP3_VERSION in $cache/python3"
-  if [ -x "$cache/python3/bin/python" ] && "$cache/python3/bin/python" -c \
-      "import importlib.metadata as m, sys; sys.exit(m.version('gremlinpython') != '$TP3_VERSION')" 2>/dev/null; then
-    done_step "already installed"
-    origin python3 "gremlinpython $TP3_VERSION from PyPI (pip, in a venv)"
-    built+=(python3)
-  elif python3 -m venv "$cache/python3" && "$cache/python3/bin/pip" install -q --disable-pip-version-check "gremlinpython==$TP3_VERSION"; then
-    done_step "installed"
-    origin python3 "gremlinpython $TP3_VERSION from PyPI (pip, in a venv)"
-    built+=(python3)
-  else
-    unavailable+=("python3: pip could not install gremlinpython==$TP3_VERSION")
-    done_step "unavailable"
-  fi
-fi
+if has python3; then python_peer python3 "$TP3_VERSION"; fi
 if has go3; then
   step "go3: building gopeer3 against gremlin-go v$TP3_VERSION (Go module proxy) into $out"
-  if log=$(cd "$tp3/gremlin-go" && go build -trimpath -o "$out/" ./cmd/gopeer3 2>&1); then
-    origin go3 "gremlin-go v$TP3_VERSION from the Go module proxy (go build, checksums in xtask/peers/tp3/gremlin-go/go.sum)"
-    built+=(go3)
-    done_step "built"
-  else
-    echo "$log" | tail -5 >&2
-    unavailable+=("go3: gopeer3 did not build against gremlin-go v$TP3_VERSION")
-    done_step "unavailable"
-  fi
+  go_peer go3 gopeer3 "gremlin-go v$TP3_VERSION" \
+    "gremlin-go v$TP3_VERSION from the Go module proxy (go build, checksums in xtask/peers/gremlin-go/go3.sum)" \
+    -modfile=go3.mod -tags tp3
 fi
 if has java3; then
   step "java3: building the Java 3.7.3 peer (gremlin-driver $TP3_VERSION from Maven Central)"
-  jdir="$tp3/java"
-  if [ -f "$jdir/target/cp.txt" ] && [ -f "$jdir/target/classes/peers3/Peer3.class" ] \
-     && [ -z "$(find "$jdir/pom.xml" "$jdir/src" -newer "$jdir/target/cp.txt" -type f | head -1)" ]; then
-    origin java3 "gremlin-driver $TP3_VERSION from Maven Central (Maven)"
-    built+=(java3)
-    done_step "up to date"
-  elif log=$(cd "$jdir" && mvn -B -q -Dstyle.color=never package 2>&1); then
-    origin java3 "gremlin-driver $TP3_VERSION from Maven Central (Maven)"
-    built+=(java3)
-    done_step "built"
-  else
-    echo "$log" | grep -m3 -i "could not\|not found\|error" >&2 || true
-    unavailable+=("java3: org.apache.tinkerpop:gremlin-driver:$TP3_VERSION could not be resolved by Maven")
-    done_step "unavailable"
-  fi
+  java_peer java3 tp3 "$TP3_VERSION" "gremlin-driver $TP3_VERSION from Maven Central (Maven)" ""
 fi
 if has gremlin-client; then
   step "gremlin-client: building the gremlin-client $GREMLIN_CLIENT_VERSION peer (the Rust package registry) into $out"
@@ -204,13 +182,10 @@ if has gremlin-client; then
         --manifest-path "$tp3/gremlin-client/Cargo.toml" 2>&1); then
     cp "$cache/gremlin-client-target/release/peer-gremlin-client" "$out/"
     v=$(sed -n '/^name = "gremlin-client"/{n;s/^version = "\(.*\)"/\1/p}' "$tp3/gremlin-client/Cargo.lock" 2>/dev/null || true)
-    origin gremlin-client "gremlin-client ${v:-$GREMLIN_CLIENT_VERSION} from the Rust package registry (cargo, GraphSON 3, its tokio client)"
-    built+=(gremlin-client)
-    done_step "built"
+    ok gremlin-client "gremlin-client ${v:-$GREMLIN_CLIENT_VERSION} from the Rust package registry (cargo, GraphSON 3, its tokio client)" "built"
   else
     echo "$log" | tail -5 >&2
-    unavailable+=("gremlin-client: the gremlin-client $GREMLIN_CLIENT_VERSION peer did not build")
-    done_step "unavailable"
+    missed "gremlin-client: the gremlin-client $GREMLIN_CLIENT_VERSION peer did not build"
   fi
 fi
 

@@ -97,7 +97,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         parts: Vec::new(),
         port: 8182,
         replay_port: None,
-        port3: crate::server3::default_port(tp3::VERSION, false),
+        port3: crate::server::default_port3(tp3::VERSION, false),
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {

@@ -159,7 +159,7 @@ fn tinkerpop3_ports() -> Result<[u16; 5]> {
 /// TLS (jars from Maven
 /// Central on first use), runs the WebSocket end-to-end tests against them, stops them.
 fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Result<()> {
-    use crate::server3::start_for_tests;
+    use crate::server::start_for_tests;
     let [p373, p381, p_auth, p_jg, p_tls] = tinkerpop3_ports()?;
     let t = Instant::now();
     let servers = start_for_tests(&[
@@ -198,7 +198,7 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
             .env("GREMLIN_WS_AUTH_URL_373", s_auth.url())
             .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url())
             .env("GREMLIN_WSS_AUTH_URL_373", s_tls.url())
-            .env("GREMLIN_WSS_ROOT_PEM", crate::server3::tls_root()?),
+            .env("GREMLIN_WSS_ROOT_PEM", crate::server::tls_root()?),
         totals,
     );
     drop(servers);

@@ -11,7 +11,6 @@ mod fuzz;
 mod regen;
 mod replay;
 mod server;
-mod server3;
 mod util;
 
 const USAGE: &str =
@@ -24,10 +23,10 @@ const USAGE: &str =
   regen [--check]    regenerate the Rust generated from spec/ (--check: fail if stale)
   server [--dataset NAME] [--port N] [--detach] [--stop]
                      run a local Gremlin Server 4.0.0-beta.3 (see `cargo xtask server --help`)
-  server --tinkerpop 3.7.3|3.8.1 [--auth] | --janusgraph 1.1.0 [--port N] [--detach] [--stop]
-                     a TinkerPop 3 server over WebSocket (the same as server3)
-  server3 [--tinkerpop 3.7.3|3.8.1] [--dataset modern|integration] [--auth] [--port N] [--detach] [--stop]
-                     run a local TinkerPop 3 Gremlin Server over WebSocket (see --help)
+  server --tinkerpop 3.7.3|3.8.1 [--auth] [--tls] | --janusgraph 1.1.0 [--port N] [--detach] [--stop]
+                     a TinkerPop 3 server over WebSocket (the same launcher)
+  server3 [--tinkerpop 3.7.3|3.8.1] [--dataset modern|integration] [--auth] [--tls] [--port N] [--detach] [--stop]
+                     `server`, TinkerPop 3.7.3 unless told otherwise
   features [--mode plain|bulked|all] [--features DIR] [--only S] [--url URL] [--compare-go]
            [--tinkerpop 3.7.3]
                      run TinkerPop's Gherkin feature suite (see `cargo xtask features --help`)
@@ -44,7 +43,7 @@ fn main() {
     let result = match args.first().map(String::as_str) {
         Some("regen") => regen::run(rest).map_err(|e| anyhow::anyhow!("{e}")),
         Some("server") => server::cli(rest),
-        Some("server3") => server3::cli(rest),
+        Some("server3") => server::cli3(rest),
         Some("ci") => ci::cli(rest),
         Some("failover") => failover::cli(rest),
         Some("demo") => demo::cli(rest),

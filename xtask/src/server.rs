@@ -1,24 +1,43 @@
-//! `cargo xtask server`: a real Gremlin Server 4.0.0-beta.3 with TinkerGraph on 127.0.0.1.
+//! `cargo xtask server` (and its alias `server3`): one launcher for every real server the tests,
+//! benchmarks and feature suites run against, on 127.0.0.1:
 //!
-//! The jars come from Maven (see [`resolve`]); the config is rendered from the templates in
-//! `xtask/gremlin/` into `.gremlin-server/` at the repository root, which also holds the pid
-//! and log files of detached servers. Other commands call [`ensure_running`] and keep the
-//! returned [`Guard`] alive while they need the server.
+//! * Gremlin Server 4.0.0-beta.3 with TinkerGraph (HTTP, GraphBinary 4; [`Kind::Tp4`]), state in
+//!   `.gremlin-server/` at the repository root;
+//! * Gremlin Server 3.7.3 / 3.8.1 (WebSocket, GraphBinary 1 and GraphSON 3; [`Kind::Tp3`]) and
+//!   JanusGraph Server 1.1.0 (in-memory backend, the modern graph loaded by a script;
+//!   [`Kind::JanusGraph`]), state in `target/gremlin-server3/`.
+//!
+//! Every kind goes the same way: its jars resolved with Maven ([`resolve`]), its config rendered
+//! from its templates ([`config`]), one `java` process (output on the terminal, or in
+//! `server-<port>.log` of its state directory, which also holds the pid files of detached
+//! servers), awaited until a probe over its own protocol answers `g.V().count()`
+//! ([`probe`] for HTTP, [`ws_probe`] for WebSocket; a `--tls` server once its port accepts).
+//! Other commands call [`ensure_running`] / [`Server::ensure_running`] or [`start_for_tests`] and
+//! keep the returned [`Guard`]s alive while they need the servers.
+//!
+//! TinkerPop 3's `--auth` adds SimpleAuthenticator over a credentials graph (user `stephen`,
+//! password `password`, as in TinkerPop's own `tinkergraph-credentials.properties`) that
+//! `MakeCredentials.java` writes with TinkerPop's CredentialTraversalSource; `--tls` serves
+//! `wss://` with a test CA's certificate ([`tls`]).
 
+mod config;
 mod probe;
 pub(crate) mod resolve;
+mod tls;
+mod ws_probe;
 
 use std::fs;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
 pub use resolve::TINKERPOP_VERSION;
+pub use tls::tls_root;
 
 use crate::util::{project_root, secs};
 
@@ -34,33 +53,39 @@ pub const DATASETS: &[&str] = &[
     "zoo",
     INTEGRATION,
 ];
-/// Not a dataset but a layout: the graphs and traversal sources of TinkerPop's integration
-/// server (`gmodern`, `gcrew`, ..., `ggraph`, `gtx`), which the Gherkin feature suite runs on.
+/// Not a dataset but a layout: the graphs and traversal sources of TinkerPop's Gherkin suite.
+/// On 4.0, those of TinkerPop's integration server (`gmodern`, `gcrew`, ..., `ggraph`, `gtx`);
+/// on 3.x, `ggraph` (empty), `gnullable` (empty, null property values kept), `gclassic`,
+/// `gmodern`, `gcrew`, `ggrateful`, `gsink`, all with INTEGER ids, and `g` the modern graph as
+/// with the default dataset (so the start-up probe and the benchmarks work on either).
 pub const INTEGRATION: &str = "integration";
 /// Not a TinkerPop dataset: an empty `TinkerTransactionGraph` (transactions over HTTP) bound to
 /// `g`, from its own template `gremlin-server-tx.yaml.in`.
 pub const TX_DATASET: &str = "tx";
-/// The default port, as in TinkerPop's own configs.
+/// The default port of TinkerPop 4, as in TinkerPop's own configs.
 pub const DEFAULT_PORT: u16 = 8182;
+/// The TinkerPop 3 releases this command is tested with.
+pub const VERSIONS: &[&str] = &["3.7.3", "3.8.1"];
+/// The JanusGraph release `--janusgraph` is tested with (it runs on TinkerPop 3.7.3).
+pub const JANUSGRAPH_VERSION: &str = "1.1.0";
+/// The user and password of `--auth` (TinkerPop's credentials graph has the same).
+pub const AUTH_USER: &str = "stephen";
+/// See [`AUTH_USER`].
+pub const AUTH_PASSWORD: &str = "password";
 
-/// The port to use when `--port` is not given: `GREMLIN_SERVER_PORT`, else [`DEFAULT_PORT`].
-pub fn default_port() -> Result<u16> {
-    match std::env::var("GREMLIN_SERVER_PORT") {
-        Ok(p) => p
-            .parse()
-            .with_context(|| format!("GREMLIN_SERVER_PORT={p:?} is not a port number")),
-        Err(_) => Ok(DEFAULT_PORT),
-    }
-}
-
-/// JVM options, after the Java 17+ `--add-opens` list that TinkerPop's `gremlin-server.sh`
-/// always appends (Kryo, used to load some datasets, needs it). Heap: the CI machine has 2 cores
-/// and 24 GiB, shared with cargo builds; 2 GiB is ample for these datasets.
-const JVM_HEAP: &[&str] = &["-Xms256m", "-Xmx2g"];
+/// The state directories (configs, jars, logs, pid files) of TinkerPop 4 and of the others.
+const STATE_4: &str = ".gremlin-server";
+const STATE_3: &str = "target/gremlin-server3";
+const MAIN_CLASS: &str = "org.apache.tinkerpop.gremlin.server.GremlinServer";
+const JANUSGRAPH_MAIN_CLASS: &str = "org.janusgraph.graphdb.server.JanusGraphServer";
+/// JVM heaps. The CI machine has 2 cores and 24 GiB, shared with cargo builds; 2 GiB is ample
+/// for TinkerPop 4's datasets (`GREMLIN_SERVER_JAVA_OPTS` replaces it), 1 GiB for the others.
+const JVM_HEAP_4: &[&str] = &["-Xms256m", "-Xmx2g"];
+const JVM_HEAP_3: &[&str] = &["-Xms128m", "-Xmx1g"];
+/// The Java 17+ `--add-opens` list that TinkerPop 4's `gremlin-server.sh` always appends (Kryo,
+/// used to load some datasets, needs it; 3.7.3 runs without it on Java 17).
 const JVM_OPENS: &[&str] = &[
     "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
-    "--add-exports=java.base/sun.security.x509=ALL-UNNAMED",
-    "--add-exports=java.base/sun.security.action=ALL-UNNAMED",
     "--add-opens=java.base/java.io=ALL-UNNAMED",
     "--add-opens=java.base/java.nio=ALL-UNNAMED",
     "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
@@ -72,53 +97,460 @@ const JVM_OPENS: &[&str] = &[
     "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
     "--add-opens=java.base/java.net=ALL-UNNAMED",
 ];
-const MAIN_CLASS: &str = "org.apache.tinkerpop.gremlin.server.GremlinServer";
+/// What 4.0's list has beyond [`JVM_OPENS`].
+const JVM_OPENS_4: &[&str] = &[
+    "--add-exports=java.base/sun.security.x509=ALL-UNNAMED",
+    "--add-exports=java.base/sun.security.action=ALL-UNNAMED",
+];
 /// How long a starting server may take to answer `g.V().count()`.
 const START_TIMEOUT: Duration = Duration::from_secs(180);
 
 const HELP: &str = "usage: cargo xtask server [--dataset NAME] [--port N] [--detach] [--stop]
-       cargo xtask server --tinkerpop 3.7.3|3.8.1 [--auth] | --janusgraph 1.1.0 [--port N] [--detach] [--stop]
-                              (a TinkerPop 3 server over WebSocket: see `cargo xtask server3 --help`)
+       cargo xtask server --tinkerpop 3.7.3|3.8.1 [--dataset modern|integration] [--auth] [--tls]
+                          [--port N] [--detach] [--stop]
+       cargo xtask server --janusgraph 1.1.0 [--auth] [--port N] [--detach] [--stop]
+       cargo xtask server3 ...   (the same, TinkerPop 3.7.3 unless --tinkerpop or --janusgraph)
 
-Runs a real Gremlin Server 4.0.0-beta.3 (TinkerGraph) on 127.0.0.1, resolved with Maven and cached
-under .gremlin-server/. Needs java 17+ and mvn on PATH.
+Runs a real server on 127.0.0.1, resolved with Maven. Needs java 17+ and mvn on PATH.
+By default a Gremlin Server 4.0.0-beta.3 (TinkerGraph, HTTP, GraphBinary 4), cached under
+.gremlin-server/; with --tinkerpop or --janusgraph (or as server3) a TinkerPop 3 server
+(WebSocket channelizer, GraphBinary 1 and GraphSON 3, the modern graph bound to `g`), cached
+under target/gremlin-server3/.
 
-  --dataset NAME  modern (default), classic, crew, grateful, sink, airroutes, zoo;
+  --tinkerpop V   a Gremlin Server V: 3.7.3 (server3's default) or 3.8.1 (other 3.x versions
+                  are tried as given)
+  --janusgraph V  a JanusGraph Server 1.1.0 instead (in-memory backend, modern graph, edge ids
+                  are GraphBinary 1 custom types); default port 8199
+  --dataset NAME  4.0: modern (default), classic, crew, grateful, sink, airroutes, zoo;
                   integration: TinkerPop's integration-server layout (g/ggraph empty, gmodern,
                   gclassic, gcrew, ggrateful, gsink, gzoo, gmultilabel, gimmutable, gtx, plus
                   gnullable, gmodernmultilabel, gmultilabeldefault), as `cargo xtask features` needs;
-                  or tx: an empty TinkerTransactionGraph bound to g, idle tx timeout 5 s
-  --port N        TCP port (default 8182, or GREMLIN_SERVER_PORT)
-  --detach        leave it running in the background (pid and log in .gremlin-server/)
-  --stop          stop the detached server on --port
+                  or tx: an empty TinkerTransactionGraph bound to g, idle tx timeout 5 s.
+                  3.x: modern (default: the modern graph as `g`) or integration: the graphs and
+                  sources of TinkerPop's Gherkin suite (ggraph, gnullable, gclassic, gmodern,
+                  gcrew, ggrateful, gsink; `g` is still the modern graph)
+  --auth          3.x: SimpleAuthenticator, user stephen, password password (SASL PLAIN)
+  --tls           3.x: wss:// with a certificate signed by a test CA made with keytool; clients
+                  trust target/gremlin-server3/tls/ca.pem (printed at start)
+  --port N        TCP port (default: 4.0 8182, or GREMLIN_SERVER_PORT; 8196 for 3.7.3, 8197
+                  for 3.8.1, +2 with --auth: the ports graphbinary-client/tests/ws3.rs uses by
+                  default; JanusGraph 8199)
+  --detach        leave it running in the background (pid and log in its state directory)
+  --stop          stop the server that --detach left on --port
 
-Environment: GREMLIN_SERVER_PORT sets the default port; GREMLIN_SERVER_JAVA_OPTS replaces the heap options (default: -Xms256m -Xmx2g).
-GREMLIN_SERVER_HOME, if set, names an unpacked Gremlin Server 4.0.0-beta.3 distribution whose lib/
-is used instead of resolving with Maven.";
+Environment: GREMLIN_SERVER_PORT sets 4.0's default port; GREMLIN_SERVER_JAVA_OPTS replaces 4.0's
+heap options (default: -Xms256m -Xmx2g). GREMLIN_SERVER_HOME, if set, names an unpacked Gremlin
+Server 4.0.0-beta.3 distribution whose lib/ is used instead of resolving with Maven.";
+
+/// Which server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// Gremlin Server [`TINKERPOP_VERSION`] (HTTP).
+    Tp4,
+    /// Gremlin Server 3.x, of this version (WebSocket).
+    Tp3(String),
+    /// JanusGraph Server, of this version (WebSocket).
+    JanusGraph(String),
+}
+
+/// A server to run: its kind, dataset and options (where it runs is the port given with it).
+#[derive(Debug, Clone)]
+pub struct Server {
+    kind: Kind,
+    dataset: String,
+    /// `--auth` (3.x): SASL PLAIN over the credentials graph.
+    auth: bool,
+    /// `--tls` (TinkerPop 3.x): `wss://` with a certificate signed by [`tls_root`]'s test CA.
+    tls: bool,
+}
+
+/// What answered a probe of a running server.
+enum Answer {
+    /// 4.0's `g.V().count()`.
+    Count(i64),
+    /// The status of 3.x's first response frame to `g.V().count()` (200, or 407 with `--auth`).
+    Status(i32),
+    /// A `--tls` server's port accepted a connection (the probes speak plain protocols).
+    Accepts,
+}
+
+impl std::fmt::Display for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Answer::Count(n) => write!(f, "g.V().count() = {n}"),
+            Answer::Status(s) => write!(f, "status {s} to g.V().count()"),
+            Answer::Accepts => f.write_str("its port accepts connections"),
+        }
+    }
+}
+
+impl Server {
+    /// A Gremlin Server 4.0.0-beta.3 with `dataset` ([`DATASETS`], or [`TX_DATASET`]).
+    pub fn tp4(dataset: &str) -> Server {
+        Server::new(Kind::Tp4, dataset)
+    }
+
+    /// A Gremlin Server `version` (3.x) with `dataset` (`modern` or [`INTEGRATION`]).
+    pub fn tp3(version: &str, dataset: &str) -> Server {
+        Server::new(Kind::Tp3(version.to_string()), dataset)
+    }
+
+    fn new(kind: Kind, dataset: &str) -> Server {
+        Server {
+            kind,
+            dataset: dataset.to_string(),
+            auth: false,
+            tls: false,
+        }
+    }
+
+    /// `Gremlin Server 3.7.3`, `JanusGraph Server 1.1.0`, ... (4.0's without its version, as it
+    /// always was: `Gremlin Server`).
+    fn product(&self) -> String {
+        match &self.kind {
+            Kind::Tp4 => "Gremlin Server".to_string(),
+            Kind::Tp3(v) => format!("Gremlin Server {v}"),
+            Kind::JanusGraph(v) => format!("JanusGraph Server {v}"),
+        }
+    }
+
+    /// The name in messages: the product, with 4.0's dataset or 3.x's options.
+    fn name(&self) -> String {
+        match &self.kind {
+            Kind::Tp4 => format!("Gremlin Server {TINKERPOP_VERSION} ({})", self.dataset),
+            _ => format!(
+                "{}{}{}",
+                self.product(),
+                if self.auth { " (auth)" } else { "" },
+                if self.tls { " (tls)" } else { "" }
+            ),
+        }
+    }
+
+    /// The URL clients use for this server on `port`.
+    pub fn url(&self, port: u16) -> String {
+        match (&self.kind, self.tls) {
+            (Kind::Tp4, _) => url(port),
+            (_, false) => format!("ws://127.0.0.1:{port}/gremlin"),
+            (_, true) => format!("wss://127.0.0.1:{port}/gremlin"),
+        }
+    }
+
+    /// The port when `--port` is not given.
+    fn default_port(&self) -> Result<u16> {
+        Ok(match &self.kind {
+            Kind::Tp4 => default_port()?,
+            Kind::Tp3(v) => default_port3(v, self.auth),
+            Kind::JanusGraph(_) => 8199,
+        })
+    }
+
+    fn state_dir(&self) -> Result<PathBuf> {
+        state_dir(if self.kind == Kind::Tp4 {
+            STATE_4
+        } else {
+            STATE_3
+        })
+    }
+
+    /// Refuses what this kind does not have; warns about an untested version.
+    fn check(&self) -> Result<()> {
+        let dataset = self.dataset.as_str();
+        match &self.kind {
+            Kind::Tp4 => {
+                ensure!(
+                    DATASETS.contains(&dataset) || dataset == TX_DATASET,
+                    "unknown dataset {dataset:?}; known: {}",
+                    DATASETS.join(", ")
+                );
+                ensure!(
+                    !self.auth && !self.tls,
+                    "--auth and --tls are for a TinkerPop 3 server (--tinkerpop V)"
+                );
+            }
+            Kind::Tp3(version) => {
+                ensure!(
+                    dataset == "modern" || dataset == INTEGRATION,
+                    "--dataset needs modern or {INTEGRATION}"
+                );
+                let parts: Vec<&str> = version.split('.').collect();
+                ensure!(
+                    parts.len() == 3
+                        && parts[0] == "3"
+                        && parts.iter().all(|p| p.parse::<u32>().is_ok()),
+                    "--tinkerpop {version:?}: expected a TinkerPop 3 release such as {}",
+                    VERSIONS.join(" or ")
+                );
+                if !VERSIONS.contains(&version.as_str()) {
+                    eprintln!(
+                        "xtask: TinkerPop {version} is untested here (tested: {})",
+                        VERSIONS.join(", ")
+                    );
+                }
+            }
+            Kind::JanusGraph(version) => {
+                ensure!(
+                    dataset == "modern",
+                    "--janusgraph serves the modern graph only (no --dataset {dataset})"
+                );
+                ensure!(
+                    !self.tls,
+                    "--tls is for TinkerPop's Gremlin Server, not --janusgraph"
+                );
+                if version != JANUSGRAPH_VERSION {
+                    eprintln!(
+                        "xtask: JanusGraph {version} is untested here (tested: {JANUSGRAPH_VERSION})"
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Asks the server on `port` what its kind answers to (see [`Answer`]).
+    fn probe(&self, port: u16, timeout: Duration) -> Result<Answer> {
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        Ok(match (&self.kind, self.tls) {
+            (Kind::Tp4, _) => Answer::Count(probe::vertex_count(addr, timeout)?),
+            (_, false) => Answer::Status(ws_probe::status(addr, timeout)?),
+            (_, true) => {
+                TcpStream::connect_timeout(&addr, timeout)?;
+                Answer::Accepts
+            }
+        })
+    }
+
+    /// The directory of the server's jars, resolved on first use.
+    fn lib(&self, state: &Path) -> Result<PathBuf> {
+        let (pom, property, lib, version) = match &self.kind {
+            Kind::Tp4 => return resolve::ensure_jars4(state),
+            Kind::Tp3(v) => (
+                "xtask/gremlin3/pom.xml",
+                "tp.version",
+                format!("lib-{v}"),
+                v,
+            ),
+            Kind::JanusGraph(v) => (
+                "xtask/gremlin3/janusgraph/pom.xml",
+                "jg.version",
+                format!("lib-janusgraph-{v}"),
+                v,
+            ),
+        };
+        resolve::ensure_jars(
+            &project_root().join(pom),
+            &state.join(lib),
+            &self.product(),
+            [format!("-D{property}={version}")],
+        )
+        .with_context(|| format!("is {} a release?", self.product()))
+    }
+
+    /// Resolves the jars, writes the config and starts the JVM (without waiting for it).
+    fn spawn(&self, port: u16, mode: Mode) -> Result<Child> {
+        let state = self.state_dir()?;
+        let lib = self.lib(&state)?;
+        let yaml = config::write(self, &state, &lib, port)?;
+        let mut cmd = Command::new("java");
+        match (&self.kind, std::env::var("GREMLIN_SERVER_JAVA_OPTS")) {
+            (Kind::Tp4, Ok(opts)) => cmd.args(opts.split_whitespace()).args(JVM_OPENS_4),
+            (Kind::Tp4, Err(_)) => cmd.args(JVM_HEAP_4).args(JVM_OPENS_4),
+            _ => cmd.args(JVM_HEAP_3),
+        };
+        let main_class = match self.kind {
+            Kind::JanusGraph(_) => JANUSGRAPH_MAIN_CLASS,
+            _ => MAIN_CLASS,
+        };
+        cmd.args(JVM_OPENS)
+            .arg(format!(
+                "-Dlogback.configurationFile={}",
+                state.join("conf/logback.xml").display()
+            ))
+            .arg("-cp")
+            .arg(format!("{}/*", lib.display()))
+            .arg(main_class)
+            .arg(&yaml)
+            .current_dir(&state)
+            .stdin(Stdio::null());
+        if mode != Mode::Foreground {
+            let log = fs::File::create(log_file(&state, port))?;
+            cmd.stdout(log.try_clone()?).stderr(log);
+        }
+        if mode == Mode::Detached {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        let child = cmd.spawn().context("starting java")?;
+        eprintln!(
+            "xtask: starting {} on 127.0.0.1:{port}, pid {} ...",
+            self.name(),
+            child.id()
+        );
+        Ok(child)
+    }
+
+    /// Waits (up to 180 s) until the spawned server answers its probe, failing early if it
+    /// exits; on failure stops it and returns the tail of its log.
+    fn await_up(&self, child: &mut Child, port: u16, mode: Mode) -> Result<()> {
+        let started = Instant::now();
+        let deadline = started + START_TIMEOUT;
+        let mut last_err = anyhow::anyhow!("none");
+        let answered = loop {
+            if let Some(status) = child.try_wait()? {
+                break Err(anyhow::anyhow!(
+                    "the server exited ({status}) before answering"
+                ));
+            }
+            match self.probe(port, Duration::from_secs(5)) {
+                Ok(_) => break Ok(()),
+                Err(err) => last_err = err,
+            }
+            if Instant::now() >= deadline {
+                break Err(anyhow::anyhow!(
+                    "no answer to g.V().count() on port {port} within {}s (last error: {last_err:#})",
+                    START_TIMEOUT.as_secs()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        let state = self.state_dir()?;
+        let log_path = log_file(&state, port);
+        if let Err(err) = answered {
+            terminate(child);
+            let log = if mode == Mode::Foreground {
+                String::new()
+            } else {
+                let text = fs::read_to_string(&log_path).unwrap_or_default();
+                let tail: Vec<&str> = text.lines().rev().take(40).collect();
+                format!(
+                    "\nlast lines of {}:\n{}",
+                    log_path.display(),
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                )
+            };
+            return Err(err.context(format!("{} did not come up{log}", self.product())));
+        }
+        eprintln!(
+            "xtask: {} answered g.V().count() after {}",
+            self.product(),
+            secs(started.elapsed())
+        );
+        if mode == Mode::Detached {
+            fs::write(pid_file(&state, port), format!("{}\n", child.id()))?;
+            eprintln!("xtask: log: {}", log_path.display());
+        }
+        Ok(())
+    }
+
+    /// Makes sure this server answers on 127.0.0.1:`port`: reuses one that already answers
+    /// (for 4.0's modern and classic datasets, only with their 6 vertices; a 3.x caller checks
+    /// the layout itself), else starts one, logged to `server-<port>.log` in its state
+    /// directory, that the returned guard stops when dropped.
+    pub fn ensure_running(&self, port: u16) -> Result<Guard> {
+        self.check()?;
+        let guard = |child| Guard {
+            child,
+            port,
+            name: self.name(),
+            url: self.url(port),
+        };
+        if let Ok(answer) = self.probe(port, Duration::from_secs(2)) {
+            eprintln!(
+                "xtask: reusing the {} that answers on {} ({answer})",
+                self.product(),
+                self.url(port)
+            );
+            let expected = match self.dataset.as_str() {
+                "modern" | "classic" if self.kind == Kind::Tp4 => Some(6),
+                _ => None,
+            };
+            if let (Answer::Count(count), Some(expected)) = (answer, expected) {
+                ensure!(
+                    count == expected,
+                    "the server on port {port} has {count} vertices, not the {expected} of \
+                     {}; stop it or choose another port",
+                    self.dataset
+                );
+            }
+            return Ok(guard(None));
+        }
+        let mut child = self.spawn(port, Mode::Logged)?;
+        self.await_up(&mut child, port, Mode::Logged)?;
+        Ok(guard(Some(child)))
+    }
+}
+
+/// The port to use for TinkerPop 4 when `--port` is not given: `GREMLIN_SERVER_PORT`, else
+/// [`DEFAULT_PORT`].
+pub fn default_port() -> Result<u16> {
+    match std::env::var("GREMLIN_SERVER_PORT") {
+        Ok(p) => p
+            .parse()
+            .with_context(|| format!("GREMLIN_SERVER_PORT={p:?} is not a port number")),
+        Err(_) => Ok(DEFAULT_PORT),
+    }
+}
+
+/// The default port of a TinkerPop 3 `version`: 8196 (3.7.x) or 8197 (other), plus 2 with auth.
+pub fn default_port3(version: &str, auth: bool) -> u16 {
+    let base = if version.starts_with("3.7.") {
+        8196
+    } else {
+        8197
+    };
+    base + if auth { 2 } else { 0 }
+}
+
+/// The URL clients use for a TinkerPop 4 server on `port`.
+pub fn url(port: u16) -> String {
+    format!("http://127.0.0.1:{port}/gremlin")
+}
+
+/// Makes sure a Gremlin Server 4.0.0-beta.3 with `dataset` answers on 127.0.0.1:`port`
+/// ([`Server::ensure_running`]).
+pub fn ensure_running(dataset: &str, port: u16) -> Result<Guard> {
+    Server::tp4(dataset).ensure_running(port)
+}
 
 /// `cargo xtask server ...`
 pub fn cli(args: &[String]) -> Result<()> {
-    // `--tinkerpop 3.x` / `--janusgraph V`: a TinkerPop 3 server (the same as `server3`).
-    if args
-        .iter()
-        .any(|a| a == "--tinkerpop" || a == "--janusgraph")
-    {
-        return crate::server3::cli(args);
-    }
-    let mut dataset = "modern".to_string();
-    let mut port = default_port()?;
+    run_cli(args, Kind::Tp4)
+}
+
+/// `cargo xtask server3 ...`: `server` whose default is TinkerPop 3.7.3.
+pub fn cli3(args: &[String]) -> Result<()> {
+    run_cli(args, Kind::Tp3(VERSIONS[0].to_string()))
+}
+
+fn run_cli(args: &[String], default: Kind) -> Result<()> {
+    let mut server = Server::new(default, "modern");
+    let (mut tinkerpop, mut janusgraph) = (None, None);
+    let mut port = None;
     let (mut detach, mut stop) = (false, false);
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "--dataset" => dataset = it.next().context("--dataset needs a name")?.clone(),
-            "--port" => {
-                port = it
+            "--tinkerpop" => tinkerpop = Some(it.next().context("--tinkerpop needs a version")?),
+            "--janusgraph" => janusgraph = Some(it.next().context("--janusgraph needs a version")?),
+            "--dataset" => {
+                server.dataset = it
                     .next()
-                    .context("--port needs a number")?
-                    .parse()
-                    .context("--port needs a number 1-65535")?
+                    .with_context(|| match server.kind {
+                        Kind::Tp4 => "--dataset needs a name".to_string(),
+                        _ => format!("--dataset needs modern or {INTEGRATION}"),
+                    })?
+                    .clone()
             }
+            "--port" => {
+                port = Some(
+                    it.next()
+                        .context("--port needs a number")?
+                        .parse()
+                        .context("--port needs a number 1-65535")?,
+                )
+            }
+            "--auth" => server.auth = true,
+            "--tls" => server.tls = true,
             "--detach" => detach = true,
             "--stop" => stop = true,
             "-h" | "--help" => {
@@ -128,16 +560,23 @@ pub fn cli(args: &[String]) -> Result<()> {
             other => bail!("unknown argument {other:?}\n\n{HELP}"),
         }
     }
-    if stop {
-        return stop_detached(port);
+    // --janusgraph wins over --tinkerpop, as it always did.
+    match (janusgraph, tinkerpop) {
+        (Some(v), _) => server.kind = Kind::JanusGraph(v.clone()),
+        (None, Some(v)) => server.kind = Kind::Tp3(v.clone()),
+        (None, None) => {}
     }
-    check_dataset(&dataset)?;
-    let addr = local(port);
-    if let Ok(count) = probe::vertex_count(addr, Duration::from_secs(2)) {
-        println!(
-            "A Gremlin Server already answers on {} (g.V().count() = {count}); reusing it.",
-            url(port)
-        );
+    let port = match port {
+        Some(p) => p,
+        None => server.default_port()?,
+    };
+    if stop {
+        return stop_detached(port, &server.state_dir()?);
+    }
+    server.check()?;
+    let url = server.url(port);
+    if let Ok(answer) = server.probe(port, Duration::from_secs(2)) {
+        println!("A Gremlin Server already answers on {url} ({answer}); reusing it.");
         return Ok(());
     }
     let mode = if detach {
@@ -145,24 +584,32 @@ pub fn cli(args: &[String]) -> Result<()> {
     } else {
         Mode::Foreground
     };
-    let server = start(&dataset, port, mode)?;
-    println!("Gremlin Server ({dataset}) ready at {}", url(port));
+    let mut child = server.spawn(port, mode)?;
+    server.await_up(&mut child, port, mode)?;
+    println!("{} ready at {url}", server.name());
+    if server.tls {
+        println!("Its root certificate (PEM): {}", tls_root()?.display());
+    }
     if detach {
+        let port_arg = if server.kind == Kind::Tp4 && port == DEFAULT_PORT {
+            String::new()
+        } else {
+            format!(" --port {port}")
+        };
         println!(
-            "Detached (pid {}); stop it with `cargo xtask server --stop{}`.",
-            server.id(),
-            port_arg(port)
+            "Detached (pid {}); stop it with `cargo xtask server --stop{port_arg}`.",
+            child.id()
         );
         return Ok(());
     }
-    wait_in_foreground(server)
+    wait_in_foreground(child)
 }
 
 /// Waits for a server started in the foreground until it exits; Ctrl-C stops it. Ctrl-C usually
 /// reaches the server too (same process group) and the JVM shuts down on SIGINT; SIGTERM makes
 /// sure of it (SIGINT may be ignored, e.g. under `nohup` or `&`). We wait for the server to
-/// finish instead of dying first. Shared with `server3`.
-pub(crate) fn wait_in_foreground(mut server: Child) -> Result<()> {
+/// finish instead of dying first.
+fn wait_in_foreground(mut server: Child) -> Result<()> {
     println!("Press Ctrl-C to stop it.");
     let pid = Pid::from_raw(server.id() as i32);
     ctrlc::set_handler(move || {
@@ -175,44 +622,19 @@ pub(crate) fn wait_in_foreground(mut server: Child) -> Result<()> {
     Ok(())
 }
 
-/// The URL clients use for a server on `port`.
-pub fn url(port: u16) -> String {
-    format!("http://127.0.0.1:{port}/gremlin")
-}
-
-fn local(port: u16) -> SocketAddr {
-    SocketAddr::from((Ipv4Addr::LOCALHOST, port))
-}
-
-fn port_arg(port: u16) -> String {
-    if port == DEFAULT_PORT {
-        String::new()
-    } else {
-        format!(" --port {port}")
-    }
-}
-
-fn check_dataset(dataset: &str) -> Result<()> {
-    if !DATASETS.contains(&dataset) && dataset != TX_DATASET {
-        bail!(
-            "unknown dataset {dataset:?}; known: {}",
-            DATASETS.join(", ")
-        );
-    }
-    Ok(())
-}
-
 /// Keeps a server alive; stops it on drop if this process started it.
 #[derive(Debug)]
 pub struct Guard {
     child: Option<Child>,
     port: u16,
+    name: String,
+    url: String,
 }
 
 impl Guard {
-    /// The URL to send requests to.
+    /// The URL to send requests to (`wss://` for a TLS server).
     pub fn url(&self) -> String {
-        url(self.port)
+        self.url.clone()
     }
 
     /// Whether an already running server was reused (and so will be left running).
@@ -236,7 +658,8 @@ impl Drop for Guard {
             let started = Instant::now();
             terminate(child);
             eprintln!(
-                "xtask: Gremlin Server on port {} stopped in {}",
+                "xtask: {} on port {} stopped in {}",
+                self.name,
                 self.port,
                 secs(started.elapsed())
             );
@@ -244,38 +667,65 @@ impl Drop for Guard {
     }
 }
 
-/// Makes sure a Gremlin Server with `dataset` answers on 127.0.0.1:`port`: reuses one that
-/// already answers, else starts one that the returned guard stops when dropped. Server output
-/// goes to `.gremlin-server/server-<port>.log`.
-pub fn ensure_running(dataset: &str, port: u16) -> Result<Guard> {
-    check_dataset(dataset)?;
-    if let Ok(count) = probe::vertex_count(local(port), Duration::from_secs(2)) {
-        eprintln!(
-            "xtask: reusing the Gremlin Server that answers on {} (g.V().count() = {count})",
-            url(port)
+/// Starts TinkerPop 3 servers for tests, each `(tinkerpop, auth, tls, port)`: `tinkerpop` a 3.x
+/// version, or `None` for JanusGraph Server [`JANUSGRAPH_VERSION`]. Jars and configs are
+/// prepared one after the other (Maven and the shared conf directory are not raced), then the
+/// JVMs start together and are awaited in parallel. Fails if something already listens on a
+/// port (a server of unknown kind is never reused for tests); every server started is stopped
+/// on failure.
+pub fn start_for_tests(servers: &[(Option<&str>, bool, bool, u16)]) -> Result<Vec<Guard>> {
+    let mut started = Vec::new();
+    for &(tinkerpop, auth, tls, port) in servers {
+        let kind = match tinkerpop {
+            Some(v) => Kind::Tp3(v.to_owned()),
+            None => Kind::JanusGraph(JANUSGRAPH_VERSION.to_owned()),
+        };
+        let server = Server {
+            auth,
+            tls,
+            ..Server::new(kind, "modern")
+        };
+        server.check()?;
+        ensure!(
+            TcpStream::connect_timeout(
+                &SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+                Duration::from_millis(300)
+            )
+            .is_err(),
+            "port {port} is taken: cannot start {} there",
+            server.product()
         );
-        if let Some(expected) = expected_vertex_count(dataset) {
-            if count != expected {
-                bail!(
-                    "the server on port {port} has {count} vertices, not the {expected} of \
-                     {dataset}; stop it or choose another port"
-                );
-            }
-        }
-        return Ok(Guard { child: None, port });
+        let child = server.spawn(port, Mode::Logged)?;
+        let guard = Guard {
+            child: Some(child),
+            port,
+            name: server.name(),
+            url: server.url(port),
+        };
+        started.push((server, guard));
     }
-    let child = start(dataset, port, Mode::Logged)?;
-    Ok(Guard {
-        child: Some(child),
-        port,
-    })
-}
-
-fn expected_vertex_count(dataset: &str) -> Option<i64> {
-    match dataset {
-        "modern" | "classic" => Some(6),
-        _ => None,
+    let results: Vec<Result<()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = started
+            .iter_mut()
+            .map(|(server, g)| {
+                let child = g.child.as_mut().expect("started above");
+                let port = g.port;
+                scope.spawn(move || server.await_up(child, port, Mode::Logged))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("panicked")))
+            })
+            .collect()
+    });
+    let guards: Vec<Guard> = started.into_iter().map(|(_, g)| g).collect();
+    for r in results {
+        r?;
     }
+    Ok(guards)
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -288,8 +738,9 @@ enum Mode {
     Detached,
 }
 
-fn state_dir() -> Result<PathBuf> {
-    let dir = project_root().join(".gremlin-server");
+/// `dir` (one of [`STATE_4`], [`STATE_3`]) under the repository root, with its `conf/`.
+fn state_dir(dir: &str) -> Result<PathBuf> {
+    let dir = project_root().join(dir);
     fs::create_dir_all(dir.join("conf"))?;
     Ok(dir)
 }
@@ -298,176 +749,13 @@ fn pid_file(state: &Path, port: u16) -> PathBuf {
     state.join(format!("server-{port}.pid"))
 }
 
-/// Resolves, configures and starts the server, and waits until it answers.
-fn start(dataset: &str, port: u16, mode: Mode) -> Result<Child> {
-    let root = project_root();
-    let state = state_dir()?;
-    let lib = match std::env::var_os("GREMLIN_SERVER_HOME") {
-        Some(home) => {
-            resolve::check_tools(false)?;
-            let lib = PathBuf::from(home).join("lib");
-            anyhow::ensure!(
-                lib.is_dir(),
-                "GREMLIN_SERVER_HOME has no lib/ directory: {}",
-                lib.display()
-            );
-            lib
-        }
-        None => resolve::ensure_jars(&root, &state)?,
-    };
-    let yaml = write_config(&root, &state, dataset, port)?;
-
-    let mut cmd = Command::new("java");
-    match std::env::var("GREMLIN_SERVER_JAVA_OPTS") {
-        Ok(opts) => cmd.args(opts.split_whitespace()),
-        Err(_) => cmd.args(JVM_HEAP),
-    };
-    cmd.args(JVM_OPENS)
-        .arg(format!(
-            "-Dlogback.configurationFile={}",
-            state.join("conf/logback.xml").display()
-        ))
-        .arg("-cp")
-        .arg(format!("{}/*", lib.display()))
-        .arg(MAIN_CLASS)
-        .arg(&yaml)
-        .current_dir(&state)
-        .stdin(Stdio::null());
-    let log_path = state.join(format!("server-{port}.log"));
-    if mode != Mode::Foreground {
-        let log = fs::File::create(&log_path)?;
-        cmd.stdout(log.try_clone()?).stderr(log);
-    }
-    if mode == Mode::Detached {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    let started = Instant::now();
-    let mut child = cmd.spawn().context("starting java")?;
-    eprintln!(
-        "xtask: starting Gremlin Server {} ({dataset}) on 127.0.0.1:{port}, pid {} ...",
-        resolve::TINKERPOP_VERSION,
-        child.id()
-    );
-    if let Err(err) = wait_until_answering(&mut child, port) {
-        terminate(&mut child);
-        let log = if mode == Mode::Foreground {
-            String::new()
-        } else {
-            let text = fs::read_to_string(&log_path).unwrap_or_default();
-            let tail: Vec<&str> = text.lines().rev().take(40).collect();
-            format!(
-                "\nlast lines of {}:\n{}",
-                log_path.display(),
-                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-            )
-        };
-        return Err(err.context(format!("Gremlin Server did not come up{log}")));
-    }
-    eprintln!(
-        "xtask: Gremlin Server answered g.V().count() after {}",
-        secs(started.elapsed())
-    );
-    if mode == Mode::Detached {
-        fs::write(pid_file(&state, port), format!("{}\n", child.id()))?;
-        eprintln!("xtask: log: {}", log_path.display());
-    }
-    Ok(child)
-}
-
-fn write_config(root: &Path, state: &Path, dataset: &str, port: u16) -> Result<PathBuf> {
-    let templates = root.join("xtask/gremlin");
-    let conf = state.join("conf");
-    let (template, files): (&str, &[&str]) = if dataset == INTEGRATION {
-        copy_suite_data(state)?;
-        (
-            "gremlin-server-integration.yaml.in",
-            &[
-                "logback.xml",
-                "tinkergraph-service.properties",
-                "tinkergraph-multilabel.properties",
-                "tinkergraph-nullable.properties",
-                "tinkertransactiongraph-service.properties",
-            ],
-        )
-    } else if dataset == TX_DATASET {
-        (
-            "gremlin-server-tx.yaml.in",
-            &["logback.xml", "tinkertransactiongraph.properties"],
-        )
-    } else {
-        (
-            "gremlin-server.yaml.in",
-            &["logback.xml", "tinkergraph-empty.properties"],
-        )
-    };
-    for file in files {
-        fs::copy(templates.join(file), conf.join(file))
-            .with_context(|| format!("copying {file} into {}", conf.display()))?;
-    }
-    let template = fs::read_to_string(templates.join(template))?;
-    let yaml = template
-        .replace("@HOST@", "127.0.0.1")
-        .replace("@PORT@", &port.to_string())
-        .replace("@DATASET@", dataset)
-        .replace("@CONF_DIR@", &conf.display().to_string());
-    let path = conf.join(format!("gremlin-server-{dataset}-{port}.yaml"));
-    fs::write(&path, yaml)?;
-    Ok(path)
-}
-
-/// The files Read.feature's `g.io("data/tinkerpop-modern.*").read()` open, relative to the
-/// server's working directory (the state directory): copied from the shared folder's
-/// `tinkerpop-data/` on every start, never kept in the repository.
-fn copy_suite_data(state: &Path) -> Result<()> {
-    let from = crate::util::shared_dir().join("tinkerpop-data");
-    let to = state.join("data");
-    fs::create_dir_all(&to)?;
-    for ext in ["kryo", "json", "xml"] {
-        let name = format!("tinkerpop-modern.{ext}");
-        fs::copy(from.join(&name), to.join(&name)).with_context(|| {
-            format!(
-                "copying {name} from {} (the data files of TinkerPop's test suite)",
-                from.display()
-            )
-        })?;
-    }
-    Ok(())
-}
-
-fn wait_until_answering(child: &mut Child, port: u16) -> Result<()> {
-    wait_until_probe_answers(child, port, probe::vertex_count)
-}
-
-/// Waits (up to 180 s) until `probe` (a `g.V().count()` over the server's own protocol)
-/// answers on 127.0.0.1:`port`, failing early if `child` exits. Shared with `server3`.
-pub(crate) fn wait_until_probe_answers<T>(
-    child: &mut Child,
-    port: u16,
-    probe: impl Fn(SocketAddr, Duration) -> Result<T>,
-) -> Result<()> {
-    let deadline = Instant::now() + START_TIMEOUT;
-    let mut last_err = None;
-    while Instant::now() < deadline {
-        if let Some(status) = child.try_wait()? {
-            bail!("the server exited ({status}) before answering");
-        }
-        match probe(local(port), Duration::from_secs(5)) {
-            Ok(_) => return Ok(()),
-            Err(err) => last_err = Some(err),
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    bail!(
-        "no answer to g.V().count() on port {port} within {}s (last error: {:#})",
-        START_TIMEOUT.as_secs(),
-        last_err.unwrap_or_else(|| anyhow::anyhow!("none"))
-    )
+fn log_file(state: &Path, port: u16) -> PathBuf {
+    state.join(format!("server-{port}.log"))
 }
 
 /// SIGTERM (the JVM runs its shutdown hooks and Gremlin Server closes cleanly), then SIGKILL
-/// after 20 s. Shared with `server3`.
-pub(crate) fn terminate(child: &mut Child) {
+/// after 20 s.
+fn terminate(child: &mut Child) {
     if matches!(child.try_wait(), Ok(Some(_))) {
         return;
     }
@@ -483,13 +771,21 @@ pub(crate) fn terminate(child: &mut Child) {
     let _ = child.wait();
 }
 
-/// `--stop`: stops the server that `--detach` recorded for `port`.
-fn stop_detached(port: u16) -> Result<()> {
-    let state = state_dir()?;
-    let pid_path = pid_file(&state, port);
-    let Ok(text) = fs::read_to_string(&pid_path) else {
-        let also = if probe::vertex_count(local(port), Duration::from_secs(2)).is_ok() {
-            " (a server does answer on that port, but xtask did not detach it)"
+/// `--stop`: stops the server that `--detach` recorded for `port`, in `state` (the state
+/// directory of the kind the command line names) or else in the other one.
+fn stop_detached(port: u16, state: &Path) -> Result<()> {
+    let other = state_dir(if state.ends_with(STATE_4) {
+        STATE_3
+    } else {
+        STATE_4
+    })?;
+    let Some((pid_path, text)) = [state, &other].into_iter().find_map(|dir| {
+        let path = pid_file(dir, port);
+        fs::read_to_string(&path).ok().map(|text| (path, text))
+    }) else {
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let also = if TcpStream::connect_timeout(&addr, Duration::from_secs(2)).is_ok() {
+            " (something does listen on that port, but xtask did not detach it)"
         } else {
             ""
         };
@@ -500,7 +796,8 @@ fn stop_detached(port: u16) -> Result<()> {
         .parse()
         .with_context(|| format!("bad pid in {}", pid_path.display()))?;
     let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    if !String::from_utf8_lossy(&cmdline).contains(MAIN_CLASS) {
+    let cmdline = String::from_utf8_lossy(&cmdline);
+    if !cmdline.contains(MAIN_CLASS) && !cmdline.contains(JANUSGRAPH_MAIN_CLASS) {
         fs::remove_file(&pid_path)?;
         println!("The detached Gremlin Server (pid {pid}) is no longer running.");
         return Ok(());

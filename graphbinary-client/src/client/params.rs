@@ -78,16 +78,24 @@ mod tests {
         assert_eq!(t(Value::Double(-0.0)), "-0.0D");
         assert_eq!(t(Value::Float(1.5)), "1.5F");
         assert_eq!(
-            t(Value::DateTime(DateTime::from_epoch_millis(1).with_kind(DateTimeKind::Date))),
+            t(Value::DateTime(
+                DateTime::from_epoch_millis(1).with_kind(DateTimeKind::Date)
+            )),
             r#"datetime("1970-01-01T00:00:00.001Z")"#
         );
         assert_eq!(
-            t(Value::Duration(Duration { seconds: 1, nanos: 2 })),
+            t(Value::Duration(Duration {
+                seconds: 1,
+                nanos: 2
+            })),
             "Duration(1,2)"
         );
         assert_eq!(t(Value::Binary(b"foo".to_vec())), r#"Binary("Zm9v")"#);
         assert_eq!(
-            t(Value::Map(vec![(Value::Int(1), Value::Set(vec![Value::Char('c')]))])),
+            t(Value::Map(vec![(
+                Value::Int(1),
+                Value::Set(vec![Value::Char('c')])
+            )])),
             r#"[(1):{"c"c}]"#
         );
         assert_eq!(t(Value::Null(0x01)), "null");

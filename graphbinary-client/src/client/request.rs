@@ -8,9 +8,9 @@ use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 use super::body::BodyReader;
 use super::interceptor::HttpRequest;
 use super::params::{self, is_valid_param_name, Param};
-use crate::model::Value;
 use super::transaction::{TxContext, TRANSACTION_ID_HEADER};
 use super::{Client, Error, ResultStream, ServerError, GRAPHBINARY_MIME};
+use crate::model::Value;
 
 /// Largest error body (JSON or text) read from a non-GraphBinary error response.
 const MAX_ERROR_BODY: usize = 1 << 20;

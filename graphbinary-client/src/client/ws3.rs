@@ -11,7 +11,6 @@ use super::error::{Error, ServerError, TransportKind};
 use crate::model::Value;
 use crate::ws::{Client3, Error3, Options3};
 
-
 /// The TinkerPop 3 pool of a client, opened on first use.
 #[derive(Debug)]
 pub(super) struct Ws3 {

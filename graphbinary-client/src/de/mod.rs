@@ -98,10 +98,10 @@ use serde::Deserialize;
 
 pub use error::Error;
 #[cfg(feature = "http")]
+pub use stream::Typed;
+#[cfg(feature = "http")]
 pub use to_value::to_literal;
 pub use to_value::{to_value, LiteralError};
-#[cfg(feature = "http")]
-pub use stream::Typed;
 
 use crate::model::{
     codes, decode_marker_value, fq_opt_list_header, fq_typed_header, read_fq_str, read_header,

@@ -400,12 +400,18 @@ mod tests {
             to_value(&u64::MAX).unwrap(),
             Value::BigInteger(BigInteger::from(num_bigint::BigInt::from(u64::MAX)))
         );
-        assert_eq!(to_value(&(1i64, "x")).unwrap(), Value::List(vec![Value::Long(1), "x".into()]));
+        assert_eq!(
+            to_value(&(1i64, "x")).unwrap(),
+            Value::List(vec![Value::Long(1), "x".into()])
+        );
         assert_eq!(to_value(&f64::NAN).unwrap(), Value::Double(f64::NAN));
         assert_eq!(to_value(&-0.0f32).unwrap(), Value::Float(-0.0));
         let mut m = std::collections::BTreeMap::new();
         m.insert(1i32, true);
-        assert_eq!(to_value(&m).unwrap(), Value::Map(vec![(Value::Int(1), Value::Boolean(true))]));
+        assert_eq!(
+            to_value(&m).unwrap(),
+            Value::Map(vec![(Value::Int(1), Value::Boolean(true))])
+        );
         assert_eq!(to_value(&None::<i32>).unwrap(), Value::Null(0xfe));
         #[derive(serde::Serialize)]
         enum E {

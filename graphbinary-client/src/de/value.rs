@@ -56,8 +56,20 @@ macro_rules! serialize_via_shape {
     )*};
 }
 serialize_via_shape!(
-    Value, Vertex, VertexProperty, Property, Edge, Path, Graph, Tree, DateTime, Duration,
-    BigInteger, BigDecimal, CompositePdt, PrimitivePdt
+    Value,
+    Vertex,
+    VertexProperty,
+    Property,
+    Edge,
+    Path,
+    Graph,
+    Tree,
+    DateTime,
+    Duration,
+    BigInteger,
+    BigDecimal,
+    CompositePdt,
+    PrimitivePdt
 );
 use crate::model::{
     BigDecimal, BigInteger, CompositePdt, DateTime, Direction, Duration, Edge, Graph, Labels,

@@ -16,9 +16,7 @@ use super::generated::Token;
 use super::generated::{
     Barrier, Cardinality, Column, Direction, GType, Operator, Order, Pick, Pop, Scope, DT, T,
 };
-use crate::model::{
-    BigDecimal, BigInteger, CompositePdt, DateTime, Duration, PrimitivePdt, Value,
-};
+use crate::model::{BigDecimal, BigInteger, CompositePdt, DateTime, Duration, PrimitivePdt, Value};
 
 /// A gremlin-lang literal: a value written into the script as text.
 ///
@@ -521,7 +519,13 @@ fn groovy_items(out: &mut String, items: &[Lit], depth: usize) -> Result<(), Str
     Ok(())
 }
 
-fn groovy_float<F: std::fmt::Debug>(out: &mut String, as_f64: f64, v: F, class: &str, suffix: char) {
+fn groovy_float<F: std::fmt::Debug>(
+    out: &mut String,
+    as_f64: f64,
+    v: F,
+    class: &str,
+    suffix: char,
+) {
     if as_f64.is_nan() {
         let _ = write!(out, "{class}.NaN");
     } else if as_f64.is_infinite() {
@@ -811,7 +815,18 @@ fn v1_token(type_name: &str, name: &str) -> Option<Token> {
             }
         };
     }
-    find!(Order, Scope, Column, Cardinality, Pop, Operator, Pick, Barrier, DT, GType)
+    find!(
+        Order,
+        Scope,
+        Column,
+        Cardinality,
+        Pop,
+        Operator,
+        Pick,
+        Barrier,
+        DT,
+        GType
+    )
 }
 
 impl TryFrom<&Lit> for Value {
@@ -823,7 +838,12 @@ impl TryFrom<&Lit> for Value {
     /// PDTs (`Order.desc` is a `g:Order` `"desc"`, written as GraphBinary 1's Order). A
     /// `Cardinality.single(..)` value or a token GraphBinary 1 has no type for is an error.
     fn try_from(l: &Lit) -> Result<Value, String> {
-        let items = |items: &[Lit]| items.iter().map(Value::try_from).collect::<Result<Vec<_>, _>>();
+        let items = |items: &[Lit]| {
+            items
+                .iter()
+                .map(Value::try_from)
+                .collect::<Result<Vec<_>, _>>()
+        };
         Ok(match l {
             Lit::Null => Value::Null(crate::model::codes::UNSPECIFIED_NULL),
             Lit::Bool(b) => Value::Boolean(*b),
@@ -890,7 +910,9 @@ impl TryFrom<&Lit> for Value {
                 }))
             }
             Lit::CardinalityValue(c, _) => {
-                return Err(format!("{c}(..) is gremlin-lang syntax, not a value to bind"))
+                return Err(format!(
+                    "{c}(..) is gremlin-lang syntax, not a value to bind"
+                ))
             }
             Lit::PrimitivePdt(p) => Value::PrimitivePdt(p.clone()),
             Lit::CompositePdt(p) => Value::CompositePdt(p.clone()),

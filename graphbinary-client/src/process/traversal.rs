@@ -409,9 +409,8 @@ impl GraphTraversal {
         for (name, value) in &lang.parameters {
             if client.is_tinkerpop3() {
                 // A GraphBinary 1 binding of the literal's own type.
-                let v = crate::model::Value::try_from(value).map_err(|e| {
-                    Error::from(BuildError(format!("parameter {name:?}: {e}")))
-                })?;
+                let v = crate::model::Value::try_from(value)
+                    .map_err(|e| Error::from(BuildError(format!("parameter {name:?}: {e}"))))?;
                 req = req.param(name.clone(), v);
             } else {
                 let mut text = String::new();

@@ -1,8 +1,7 @@
-"""The measurement harness the Python peers share (`peer.py`, gremlinpython 4, and
-`tp3/python/peer3.py`, gremlinpython 3.7): the command line, the latency and throughput loops
-with their timing and CPU time, and the one JSON line, as xtask/peers/README.md describes them.
-Each peer keeps only what its driver version needs: how to make the client. Pure standard
-library, so that it runs under either peer's venv."""
+"""The measurement harness of the Python peer (`peer.py`, under gremlinpython 4 or 3.7): the
+command line, the latency and throughput loops with their timing and CPU time, and the one JSON
+line, as xtask/peers/README.md describes them. `peer.py` keeps only what a driver version needs:
+how to make the client. Pure standard library, so that it runs under either peer's venv."""
 
 import argparse
 import json

@@ -1,8 +1,11 @@
-"""Python peer for `cargo xtask bench`: gremlinpython 4.0.0b3 (GraphBinary 4 over HTTP,
-bulkResults off) submits a gremlin-lang script, drains every result and prints one JSON
-measurement line. Command line and output: see xtask/peers/README.md; the harness (arguments,
-timing, JSON) is `harness.py`, shared with the TinkerPop 3 peer."""
+"""Python peer for `cargo xtask bench`: gremlinpython submits a script, drains every result and
+prints one JSON measurement line. One file for both driver generations, chosen by the
+gremlinpython of the venv it runs in: 4.0.0b3 (peer `python`, a gremlin-lang script, GraphBinary
+4 over HTTP, bulkResults off) or 3.7.3 (peer `python3`, a gremlin-groovy script, GraphBinary 1
+over WebSocket, no --compression). Command line and output: see xtask/peers/README.md; the
+harness (arguments, timing, JSON) is `harness.py`."""
 
+import importlib.metadata
 import sys
 
 from gremlin_python.driver.client import Client
@@ -10,9 +13,17 @@ from gremlin_python.driver.client import Client
 from harness import run
 
 
-def make_client(a, pool):
+def make_client4(a, pool):
     return Client(a.url, "g", max_connections=pool, bulk_results=False, compression=a.compression)
 
 
+def make_client3(a, pool):
+    from gremlin_python.driver.serializer import GraphBinarySerializersV1
+
+    return Client(a.url, "g", pool_size=pool, message_serializer=GraphBinarySerializersV1())
+
+
 if __name__ == "__main__":
-    sys.exit(run("python", __doc__, "http://127.0.0.1:8182/gremlin", ["none", "deflate"], make_client))
+    if importlib.metadata.version("gremlinpython").startswith("3."):
+        sys.exit(run("python3", __doc__, "ws://127.0.0.1:8186/gremlin", ["none"], make_client3))
+    sys.exit(run("python", __doc__, "http://127.0.0.1:8182/gremlin", ["none", "deflate"], make_client4))

@@ -89,8 +89,9 @@ fn setup(rep: &mut Report) -> Result<(String, Vec<String>)> {
 /// Measures every contender against a 3.7.3 server on `port` and adds the section to `rep`.
 pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()> {
     let (peers, built) = setup(rep)?;
-    let guard = crate::server3::ensure_running(VERSION, false, port)?;
-    let url = crate::server3::url(port);
+    let server = crate::server::Server::tp3(VERSION, "modern");
+    let guard = server.ensure_running(port)?;
+    let url = server.url(port);
     let available = |c: &str| !PEERS.contains(&c) || built.iter().any(|b| b == c);
     let reps = if quick { 1 } else { 3 };
     let base = |q: &str, mode: &str| -> Vec<String> {

@@ -1,5 +1,5 @@
-//! Comparing a result [`Value`] with an expected [`Typed`] value, and rendering a [`Typed`]
-//! value as a gremlin-lang literal (for parameters and side effects).
+//! Comparing a result [`Value`] with an expected [`Typed`] value (rendering one as a literal
+//! is [`super::literal`]).
 //!
 //! Semantics, as TinkerPop's reference runner checks them with Java equality: numbers match by
 //! type and value (`d[1].i` is an Int 1, not a Long 1; a bare JSON number inside `m[...]`
@@ -8,50 +8,11 @@
 
 use std::collections::HashMap;
 
-use anyhow::{bail, Result};
-/// gremlin-lang literals of the feature files' strings, single-quoted as the suite writes them
-/// (`'it\'s'`).
-pub(crate) trait GremlinLiteral {
-    fn write_literal(&self, out: &mut String);
-}
-
-impl GremlinLiteral for str {
-    fn write_literal(&self, out: &mut String) {
-        use std::fmt::Write as _;
-        out.push('\'');
-        for c in self.chars() {
-            match c {
-                '\'' => out.push_str("\\'"),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                '\u{8}' => out.push_str("\\b"),
-                '\u{c}' => out.push_str("\\f"),
-                c if c.is_control() => {
-                    let mut units = [0u16; 2];
-                    for u in c.encode_utf16(&mut units) {
-                        let _ = write!(out, "\\u{u:04x}");
-                    }
-                }
-                c => out.push(c),
-            }
-        }
-        out.push('\'');
-    }
-}
-
-impl GremlinLiteral for String {
-    fn write_literal(&self, out: &mut String) {
-        self.as_str().write_literal(out)
-    }
-}
-
 use graphbinary_client::model::{Direction, Edge, Merge, Vertex, VertexProperty, T};
 use graphbinary_client::Value;
 use num_bigint::BigInt;
 
-use super::notation::{base64_encode, days_from_civil, iso_instant_nanos, Typed};
+use super::notation::{days_from_civil, iso_instant_nanos, Typed};
 
 /// The elements of one graph, by the names the notation uses.
 #[derive(Default, Debug)]
@@ -434,131 +395,6 @@ fn number_matches(actual: &Value, text: &str, kind: char) -> bool {
     }
 }
 
-/// `expected` as a gremlin-lang literal, elements written as their ids (as gremlin-go does).
-pub fn literal(expected: &Typed, lk: &Lookup) -> Result<String> {
-    let mut out = String::new();
-    write_literal(expected, lk, &mut out)?;
-    Ok(out)
-}
-
-fn write_literal(t: &Typed, lk: &Lookup, out: &mut String) -> Result<()> {
-    match t {
-        Typed::Null => out.push_str("null"),
-        Typed::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Typed::Str(s) => s.write_literal(out),
-        Typed::Num { text, kind } => {
-            out.push_str(text);
-            out.push(*kind);
-        }
-        Typed::Loose(x) => {
-            if x.fract() == 0.0 && x.abs() < 2147483648.0 {
-                out.push_str(&format!("{}", *x as i64));
-            } else {
-                out.push_str(&format!("{x:?}d"));
-            }
-        }
-        Typed::NaN => out.push_str("NaN"),
-        Typed::Inf(true) => out.push_str("Infinity"),
-        Typed::Inf(false) => out.push_str("-Infinity"),
-        Typed::List(items) => {
-            out.push('[');
-            write_items(items, lk, out)?;
-            out.push(']');
-        }
-        Typed::Set(items) => {
-            out.push('{');
-            write_items(items, lk, out)?;
-            out.push('}');
-        }
-        Typed::Map(entries) => {
-            if entries.is_empty() {
-                out.push_str("[:]");
-                return Ok(());
-            }
-            out.push('[');
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push('(');
-                write_literal(k, lk, out)?;
-                out.push_str("):");
-                write_literal(v, lk, out)?;
-            }
-            out.push(']');
-        }
-        Typed::Vertex(name) | Typed::VertexId(name) => id_literal(&lk.vertex_id(name), out)?,
-        Typed::Edge(name) | Typed::EdgeId(name) => id_literal(&lk.edge_id(name), out)?,
-        Typed::VertexSid(name) => id_string(&lk.vertex_id(name)).write_literal(out),
-        Typed::EdgeSid(name) => id_string(&lk.edge_id(name)).write_literal(out),
-        Typed::T(name) => {
-            out.push_str("T.");
-            out.push_str(name);
-        }
-        Typed::Direction(d) => {
-            out.push_str("Direction.");
-            out.push_str(d);
-        }
-        Typed::Merge(m) => {
-            out.push_str("Merge.");
-            out.push_str(m);
-        }
-        Typed::DateTime(s) => {
-            out.push_str("datetime(");
-            s.write_literal(out);
-            out.push(')');
-        }
-        Typed::Uuid(u) => {
-            out.push_str("UUID(");
-            u.write_literal(out);
-            out.push(')');
-        }
-        Typed::Duration {
-            seconds,
-            nanos,
-            positive,
-        } => out.push_str(&if *positive {
-            format!("Duration({seconds},{nanos})")
-        } else {
-            format!("Duration({seconds},{nanos},false)")
-        }),
-        Typed::Char(c) => {
-            c.to_string().write_literal(out);
-            out.push('c');
-        }
-        Typed::Binary(b) => {
-            out.push_str("Binary(");
-            base64_encode(b).write_literal(out);
-            out.push(')');
-        }
-        Typed::Path(_) | Typed::VertexProp { .. } | Typed::Prop { .. } => {
-            bail!("{t:?} has no gremlin-lang literal")
-        }
-    }
-    Ok(())
-}
-
-fn write_items(items: &[Typed], lk: &Lookup, out: &mut String) -> Result<()> {
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        write_literal(item, lk, out)?;
-    }
-    Ok(())
-}
-
-fn id_literal(id: &Value, out: &mut String) -> Result<()> {
-    match id {
-        Value::Int(i) => out.push_str(&format!("{i}i")),
-        Value::Long(i) => out.push_str(&format!("{i}l")),
-        Value::String(s) => s.write_literal(out),
-        Value::Uuid(u) => out.push_str(&format!("UUID('{u}')")),
-        other => bail!("element id {other} has no gremlin-lang literal"),
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -604,21 +440,5 @@ mod tests {
         assert!(m(&map, r#"m[{"a":[1,3],"b":2}]"#));
         assert!(!m(&map, r#"m[{"a":[3,1],"b":2}]"#));
         assert!(!m(&map, r#"m[{"a":[1,3]}]"#));
-    }
-
-    #[test]
-    fn literals_keep_types() {
-        let lk = Lookup::default();
-        let lit = |s: &str| literal(&parse(s).unwrap(), &lk).unwrap();
-        assert_eq!(lit("d[1].i"), "1i");
-        assert_eq!(lit("d[0.5].d"), "0.5d");
-        assert_eq!(lit("l[a,d[2].l]"), "['a',2l]");
-        assert_eq!(lit(r#"m[{"t[label]":"person"}]"#), "[(T.label):'person']");
-        assert_eq!(lit("s[]"), "{}");
-        assert_eq!(
-            lit("dt[2023-08-08T00:00:00Z]"),
-            "datetime('2023-08-08T00:00:00Z')"
-        );
-        assert_eq!(lit("v[nobody]"), "'nobody'");
     }
 }

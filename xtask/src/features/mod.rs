@@ -24,6 +24,7 @@
 mod compare;
 mod gocompare;
 pub mod gremlin_lang;
+mod literal;
 mod notation;
 mod skips;
 mod tp3;
@@ -40,9 +41,10 @@ use graphbinary_client::client::Error as ClientError;
 use graphbinary_client::ws::Client3;
 use graphbinary_client::{Client, Value};
 
-use crate::server;
+use crate::server::{self, Server};
 use crate::util::{project_root, secs, shared_dir};
 use compare::{matches, Lookup};
+use literal::{literal, Lang};
 use notation::Typed;
 
 /// The port of the integration server this command starts when none answers at `--url`.
@@ -310,17 +312,14 @@ fn run(opts: &Options) -> Result<Totals> {
 
     // A local URL gets a server started on its port when none answers there (and a reused one
     // is left running); any other URL is taken as it is.
-    let url = opts.url.clone().unwrap_or_else(|| match tp3 {
-        Some(_) => crate::server3::url(tp3::DEFAULT_PORT),
-        None => server::url(DEFAULT_PORT),
-    });
-    let (guard, guard3) = match (local_port(&url), tp3) {
-        (Some(port), Some(v)) => (None, Some(crate::server3::ensure_running(v, true, port)?)),
-        (Some(port), None) => (
-            Some(server::ensure_running(server::INTEGRATION, port)?),
-            None,
-        ),
-        (None, _) => (None, None),
+    let (server, port) = match tp3 {
+        Some(v) => (Server::tp3(v, server::INTEGRATION), tp3::DEFAULT_PORT),
+        None => (Server::tp4(server::INTEGRATION), DEFAULT_PORT),
+    };
+    let url = opts.url.clone().unwrap_or_else(|| server.url(port));
+    let guard = match local_port(&url) {
+        Some(port) => Some(server.ensure_running(port)?),
+        None => None,
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -445,7 +444,6 @@ fn run(opts: &Options) -> Result<Totals> {
     eprintln!("xtask: features took {}", secs(started.elapsed()));
     // Stops a server we started before the closing line, so that the line is the last.
     drop(guard);
-    drop(guard3);
     println!(
         "features: {} passed, {} failed, {} skipped",
         all.passed, all.failed, all.skipped
@@ -837,7 +835,7 @@ impl Runner {
             } else {
                 Param {
                     name: k.clone(),
-                    text: compare::literal(v, &st.lookup)?,
+                    text: literal(v, &st.lookup, Lang::GremlinLang)?,
                     binding: None,
                 }
             });
@@ -859,12 +857,9 @@ impl Runner {
         }
         for (k, v) in &st.side_effects {
             let mut key = String::new();
-            compare::GremlinLiteral::write_literal(k.as_str(), &mut key);
-            let value = if tp3 {
-                tp3::groovy(v, &st.lookup)?
-            } else {
-                compare::literal(v, &st.lookup)?
-            };
+            literal::GremlinLiteral::write_literal(k.as_str(), &mut key);
+            let lang = if tp3 { Lang::Groovy } else { Lang::GremlinLang };
+            let value = literal(v, &st.lookup, lang)?;
             let _ = write!(prefix, ".withSideEffect({key},{value})");
         }
         let full = if prefix.is_empty() {
@@ -937,7 +932,7 @@ impl Runner {
         for (k, v) in &st.params {
             params.push((
                 k.clone(),
-                via_api::literal(&compare::literal(v, &st.lookup)?)?,
+                via_api::literal(&literal(v, &st.lookup, Lang::GremlinLang)?)?,
             ));
         }
         let base = GraphTraversalSource::new(client.clone())
@@ -949,7 +944,7 @@ impl Runner {
             g = g.source_step("withStrategies", Strategy::new("VertexProgramStrategy"));
         }
         for (k, v) in &st.side_effects {
-            let value = via_api::literal(&compare::literal(v, &st.lookup)?)?;
+            let value = via_api::literal(&literal(v, &st.lookup, Lang::GremlinLang)?)?;
             g = g.source_step("withSideEffect", (k.as_str(), value));
         }
         let interp = via_api::Interp { params: &params };

@@ -23,16 +23,16 @@ use graphbinary_client::ws::{Client3, Error3, Eval};
 use graphbinary_client::Value;
 
 use super::compare::{self, Lookup};
+use super::literal::{literal, Lang};
 use super::notation::{self, Typed};
 use super::{Answer, Param, CLIENT_ERROR};
+use crate::server::resolve::DEPENDENCY_PLUGIN;
 use crate::util::{project_root, run as run_cmd};
 
 /// The port of the TinkerPop 3 integration server this command starts when none answers.
 pub const DEFAULT_PORT: u16 = 8186;
 /// The skip list of the TinkerPop 3 suite.
 pub const SKIP_FILE: &str = "xtask/features-skip-tp3.toml";
-/// maven-dependency-plugin, as `server::resolve` pins it.
-const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.9.0";
 
 /// The feature files of gremlin-test `version`, fetched and unpacked at first use.
 pub fn features_dir(version: &str) -> Result<PathBuf> {
@@ -130,7 +130,7 @@ pub fn predicate_param(rest: &str, lk: &Lookup) -> Result<(String, String)> {
     let arg = notation::parse(super::unquote(arg))?;
     Ok((
         name.trim().to_string(),
-        format!("{func}({})", groovy(&arg, lk)?),
+        format!("{func}({})", literal(&arg, lk, Lang::Groovy)?),
     ))
 }
 
@@ -139,7 +139,7 @@ pub fn predicate_param(rest: &str, lk: &Lookup) -> Result<(String, String)> {
 pub fn param(name: &str, t: &Typed, lk: &Lookup) -> Result<Param> {
     Ok(Param {
         name: name.to_string(),
-        text: groovy(t, lk)?,
+        text: literal(t, lk, Lang::Groovy)?,
         binding: binding(t, lk),
     })
 }
@@ -192,164 +192,6 @@ fn binding(t: &Typed, lk: &Lookup) -> Option<Value> {
         Typed::Uuid(u) => Value::Uuid(u.parse().ok()?),
         _ => return None,
     })
-}
-
-/// `t` as a Groovy expression (in a script whose `g` is the graph's traversal source).
-pub fn groovy(t: &Typed, lk: &Lookup) -> Result<String> {
-    let mut out = String::new();
-    write_groovy(t, lk, &mut out)?;
-    Ok(out)
-}
-
-fn groovy_string(s: &str, out: &mut String) {
-    out.push('\'');
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("\\'"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-}
-
-fn groovy_id(id: &Value, out: &mut String) -> Result<()> {
-    match id {
-        Value::Int(i) => {
-            let _ = write!(out, "{i}i");
-        }
-        Value::Long(i) => {
-            let _ = write!(out, "{i}L");
-        }
-        Value::String(s) => groovy_string(s, out),
-        Value::Uuid(u) => {
-            let _ = write!(out, "UUID.fromString('{u}')");
-        }
-        other => bail!("element id {other} has no Groovy literal"),
-    }
-    Ok(())
-}
-
-fn write_items(items: &[Typed], lk: &Lookup, out: &mut String) -> Result<()> {
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        write_groovy(item, lk, out)?;
-    }
-    Ok(())
-}
-
-fn write_groovy(t: &Typed, lk: &Lookup, out: &mut String) -> Result<()> {
-    match t {
-        Typed::Null => out.push_str("null"),
-        Typed::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Typed::Str(s) => groovy_string(s, out),
-        Typed::Num { text, kind } => {
-            let _ = match kind {
-                'b' => write!(out, "((byte) {text})"),
-                's' => write!(out, "((short) {text})"),
-                'i' => write!(out, "{text}i"),
-                'l' => write!(out, "{text}L"),
-                'f' => write!(out, "{text}f"),
-                'd' => write!(out, "{text}d"),
-                'm' => write!(out, "new BigDecimal('{text}')"),
-                'n' => write!(out, "new BigInteger('{text}')"),
-                other => bail!("unknown number kind {other:?}"),
-            };
-        }
-        Typed::Loose(x) => {
-            if x.fract() == 0.0 && x.abs() < 2147483648.0 {
-                let _ = write!(out, "{}i", *x as i64);
-            } else {
-                let _ = write!(out, "{x:?}d");
-            }
-        }
-        Typed::NaN => out.push_str("Double.NaN"),
-        Typed::Inf(true) => out.push_str("Double.POSITIVE_INFINITY"),
-        Typed::Inf(false) => out.push_str("Double.NEGATIVE_INFINITY"),
-        Typed::List(items) => {
-            out.push('[');
-            write_items(items, lk, out)?;
-            out.push(']');
-        }
-        Typed::Set(items) => {
-            out.push_str("([");
-            write_items(items, lk, out)?;
-            out.push_str("] as LinkedHashSet)");
-        }
-        Typed::Map(entries) => {
-            if entries.is_empty() {
-                out.push_str("[:]");
-                return Ok(());
-            }
-            out.push('[');
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push('(');
-                write_groovy(k, lk, out)?;
-                out.push_str("): ");
-                write_groovy(v, lk, out)?;
-            }
-            out.push(']');
-        }
-        Typed::Vertex(name) => {
-            out.push_str("g.V(");
-            groovy_id(&lk.vertex_id(name), out)?;
-            out.push_str(").next()");
-        }
-        Typed::Edge(name) => {
-            out.push_str("g.E(");
-            groovy_id(&lk.edge_id(name), out)?;
-            out.push_str(").next()");
-        }
-        Typed::VertexId(name) => groovy_id(&lk.vertex_id(name), out)?,
-        Typed::EdgeId(name) => groovy_id(&lk.edge_id(name), out)?,
-        Typed::VertexSid(name) => groovy_string(&compare::id_string(&lk.vertex_id(name)), out),
-        Typed::EdgeSid(name) => groovy_string(&compare::id_string(&lk.edge_id(name)), out),
-        Typed::T(name) => {
-            let _ = write!(out, "T.{name}");
-        }
-        Typed::Direction(d) => {
-            let _ = write!(out, "Direction.{d}");
-        }
-        Typed::Merge(m) => {
-            let _ = write!(out, "Merge.{m}");
-        }
-        Typed::DateTime(s) => {
-            // TinkerPop 3.7's date type is java.util.Date.
-            out.push_str("Date.from(java.time.OffsetDateTime.parse(");
-            groovy_string(s, out);
-            out.push_str(").toInstant())");
-        }
-        Typed::Uuid(u) => {
-            let _ = write!(out, "UUID.fromString('{u}')");
-        }
-        Typed::Duration {
-            seconds,
-            nanos,
-            positive,
-        } => {
-            let _ = write!(out, "java.time.Duration.ofSeconds({seconds}L, {nanos}L)");
-            if !positive {
-                out.push_str(".negated()");
-            }
-        }
-        Typed::Char(c) => {
-            groovy_string(&c.to_string(), out);
-            out.push_str(" as char");
-        }
-        other => bail!("{other:?} has no Groovy form as a parameter"),
-    }
-    Ok(())
 }
 
 /// A scenario's traversal text as gremlin-groovy reads it, as the 3.x drivers translate the
@@ -679,7 +521,7 @@ mod tests {
         assert_eq!(p.text, "(['a', 'b'] as LinkedHashSet)");
         let m = notation::parse(r#"m[{"t[label]":"person","name":"it's"}]"#).unwrap();
         assert_eq!(
-            groovy(&m, &lk).unwrap(),
+            literal(&m, &lk, Lang::Groovy).unwrap(),
             r"[('name'): 'it\'s', (T.label): 'person']"
         );
         let e = eval(

@@ -259,7 +259,7 @@ impl Emitter<'_> {
 
 /// A scenario parameter's value without a server: elements stand for id 1.
 fn offline_value(t: &Typed) -> Lit {
-    super::compare::literal(t, &Default::default())
+    super::literal::literal(t, &Default::default(), super::literal::Lang::GremlinLang)
         .ok()
         .and_then(|text| via_api::literal(&text).ok())
         .unwrap_or(Lit::Long(1))

@@ -1,8 +1,9 @@
-//! Finding the tools (java 17+, mvn) and the Gremlin Server jars.
+//! Finding the tools (java 17+, mvn) and the servers' jars.
 //!
-//! The jars are resolved by Maven from `xtask/gremlin/pom.xml` and copied into
-//! `.gremlin-server/lib/`, next to a stamp holding the pom they came from; later runs reuse them
-//! while the pom is unchanged.
+//! The jars are resolved by Maven from a pom (`xtask/gremlin/pom.xml` for TinkerPop 4,
+//! `xtask/gremlin3/pom.xml` or `xtask/gremlin3/janusgraph/pom.xml` with the version as a
+//! property) and copied into a `lib` directory of the server's state directory, next to a stamp
+//! holding the pom they came from; later runs reuse them while the pom is unchanged.
 //!
 //! Maven resolves through its usual repositories, the local one (`~/.m2`) first, plus one more:
 //! the Maven repository in file layout at `../shared/maven` (or `$GRAPHBINARY_SHARED/maven`),
@@ -23,7 +24,7 @@ use crate::util::{on_path, secs, shared_dir, shared_maven_repo, show};
 /// The TinkerPop release we run.
 pub const TINKERPOP_VERSION: &str = "4.0.0-beta.3";
 /// maven-dependency-plugin, pinned so Maven does not pick an old default.
-const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.9.0";
+pub const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.9.0";
 
 /// Checks that `java` (17 or newer) and, if `need_mvn`, `mvn` are on `PATH`.
 pub fn check_tools(need_mvn: bool) -> Result<()> {
@@ -36,14 +37,14 @@ pub fn check_tools(need_mvn: bool) -> Result<()> {
     }
     if !missing.is_empty() {
         bail!(
-            "not found on PATH: {}; the local Gremlin Server needs them",
+            "not found on PATH: {}; a local Gremlin Server needs them",
             missing.join(" and ")
         );
     }
     let major = java_major_version()?;
     ensure!(
         major >= 17,
-        "`java` on PATH is version {major}; Gremlin Server {TINKERPOP_VERSION} needs 17 or newer"
+        "`java` on PATH is version {major}; Gremlin Server needs 17 or newer"
     );
     Ok(())
 }
@@ -68,37 +69,64 @@ fn java_major_version() -> Result<u32> {
     })
 }
 
-/// Makes sure `state_dir/lib` holds the server's runtime jars; returns that directory.
-pub fn ensure_jars(root: &Path, state_dir: &Path) -> Result<PathBuf> {
-    let pom_path = root.join("xtask/gremlin/pom.xml");
-    let pom = fs::read_to_string(&pom_path).with_context(|| format!("reading {pom_path:?}"))?;
-    let lib = state_dir.join("lib");
+/// Makes sure `lib` holds the runtime jars of `pom_path` (Maven resolves them with `extra`
+/// arguments; `name` says what for in messages); returns `lib`. The jars are copied into
+/// `<lib>.partial` first and renamed, next to a stamp holding the pom they came from; later
+/// calls reuse them while the pom is unchanged.
+pub fn ensure_jars(
+    pom_path: &Path,
+    lib: &Path,
+    name: &str,
+    extra: impl IntoIterator<Item = String>,
+) -> Result<PathBuf> {
+    let pom = fs::read_to_string(pom_path).with_context(|| format!("reading {pom_path:?}"))?;
     let stamp = lib.join(".resolved-from-pom.xml");
     if fs::read_to_string(&stamp).ok().as_deref() == Some(pom.as_str()) {
         check_tools(false)?;
-        return Ok(lib);
+        return Ok(lib.to_path_buf());
     }
     check_tools(true)?;
     let started = Instant::now();
-    eprintln!("xtask: resolving Gremlin Server {TINKERPOP_VERSION} jars with Maven ...");
-    let tmp = state_dir.join("lib.partial");
+    eprintln!("xtask: resolving {name} jars with Maven ...");
+    let file_name = lib.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = lib.with_file_name(format!("{file_name}.partial"));
     let _ = fs::remove_dir_all(&tmp);
-    if let Err(err) = copy_dependencies(&pom_path, &tmp, repo_url_arg()) {
-        if err.to_string().contains("org.apache.tinkerpop") {
-            bail!("{}\n\n{err}", not_found_message());
-        }
-        return Err(err);
-    }
-    let _ = fs::remove_dir_all(&lib);
-    fs::rename(&tmp, &lib)?;
+    copy_dependencies(pom_path, &tmp, extra)?;
+    let _ = fs::remove_dir_all(lib);
+    fs::rename(&tmp, lib)?;
     fs::write(&stamp, &pom)?;
-    let jars = fs::read_dir(&lib)?.count() - 1;
+    let jars = fs::read_dir(lib)?.count() - 1;
     eprintln!(
         "xtask: resolved {jars} jars into {} in {}",
         lib.display(),
         secs(started.elapsed())
     );
-    Ok(lib)
+    Ok(lib.to_path_buf())
+}
+
+/// The jars of Gremlin Server 4.0.0-beta.3: `GREMLIN_SERVER_HOME`'s `lib/` when that is set,
+/// else [`ensure_jars`] of `xtask/gremlin/pom.xml` into `state_dir/lib`, TinkerPop's own
+/// artifacts from the shared repository.
+pub fn ensure_jars4(state_dir: &Path) -> Result<PathBuf> {
+    if let Some(home) = std::env::var_os("GREMLIN_SERVER_HOME") {
+        check_tools(false)?;
+        let lib = PathBuf::from(home).join("lib");
+        ensure!(
+            lib.is_dir(),
+            "GREMLIN_SERVER_HOME has no lib/ directory: {}",
+            lib.display()
+        );
+        return Ok(lib);
+    }
+    let name = format!("Gremlin Server {TINKERPOP_VERSION}");
+    let pom = crate::util::project_root().join("xtask/gremlin/pom.xml");
+    ensure_jars(&pom, &state_dir.join("lib"), &name, repo_url_arg()).map_err(|err| {
+        if err.to_string().contains("org.apache.tinkerpop") {
+            anyhow::anyhow!("{}\n\n{err}", not_found_message())
+        } else {
+            err
+        }
+    })
 }
 
 /// What to say when no repository Maven reaches has TinkerPop 4.0.0-beta.3.
@@ -127,8 +155,8 @@ pub fn repo_url_arg() -> Option<String> {
 }
 
 /// Copies the runtime dependencies of `pom` into `out_dir` with maven-dependency-plugin, with
-/// `extra` arguments for Maven (properties). Shared with `server3`.
-pub(crate) fn copy_dependencies(
+/// `extra` arguments for Maven (properties).
+fn copy_dependencies(
     pom: &Path,
     out_dir: &Path,
     extra: impl IntoIterator<Item = String>,

@@ -1,30 +1,43 @@
-// Command gopeer is the Go peer for `cargo xtask bench`: it submits a gremlin-lang script with
-// the TinkerPop Go driver (gremlin-go 4.0.0-beta.3, GraphBinary 4 over HTTP, bulkResults off),
-// drains every result and prints one JSON measurement line (see xtask/peers/README.md).
+// Command gopeer is the Go peer for `cargo xtask bench`: it submits a script with the TinkerPop
+// Go driver, drains every result and prints one JSON measurement line (see
+// xtask/peers/README.md). One source for both driver generations; what differs is in a file of
+// each, chosen by the build tag tp3:
+//
+//   - driver4.go (default, module file go.mod): gremlin-go 4.0.0-beta.3, a gremlin-lang script
+//     over HTTP, GraphBinary 4, bulkResults off; built as gopeer (peer `go`);
+//   - driver3.go (`-tags tp3 -modfile=go3.mod`): gremlin-go v3.7.3, a gremlin-groovy script over
+//     WebSocket, GraphBinary 1; built as gopeer3 (peer `go3`).
 package main
 
 import (
 	"fmt"
 	"os"
-
-	gremlingo "github.com/apache/tinkerpop/gremlin-go/v4/driver"
+	"slices"
+	"strings"
 
 	"graphbinary-rs/peers/bench"
 )
 
-type peer struct {
-	client *gremlingo.Client
+// resultSet is what both generations' gremlingo.ResultSet offer.
+type resultSet[R any] interface {
+	Channel() chan R
+	GetError() error
+}
+
+// peer submits its query with a driver's Client.Submit and drains the results.
+type peer[RS resultSet[R], R any] struct {
+	submit func(query string, bindings ...map[string]interface{}) (RS, error)
+	close  func()
 	query  string
 }
 
-func (p *peer) Do() (bench.Outcome, error) {
-	rs, err := p.client.Submit(p.query)
+func (p *peer[RS, R]) Do() (bench.Outcome, error) {
+	rs, err := p.submit(p.query)
 	if err != nil {
 		return bench.Outcome{}, err
 	}
 	var n int64
-	for r := range rs.Channel() {
-		_ = r
+	for range rs.Channel() {
 		n++
 	}
 	if err := rs.GetError(); err != nil {
@@ -33,32 +46,30 @@ func (p *peer) Do() (bench.Outcome, error) {
 	return bench.Outcome{Results: n, Bytes: -1}, nil
 }
 
-func (p *peer) Close() { p.client.Close() }
+func (p *peer[RS, R]) Close() { p.close() }
+
+// newPeer is the peer of a driver's client (its methods Submit and Close; not called when
+// connecting failed, err).
+func newPeer[RS resultSet[R], R any](submit func(string, ...map[string]interface{}) (RS, error), close func(), query string) bench.Peer {
+	return &peer[RS, R]{submit: submit, close: close, query: query}
+}
 
 func main() {
-	o := bench.ParseFlags("gopeer")
+	o := bench.ParseFlags(program)
+	if !slices.Contains(compressions, o.Compression) {
+		fmt.Fprintf(os.Stderr, "%s: --compression must be %s\n", program, strings.Join(compressions, " or "))
+		os.Exit(2)
+	}
 	pool := 1
 	if o.Mode == "throughput" {
 		pool = o.Concurrency
 	}
-	client, err := gremlingo.NewClient(o.URL, func(s *gremlingo.ClientSettings) {
-		s.TraversalSource = "g"
-		s.LogVerbosity = gremlingo.Off // failures are returned to us and reported once
-		s.BulkResults = false
-		s.MaxConnections = pool
-		s.MaxIdleConnections = pool
-		if o.Compression == "deflate" {
-			s.Compression = gremlingo.CompressionDeflate
-		} else {
-			s.Compression = gremlingo.CompressionNone
-		}
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gopeer:", err)
-		os.Exit(1)
+	p, err := connect(o, pool) // p is nil or unusable when err is set
+	if err == nil {
+		err = bench.Run(name, o, p)
 	}
-	if err := bench.Run("go", o, &peer{client: client, query: o.Query}); err != nil {
-		fmt.Fprintln(os.Stderr, "gopeer:", err)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, program+":", err)
 		os.Exit(1)
 	}
 }

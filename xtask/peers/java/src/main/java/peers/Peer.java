@@ -1,6 +1,10 @@
-// Java peer for `cargo xtask bench`: the TinkerPop Java driver (gremlin-driver 4.0.0-beta.3,
-// GraphBinary 4 over HTTP, bulkResults off) submits a gremlin-lang script, drains every result
-// and prints one JSON measurement line. Command line and output: see xtask/peers/README.md.
+// Java peer for `cargo xtask bench`: the TinkerPop Java driver submits a script, drains every
+// result and prints one JSON measurement line. Command line and output: see
+// xtask/peers/README.md. One source for both driver generations: what differs (the cluster's
+// settings, the peer's name) is `Driver`, from src/tp4/java (gremlin-driver 4.0.0-beta.3,
+// gremlin-lang over HTTP, GraphBinary 4: peer `java`, the pom's default profile) or
+// src/tp3/java (gremlin-driver 3.7.3, gremlin-groovy over WebSocket, GraphBinary 1: peer
+// `java3`, `mvn -Ptp3`).
 package peers;
 
 import java.lang.management.ManagementFactory;
@@ -13,10 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.tinkerpop.gremlin.driver.Client;
 import org.apache.tinkerpop.gremlin.driver.Cluster;
-import org.apache.tinkerpop.gremlin.driver.Compression;
 
 public final class Peer {
-    private String url = "http://127.0.0.1:8182/gremlin";
+    private String url = Driver.DEFAULT_URL;
     private String query = "g.V()";
     private String mode = "latency";
     private int runs = 5;
@@ -65,8 +68,8 @@ public final class Peer {
         }
         if (!mode.equals("latency") && !mode.equals("throughput"))
             throw new IllegalArgumentException("--mode must be latency or throughput");
-        if (!compression.equals("none") && !compression.equals("deflate"))
-            throw new IllegalArgumentException("--compression must be none or deflate");
+        if (!Driver.COMPRESSIONS.contains(compression))
+            throw new IllegalArgumentException("--compression must be " + String.join(" or ", Driver.COMPRESSIONS));
         if (runs < 1 || concurrency < 1 || requests < 1)
             throw new IllegalArgumentException("--runs, --concurrency and --requests must be >= 1");
         if (warmup < 0) warmup = mode.equals("latency") ? 1 : concurrency;
@@ -81,17 +84,10 @@ public final class Peer {
 
     private String run() throws Exception {
         final int pool = mode.equals("throughput") ? concurrency : 1;
-        final Cluster cluster = Cluster.build()
-                .url(url)
-                .compression(compression.equals("deflate") ? Compression.DEFLATE : Compression.NONE)
-                .bulkResults(false)
-                .maxConnections(pool)
-                .maxWaitForConnection(120_000)
-                .enableUserAgentOnConnect(false)
-                .create();
+        final Cluster cluster = Driver.cluster(url, compression, pool);
         final Client client = cluster.connect();
         try {
-            final StringBuilder line = new StringBuilder("{\"peer\":\"java\",\"mode\":")
+            final StringBuilder line = new StringBuilder("{\"peer\":").append(json(Driver.NAME)).append(",\"mode\":")
                     .append(json(mode)).append(",\"query\":").append(json(query))
                     .append(",\"compression\":").append(json(compression));
             if (mode.equals("latency")) {

@@ -1,4 +1,7 @@
-module graphbinary-rs/peers/gremlingo3
+// The module file of the TinkerPop 3 build of cmd/gopeer (`go build -modfile=go3.mod -tags tp3`,
+// as setup.sh does for the peer go3): gremlin-go v3.7.3 from the Go module proxy, checksums in
+// go3.sum. go.mod beside it is the gremlin-go 4.0.0-beta.3 build's.
+module graphbinary-rs/peers/gremlingo
 
 go 1.25
 
@@ -15,4 +18,4 @@ require (
 )
 
 // The shared measurement code of the peers (the raw drain's module).
-replace graphbinary-rs/peers => ../../go
+replace graphbinary-rs/peers => ../go

@@ -1,0 +1,33 @@
+//go:build tp3
+
+// gremlin-go v3.7.3: a gremlin-groovy script over WebSocket, GraphBinary 1 (no --compression:
+// the 3.x WebSocket route has none here).
+
+package main
+
+import (
+	gremlingo "github.com/apache/tinkerpop/gremlin-go/v3/driver"
+
+	"graphbinary-rs/peers/bench"
+)
+
+const (
+	program = "gopeer3"
+	name    = "go3"
+)
+
+var compressions = []string{"none"}
+
+func connect(o bench.Options, pool int) (bench.Peer, error) {
+	client, err := gremlingo.NewClient(o.URL, func(s *gremlingo.ClientSettings) {
+		s.TraversalSource = "g"
+		s.LogVerbosity = gremlingo.Off // failures are returned to us and reported once
+		s.InitialConcurrentConnections = pool
+		s.MaximumConcurrentConnections = pool
+		// 0 (the default) makes v3.7.3 refuse every request ("Request size cannot exceed the
+		// configured WriteBufferSize"); 64 KiB each, the size of a server frame of results.
+		s.WriteBufferSize = 64 * 1024
+		s.ReadBufferSize = 64 * 1024
+	})
+	return newPeer(client.Submit, client.Close, o.Query), err
+}

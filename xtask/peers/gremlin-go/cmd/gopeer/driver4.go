@@ -1,0 +1,34 @@
+//go:build !tp3
+
+// gremlin-go 4.0.0-beta.3: a gremlin-lang script over HTTP, GraphBinary 4, bulkResults off.
+
+package main
+
+import (
+	gremlingo "github.com/apache/tinkerpop/gremlin-go/v4/driver"
+
+	"graphbinary-rs/peers/bench"
+)
+
+const (
+	program = "gopeer"
+	name    = "go"
+)
+
+var compressions = []string{"none", "deflate"}
+
+func connect(o bench.Options, pool int) (bench.Peer, error) {
+	client, err := gremlingo.NewClient(o.URL, func(s *gremlingo.ClientSettings) {
+		s.TraversalSource = "g"
+		s.LogVerbosity = gremlingo.Off // failures are returned to us and reported once
+		s.BulkResults = false
+		s.MaxConnections = pool
+		s.MaxIdleConnections = pool
+		if o.Compression == "deflate" {
+			s.Compression = gremlingo.CompressionDeflate
+		} else {
+			s.Compression = gremlingo.CompressionNone
+		}
+	})
+	return newPeer(client.Submit, client.Close, o.Query), err
+}

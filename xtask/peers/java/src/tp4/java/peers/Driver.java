@@ -1,0 +1,28 @@
+// What the Java peer (peers.Peer) needs of gremlin-driver 4.0.0-beta.3: GraphBinary 4 over HTTP,
+// bulkResults off. Compiled instead of src/tp3's Driver by the pom's default profile, tp4.
+package peers;
+
+import java.util.List;
+import org.apache.tinkerpop.gremlin.driver.Cluster;
+import org.apache.tinkerpop.gremlin.driver.Compression;
+
+final class Driver {
+    /** The peer's name in its JSON line. */
+    static final String NAME = "java";
+    static final String DEFAULT_URL = "http://127.0.0.1:8182/gremlin";
+    static final List<String> COMPRESSIONS = List.of("none", "deflate");
+
+    private Driver() {}
+
+    /** A cluster for `url` whose pool holds `pool` connections. */
+    static Cluster cluster(final String url, final String compression, final int pool) {
+        return Cluster.build()
+                .url(url)
+                .compression(compression.equals("deflate") ? Compression.DEFLATE : Compression.NONE)
+                .bulkResults(false)
+                .maxConnections(pool)
+                .maxWaitForConnection(120_000)
+                .enableUserAgentOnConnect(false)
+                .create();
+    }
+}

@@ -1,0 +1,214 @@
+//! The server's config, rendered from the templates of its kind (`xtask/gremlin/` for
+//! TinkerPop 4, `xtask/gremlin3/` for TinkerPop 3, `xtask/gremlin3/janusgraph/` for JanusGraph)
+//! into the `conf/` directory of its state directory, with the files the config names beside it.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use super::{Kind, Server, AUTH_PASSWORD, AUTH_USER, INTEGRATION, TX_DATASET};
+use crate::util::{secs, show};
+
+/// Writes the config of `server` on `port` (and the files it names) into `state/conf/`;
+/// returns the YAML file to start the server with. `lib` holds the server's jars (the
+/// credentials graph of `--auth` is written with them).
+pub fn write(server: &Server, state: &Path, lib: &Path, port: u16) -> Result<PathBuf> {
+    let root = crate::util::project_root();
+    let conf = state.join("conf");
+    let integration = server.dataset == INTEGRATION;
+    let dir = |d: &str| root.join("xtask").join(d);
+    // (templates, files copied from them into conf/, YAML template, placeholders, YAML name)
+    let (templates, files, template, vars, name): (PathBuf, &[&str], _, Vec<(&str, String)>, _) =
+        match &server.kind {
+            Kind::Tp4 => {
+                let (template, files): (&str, &[&str]) = if integration {
+                    copy_suite_data(state)?;
+                    (
+                        "gremlin-server-integration.yaml.in",
+                        &[
+                            "logback.xml",
+                            "tinkergraph-service.properties",
+                            "tinkergraph-multilabel.properties",
+                            "tinkergraph-nullable.properties",
+                            "tinkertransactiongraph-service.properties",
+                        ],
+                    )
+                } else if server.dataset == TX_DATASET {
+                    (
+                        "gremlin-server-tx.yaml.in",
+                        &["logback.xml", "tinkertransactiongraph.properties"],
+                    )
+                } else {
+                    (
+                        "gremlin-server.yaml.in",
+                        &["logback.xml", "tinkergraph-empty.properties"],
+                    )
+                };
+                let vars = vec![
+                    ("@HOST@", "127.0.0.1".to_string()),
+                    ("@DATASET@", server.dataset.clone()),
+                ];
+                let name = format!("gremlin-server-{}-{port}.yaml", server.dataset);
+                (dir("gremlin"), files, template, vars, name)
+            }
+            Kind::Tp3(version) | Kind::JanusGraph(version) => {
+                let janusgraph = matches!(server.kind, Kind::JanusGraph(_));
+                fs::copy(dir("gremlin3/logback.xml"), conf.join("logback.xml"))?;
+                let (templates, files, template): (_, &[&str], _) = if janusgraph {
+                    (
+                        dir("gremlin3/janusgraph"),
+                        &["janusgraph-inmemory.properties", "load-modern.groovy"],
+                        "janusgraph-server.yaml.in",
+                    )
+                } else {
+                    (
+                        dir("gremlin3"),
+                        &[
+                            "tinkergraph-empty.properties",
+                            "generate-modern.groovy",
+                            "tinkergraph-integration.properties",
+                            "tinkergraph-nullable.properties",
+                            "generate-integration.groovy",
+                        ],
+                        "gremlin-server.yaml.in",
+                    )
+                };
+                let name = format!(
+                    "server-{}{version}{}-{port}.yaml",
+                    if janusgraph { "janusgraph-" } else { "" },
+                    if integration { "-integration" } else { "" }
+                );
+                (
+                    templates,
+                    files,
+                    template,
+                    tp3_vars(server, &conf, lib)?,
+                    name,
+                )
+            }
+        };
+    for file in files {
+        fs::copy(templates.join(file), conf.join(file))
+            .with_context(|| format!("copying {file} into {}", conf.display()))?;
+    }
+    let mut yaml = fs::read_to_string(templates.join(template))?
+        .replace("@PORT@", &port.to_string())
+        .replace("@CONF_DIR@", &conf.display().to_string());
+    for (placeholder, value) in vars {
+        yaml = yaml.replace(placeholder, &value);
+    }
+    let path = conf.join(name);
+    fs::write(&path, yaml)?;
+    Ok(path)
+}
+
+/// The placeholders of the TinkerPop 3 templates: the graphs and their start-up script, the
+/// authenticator of `--auth` and the TLS block of `--tls`.
+fn tp3_vars(server: &Server, conf: &Path, lib: &Path) -> Result<Vec<(&'static str, String)>> {
+    let (graphs, script) = if server.dataset == INTEGRATION {
+        let props = conf.join("tinkergraph-integration.properties");
+        let mut graphs: Vec<String> = ["graph", "classic", "modern", "crew", "grateful", "sink"]
+            .iter()
+            .map(|g| format!("{g}: {}", props.display()))
+            .collect();
+        graphs.push(format!(
+            "nullable: {}",
+            conf.join("tinkergraph-nullable.properties").display()
+        ));
+        (graphs.join(", "), "generate-integration.groovy")
+    } else {
+        (
+            format!(
+                "graph: {}",
+                conf.join("tinkergraph-empty.properties").display()
+            ),
+            "generate-modern.groovy",
+        )
+    };
+    let authentication = if server.auth {
+        let props = write_credentials(conf, lib)?;
+        format!(
+            "authentication: {{ authenticator: org.apache.tinkerpop.gremlin.server.auth.SimpleAuthenticator, \
+             config: {{ credentialsDb: {} }} }}",
+            props.display()
+        )
+    } else {
+        String::new()
+    };
+    let ssl = if server.tls {
+        let (_, store) = super::tls::tls_files()?;
+        format!(
+            "ssl: {{ enabled: true, keyStore: {}, keyStorePassword: {}, keyStoreType: PKCS12 }}",
+            store.display(),
+            super::tls::TLS_PASSWORD
+        )
+    } else {
+        "ssl: { enabled: false }".to_string()
+    };
+    Ok(vec![
+        ("@GRAPHS@", graphs),
+        ("@SCRIPT@", script.to_string()),
+        ("@AUTHENTICATION@", authentication),
+        ("ssl: { enabled: false }", ssl),
+    ])
+}
+
+/// Writes (once per version of the jars) the credentials graph of `--auth` and its properties
+/// file.
+fn write_credentials(conf: &Path, lib: &Path) -> Result<PathBuf> {
+    let templates = crate::util::project_root().join("xtask/gremlin3");
+    let data = conf.join("credentials.json");
+    if !data.exists() {
+        let started = Instant::now();
+        let mut cmd = Command::new("java");
+        cmd.arg("-cp")
+            .arg(format!("{}/*", lib.display()))
+            .arg(templates.join("MakeCredentials.java"))
+            .args([AUTH_USER, AUTH_PASSWORD])
+            .arg(&data)
+            .stdin(Stdio::null());
+        let out = cmd
+            .output()
+            .with_context(|| format!("running `{}`", show(&cmd)))?;
+        if !out.status.success() || !data.exists() {
+            bail!(
+                "`{}` failed:\n{}{}",
+                show(&cmd),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        eprintln!(
+            "xtask: wrote the credentials graph {} in {}",
+            data.display(),
+            secs(started.elapsed())
+        );
+    }
+    let props = conf.join("tinkergraph-credentials.properties");
+    let text = fs::read_to_string(templates.join("tinkergraph-credentials.properties.in"))?
+        .replace("@CREDENTIALS@", &data.display().to_string());
+    fs::write(&props, text)?;
+    Ok(props)
+}
+
+/// The files Read.feature's `g.io("data/tinkerpop-modern.*").read()` open, relative to the
+/// TinkerPop 4 server's working directory (its state directory): copied from the shared
+/// folder's `tinkerpop-data/` on every start, never kept in the repository.
+fn copy_suite_data(state: &Path) -> Result<()> {
+    let from = crate::util::shared_dir().join("tinkerpop-data");
+    let to = state.join("data");
+    fs::create_dir_all(&to)?;
+    for ext in ["kryo", "json", "xml"] {
+        let name = format!("tinkerpop-modern.{ext}");
+        fs::copy(from.join(&name), to.join(&name)).with_context(|| {
+            format!(
+                "copying {name} from {} (the data files of TinkerPop's test suite)",
+                from.display()
+            )
+        })?;
+    }
+    Ok(())
+}
