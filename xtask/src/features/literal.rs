@@ -196,6 +196,49 @@ fn id(id: &Value, lang: Lang, out: &mut String) -> Result<()> {
     Ok(())
 }
 
+/// The feature files' strings as literals, single-quoted (gremlin-lang's quoting, and Groovy's
+/// plain strings: no `$` interpolation): `'it\'s'`; booleans as `true` / `false`.
+pub(crate) trait GremlinLiteral {
+    fn write_literal(&self, out: &mut String);
+}
+
+impl GremlinLiteral for str {
+    fn write_literal(&self, out: &mut String) {
+        out.push('\'');
+        for c in self.chars() {
+            match c {
+                '\'' => out.push_str("\\'"),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                c if c.is_control() => {
+                    let mut units = [0u16; 2];
+                    for u in c.encode_utf16(&mut units) {
+                        let _ = write!(out, "\\u{u:04x}");
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+    }
+}
+
+impl GremlinLiteral for String {
+    fn write_literal(&self, out: &mut String) {
+        self.as_str().write_literal(out)
+    }
+}
+
+impl GremlinLiteral for bool {
+    fn write_literal(&self, out: &mut String) {
+        out.push_str(if *self { "true" } else { "false" });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,48 +283,5 @@ mod tests {
         );
         assert!(literal(&binary, &lk, Lang::Groovy).is_err());
         assert!(literal(&parse("p[a]").unwrap(), &lk, Lang::GremlinLang).is_err());
-    }
-}
-
-/// The feature files' strings as literals, single-quoted (gremlin-lang's quoting, and Groovy's
-/// plain strings: no `$` interpolation): `'it\'s'`; booleans as `true` / `false`.
-pub(crate) trait GremlinLiteral {
-    fn write_literal(&self, out: &mut String);
-}
-
-impl GremlinLiteral for str {
-    fn write_literal(&self, out: &mut String) {
-        out.push('\'');
-        for c in self.chars() {
-            match c {
-                '\'' => out.push_str("\\'"),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                '\u{8}' => out.push_str("\\b"),
-                '\u{c}' => out.push_str("\\f"),
-                c if c.is_control() => {
-                    let mut units = [0u16; 2];
-                    for u in c.encode_utf16(&mut units) {
-                        let _ = write!(out, "\\u{u:04x}");
-                    }
-                }
-                c => out.push(c),
-            }
-        }
-        out.push('\'');
-    }
-}
-
-impl GremlinLiteral for String {
-    fn write_literal(&self, out: &mut String) {
-        self.as_str().write_literal(out)
-    }
-}
-
-impl GremlinLiteral for bool {
-    fn write_literal(&self, out: &mut String) {
-        out.push_str(if *self { "true" } else { "false" });
     }
 }
