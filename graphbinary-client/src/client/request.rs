@@ -156,7 +156,7 @@ impl RequestBuilder {
 
     /// Binds parameter `name` to any [`serde::Serialize`] value, made a [`Value`] by
     /// [`de::to_value`](crate::de::to_value) (a struct or a map is a Map, a sequence a List, a
-    /// `Value` or a model type inside it itself; the module docs list every serde shape) and
+    /// `Value` or a model type inside it itself; `to_value` lists every serde shape) and
     /// then bound as [`param`](Self::param) binds it: `param_serialized(n, &value)` sends what
     /// `param(n, value)` sends.
     ///

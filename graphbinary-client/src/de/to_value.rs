@@ -2,33 +2,7 @@
 //! parameter ([`RequestBuilder::param_serialized`](crate::client::RequestBuilder::param_serialized),
 //! [`GValue::serialized`](crate::process::GValue::serialized)).
 //!
-//! The serde shapes, and what each becomes:
-//!
-//! | serde | `Value` |
-//! |---|---|
-//! | `bool` | Boolean |
-//! | `i8`, `i16`, `i32`, `i64` | Byte, Short, Int, Long |
-//! | `i128` | Long when it fits, else BigInteger |
-//! | `u8`, `u16`, `u32` | the narrowest signed type that holds every value: Short, Int, Long |
-//! | `u64`, `u128` | Long when it fits, else BigInteger |
-//! | `f32`, `f64` | Float, Double (NaN, infinities and `-0.0` kept) |
-//! | `char` | Char |
-//! | string | String |
-//! | bytes (`serde_bytes`) | Binary |
-//! | `None`, unit, unit struct | the unspecified null |
-//! | `Some(v)`, newtype struct | `v` |
-//! | sequence, tuple, tuple struct | List |
-//! | map | Map, keys of any type, in the order serialized |
-//! | struct | Map from field names (Strings), in field order |
-//! | unit variant | its name, a String |
-//! | newtype, tuple and struct variant | a one-entry Map from its name to its content |
-//!
-//! A [`Value`] and the model's types ([`DateTime`](crate::model::DateTime),
-//! [`Duration`](crate::model::Duration), [`BigDecimal`](crate::model::BigDecimal),
-//! [`BigInteger`](crate::model::BigInteger), the PDTs and the elements) inside a user's type
-//! stay exactly what they are: `to_value(&value)` is `value`. Types of other crates serialize
-//! as they choose (`uuid::Uuid` as a String, `chrono`'s date-times as Strings): wrap them in
-//! the model's types to send them typed.
+//! The shapes are listed on [`to_value`].
 
 use std::fmt;
 
@@ -56,7 +30,35 @@ impl ser::Error for LiteralError {
     }
 }
 
-/// `value` as a [`Value`] (see the [module](self) table for each serde shape).
+/// `value` as a [`Value`].
+///
+/// The serde shapes, and what each becomes:
+///
+/// | serde | `Value` |
+/// |---|---|
+/// | `bool` | Boolean |
+/// | `i8`, `i16`, `i32`, `i64` | Byte, Short, Int, Long |
+/// | `i128` | Long when it fits, else BigInteger |
+/// | `u8`, `u16`, `u32` | the narrowest signed type that holds every value: Short, Int, Long |
+/// | `u64`, `u128` | Long when it fits, else BigInteger |
+/// | `f32`, `f64` | Float, Double (NaN, infinities and `-0.0` kept) |
+/// | `char` | Char |
+/// | string | String |
+/// | bytes (`serde_bytes`) | Binary |
+/// | `None`, unit, unit struct | the unspecified null |
+/// | `Some(v)`, newtype struct | `v` |
+/// | sequence, tuple, tuple struct | List |
+/// | map | Map, keys of any type, in the order serialized |
+/// | struct | Map from field names (Strings), in field order |
+/// | unit variant | its name, a String |
+/// | newtype, tuple and struct variant | a one-entry Map from its name to its content |
+///
+/// A [`Value`] and the model's types ([`DateTime`](crate::model::DateTime),
+/// [`Duration`](crate::model::Duration), [`BigDecimal`](crate::model::BigDecimal),
+/// [`BigInteger`](crate::model::BigInteger), the PDTs and the elements) inside a user's type
+/// stay exactly what they are: `to_value(&value)` is `value`. Types of other crates serialize
+/// as they choose (`uuid::Uuid` as a String, `chrono`'s date-times as Strings): wrap them in
+/// the model's types to send them typed.
 ///
 /// ```
 /// use graphbinary_client::model::{DateTime, Value};
