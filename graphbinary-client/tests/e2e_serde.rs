@@ -248,9 +248,20 @@ async fn serialize_types_as_parameters() {
     )
     .await;
     assert_eq!(n, [2]);
+    // Bytes are a Binary (it matches no name); a Map with a Boolean key has no gremlin-lang
+    // form: an error before anything is sent.
+    let n: Vec<u64> = collect_as(
+        c.request("g.V().has('name', x).count()")
+            .param_serialized("x", &serde_bytes_value())
+            .send(),
+    )
+    .await;
+    assert_eq!(n, [0]);
+    let mut bool_key = std::collections::BTreeMap::new();
+    bool_key.insert(true, 1);
     let e = c
         .request("g.V().has('name', x)")
-        .param_serialized("x", &serde_bytes_value())
+        .param_serialized("x", &bool_key)
         .send()
         .await
         .unwrap_err();

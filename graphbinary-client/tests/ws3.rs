@@ -169,10 +169,11 @@ async fn a_value_of_each_kind() {
         assert_eq!(items[11], Value::Set(vec![Value::Int(7)]));
         assert_eq!(
             items[12],
-            Value::DateTime(graphbinary_client::v1::date_time_from_millis(
-                1_481_750_076_295
-            )),
-            "{version}: a java.util.Date is a DateTime at UTC"
+            Value::DateTime(
+                graphbinary_client::v1::date_time_from_millis(1_481_750_076_295)
+                    .with_kind(graphbinary_client::model::DateTimeKind::Date)
+            ),
+            "{version}: a java.util.Date is a DateTime at UTC, of kind Date"
         );
         let Value::BigInteger(b) = &items[13] else {
             panic!("{:?}", items[13])
@@ -237,12 +238,18 @@ async fn a_value_of_each_kind() {
             .await
             .unwrap();
         assert_eq!(r, vec![(Value::Int(42), 1)]);
-        // A date step: Date (0x04) on 3.7, OffsetDateTime (0x88) on 3.8; both a DateTime here.
+        // A date step: Date (0x04) on 3.7, OffsetDateTime (0x88) on 3.8; both a DateTime here,
+        // each of the kind it was sent as.
         let d = values(&c, "g.inject(0).asDate()").await;
+        let kind = if version == "3.7.3" {
+            graphbinary_client::model::DateTimeKind::Date
+        } else {
+            graphbinary_client::model::DateTimeKind::OffsetDateTime
+        };
         assert_eq!(
             d,
             vec![Value::DateTime(
-                graphbinary_client::v1::date_time_from_millis(0)
+                graphbinary_client::v1::date_time_from_millis(0).with_kind(kind)
             )],
             "{version}"
         );

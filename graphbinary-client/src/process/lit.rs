@@ -487,11 +487,20 @@ fn write_float<F: std::fmt::Debug>(out: &mut String, as_f64: f64, v: F, suffix: 
 /// the control characters (`\n` `\r` `\t` `\b` `\f` by name, the others as `\uXXXX`), so the
 /// literal ends exactly at its closing quote whatever `s` holds.
 pub(crate) fn write_string(out: &mut String, s: &str) {
+    write_quoted(out, s, '"');
+}
+
+/// `s` between `quote`s, with Java's escapes (the same in gremlin-lang and Groovy): the quote
+/// and backslash escaped, the control characters by name or as `\uXXXX`.
+fn write_quoted(out: &mut String, s: &str, quote: char) {
     out.reserve(s.len() + 2);
-    out.push('"');
+    out.push(quote);
     for c in s.chars() {
         match c {
-            '"' => out.push_str("\\\""),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
@@ -504,7 +513,7 @@ pub(crate) fn write_string(out: &mut String, s: &str) {
             c => out.push(c),
         }
     }
-    out.push('"');
+    out.push(quote);
 }
 
 fn groovy_items(out: &mut String, items: &[Lit], depth: usize) -> Result<(), String> {
@@ -538,29 +547,10 @@ fn groovy_float<F: std::fmt::Debug>(
 }
 
 /// Writes `s` as a single-quoted Groovy string (a plain `java.lang.String`: no `$`
-/// interpolation), with Java's escapes, so that it ends exactly at its closing quote.
+/// interpolation), with Java's escapes, so that it ends exactly at its closing quote. The same
+/// text is a gremlin-lang string literal.
 pub(crate) fn write_groovy_string(out: &mut String, s: &str) {
-    out.reserve(s.len() + 2);
-    out.push('\'');
-    for c in s.chars() {
-        match c {
-            '\'' => out.push_str("\\'"),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if c.is_control() => {
-                let mut units = [0u16; 2];
-                for u in c.encode_utf16(&mut units) {
-                    let _ = write!(out, "\\u{u:04x}");
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
+    write_quoted(out, s, '\'');
 }
 
 /// Standard base64 with padding, appended to `out`.

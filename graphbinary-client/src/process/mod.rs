@@ -157,5 +157,6 @@ pub use lit::{IntoLit, Lit};
 pub use predicate::{TextP, P};
 pub use strategy::Strategy;
 pub use traversal::{
-    string_literal, BuildError, GraphTraversal, GraphTraversalSource, GremlinLang, StepDef,
+    single_quoted_literal, string_literal, BuildError, GraphTraversal, GraphTraversalSource,
+    GremlinLang, StepDef,
 };

@@ -827,6 +827,14 @@ pub fn string_literal(s: &str) -> String {
     out
 }
 
+/// Quotes `s` in single quotes, a string literal of gremlin-lang and a plain (not
+/// interpolated) Groovy string alike: `'it\'s'`.
+pub fn single_quoted_literal(s: &str) -> String {
+    let mut out = String::new();
+    super::lit::write_groovy_string(&mut out, s);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -204,26 +204,7 @@ pub(crate) trait GremlinLiteral {
 
 impl GremlinLiteral for str {
     fn write_literal(&self, out: &mut String) {
-        out.push('\'');
-        for c in self.chars() {
-            match c {
-                '\'' => out.push_str("\\'"),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                '\u{8}' => out.push_str("\\b"),
-                '\u{c}' => out.push_str("\\f"),
-                c if c.is_control() => {
-                    let mut units = [0u16; 2];
-                    for u in c.encode_utf16(&mut units) {
-                        let _ = write!(out, "\\u{u:04x}");
-                    }
-                }
-                c => out.push(c),
-            }
-        }
-        out.push('\'');
+        out.push_str(&graphbinary_client::process::single_quoted_literal(self));
     }
 }
 
