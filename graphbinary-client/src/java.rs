@@ -4,6 +4,9 @@
 
 use std::fmt::{self, Display, Formatter, Write};
 
+use ::base64::engine::general_purpose::STANDARD;
+use ::base64::Engine as _;
+
 use crate::model::{DateTime, Duration};
 
 // --- Java-compatible number rendering --------------------------------------------------------
@@ -233,28 +236,9 @@ impl Display for Duration {
 
 // --- base64 ----------------------------------------------------------------------------------
 
-/// Standard base64 with padding (GraphSON's Binary).
+/// Standard base64 with padding (GraphSON's Binary), by the `base64` crate's standard engine.
 pub(crate) fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        s.push(A[(n >> 18) as usize & 63] as char);
-        s.push(A[(n >> 12) as usize & 63] as char);
-        s.push(if c.len() > 1 {
-            A[(n >> 6) as usize & 63] as char
-        } else {
-            '='
-        });
-        s.push(if c.len() > 2 {
-            A[n as usize & 63] as char
-        } else {
-            '='
-        });
-    }
-    s
+    STANDARD.encode(bytes)
 }
 
 /// RFC 4648 section 10's test vectors, `(plain, encoded)`: the tests of [`base64`] and
@@ -296,78 +280,57 @@ impl Display for Base64Error {
 #[cfg(test)] // reads back what the encoder writes
 impl std::error::Error for Base64Error {}
 
-/// The value of a standard base64 digit (RFC 4648 section 4), or 0xff.
-#[cfg(test)] // reads back what the encoder writes
-const fn base64_digits() -> [u8; 256] {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut t = [0xffu8; 256];
-    let mut i = 0;
-    while i < 64 {
-        t[A[i] as usize] = i as u8;
-        i += 1;
-    }
-    t
-}
-#[cfg(test)] // reads back what the encoder writes
-static BASE64_DIGITS: [u8; 256] = base64_digits();
-
 /// Decodes standard base64 with padding, the inverse of [`base64`], strictly (RFC 4648
 /// section 4): only the 64 digits of the standard alphabet, no whitespace or line breaks, the
 /// length a multiple of 4 (padding required), `=` only as the last one or two characters, and
 /// the unused bits before the padding zero (so that each byte string has exactly one
-/// encoding). An error names the byte offset of the first offending character.
+/// encoding). The `base64` crate's standard engine decodes, with its defaults: canonical
+/// padding required, trailing bits refused. An error names the byte offset of the first
+/// offending character.
 #[cfg(test)] // reads back what the encoder writes
 pub(crate) fn base64_decode(text: &str) -> Result<Vec<u8>, Base64Error> {
     let s = text.as_bytes();
-    let err = |offset, expected| Err(Base64Error { offset, expected });
-    let mut out = Vec::with_capacity(s.len() / 4 * 3);
-    for (q, quad) in s.chunks(4).enumerate() {
-        let at = q * 4;
-        let last = at + 4 >= s.len();
-        let mut n: u32 = 0;
-        let mut pad = 0;
-        for (i, &c) in quad.iter().enumerate() {
-            if c == b'=' {
-                if !last || i < 2 {
-                    return err(at + i, "a base64 digit (padding '=' only ends the text)");
-                }
-                pad += 1;
-                n <<= 6;
-                continue;
-            }
-            if pad > 0 {
-                return err(at + i, "'=' (nothing follows the padding)");
-            }
-            let d = BASE64_DIGITS[c as usize];
-            if d == 0xff {
-                return err(at + i, "a base64 digit (A-Z, a-z, 0-9, +, /)");
-            }
-            n = (n << 6) | u32::from(d);
+    STANDARD.decode(s).map_err(|e| base64_fault(s, s.len(), e))
+}
+
+/// What the engine's error `e` on `s` (the text, of length `len`, or its complete groups
+/// followed by `AAAA`) means: the first offending character of the text and what was expected
+/// there, as [`base64_decode`] documents it.
+#[cfg(test)] // reads back what the encoder writes
+fn base64_fault(s: &[u8], len: usize, e: ::base64::DecodeError) -> Base64Error {
+    use ::base64::DecodeError;
+    const DIGIT: &str = "a base64 digit (A-Z, a-z, 0-9, +, /)";
+    let err = |offset, expected| Base64Error { offset, expected };
+    match e {
+        // Padding in the last group followed by a digit: the engine names the padding, the
+        // digit is what offends.
+        DecodeError::InvalidByte(at, b'=') if at % 4 >= 2 && at / 4 == (len - 1) / 4 => {
+            let digit = s[at..].iter().position(|&c| c != b'=').unwrap_or(0);
+            err(at + digit, "'=' (nothing follows the padding)")
         }
-        if quad.len() < 4 {
-            return err(
-                s.len(),
-                "more base64 digits or '=' (the length is a multiple of 4)",
-            );
+        DecodeError::InvalidByte(at, b'=') => {
+            err(at, "a base64 digit (padding '=' only ends the text)")
         }
-        let bytes = n.to_be_bytes();
-        match pad {
-            0 => out.extend_from_slice(&bytes[1..4]),
-            1 => {
-                if bytes[3] != 0 {
-                    return err(at + 2, "a digit whose unused low bits are zero");
-                }
-                out.extend_from_slice(&bytes[1..3]);
-            }
-            _ => {
-                if bytes[2] != 0 {
-                    return err(at + 1, "a digit whose unused low bits are zero");
-                }
-                out.push(bytes[1]);
+        // The engine checks a lone last character before the groups in front of it; a fault
+        // there comes first. (`AAAA` after them keeps each one a group that is not the last.)
+        DecodeError::InvalidByte(at, _) if at + 1 == s.len() && s.len() % 4 == 1 => {
+            let mut groups = s[..at].to_vec();
+            groups.extend_from_slice(b"AAAA");
+            match STANDARD.decode(&groups) {
+                Err(e) => base64_fault(&groups, len, e),
+                Ok(_) => err(at, DIGIT),
             }
         }
+        DecodeError::InvalidByte(at, _) => err(at, DIGIT),
+        DecodeError::InvalidLastSymbol { offset, .. } => {
+            err(offset, "a digit whose unused low bits are zero")
+        }
+        // A last group of one digit, or of two or three without their padding.
+        DecodeError::InvalidLength(_) | DecodeError::InvalidPadding => err(
+            len,
+            "more base64 digits or '=' (the length is a multiple of 4)",
+        ),
     }
-    Ok(out)
 }
 
 #[cfg(test)]

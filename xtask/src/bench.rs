@@ -3,7 +3,7 @@
 //! 1. In-process decoding (criterion, `graphbinary-client/benches/decode.rs` and
 //!    `benches/serde.rs`) and allocations per result (`benches/alloc.rs`): `bench/inproc.rs`.
 //! 2. End to end against a real Gremlin Server (modern) on loopback: our client
-//!    (`examples/bench_client.rs`) and, in the same run, the peers of `xtask/peers/` (Java,
+//!    (`benches/bench_client.rs`) and, in the same run, the peers of `xtask/peers/` (Java,
 //!    Go, Python drivers and the raw byte drain), interleaved run by run; then the same
 //!    contenders against a replay of the server's recorded responses (`bench/replayed.rs`,
 //!    `crate::replay`), which measures the clients without the server's noise.
@@ -366,19 +366,55 @@ fn fmt_rate(r: f64) -> String {
 // End to end
 
 fn build_client(rep: &mut Report) -> Result<PathBuf> {
+    build_tool("bench_client", true, &mut |c| rep.cmd(c))
+}
+
+/// Builds `name`, one of the tools in `graphbinary-client/benches/` (`bench_client`,
+/// `write_corpus`, `failover`, ...: `harness = false`, `bench = false` targets), in the release
+/// profile or the dev one, and returns its executable, copied to `target/bench-tools/<name>`
+/// (`target/bench-tools/debug/<name>` for dev): a path free of cargo's hash, so that the
+/// commands BENCHMARKS.md records read the same from run to run. `record` sees the cargo
+/// command before it runs.
+pub(crate) fn build_tool(
+    name: &str,
+    release: bool,
+    record: &mut dyn FnMut(&Command),
+) -> Result<PathBuf> {
     let root = project_root();
-    let mut c = Command::new("cargo");
-    c.current_dir(&root).args([
-        "build",
-        "--release",
-        "-p",
-        "graphbinary-client",
-        "--example",
-        "bench_client",
-    ]);
-    rep.cmd(&c);
-    crate::util::run(&mut c)?;
-    Ok(root.join("target/release/examples/bench_client"))
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(&root).arg("build");
+    if release {
+        c.arg("--release");
+    }
+    c.args(["-p", "graphbinary-client", "--bench", name]);
+    record(&c);
+    let shown = show(&c);
+    c.arg("--message-format=json-render-diagnostics")
+        .stdout(std::process::Stdio::piped());
+    let out = c
+        .spawn()
+        .and_then(|child| child.wait_with_output())
+        .with_context(|| format!("could not start `{shown}`"))?;
+    if !out.status.success() {
+        bail!("`{shown}` failed ({})", out.status);
+    }
+    let built = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Json>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .with_context(|| format!("`{shown}` named no executable of {name}"))?;
+    let dir = root.join(if release {
+        "target/bench-tools"
+    } else {
+        "target/bench-tools/debug"
+    });
+    std::fs::create_dir_all(&dir)?;
+    // Copied beside, then renamed over the old one: never a half-written executable.
+    let (tmp, dest) = (dir.join(format!("{name}.tmp")), dir.join(name));
+    std::fs::copy(&built, &tmp).with_context(|| format!("copying {}", built.display()))?;
+    std::fs::rename(&tmp, &dest)?;
+    Ok(dest)
 }
 
 /// The command that runs `contender` with the peers' common arguments.
@@ -444,6 +480,106 @@ fn measure(
     }
 }
 
+/// How [`measure`] runs a contender: the contender it starts and the arguments it adds, or
+/// why the contender is not measured (a peer that is not set up).
+type Prepare<'p> = &'p dyn Fn(&'static str) -> Result<(&'static str, Vec<String>), String>;
+
+/// [`Prepare`] for contenders run as they are.
+fn as_is(c: &'static str) -> Result<(&'static str, Vec<String>), String> {
+    Ok((c, Vec::new()))
+}
+
+/// The arguments of one measurement of `q` at `url` in `mode`, followed by `extra`.
+fn contender_args(url: &str, q: &str, mode: &str, extra: &[String]) -> Vec<String> {
+    let mut args: Vec<String> = ["--url", url, "--query", q, "--mode", mode]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend_from_slice(extra);
+    args
+}
+
+/// What the measurements of one section share: the client executable, the server's URL, the
+/// number of rounds, and how each contender is run.
+#[derive(Clone, Copy)]
+struct Rounds<'a> {
+    client: &'a Path,
+    url: &'a str,
+    reps: usize,
+    prepare: Prepare<'a>,
+}
+
+impl Rounds<'_> {
+    /// The latency of `q` over the rounds: in each, every one of `contenders` in turn, the order
+    /// rotating from round to round (so that no contender always follows the same one: the
+    /// server's garbage collection after a large response lands on whoever comes next), as a
+    /// fresh process timing `per_round` sequential requests.
+    fn latency(
+        self,
+        rep: &mut Report,
+        q: &str,
+        contenders: &[&'static str],
+        per_round: usize,
+    ) -> BTreeMap<&'static str, Latency> {
+        let mut lat: BTreeMap<&str, Latency> = BTreeMap::new();
+        let runs = ["--runs".to_string(), per_round.to_string()];
+        for round in 0..self.reps {
+            for i in 0..contenders.len() {
+                let c = contenders[(i + round) % contenders.len()];
+                let m = self.measure(rep, c, q, "latency", &runs);
+                lat.entry(c).or_default().record(m);
+            }
+        }
+        lat
+    }
+
+    /// The throughput of `g.V()` at concurrency `conc` over the rounds, `requests` requests a
+    /// measurement, every one of `contenders` in each round; with, for each contender, how much
+    /// `counter` grew during each of its measurements that succeeded.
+    fn throughput(
+        self,
+        rep: &mut Report,
+        contenders: &[&'static str],
+        (conc, requests): (usize, usize),
+        counter: &dyn Fn() -> u64,
+    ) -> (Throughput<'static>, BTreeMap<&'static str, Vec<f64>>) {
+        let mut t = Throughput::default();
+        let mut grew: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+        let load = [
+            "--concurrency".to_string(),
+            conc.to_string(),
+            "--requests".to_string(),
+            requests.to_string(),
+        ];
+        for _ in 0..self.reps {
+            for &c in contenders {
+                let before = counter();
+                let m = self.measure(rep, c, "g.V()", "throughput", &load);
+                if m.is_ok() {
+                    grew.entry(c).or_default().push((counter() - before) as f64);
+                }
+                t.record(c, m, requests);
+            }
+        }
+        (t, grew)
+    }
+
+    /// One measurement of contender `c`: `q` in `mode` with the arguments `load`, then the
+    /// contender's own; its failure, or why it is not measured.
+    fn measure(
+        self,
+        rep: &mut Report,
+        c: &'static str,
+        q: &str,
+        mode: &str,
+        load: &[String],
+    ) -> Result<Json, String> {
+        let (cmd, extra) = (self.prepare)(c)?;
+        let args = contender_args(self.url, q, mode, &[load, &extra[..]].concat());
+        measure(rep, cmd, self.client, &args)
+    }
+}
+
 fn median_of(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return f64::NAN;
@@ -464,17 +600,9 @@ fn peers_setup(rep: &mut Report) -> Result<String> {
     let origins_path = project_root().join(".bench-cache/peers/origins.txt");
     // Only what this run of setup.sh records counts.
     let _ = std::fs::remove_file(&origins_path);
-    let mut c = Command::new(project_root().join("xtask/peers/setup.sh"));
-    c.current_dir(project_root());
-    rep.cmd(&c);
-    let out = c
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .context("could not start xtask/peers/setup.sh")?;
-    let log = String::from_utf8_lossy(&out.stderr);
-    eprint!("{log}");
-    if !out.status.success() {
-        bail!("xtask/peers/setup.sh failed ({})", out.status);
+    let (log, status) = setup_sh(rep, &[])?;
+    if !status.success() {
+        bail!("xtask/peers/setup.sh failed ({status})");
     }
     let origins = std::fs::read_to_string(&origins_path).unwrap_or_default();
     let mut p = String::from("Peers, as `xtask/peers/setup.sh` set them up in this run:\n\n");
@@ -483,24 +611,44 @@ fn peers_setup(rep: &mut Report) -> Result<String> {
             writeln!(p, "* {peer}: {from}.")?;
         }
     }
+    unavailable(&mut p, &log)?;
+    Ok(p)
+}
+
+/// Runs `xtask/peers/setup.sh` with `args`, echoing its log (stderr); the log and how it ended.
+fn setup_sh(rep: &mut Report, args: &[&str]) -> Result<(String, std::process::ExitStatus)> {
+    let mut c = Command::new(project_root().join("xtask/peers/setup.sh"));
+    c.current_dir(project_root()).args(args);
+    rep.cmd(&c);
+    let out = c
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .context("could not start xtask/peers/setup.sh")?;
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    eprint!("{log}");
+    Ok((log, out.status))
+}
+
+/// The lines of a peers paragraph for the peers that setup.sh's `log` says it could not set
+/// up, with its reason.
+fn unavailable(p: &mut String, log: &str) -> std::fmt::Result {
     for u in log
         .lines()
         .filter_map(|l| l.strip_prefix("setup.sh: unavailable: "))
     {
         writeln!(p, "* unavailable, not measured: {u}.")?;
     }
-    Ok(p)
+    Ok(())
 }
 
 fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
     let peers = peers_setup(rep)?;
     let reps = if o.quick { 1 } else { 5 };
-    let url = url.to_string();
-    let base = |q: &str, mode: &str| -> Vec<String> {
-        ["--url", &url, "--query", q, "--mode", mode]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+    let rounds = Rounds {
+        client,
+        url,
+        reps,
+        prepare: &as_is,
     };
     let mut s = String::new();
     writeln!(
@@ -523,19 +671,8 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
         (BIG_QUERY, if o.quick { 2 } else { 5 }),
         ("g.V()", if o.quick { 20 } else { 200 }),
     ] {
-        let mut lat: BTreeMap<&str, Latency> = BTreeMap::new();
-        // Rounds in rotating order, so that no contender always follows the same one (the
-        // server's garbage collection after a large response lands on whoever comes next).
         let per_round = (runs / reps).max(1);
-        for round in 0..reps {
-            for i in 0..LATENCY_CONTENDERS.len() {
-                let c = LATENCY_CONTENDERS[(i + round) % LATENCY_CONTENDERS.len()];
-                let mut args = base(q, "latency");
-                args.extend(["--runs".to_string(), per_round.to_string()]);
-                let m = measure(rep, c, client, &args);
-                lat.entry(c).or_default().record(m);
-            }
-        }
+        let lat = rounds.latency(rep, q, &LATENCY_CONTENDERS, per_round);
         writeln!(
             s,
             "### Latency of `{q}` (median of {} requests, one connection)\n\n\
@@ -546,13 +683,7 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
         )?;
         // A contender's median even when some round of it failed.
         let med = |c: &str| lat.get(c).map(Latency::median_wall).unwrap_or(f64::NAN);
-        let (raw, ours) = (med("raw"), med("rust"));
-        let cols = LatencyColumns {
-            name,
-            bytes: true,
-            vs: &[("raw", raw), ("ours", ours)],
-        };
-        latency_table(&mut s, &cols, &LATENCY_CONTENDERS, &lat)?;
+        let (raw, ours) = latency_vs_raw(&mut s, &LATENCY_CONTENDERS, &lat, &med)?;
         if q == BIG_QUERY {
             let fastest_peer = ["java", "go", "python"]
                 .iter()
@@ -592,19 +723,7 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
     throughput_header(&mut s, &cols)?;
     let mut verdicts = Vec::new();
     for conc in [64, 256, 1000] {
-        let mut t = Throughput::default();
-        for _ in 0..reps {
-            for c in CONTENDERS {
-                let mut args = base("g.V()", "throughput");
-                args.extend([
-                    "--concurrency".into(),
-                    conc.to_string(),
-                    "--requests".into(),
-                    requests.to_string(),
-                ]);
-                t.record(c, measure(rep, c, client, &args), requests);
-            }
-        }
+        let (t, _) = rounds.throughput(rep, &CONTENDERS, (conc, requests), &|| 0);
         let med = |c: &str| t.median(c);
         let best_peer = t.best_of(&["java", "go", "python"]);
         throughput_rows(&mut s, &cols, conc, reps, &CONTENDERS, &t, best_peer)?;
@@ -621,6 +740,24 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
     )?;
     rep.sections.push(s);
     Ok(())
+}
+
+/// A latency table of the 4.0 parts (live or replayed): every contender's row beside the raw
+/// drain and ours, by `med` (a contender's median wall time); returns those two medians.
+fn latency_vs_raw(
+    s: &mut String,
+    contenders: &[&str],
+    lat: &BTreeMap<&str, Latency>,
+    med: &dyn Fn(&str) -> f64,
+) -> Result<(f64, f64)> {
+    let (raw, ours) = (med("raw"), med("rust"));
+    let cols = LatencyColumns {
+        name,
+        bytes: true,
+        vs: &[("raw", raw), ("ours", ours)],
+    };
+    latency_table(s, &cols, contenders, lat)?;
+    Ok((raw, ours))
 }
 
 fn name(c: &str) -> &'static str {
@@ -712,4 +849,86 @@ fn memory(rep: &mut Report, url: &str, client: &Path) -> Result<()> {
     )?;
     rep.sections.push(s);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{as_is, Report, Rounds};
+
+    /// A stand-in client: prints one JSON line of both modes.
+    fn fake_client() -> std::path::PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = std::env::temp_dir().join(format!("xtask-fake-client-{}", std::process::id()));
+        std::fs::write(
+            &path,
+            "#!/bin/sh\necho '{\"runs\":[0.5],\"cpu_secs\":0.25,\"results\":6,\"req_per_sec\":100}'\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    fn report() -> Report {
+        Report {
+            commands: Vec::new(),
+            sections: Vec::new(),
+            raw: Vec::new(),
+            value_route_bytes_per_sec: None,
+        }
+    }
+
+    #[test]
+    fn rounds_rotate_the_contenders_and_pass_each_its_arguments() {
+        let client = fake_client();
+        let exe = client.display().to_string();
+        let rounds = Rounds {
+            client: &client,
+            url: "http://h/g",
+            reps: 2,
+            prepare: &as_is,
+        };
+        let mut rep = report();
+        let lat = rounds.latency(&mut rep, "g.V()", &["rust", "rust-drain"], 3);
+        let q = "--url http://h/g --query g.V() --mode latency --runs 3";
+        assert_eq!(
+            rep.commands,
+            [
+                format!("{exe} {q}"),
+                format!("{exe} --consume drain {q}"),
+                format!("{exe} --consume drain {q}"),
+                format!("{exe} {q}"),
+            ]
+        );
+        assert_eq!(lat["rust"].runs, [0.5, 0.5]);
+        assert!(lat["rust-drain"].error.is_none());
+
+        // A contender not set up is recorded as failed and never run; one may run as another
+        // with arguments of its own; the counter is read around each measurement.
+        let prepare = |c: &'static str| match c {
+            "rust-drain" => Err("not set up".to_string()),
+            "rust-mux" => Ok(("rust", vec!["--connections".to_string(), "1".to_string()])),
+            _ => Ok((c, Vec::new())),
+        };
+        let rounds = Rounds {
+            prepare: &prepare,
+            reps: 1,
+            ..rounds
+        };
+        let mut rep = report();
+        let n = std::cell::Cell::new(0);
+        let counter = || {
+            n.set(n.get() + 1);
+            n.get()
+        };
+        let (t, grew) =
+            rounds.throughput(&mut rep, &["rust-mux", "rust-drain"], (64, 500), &counter);
+        let load =
+            "--url http://h/g --query g.V() --mode throughput --concurrency 64 --requests 500";
+        assert_eq!(rep.commands, [format!("{exe} {load} --connections 1")]);
+        assert_eq!(t.median("rust-mux"), 100.0);
+        assert!(!t.succeeded("rust-drain"));
+        assert_eq!(grew["rust-mux"], [1.0]);
+        assert!(!grew.contains_key("rust-drain"));
+        let _ = std::fs::remove_file(client);
+    }
 }

@@ -4,7 +4,9 @@
 //! `cargo clippy -D warnings`, `cargo doc --no-deps --all-features` with
 //! `RUSTDOCFLAGS=-D warnings`, then `cargo test --workspace` with `GREMLIN_URL` pointing at a
 //! real Gremlin Server (modern dataset) and `GREMLIN_TX_URL` at a transactional one, started for
-//! the tests and stopped afterwards, whatever they do; the SigV4 test (`--features sigv4`,
+//! the tests and stopped afterwards, whatever they do; the examples of graphbinary-client run
+//! against the same two servers (`ci/examples.rs`; the `tinkerpop3` one in the TinkerPop 3
+//! step); the SigV4 test (`--features sigv4`,
 //! checked against botocore); `cargo xtask failover` over three servers; the TinkerPop 3
 //! WebSocket tests against 3.7.3, 3.8.1, 3.7.3 with SASL and JanusGraph 1.1.0; TinkerPop
 //! 3.7.3's Gherkin suite through the WebSocket client (`cargo xtask features --tinkerpop
@@ -23,13 +25,16 @@ use anyhow::{bail, Result};
 use crate::server;
 use crate::util::{project_root, run, secs};
 
+mod examples;
+
 const HELP: &str =
     "usage: cargo xtask ci [--no-server] [--port N] [--features-port N] [--tinkerpop3-only]
 
 Runs regen --check, fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
 already answers there with the modern graph is reused) and a transactional one (dataset tx) on
-<port>+1, the SigV4 test (feature sigv4, against botocore), the failover test over three
+<port>+1, the examples (graphbinary-client/examples, run against those two servers and, for
+tinkerpop3, the 3.7.3 and JanusGraph ones), the SigV4 test (feature sigv4, against botocore), the failover test over three
 servers on 8195-8197 or env GREMLIN_FAILOVER_PORTS=A,B,C (`cargo xtask failover`, with SIGTERM
 then with SIGKILL), the TinkerPop 3 WebSocket tests (tests/ws3.rs, tests/ws3_janusgraph.rs)
 against Gremlin Server 3.7.3, 3.8.1, 3.7.3 with SASL, JanusGraph 1.1.0 and 3.7.3 with SASL over
@@ -201,8 +206,10 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
             .env("GREMLIN_WSS_ROOT_PEM", crate::server::tls_root()?),
         totals,
     );
+    // The `tinkerpop3` example, on TinkerPop's server and on JanusGraph.
+    let examples = examples::run_tinkerpop3(&[s373.url(), s_jg.url()]);
     drop(servers);
-    outcome
+    outcome.and(examples)
 }
 
 /// `cargo xtask ci --tinkerpop3-only`.
@@ -322,6 +329,7 @@ pub fn cli(args: &[String]) -> Result<()> {
                     &mut totals,
                 )
             });
+            step("examples", &mut || examples::run_tinkerpop4(&url, &tx_url));
         }
         drop(tx_guard);
         step("test sigv4", &mut || {

@@ -1,9 +1,9 @@
 //! `cargo xtask failover`: the several-hosts test against three real Gremlin Servers.
 //!
-//! Starts three servers (modern dataset) on 127.0.0.1, runs the `failover` example of
-//! graphbinary-client against them, and stops and restarts the one it asks for (`STOP <port>`
-//! / `START <port>` on its stdout, answered with `stopped` / `started` on its stdin). The
-//! example runs 1000 queries and fails if a query issued after the failure was detected fails
+//! Starts three servers (modern dataset) on 127.0.0.1, runs the failover driver of
+//! graphbinary-client (`benches/failover.rs`) against them, and stops and restarts the one it
+//! asks for (`STOP <port>` / `START <port>` on its stdout, answered with `stopped` / `started`
+//! on its stdin). The driver runs 1000 queries and fails if a query issued after the failure was detected fails
 //! or if the restarted server gets no requests again; its report lines (figures included) are
 //! echoed. All servers this command started are stopped at the end, whatever happened.
 
@@ -93,24 +93,15 @@ pub fn run(ports: &[u16], kill: bool) -> Result<()> {
         .map(u16::to_string)
         .collect::<Vec<_>>()
         .join(",");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let driver = crate::bench::build_tool("failover", false, &mut |_| {})?;
     let started = Instant::now();
-    let mut child = Command::new(cargo)
+    let mut child = Command::new(driver)
         .current_dir(project_root())
-        .args([
-            "run",
-            "--quiet",
-            "-p",
-            "graphbinary-client",
-            "--example",
-            "failover",
-            "--",
-            &list,
-        ])
+        .arg(&list)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .context("starting the failover example")?;
+        .context("starting the failover driver")?;
     let mut stdin = child.stdin.take().context("piped stdin")?;
     let stdout = child.stdout.take().context("piped stdout")?;
     for line in BufReader::new(stdout).lines() {

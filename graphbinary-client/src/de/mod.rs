@@ -104,9 +104,9 @@ pub use to_value::to_literal;
 pub use to_value::{to_value, LiteralError};
 
 use crate::model::{
-    codes, decode_marker_value, fq_opt_list_header, fq_typed_header, read_fq_str, read_header,
-    skip_value, BigDecimal, BigInteger, DateTime, Direction, Duration, Graph, Header, Merge, Value,
-    T,
+    codes, decode_marker_value, fq_opt_list_header, fq_typed_header, read_fields_header,
+    read_fq_str, read_header, skip_value, BigDecimal, BigInteger, DateTime, Direction, Duration,
+    Graph, Header, Merge, Value, T,
 };
 
 /// Deserializes a `T` from `bytes`, which must hold exactly one fully-qualified value.
@@ -209,18 +209,58 @@ pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, Error> {
 
 /// [`from_value`] with offsets counted from `base` (the value's place in its response).
 pub(crate) fn from_value_at<T: DeserializeOwned>(value: &Value, base: u64) -> Result<T, Error> {
-    let bytes = value.to_bytes().map_err(|e| {
+    let bytes = reencode(value, base)?;
+    let limits = crate::ReadOptions::default().limits;
+    let mut cur = Cursor::new(&bytes, base, &limits);
+    whole::<T, Borrowed>(&mut cur, bytes.len())
+}
+
+/// `value` encoded again, to be deserialized from its bytes: a value that cannot be encoded
+/// is an error at `at`.
+fn reencode(value: &Value, at: u64) -> Result<Vec<u8>, Error> {
+    value.to_bytes().map_err(|e| {
         Error::format(DecodeError::new(
-            base,
+            at,
             ErrorKind::Invalid {
                 what: "value",
                 detail: e.to_string(),
             },
         ))
-    })?;
-    let limits = crate::ReadOptions::default().limits;
-    let mut cur = Cursor::new(&bytes, base, &limits);
-    whole::<T, Borrowed>(&mut cur, bytes.len())
+    })
+}
+
+/// Runs `f` with a [`Transient`] deserializer over `bytes`, a value encoded again that
+/// started at `at` in the input, nested `depth` deep.
+fn transient<R>(
+    bytes: &[u8],
+    at: u64,
+    limits: &Limits,
+    depth: u32,
+    f: impl FnOnce(&mut De<'_, '_, Transient>) -> Result<R, Error>,
+) -> Result<R, Error> {
+    let mut cur = Cursor::with_depth(bytes, at, limits, depth);
+    let mut de = De::<Transient>::new(&mut cur);
+    let r = f(&mut de);
+    de.finish(r)
+}
+
+/// Hands `value` whole to [`Value`]'s own visitor, which asked for it with the newtype
+/// [`VALUE_TOKEN`]: through [`STASH`], taken back if the visitor left it.
+fn visit_value<'de, V: Visitor<'de>>(value: Value, v: V, at: u64) -> Result<V::Value, Error> {
+    STASH.with(|s| s.set(Some(value)));
+    let r = v.visit_map(serde::de::value::MapDeserializer::new(std::iter::empty::<(
+        (),
+        (),
+    )>()));
+    STASH.with(|s| s.take());
+    r.map_err(|e: Error| e.at(at))
+}
+
+/// Grows the stack if it runs low, then runs `f`: around the reads of the values that hold
+/// further values, the only ones that nest deep.
+#[inline]
+fn grow<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, f)
 }
 
 /// Runs the deserializer for one value; an error that a visitor swallowed still counts.
@@ -387,6 +427,31 @@ impl<'a, 'x, M> De<'a, 'x, M> {
     fn custom(&self, at: u64, msg: String) -> Error {
         <Error as de::Error>::custom(msg).at(at)
     }
+
+    /// The error of a target that took only `n - left` of the `n` `unit`s (items, entries)
+    /// of a sequence or map (`of`: its type, where the message names it).
+    #[cold]
+    fn took_fewer(&self, at: u64, n: usize, left: usize, unit: &str, of: Option<&str>) -> Error {
+        let took = n - left;
+        self.custom(
+            at,
+            match of {
+                Some(what) => format!("the target took {took} of the {n} {unit} of the {what}"),
+                None => format!("the target took {took} of the {n} {unit}"),
+            },
+        )
+    }
+
+    /// The name of the token after a T, Direction or Merge header (`code`: T, DIRECTION,
+    /// anything else is read as a Merge).
+    fn token(&mut self, code: u8) -> Result<&'static str, Error> {
+        let r = match code {
+            codes::T => T::decode(self.cur).map(T::as_str),
+            codes::DIRECTION => Direction::decode(self.cur).map(Direction::as_str),
+            _ => Merge::decode(self.cur).map(Merge::as_str),
+        };
+        self.fast(r)
+    }
 }
 
 /// What a header announced, with where it started.
@@ -409,6 +474,14 @@ impl<'a, 'x, M> De<'a, 'x, M> {
     }
 }
 
+/// Reads a primitive with the cursor's `$read` and hands it to the visitor's `$visit`.
+macro_rules! visit_read {
+    ($de:ident, $v:ident, $read:ident => $visit:ident) => {{
+        let r = $de.cur.$read();
+        $v.$visit($de.fast(r)?)
+    }};
+}
+
 impl<'a, 'x, M> De<'a, 'x, M> {
     /// The value after its header, as serde's data model has it.
     fn any<'de, V: Visitor<'de>>(&mut self, h: Head, v: V) -> Result<V::Value, Error>
@@ -416,48 +489,24 @@ impl<'a, 'x, M> De<'a, 'x, M> {
         M: Mode<'x, 'de>,
     {
         match h.code {
-            codes::INT => {
-                let r = self.cur.read_i32();
-                v.visit_i32(self.fast(r)?)
-            }
-            codes::LONG => {
-                let r = self.cur.read_i64();
-                v.visit_i64(self.fast(r)?)
-            }
+            codes::INT => visit_read!(self, v, read_i32 => visit_i32),
+            codes::LONG => visit_read!(self, v, read_i64 => visit_i64),
             codes::STRING => {
                 let r = self.cur.read_str();
                 M::str(v, self.fast(r)?)
             }
-            codes::DOUBLE => {
-                let r = self.cur.read_f64();
-                v.visit_f64(self.fast(r)?)
-            }
-            codes::FLOAT => {
-                let r = self.cur.read_f32();
-                v.visit_f32(self.fast(r)?)
-            }
+            codes::DOUBLE => visit_read!(self, v, read_f64 => visit_f64),
+            codes::FLOAT => visit_read!(self, v, read_f32 => visit_f32),
             codes::UUID => {
                 let r = self.cur.read_uuid();
                 let u = self.fast(r)?;
                 let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
                 v.visit_str(u.hyphenated().encode_lower(&mut buf))
             }
-            codes::BYTE => {
-                let r = self.cur.read_i8();
-                v.visit_i8(self.fast(r)?)
-            }
-            codes::SHORT => {
-                let r = self.cur.read_i16();
-                v.visit_i16(self.fast(r)?)
-            }
-            codes::BOOLEAN => {
-                let r = self.cur.read_bool();
-                v.visit_bool(self.fast(r)?)
-            }
-            codes::CHAR => {
-                let r = self.cur.read_char();
-                v.visit_char(self.fast(r)?)
-            }
+            codes::BYTE => visit_read!(self, v, read_i8 => visit_i8),
+            codes::SHORT => visit_read!(self, v, read_i16 => visit_i16),
+            codes::BOOLEAN => visit_read!(self, v, read_bool => visit_bool),
+            codes::CHAR => visit_read!(self, v, read_char => visit_char),
             // Only the values that hold further values can nest deep: the others are read
             // without the stack check.
             codes::LIST
@@ -470,9 +519,7 @@ impl<'a, 'x, M> De<'a, 'x, M> {
             | codes::PATH
             | codes::TREE
             | codes::GRAPH
-            | codes::COMPOSITE_PDT => {
-                stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.structured(h, v))
-            }
+            | codes::COMPOSITE_PDT => grow(|| self.structured(h, v)),
             _ => self.leaf(h, v),
         }
     }
@@ -539,15 +586,14 @@ impl<'a, 'x, M> De<'a, 'x, M> {
                     .to_bytes()
                     .map_err(|e| self.custom(h.at, e.to_string()))?;
                 let limits = *self.cur.limits();
-                let mut sub = Cursor::with_depth(&bytes, h.at, &limits, self.cur.depth());
-                let mut de = De::<Transient>::new(&mut sub);
-                let r = de::Deserializer::deserialize_any(&mut de, v);
-                de.finish(r)
+                transient(&bytes, h.at, &limits, self.cur.depth(), |de| {
+                    de::Deserializer::deserialize_any(de, v)
+                })
             }
             codes::COMPOSITE_PDT => {
                 let r = read_fq_str(self.cur, "CompositePDT type");
                 self.fast(r)?;
-                let r = composite_fields_header(self.cur);
+                let r = read_fields_header(self.cur);
                 self.fast(r)?;
                 self.map(h.at, v)
             }
@@ -580,18 +626,7 @@ impl<'a, 'x, M> De<'a, 'x, M> {
                     ("nanos", Prim::I32(d.nanos)),
                 ]))
             }
-            codes::DIRECTION => {
-                let r = Direction::decode(self.cur);
-                v.visit_str(self.fast(r)?.as_str())
-            }
-            codes::T => {
-                let r = T::decode(self.cur);
-                v.visit_str(self.fast(r)?.as_str())
-            }
-            codes::MERGE => {
-                let r = Merge::decode(self.cur);
-                v.visit_str(self.fast(r)?.as_str())
-            }
+            codes::DIRECTION | codes::T | codes::MERGE => v.visit_str(self.token(h.code)?),
             codes::BIG_INTEGER => {
                 let r = self.cur.read_len_prefixed("BigInteger");
                 visit_big_integer(v, self.fast(r)?)
@@ -628,6 +663,7 @@ impl<'a, 'x, M> De<'a, 'x, M> {
         }
     }
 
+    /// A List or Set (`what`) of fully-qualified values.
     fn seq<'de, V: Visitor<'de>>(
         &mut self,
         at: u64,
@@ -637,25 +673,52 @@ impl<'a, 'x, M> De<'a, 'x, M> {
     where
         M: Mode<'x, 'de>,
     {
+        self.list(at, what, Fq, Some(what), v)
+    }
+
+    /// A List or Set (`what`, counted as one level of nesting) of items read as `items`
+    /// says; `of` names it in the error of a target that takes fewer items.
+    fn list<'de, I: Items, V: Visitor<'de>>(
+        &mut self,
+        at: u64,
+        what: &'static str,
+        items: I,
+        of: Option<&str>,
+        v: V,
+    ) -> Result<V::Value, Error>
+    where
+        M: Mode<'x, 'de>,
+    {
         self.enter()?;
         let n = self.count(what, 2)?;
+        let r = self.items(at, n, items, of, v)?;
+        self.cur.leave();
+        Ok(r)
+    }
+
+    /// `n` items read as `items` says, every one taken by the visitor.
+    fn items<'de, I: Items, V: Visitor<'de>>(
+        &mut self,
+        at: u64,
+        n: usize,
+        items: I,
+        of: Option<&str>,
+        v: V,
+    ) -> Result<V::Value, Error>
+    where
+        M: Mode<'x, 'de>,
+    {
         let mut acc = SeqAcc {
             de: self,
             left: n,
             index: 0,
+            items,
         };
         let r = v.visit_seq(&mut acc)?;
         let left = acc.left;
         if left > 0 {
-            return Err(self.custom(
-                at,
-                format!(
-                    "the target took {} of the {n} items of the {what}",
-                    n - left
-                ),
-            ));
+            return Err(self.took_fewer(at, n, left, "items", of));
         }
-        self.cur.leave();
         Ok(r)
     }
 
@@ -695,13 +758,7 @@ impl<'a, 'x, M> De<'a, 'x, M> {
         let r = v.visit_map(&mut acc)?;
         let left = acc.left;
         if left > 0 {
-            return Err(self.custom(
-                at,
-                format!(
-                    "the target took {} of the {n} entries of the {what}",
-                    n - left
-                ),
-            ));
+            return Err(self.took_fewer(at, n, left, "entries", Some(what)));
         }
         self.cur.leave();
         Ok(r)
@@ -777,28 +834,6 @@ impl<'a, 'x, M> De<'a, 'x, M> {
     }
 }
 
-/// The header of a CompositePDT's fields: a Map, not null.
-fn composite_fields_header(cur: &mut Cursor<'_>) -> FastResult<()> {
-    cur.expect_type_code(codes::MAP, "CompositePDT fields")?;
-    let at = cur.offset();
-    match cur.read_u8()? {
-        0x00 | 0x02 => Ok(()),
-        0x01 => Err(cur.error_at(
-            at,
-            ErrorKind::UnexpectedNull {
-                what: "CompositePDT fields",
-            },
-        )),
-        flag => Err(cur.error_at(
-            at,
-            ErrorKind::InvalidValueFlag {
-                what: "CompositePDT fields",
-                flag,
-            },
-        )),
-    }
-}
-
 fn visit_big_integer<'de, V: Visitor<'de>>(v: V, bytes: &[u8]) -> Result<V::Value, Error> {
     if bytes.len() <= 16 {
         let fill = if bytes.first().is_some_and(|b| b & 0x80 != 0) {
@@ -871,18 +906,6 @@ impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M>
         } else {
             v.visit_some(self).map_err(|e: Error| e.at(at))
         }
-    }
-
-    fn deserialize_unit<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        self.deserialize_any(v)
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        v: V,
-    ) -> Result<V::Value, Error> {
-        self.deserialize_any(v)
     }
 
     fn deserialize_f32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
@@ -992,20 +1015,9 @@ impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M>
                 let s = self.fast(r)?;
                 unit_variant(v, s)
             }
-            codes::T => {
+            codes::T | codes::DIRECTION | codes::MERGE => {
                 self.header()?;
-                let r = T::decode(self.cur);
-                unit_variant(v, self.fast(r)?.as_str())
-            }
-            codes::DIRECTION => {
-                self.header()?;
-                let r = Direction::decode(self.cur);
-                unit_variant(v, self.fast(r)?.as_str())
-            }
-            codes::MERGE => {
-                self.header()?;
-                let r = Merge::decode(self.cur);
-                unit_variant(v, self.fast(r)?.as_str())
+                unit_variant(v, self.token(code)?)
             }
             codes::MAP => {
                 self.header()?;
@@ -1035,13 +1047,7 @@ impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M>
             let at = self.cur.offset();
             let r = <Value as Decode>::decode(self.cur);
             let value = self.fast(r)?;
-            STASH.with(|s| s.set(Some(value)));
-            let r = v.visit_map(serde::de::value::MapDeserializer::new(std::iter::empty::<(
-                (),
-                (),
-            )>()));
-            STASH.with(|s| s.take());
-            return r.map_err(|e: Error| e.at(at));
+            return visit_value(value, v, at);
         }
         v.visit_newtype_struct(self)
     }
@@ -1114,7 +1120,7 @@ impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M>
     }
 
     serde::forward_to_deserialize_any! {
-        bool i128 u128 char seq tuple tuple_struct
+        bool i128 u128 char unit unit_struct seq tuple tuple_struct
     }
 }
 
@@ -1139,7 +1145,7 @@ impl<'a, 'x, M> De<'a, 'x, M> {
         let r = self.cur.read_array::<2>();
         self.fast(r)?;
         let h = Head { at, code, flag: 0 };
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+        grow(|| {
             if code == codes::MAP {
                 self.map(at, v)
             } else {
@@ -1153,13 +1159,50 @@ impl<'a, 'x, M> De<'a, 'x, M> {
 // ---------------------------------------------------------------------------------------------
 // Sequences and maps
 
-struct SeqAcc<'b, 'a, 'x, M> {
+/// How each item of a sequence is laid out: [`Fq`], a fully-qualified value, or an [`Item`]
+/// of an element's typed List or Set.
+trait Items: Copy {
+    fn item<'de, 'x, M: Mode<'x, 'de>, S: DeserializeSeed<'de>>(
+        self,
+        de: &mut De<'_, 'x, M>,
+        seed: S,
+    ) -> Result<S::Value, Error>;
+}
+
+/// A fully-qualified value (the items of a List or Set).
+#[derive(Clone, Copy)]
+struct Fq;
+
+impl Items for Fq {
+    #[inline]
+    fn item<'de, 'x, M: Mode<'x, 'de>, S: DeserializeSeed<'de>>(
+        self,
+        de: &mut De<'_, 'x, M>,
+        seed: S,
+    ) -> Result<S::Value, Error> {
+        seed.deserialize(de)
+    }
+}
+
+impl Items for Item {
+    #[inline]
+    fn item<'de, 'x, M: Mode<'x, 'de>, S: DeserializeSeed<'de>>(
+        self,
+        de: &mut De<'_, 'x, M>,
+        seed: S,
+    ) -> Result<S::Value, Error> {
+        seed.deserialize(ItemDe { de, item: self })
+    }
+}
+
+struct SeqAcc<'b, 'a, 'x, M, I> {
     de: &'b mut De<'a, 'x, M>,
     left: usize,
     index: usize,
+    items: I,
 }
 
-impl<'de, 'x, M: Mode<'x, 'de>> de::SeqAccess<'de> for &mut SeqAcc<'_, '_, 'x, M> {
+impl<'de, 'x, M: Mode<'x, 'de>, I: Items> de::SeqAccess<'de> for &mut SeqAcc<'_, '_, 'x, M, I> {
     type Error = Error;
     #[inline]
     fn next_element_seed<S: DeserializeSeed<'de>>(
@@ -1172,7 +1215,8 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::SeqAccess<'de> for &mut SeqAcc<'_, '_, 'x, M
         self.left -= 1;
         let i = self.index;
         self.index += 1;
-        seed.deserialize(&mut *self.de)
+        self.items
+            .item(&mut *self.de, seed)
             .map(Some)
             .map_err(|e| e.in_index(i))
     }
@@ -1328,8 +1372,7 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for BareTree<'_, '_, 'x, M
     type Error = Error;
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
         let at = self.de.cur.offset();
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.de.tree(at, v))
-            .map_err(|e: Error| e.at(at))
+        grow(|| self.de.tree(at, v)).map_err(|e: Error| e.at(at))
     }
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
@@ -1472,12 +1515,7 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::MapAccess<'de> for &mut ElementAcc<'_, '_, '
             let r = skip_value(self.de.cur);
             self.de.fast(r)?;
         }
-        match self.fields.get(self.next) {
-            None => Ok(None),
-            Some(&(name, _)) => seed
-                .deserialize(BorrowedStrDeserializer::<Error>::new(name))
-                .map(Some),
-        }
+        field_key(seed, self.fields.get(self.next).map(|f| f.0))
     }
     #[inline]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
@@ -1495,6 +1533,35 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::MapAccess<'de> for &mut ElementAcc<'_, '_, '
     fn size_hint(&self) -> Option<usize> {
         Some(self.fields.len() - self.next)
     }
+}
+
+/// The key of the next field of a fixed list of them (an element's, a DateTime's): its name,
+/// or `None` after the last.
+#[inline]
+fn field_key<'de, S: DeserializeSeed<'de>>(
+    seed: S,
+    name: Option<&'static str>,
+) -> Result<Option<S::Value>, Error> {
+    name.map(|name| seed.deserialize(BorrowedStrDeserializer::<Error>::new(name)))
+        .transpose()
+}
+
+/// For the deserializers of a part of a value: a newtype struct is its content, read from the
+/// same bytes, and the format is binary (not human-readable).
+macro_rules! newtype_is_content_not_human_readable {
+    () => {
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            v: V,
+        ) -> Result<V::Value, Error> {
+            v.visit_newtype_struct(self)
+        }
+
+        fn is_human_readable(&self) -> bool {
+            false
+        }
+    };
 }
 
 /// The deserializer of one element field that is not a plain fully-qualified value.
@@ -1529,18 +1596,14 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for PartDe<'_, '_, 'x, M> 
             Part::Labels => {
                 let n = de.count("List", 2)?;
                 de.enter()?;
-                let r = typed_seq(de, at, n, Item::FqStr, v)?;
+                let r = de.items(at, n, Item::FqStr, None, v)?;
                 de.cur.leave();
                 Ok(r)
             }
             Part::OptList(props) => {
                 let r = fq_opt_list_header(de.cur);
                 if de.fast(r)? {
-                    de.enter()?;
-                    let n = de.count("List", 2)?;
-                    let r = typed_seq(de, at, n, Item::Element(props), v)?;
-                    de.cur.leave();
-                    Ok(r)
+                    de.list(at, "List", Item::Element(props), None, v)
                 } else {
                     v.visit_unit()
                 }
@@ -1548,11 +1611,7 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for PartDe<'_, '_, 'x, M> 
             Part::PathLabels => {
                 let r = fq_typed_header(de.cur, codes::LIST, "List");
                 de.fast(r)?;
-                de.enter()?;
-                let n = de.count("List", 2)?;
-                let r = typed_seq(de, at, n, Item::LabelSet, v)?;
-                de.cur.leave();
-                Ok(r)
+                de.list(at, "List", Item::LabelSet, None, v)
             }
             Part::PathObjects => {
                 let r = fq_typed_header(de.cur, codes::LIST, "List");
@@ -1598,13 +1657,7 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for PartDe<'_, '_, 'x, M> 
         self.deserialize_str(v)
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        v: V,
-    ) -> Result<V::Value, Error> {
-        v.visit_newtype_struct(self)
-    }
+    newtype_is_content_not_human_readable!();
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
         match self.part {
@@ -1616,65 +1669,9 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for PartDe<'_, '_, 'x, M> 
         }
     }
 
-    fn is_human_readable(&self) -> bool {
-        false
-    }
-
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf
         unit unit_struct seq tuple tuple_struct map struct enum identifier
-    }
-}
-
-fn typed_seq<'de, 'x, M: Mode<'x, 'de>, V: Visitor<'de>>(
-    de: &mut De<'_, 'x, M>,
-    at: u64,
-    n: usize,
-    item: Item,
-    v: V,
-) -> Result<V::Value, Error> {
-    let mut acc = TypedSeq {
-        de: &mut *de,
-        left: n,
-        index: 0,
-        item,
-    };
-    let r = v.visit_seq(&mut acc)?;
-    let left = acc.left;
-    if left > 0 {
-        return Err(de.custom(at, format!("the target took {} of the {n} items", n - left)));
-    }
-    Ok(r)
-}
-
-struct TypedSeq<'b, 'a, 'x, M> {
-    de: &'b mut De<'a, 'x, M>,
-    left: usize,
-    index: usize,
-    item: Item,
-}
-
-impl<'de, 'x, M: Mode<'x, 'de>> de::SeqAccess<'de> for &mut TypedSeq<'_, '_, 'x, M> {
-    type Error = Error;
-    fn next_element_seed<S: DeserializeSeed<'de>>(
-        &mut self,
-        seed: S,
-    ) -> Result<Option<S::Value>, Error> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
-        let i = self.index;
-        self.index += 1;
-        seed.deserialize(ItemDe {
-            de: &mut *self.de,
-            item: self.item,
-        })
-        .map(Some)
-        .map_err(|e| e.in_index(i))
-    }
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.left)
     }
 }
 
@@ -1699,11 +1696,7 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for ItemDe<'_, '_, 'x, M> 
             Item::LabelSet => {
                 let r = fq_typed_header(de.cur, codes::SET, "Set");
                 de.fast(r)?;
-                de.enter()?;
-                let n = de.count("Set", 2)?;
-                let r = typed_seq(de, at, n, Item::FqStr, v)?;
-                de.cur.leave();
-                Ok(r)
+                de.list(at, "Set", Item::FqStr, None, v)
             }
             Item::Element(props) => {
                 let r = fq_typed_header(de.cur, props.code(), props.what());
@@ -1718,17 +1711,7 @@ impl<'de, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for ItemDe<'_, '_, 'x, M> 
         v.visit_some(self)
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        v: V,
-    ) -> Result<V::Value, Error> {
-        v.visit_newtype_struct(self)
-    }
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
+    newtype_is_content_not_human_readable!();
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
@@ -1763,12 +1746,7 @@ impl<'de> de::MapAccess<'de> for FixedMap<'_> {
         &mut self,
         seed: S,
     ) -> Result<Option<S::Value>, Error> {
-        match self.fields.get(self.next) {
-            None => Ok(None),
-            Some(&(name, _)) => seed
-                .deserialize(BorrowedStrDeserializer::<Error>::new(name))
-                .map(Some),
-        }
+        field_key(seed, self.fields.get(self.next).map(|f| f.0))
     }
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
         let (name, p) = self.fields[self.next];

@@ -9,10 +9,9 @@
 //! reading of their own (enums, identifiers, the [`Value`] token) re-encode the value and run
 //! [`De`](super::De) over it, as the slow path did for every value before.
 
-use graphbinary_core::{Cursor, DecodeError, ErrorKind};
 use serde::de::{self, Visitor};
 
-use super::{De, Error, Transient, STASH, VALUE_TOKEN};
+use super::{reencode, transient, visit_value, De, Error, Transient, VALUE_TOKEN};
 use crate::model::Value;
 
 /// A top-level String or Binary read whole by the slow path, and where it started.
@@ -61,53 +60,22 @@ impl OwnedDe {
         f: impl FnOnce(&mut De<'_, '_, Transient>) -> Result<R, Error>,
     ) -> Result<R, Error> {
         let at = self.at;
-        let bytes = self.into_value().to_bytes().map_err(|e| {
-            Error::format(DecodeError::new(
-                at,
-                ErrorKind::Invalid {
-                    what: "value",
-                    detail: e.to_string(),
-                },
-            ))
-        })?;
+        let bytes = reencode(&self.into_value(), at)?;
         let limits = crate::ReadOptions::default().limits;
-        let mut cur = Cursor::new(&bytes, at, &limits);
-        let mut de = De::<Transient>::new(&mut cur);
-        let r = f(&mut de);
-        de.finish(r)
+        transient(&bytes, at, &limits, 0, f)
     }
-}
-
-macro_rules! by_value {
-    ($($f:ident)*) => {$(
-        fn $f<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-            self.visit(v)
-        }
-    )*};
 }
 
 impl<'de> de::Deserializer<'de> for OwnedDe {
     type Error = Error;
 
-    by_value! {
-        deserialize_any deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32
-        deserialize_i64 deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32
-        deserialize_u64 deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char
-        deserialize_str deserialize_string deserialize_bytes deserialize_byte_buf
-        deserialize_unit deserialize_seq deserialize_map
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        self.visit(v)
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
         let at = self.at;
         v.visit_some(self).map_err(|e: Error| e.at(at))
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        v: V,
-    ) -> Result<V::Value, Error> {
-        self.visit(v)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -118,37 +86,9 @@ impl<'de> de::Deserializer<'de> for OwnedDe {
         if name == VALUE_TOKEN {
             // `Value` itself: handed over whole, as `De` does.
             let at = self.at;
-            STASH.with(|s| s.set(Some(self.into_value())));
-            let r = v.visit_map(serde::de::value::MapDeserializer::new(std::iter::empty::<(
-                (),
-                (),
-            )>()));
-            STASH.with(|s| s.take());
-            return r.map_err(|e: Error| e.at(at));
+            return visit_value(self.into_value(), v, at);
         }
         v.visit_newtype_struct(self)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, v: V) -> Result<V::Value, Error> {
-        self.visit(v)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _len: usize,
-        v: V,
-    ) -> Result<V::Value, Error> {
-        self.visit(v)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _fields: &'static [&'static str],
-        v: V,
-    ) -> Result<V::Value, Error> {
-        self.visit(v)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -170,5 +110,11 @@ impl<'de> de::Deserializer<'de> for OwnedDe {
 
     fn is_human_readable(&self) -> bool {
         false
+    }
+
+    // Everything else is the string or the bytes, by value, as `deserialize_any` gives them.
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct seq tuple tuple_struct map struct
     }
 }

@@ -26,6 +26,8 @@ pub use crate::generated::elements::{
 };
 pub use crate::generated::type_code::TypeCode;
 pub use labels::Labels;
+#[cfg(feature = "serde")]
+pub(crate) use pdt::read_fields_header;
 pub use pdt::{CompositePdt, PdtError, PdtRegistry, PrimitivePdt};
 pub use scalars::BigInteger;
 pub use skip::skip_value;

@@ -185,7 +185,8 @@ pub struct PrimitivePdt {
     pub value: String,
 }
 
-fn read_fields_header(cur: &mut Cursor<'_>) -> FastResult<bool> {
+/// The header of a CompositePDT's fields: a Map, not null; whether it is ordered (flag 0x02).
+pub(crate) fn read_fields_header(cur: &mut Cursor<'_>) -> FastResult<bool> {
     cur.expect_type_code(codes::MAP, "CompositePDT fields")?;
     let at = cur.offset();
     match cur.read_u8()? {

@@ -1,7 +1,7 @@
 //! Section 4 of `cargo xtask bench` (`--only process`): the whole process, start-up included.
 //! `graphbinary decode` (release build) against gremlinpython 4.0.0b3 deserializing the very
 //! same bytes: the corpora of `benches/common/mod.rs`, written once to
-//! `target/bench-corpus/<corpus>.gb` by `examples/write_corpus.rs`, and read by
+//! `target/bench-corpus/<corpus>.gb` by `benches/write_corpus.rs`, and read by
 //! `xtask/peers/python/decode_file.py` the way gremlinpython's driver reads an HTTP response
 //! body. Every contender prints the number of results, which is checked.
 
@@ -134,15 +134,14 @@ pub(super) fn process(o: &Opts, rep: &mut Report) -> Result<()> {
         "graphbinary-client",
         "--bin",
         "graphbinary",
-        "--example",
-        "write_corpus",
     ]);
     rep.cmd(&build);
     crate::util::run(&mut build)?;
+    let write_corpus = super::build_tool("write_corpus", true, &mut |c| rep.cmd(c))?;
 
     // The corpora, written once (a file already holding the same bytes is left alone).
     let dir = root.join("target/bench-corpus");
-    let mut write = Command::new(root.join("target/release/examples/write_corpus"));
+    let mut write = Command::new(write_corpus);
     write
         .current_dir(&root)
         .env("BENCH_CORPORA", CORPORA.join(","))
@@ -254,7 +253,7 @@ pub(super) fn process(o: &Opts, rep: &mut Report) -> Result<()> {
     writeln!(
         s,
         "The corpora of section 1, written once to `target/bench-corpus/<corpus>.gb` by\n\
-         `examples/write_corpus.rs`; every contender reads the same file and prints the number\n\
+         `benches/write_corpus.rs`; every contender reads the same file and prints the number\n\
          of results (checked). Ours: the release build of the `graphbinary` CLI; `count` steps\n\
          over every value without building it; `--chunk-size 1024` reads the file in 256 KiB\n\
          blocks and hands the decoder at most 1 KiB per read (the refill path); `count-values`\n\

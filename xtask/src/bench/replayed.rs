@@ -3,7 +3,6 @@
 //! answers each request with the bytes the real Gremlin Server sent for it once, at full speed.
 //! Wall time and CPU are then the clients' own, not the server's noise.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -11,11 +10,11 @@ use std::sync::atomic::Ordering;
 use anyhow::Result;
 
 use super::tables::{
-    latency_table, median_wall_ok, throughput_header, throughput_rows, Latency, LatencyColumns,
-    Throughput, ThroughputColumns,
+    median_wall_ok, throughput_header, throughput_rows, Latency, ThroughputColumns,
 };
 use super::{
-    measure, median_of, name, yes, Opts, Report, BIG_QUERY, CONTENDERS, LATENCY_CONTENDERS,
+    as_is, latency_vs_raw, median_of, name, yes, Opts, Report, Rounds, BIG_QUERY, CONTENDERS,
+    LATENCY_CONTENDERS,
 };
 use crate::replay;
 
@@ -93,11 +92,11 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
     let server = replay::serve(port, &recs, 2)?;
     let url = server.url();
     let reps = if o.quick { 1 } else { 5 };
-    let base = |q: &str, mode: &str| -> Vec<String> {
-        ["--url", &url, "--query", q, "--mode", mode]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+    let rounds = Rounds {
+        client,
+        url: &url,
+        reps,
+        prepare: &as_is,
     };
     let mut s = String::new();
     writeln!(
@@ -141,16 +140,7 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
         ("g.V()", if o.quick { 20 } else { 200 }),
     ] {
         let per_round = (runs / reps).max(1);
-        let mut lat: BTreeMap<&str, Latency> = BTreeMap::new();
-        for round in 0..reps {
-            for i in 0..REPLAY_LATENCY.len() {
-                let c = REPLAY_LATENCY[(i + round) % REPLAY_LATENCY.len()];
-                let mut args = base(q, "latency");
-                args.extend(["--runs".to_string(), per_round.to_string()]);
-                let m = measure(rep, c, client, &args);
-                lat.entry(c).or_default().record(m);
-            }
-        }
+        let lat = rounds.latency(rep, q, &REPLAY_LATENCY, per_round);
         writeln!(
             s,
             "### Replayed latency of `{q}` (median of {} requests, one connection)\n\n\
@@ -165,13 +155,7 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
                 .map(Latency::median_cpu)
                 .unwrap_or(f64::NAN)
         };
-        let (raw, ours) = (med("raw"), med("rust"));
-        let cols = LatencyColumns {
-            name,
-            bytes: true,
-            vs: &[("raw", raw), ("ours", ours)],
-        };
-        latency_table(&mut s, &cols, &REPLAY_LATENCY, &lat)?;
+        let (raw, ours) = latency_vs_raw(&mut s, &REPLAY_LATENCY, &lat, &med)?;
         if q == BIG_QUERY {
             // A failed peer is no faster than ours: NaN compares false.
             let best = |f: &dyn Fn(&str) -> f64| {
@@ -230,26 +214,9 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
     throughput_header(&mut s, &columns(&|_| Vec::new()))?;
     let mut verdicts = Vec::new();
     for conc in [64, 256, 1000] {
-        let mut t = Throughput::default();
-        let mut conns: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-        for _ in 0..reps {
-            for c in CONTENDERS {
-                let mut args = base("g.V()", "throughput");
-                args.extend([
-                    "--concurrency".into(),
-                    conc.to_string(),
-                    "--requests".into(),
-                    requests.to_string(),
-                ]);
-                let before = server.stats.connections.load(Ordering::Relaxed);
-                let m = measure(rep, c, client, &args);
-                if m.is_ok() {
-                    let opened = server.stats.connections.load(Ordering::Relaxed) - before;
-                    conns.entry(c).or_default().push(opened as f64);
-                }
-                t.record(c, m, requests);
-            }
-        }
+        // With the TCP connections the replay server accepted during each measurement.
+        let accepted = || server.stats.connections.load(Ordering::Relaxed);
+        let (t, conns) = rounds.throughput(rep, &CONTENDERS, (conc, requests), &accepted);
         let med = |c: &str| t.median(c);
         let best_peer = t.best_of(&PEERS);
         let opened = |c: &str| vec![format!("{:.0}", median_of(conns[c].clone()))];

@@ -6,18 +6,16 @@
 //! latency of `g.V().repeat(both()).times(12)` and of `g.V()`, client CPU, and `g.V()`
 //! throughput at concurrency 64, 256 and 1000.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::tables::{
-    latency_table, median_wall_ok, throughput_header, throughput_rows, Latency, LatencyColumns,
-    Throughput, ThroughputColumns,
+    latency_table, median_wall_ok, throughput_header, throughput_rows, LatencyColumns,
+    ThroughputColumns,
 };
-use super::{measure, Report, BIG_QUERY};
+use super::{setup_sh, unavailable, Report, Rounds, BIG_QUERY};
 use crate::util::project_root;
 
 /// The TinkerPop 3 release the part runs against.
@@ -52,15 +50,8 @@ fn name(c: &str) -> &'static str {
 /// Runs `xtask/peers/setup.sh tp3`: the paragraph saying where each peer came from, and the
 /// peers built in this run.
 fn setup(rep: &mut Report) -> Result<(String, Vec<String>)> {
-    let mut c = Command::new(project_root().join("xtask/peers/setup.sh"));
-    c.current_dir(project_root()).arg("tp3");
-    rep.cmd(&c);
-    let out = c
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .context("could not start xtask/peers/setup.sh")?;
-    let log = String::from_utf8_lossy(&out.stderr);
-    eprint!("{log}");
+    // Its exit status is not checked: the peers it could not build are left out.
+    let (log, _) = setup_sh(rep, &["tp3"])?;
     let built: Vec<String> = log
         .lines()
         .filter_map(|l| l.strip_prefix("setup.sh: built: "))
@@ -77,12 +68,7 @@ fn setup(rep: &mut Report) -> Result<(String, Vec<String>)> {
             }
         }
     }
-    for u in log
-        .lines()
-        .filter_map(|l| l.strip_prefix("setup.sh: unavailable: "))
-    {
-        writeln!(p, "* unavailable, not measured: {u}.")?;
-    }
+    unavailable(&mut p, &log)?;
     Ok((p, built))
 }
 
@@ -94,11 +80,18 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
     let url = server.url(port);
     let available = |c: &str| !PEERS.contains(&c) || built.iter().any(|b| b == c);
     let reps = if quick { 1 } else { 3 };
-    let base = |q: &str, mode: &str| -> Vec<String> {
-        ["--url", &url, "--query", q, "--mode", mode]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+    // A peer that setup.sh did not build is not measured; `rust-mux` is ours with every
+    // task's requests on one connection.
+    let prepare = |c: &'static str| match c {
+        _ if !available(c) => Err("not set up".to_string()),
+        "rust-mux" => Ok(("rust", vec!["--connections".to_string(), "1".to_string()])),
+        _ => Ok((c, Vec::new())),
+    };
+    let rounds = Rounds {
+        client,
+        url: &url,
+        reps,
+        prepare: &prepare,
     };
     let mut s = String::new();
     writeln!(s, "{SECTION_START}: Gremlin Server {VERSION} on loopback\n")?;
@@ -122,21 +115,8 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
         (BIG_QUERY, if quick { 2 } else { 3 }),
         ("g.V()", if quick { 20 } else { 150 }),
     ] {
-        let mut lat: BTreeMap<&str, Latency> = BTreeMap::new();
         let per_round = (runs / reps).max(1);
-        for round in 0..reps {
-            for i in 0..CONTENDERS.len() {
-                let c = CONTENDERS[(i + round) % CONTENDERS.len()];
-                let e = lat.entry(c).or_default();
-                if !available(c) {
-                    e.error = Some("not set up".into());
-                    continue;
-                }
-                let mut args = base(q, "latency");
-                args.extend(["--runs".to_string(), per_round.to_string()]);
-                e.record(measure(rep, c, client, &args));
-            }
-        }
+        let lat = rounds.latency(rep, q, &CONTENDERS, per_round);
         writeln!(
             s,
             "### TinkerPop 3: latency of `{q}` (median of {} requests, one connection)\n",
@@ -177,29 +157,7 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
         "python3",
     ];
     for conc in [64, 256, 1000] {
-        let mut t = Throughput::default();
-        for _ in 0..reps {
-            for c in throughput_contenders {
-                if !available(c) {
-                    t.fail(c, "not set up".into());
-                    continue;
-                }
-                let mut args = base("g.V()", "throughput");
-                args.extend([
-                    "--concurrency".into(),
-                    conc.to_string(),
-                    "--requests".into(),
-                    requests.to_string(),
-                ]);
-                let cmd = if c == "rust-mux" {
-                    args.extend(["--connections".into(), "1".into()]);
-                    "rust"
-                } else {
-                    c
-                };
-                t.record(c, measure(rep, cmd, client, &args), requests);
-            }
-        }
+        let (t, _) = rounds.throughput(rep, &throughput_contenders, (conc, requests), &|| 0);
         let med = |c: &str| t.median(c);
         let best_peer = t.best_of(&PEERS);
         let vs_incumbent = |c: &str| vec![format!("{:.2}x", med(c) / med("gremlin-client"))];

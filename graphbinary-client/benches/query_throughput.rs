@@ -5,7 +5,7 @@
 //! Run (release build; server at env GREMLIN_URL, default http://127.0.0.1:8182/gremlin):
 //!
 //! ```text
-//! cargo run --release -p graphbinary-client --example query_throughput -- [RUNS] [GREMLIN]
+//! cargo bench -p graphbinary-client --bench query_throughput -- [RUNS] [GREMLIN]
 //! ```
 //!
 //! Default: 5 runs of `g.V().repeat(both()).times(12)` (200,766 vertices). Prints the median
@@ -19,7 +19,8 @@ use tokio::io::AsyncReadExt;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let mut args = std::env::args().skip(1);
+    // `cargo bench` adds `--bench`.
+    let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     let runs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(5);
     let gremlin = args
         .next()

@@ -2,9 +2,9 @@
 //! callgrind (stable on a loaded machine, unlike time):
 //!
 //! ```text
-//! cargo build --release -p graphbinary-client --example prof_routes
+//! cargo bench -p graphbinary-client --bench prof_routes --no-run   # prints the executable
 //! valgrind --tool=callgrind --toggle-collect='*prof_run*' \
-//!     target/release/examples/prof_routes element_maps serde_struct
+//!     target/release/deps/prof_routes-HASH element_maps serde_struct
 //! ```
 //!
 //! `CORPUS` is a prefix of a corpus name of `benches/common/mod.rs`; `MODE` a mode of
@@ -12,9 +12,8 @@
 //! (`value_convert`, `serde_struct`, `count`, ...); `N` drains (default 1). Only `prof_run` is
 //! counted with `--toggle-collect`, not the making of the corpus.
 
-#[path = "../benches/common/mod.rs"]
 mod common;
-#[path = "../benches/common/routes.rs"]
+#[path = "common/routes.rs"]
 mod routes;
 
 /// One drain: the unit callgrind counts.
@@ -24,7 +23,8 @@ fn prof_run(rt: &tokio::runtime::Runtime, c: &common::Corpus, mode: &str) -> u64
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    // `cargo bench` adds `--bench`.
+    let args: Vec<String> = std::env::args().filter(|a| a != "--bench").collect();
     let (Some(corpus), Some(mode)) = (args.get(1), args.get(2)) else {
         eprintln!("usage: prof_routes CORPUS MODE [N]");
         std::process::exit(2);

@@ -10,6 +10,9 @@
 //! ```text
 //! cargo xtask failover
 //! ```
+//!
+//! A test driver kept with the tools of `benches/` (`harness = false`, `bench = false`: a
+//! plain `cargo bench` leaves it out); `cargo xtask failover` builds and runs it.
 
 use std::io::BufRead as _;
 use std::time::{Duration, Instant};

@@ -1,8 +1,12 @@
 //! The graphbinary-rs contender of `cargo xtask bench`: the same command line and JSON line as
 //! the peers in `xtask/peers/` (see its README), so all contenders are driven alike.
 //!
+//! A tool, not a criterion benchmark (`harness = false`, and `bench = false` so that a plain
+//! `cargo bench` leaves it out); `cargo xtask bench` builds it and runs
+//! `target/bench-tools/bench_client`. By hand (cargo adds a `--bench` argument, ignored):
+//!
 //! ```text
-//! cargo run --release -p graphbinary-client --example bench_client -- \
+//! cargo bench -p graphbinary-client --bench bench_client -- \
 //!     --url http://127.0.0.1:8182/gremlin --query "g.V()" --mode latency|throughput \
 //!     [--runs N] [--concurrency C] [--requests M] [--warmup W] [--compression none|deflate] \
 //!     [--consume all|drain|count]
@@ -88,7 +92,8 @@ fn parse() -> Args {
         timeout_ms: 600_000,
         connections: None,
     };
-    let mut it = std::env::args().skip(1);
+    // `cargo bench` adds `--bench`.
+    let mut it = std::env::args().skip(1).filter(|a| a != "--bench");
     while let Some(flag) = it.next() {
         let mut val = || {
             it.next()

@@ -3,7 +3,7 @@
 //! the `graphbinary` CLI and gremlinpython then read the very same bytes.
 //!
 //! ```text
-//! cargo run --release -p graphbinary-client --example write_corpus -- DIR
+//! cargo bench -p graphbinary-client --bench write_corpus -- DIR
 //! ```
 //!
 //! `BENCH_CORPORA=vertices,strings` picks corpora (as the benches). Prints one JSON line per
@@ -11,7 +11,6 @@
 //! number of results with bulks summed (what `graphbinary decode --format count` prints). A file
 //! that already holds the same bytes is left alone.
 
-#[path = "../benches/common/mod.rs"]
 mod common;
 
 use std::path::PathBuf;
@@ -19,7 +18,8 @@ use std::path::PathBuf;
 use graphbinary_client::response::{read_response, ReadOptions};
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    // `cargo bench` adds `--bench`.
+    let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     let Some(dir) = args.next().map(PathBuf::from) else {
         eprintln!("usage: write_corpus DIR");
         std::process::exit(64);
