@@ -1,5 +1,5 @@
 //! Comparing a result [`Value`] with an expected [`Typed`] value (rendering one as a literal
-//! is [`super::literal`]).
+//! is [`super::literal()`]).
 //!
 //! Semantics, as TinkerPop's reference runner checks them with Java equality: numbers match by
 //! type and value (`d[1].i` is an Int 1, not a Long 1; a bare JSON number inside `m[...]`
