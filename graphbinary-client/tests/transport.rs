@@ -144,7 +144,7 @@ async fn sends_exactly_one_accept_encoding_and_the_protocol_headers() {
     );
     assert!(lower.contains(" gremlin-rust."), "{req}");
     assert!(
-        req.ends_with(r#"{"gremlin":"g.V().count()","parameters":"[x:1i]"}"#),
+        req.ends_with(r#"{"gremlin":"g.V().count()","parameters":"[x:1]"}"#),
         "{req}"
     );
 }
