@@ -9,6 +9,7 @@ use tokio::sync::Semaphore;
 
 use super::hosts::Hosts;
 use super::interceptor::{BasicAuth, Chain, Interceptor};
+use super::retry::RetryPolicy;
 use super::secret::{redact_url, take_userinfo, Credentials, Secret, UrlText};
 use super::{Client, Error, Inner, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME};
 use crate::java::base64;
@@ -62,6 +63,7 @@ pub struct ClientBuilder {
     credentials: Option<Credentials>,
     /// Readers of GraphBinary 1 custom types for TinkerPop 3 servers.
     custom_types: crate::v1::CustomTypes,
+    retry: RetryPolicy,
 }
 
 impl ClientBuilder {
@@ -87,6 +89,7 @@ impl ClientBuilder {
             read_options: ReadOptions::default(),
             credentials: None,
             custom_types: crate::v1::CustomTypes::new(),
+            retry: RetryPolicy::default(),
         }
     }
 
@@ -184,6 +187,27 @@ impl ClientBuilder {
     /// [`ClientBuilder::host_retry_backoff_max`].
     pub fn host_retry_backoff(mut self, t: Duration) -> Self {
         self.host_retry_backoff = t;
+        self
+    }
+
+    /// How requests marked [`idempotent`](super::RequestBuilder::idempotent) are retried
+    /// (default [`RetryPolicy::default`]: 3 attempts, backoff from 50 ms to 2 s with jitter,
+    /// `Retry-After` honoured up to 10 s); see [`RetryPolicy`] for what is retried. Requests not
+    /// marked idempotent are never sent twice, whatever the policy.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use graphbinary_client::client::{Client, RetryPolicy};
+    ///
+    /// # fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// let client = Client::builder("http://127.0.0.1:8182/gremlin")
+    ///     .add_host("http://127.0.0.1:8183/gremlin")
+    ///     .retry_policy(RetryPolicy::default().max_attempts(4).max_backoff(Duration::from_secs(1)))
+    ///     .build()?;
+    /// # drop(client); Ok(()) }
+    /// ```
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
         self
     }
 
@@ -341,9 +365,14 @@ impl ClientBuilder {
             .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?;
         Ok(Client {
             inner: Arc::new(Inner {
-                http,
+                http: std::sync::RwLock::new(Some(http)),
                 url,
                 slots: Arc::new(Semaphore::new(self.pool_size)),
+                pool_size: self.pool_size,
+                retry: self.retry,
+                retries: Default::default(),
+                closing: Default::default(),
+                read_timeout: self.read_timeout,
                 compression: self.compression,
                 read_options: self.read_options,
                 hosts: Hosts::new(urls, self.host_retry_backoff, self.host_retry_backoff_max),

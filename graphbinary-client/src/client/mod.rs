@@ -92,6 +92,7 @@ mod interceptor;
 mod params;
 mod request;
 mod results;
+mod retry;
 pub(crate) mod secret;
 #[cfg(feature = "sigv4")]
 mod sigv4;
@@ -107,6 +108,7 @@ pub use builder::ClientBuilder;
 pub use convert::ConversionError;
 pub use request::{MaterializeProperties, RawResponse, RequestBuilder};
 pub use results::{ResultStream, TraverserStream};
+pub use retry::RetryPolicy;
 
 use crate::response::ReadOptions;
 pub use error::{BoxError, Error, ServerError, TransportKind};
@@ -154,6 +156,7 @@ impl std::fmt::Debug for Client {
             .field("headers", &i.headers)
             .field("interceptors", &i.interceptors)
             .field("request_timeout", &i.request_timeout)
+            .field("retry", &i.retry)
             .field("max_response_header_bytes", &i.max_response_header_bytes)
             .field("tinkerpop3", &i.ws)
             .finish_non_exhaustive()
@@ -162,9 +165,18 @@ impl std::fmt::Debug for Client {
 
 /// The client's state (its `Debug` is [`Client`]'s: the HTTP library's own is left out).
 struct Inner {
-    http: reqwest::Client,
+    /// The HTTP client and its connection pool; `None` once [`Client::close`] dropped it.
+    http: std::sync::RwLock<Option<reqwest::Client>>,
     url: reqwest::Url,
     slots: Arc<Semaphore>,
+    pool_size: usize,
+    retry: RetryPolicy,
+    /// Retries made (see [`Client::retries`]).
+    retries: std::sync::atomic::AtomicU64,
+    /// Set by [`Client::close`]; read by every request and response body.
+    closing: Arc<Closing>,
+    /// Also bounds each wait for a TinkerPop 3 message (the HTTP client has its own).
+    read_timeout: Option<std::time::Duration>,
     compression: bool,
     read_options: ReadOptions,
     /// Every host, the first being `url`.
@@ -178,7 +190,105 @@ struct Inner {
     ws: Option<ws3::Ws3>,
 }
 
+/// What [`Client::close`] tells the requests and bodies of the client.
+#[derive(Debug, Default)]
+pub(crate) struct Closing {
+    /// No new request is sent.
+    pub(crate) closed: std::sync::atomic::AtomicBool,
+    /// Bodies still being read fail at their next read.
+    pub(crate) cut: std::sync::atomic::AtomicBool,
+}
+
+impl Closing {
+    pub(crate) fn is_cut(&self) -> bool {
+        self.cut.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
+
+impl Inner {
+    /// [`Error::Closed`] once the client was closed.
+    fn check_open(&self) -> Result<(), Error> {
+        if self
+            .closing
+            .closed
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return Err(Error::Closed);
+        }
+        Ok(())
+    }
+
+    /// The HTTP client ([`Error::Closed`] once closed).
+    fn http(&self) -> Result<reqwest::Client, Error> {
+        self.http
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .ok_or(Error::Closed)
+    }
+}
+
 impl Client {
+    /// Closes the client (every clone of it): new requests fail at once with
+    /// [`Error::Closed`]; requests in flight get up to `grace` to end (read to their end or
+    /// dropped); then any still being read fail at their next read with [`Error::Closed`]
+    /// and their connections are closed; the pooled idle connections are closed. Returns the
+    /// number of requests that were still in flight when the grace ended.
+    ///
+    /// A response held but no longer read keeps its connection until it is dropped or read
+    /// again (the read then fails); everything else is closed when this returns. For a
+    /// `ws://` client the same: the pool's connections are closed (a close frame sent) and
+    /// requests still waiting end with [`Error::Closed`].
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// use std::time::Duration;
+    /// let client = graphbinary_client::Client::new("http://127.0.0.1:8182/gremlin")?;
+    /// let n: i64 = client.submit("g.V().count()").await?.one().await?;
+    /// assert_eq!(client.close(Duration::from_secs(5)).await, 0);
+    /// assert!(matches!(client.submit("g.V()").await, Err(graphbinary_client::client::Error::Closed)));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Cancel safety
+    /// Dropping the future leaves the client closed to new requests; the requests in flight
+    /// then go on until they end, and the idle connections stay pooled until the last clone
+    /// is dropped.
+    pub async fn close(&self, grace: std::time::Duration) -> usize {
+        use std::sync::atomic::Ordering;
+        let inner = &*self.inner;
+        inner.closing.closed.store(true, Ordering::Release);
+        let in_flight = if let Some(ws) = &inner.ws {
+            ws.close(grace).await
+        } else {
+            let all = u32::try_from(inner.pool_size).unwrap_or(u32::MAX);
+            let waited = tokio::time::timeout(grace, inner.slots.acquire_many(all)).await;
+            let left = match waited {
+                Ok(_) => 0,
+                Err(_) => inner.pool_size - inner.slots.available_permits(),
+            };
+            inner.closing.cut.store(true, Ordering::Release);
+            left
+        };
+        // Dropping the HTTP client drops its pool: idle connections close now, those of
+        // bodies still held when those are dropped (they are not returned).
+        drop(inner.http.write().unwrap_or_else(|e| e.into_inner()).take());
+        in_flight
+    }
+
+    /// Whether [`Client::close`] was called.
+    pub fn is_closed(&self) -> bool {
+        self.inner.check_open().is_err()
+    }
+
+    /// Retries made so far by this client (and its clones): each further attempt of an
+    /// [`idempotent`](RequestBuilder::idempotent) request counts once.
+    pub fn retries(&self) -> u64 {
+        self.inner
+            .retries
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// A builder for a client of the server at `url`.
     pub fn builder(url: impl Into<String>) -> ClientBuilder {
         ClientBuilder::new(url.into())

@@ -335,6 +335,8 @@ struct Pool {
     slots: Vec<tokio::sync::Mutex<Option<Arc<Conn>>>>,
     /// When a background connect last failed.
     last_failure: std::sync::Mutex<Option<std::time::Instant>>,
+    /// Set by [`Client3::close`].
+    closed: std::sync::atomic::AtomicBool,
 }
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -375,6 +377,7 @@ impl Client3 {
                 tls,
                 slots,
                 last_failure: std::sync::Mutex::new(None),
+                closed: std::sync::atomic::AtomicBool::new(false),
             }),
         })
     }
@@ -417,6 +420,9 @@ impl Client3 {
     /// new one in a free slot (replacing a closed one), else the least busy.
     async fn connection(&self) -> Result<Arc<Conn>, Error3> {
         let pool = &*self.inner;
+        if pool.closed.load(std::sync::atomic::Ordering::Acquire) {
+            return Err(Error3::Closed(": the client was closed".into()));
+        }
         let mut best: Option<(usize, Arc<Conn>)> = None;
         let mut free = None;
         for (i, slot) in pool.slots.iter().enumerate() {
@@ -522,6 +528,41 @@ impl Client3 {
                 .map(|g| g.as_ref().is_some_and(|c| c.is_alive()))
                 .unwrap_or(true)
         })
+    }
+
+    /// Closes the pool: new requests fail with [`Error3::Closed`]; the requests in flight get
+    /// up to `grace` to end, then those still going end with [`Error3::Closed`]; every
+    /// connection sends a close frame and closes its socket. Returns the number of requests
+    /// still in flight when the grace ended.
+    ///
+    /// # Cancel safety
+    /// Dropping the future leaves the pool closed to new requests and its connections open
+    /// until their requests end and the last clone is dropped.
+    pub async fn close(&self, grace: Duration) -> usize {
+        let pool = &*self.inner;
+        pool.closed
+            .store(true, std::sync::atomic::Ordering::Release);
+        let conns = || -> Vec<Arc<Conn>> {
+            pool.slots
+                .iter()
+                .filter_map(|s| s.try_lock().ok().and_then(|g| g.clone()))
+                .collect()
+        };
+        let end = tokio::time::Instant::now() + grace;
+        let mut left;
+        loop {
+            left = conns().iter().map(|c| c.in_flight()).sum::<usize>();
+            if left == 0 || tokio::time::Instant::now() >= end {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        for slot in &pool.slots {
+            if let Some(c) = slot.lock().await.take() {
+                c.shut_down(": the client was closed");
+            }
+        }
+        left
     }
 
     /// Open connections of the pool.
