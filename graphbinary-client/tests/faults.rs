@@ -678,3 +678,54 @@ async fn ws_idempotent_reads_are_retried_and_others_sent_once() {
     )
     .await;
 }
+
+/// `Client::close` with a response held mid-body (the server stalled): it waits its grace,
+/// cuts the response (its next read fails with `Error::Closed`, after the results already
+/// decoded), closes every connection (none left at the proxy) and refuses new requests.
+async fn close_cuts_a_held_response(url: &str) {
+    let full = answer(url).await;
+    let proxy = FaultProxy::start(url).await;
+    let client = faulty_client(&proxy.url()).build().unwrap();
+    proxy.arm(Fault::StallAfter(MID));
+    let mut s = client.request(QUERY).batch_size(8).send().await.unwrap();
+    let first = s.try_next().await.unwrap().expect("a first result");
+    assert_eq!(first.as_str(), Some(full[0].as_str()));
+    let grace = Duration::from_millis(200);
+    let t = Instant::now();
+    assert_eq!(client.close(grace).await, 1, "one request was in flight");
+    let took = t.elapsed();
+    assert!(took >= grace && took < READ_TIMEOUT, "{took:?}");
+    let mut yielded = vec![first];
+    let e = loop {
+        match s.try_next().await {
+            Ok(Some(v)) => yielded.push(v),
+            Ok(None) => panic!("the cut response ended cleanly"),
+            Err(e) => break e,
+        }
+    };
+    assert!(matches!(e, Error::Closed), "{e:?}");
+    assert_eq!(names(&yielded)[..], full[..yielded.len()]);
+    let after = client.request(QUERY).send().await;
+    assert!(matches!(after, Err(Error::Closed)), "{after:?}");
+    for _ in 0..100 {
+        if proxy.open_connections() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(proxy.open_connections(), 0, "connections left open");
+}
+
+#[tokio::test]
+async fn http_close_cuts_a_held_response_after_its_grace() {
+    if !gremlin_server::server_available("http_close").await {
+        return;
+    }
+    close_cuts_a_held_response(&gremlin_server::url()).await;
+}
+
+#[tokio::test]
+async fn ws_close_cuts_a_held_response_after_its_grace() {
+    let Some(url) = ws_url() else { return };
+    close_cuts_a_held_response(&url).await;
+}

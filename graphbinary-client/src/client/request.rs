@@ -437,8 +437,7 @@ impl RequestBuilder {
                     return Err(Error::Transport {
                         kind: super::TransportKind::Timeout,
                         source: format!(
-                            "the request took over {t:?} ({attempt} attempts; the last failed: {})",
-                            one_line(&error)
+                            "the request took over {t:?} ({attempt} attempts; the last failed: {error})"
                         )
                         .into(),
                     });
@@ -729,18 +728,6 @@ fn timeout_error(t: Duration) -> Error {
         kind: super::TransportKind::Timeout,
         source: format!("the request took over {t:?}").into(),
     }
-}
-
-/// An error and its causes on one line.
-fn one_line(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut line = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        line.push_str(": ");
-        line.push_str(&c.to_string());
-        cause = c.source();
-    }
-    line
 }
 
 /// A value as a TinkerPop 3 binding: itself, an element as its id (as on TinkerPop 4).

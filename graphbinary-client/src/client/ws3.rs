@@ -103,6 +103,7 @@ pub(crate) fn from_error3(e: Error3) -> Error {
                 source: Box::new(e),
             }
         }
+        Error3::ClientClosed => Error::Closed,
         Error3::Closed(_) => Error::Transport {
             kind: TransportKind::Io,
             source: Box::new(e),

@@ -61,6 +61,10 @@ pub(crate) struct Conn {
     stop: Arc<Stop>,
 }
 
+/// The reason [`Client3::close`](super::Client3::close) gives [`Conn::shut_down`]: the
+/// requests in flight then end with [`Error3::ClientClosed`].
+pub(crate) const CLIENT_CLOSED: &str = ": the client was closed";
+
 /// [`Conn::shut_down`]'s signal to the connection's task, with the reason.
 #[derive(Debug, Default)]
 struct Stop {
@@ -557,7 +561,12 @@ async fn run(
     out_rx.close();
     let waiting: Vec<Entry> = lock(&pending).drain().map(|(_, e)| e).collect();
     for e in waiting {
-        fail(e, Error3::Closed(end.clone()));
+        let error = if end == CLIENT_CLOSED {
+            Error3::ClientClosed
+        } else {
+            Error3::Closed(end.clone())
+        };
+        fail(e, error);
     }
     let _ = tokio::time::timeout(std::time::Duration::from_secs(1), ws.close(None)).await;
 }

@@ -118,6 +118,10 @@ pub enum Error3 {
     /// The connection closed before the request ended (the request is not retried).
     #[error("connection closed before the response ended{0}")]
     Closed(String),
+    /// The client was closed ([`Client3::close`]): the request was not sent, or it was still
+    /// in flight when the close's grace ended.
+    #[error("the client is closed")]
+    ClientClosed,
     /// The consumer of this request fell more than `backlog` messages or `backlog_bytes`
     /// behind under [`SlowConsumer::Fail`]; the request was dropped, the connection goes on.
     #[error(
@@ -421,7 +425,7 @@ impl Client3 {
     async fn connection(&self) -> Result<Arc<Conn>, Error3> {
         let pool = &*self.inner;
         if pool.closed.load(std::sync::atomic::Ordering::Acquire) {
-            return Err(Error3::Closed(": the client was closed".into()));
+            return Err(Error3::ClientClosed);
         }
         let mut best: Option<(usize, Arc<Conn>)> = None;
         let mut free = None;
@@ -559,7 +563,7 @@ impl Client3 {
         }
         for slot in &pool.slots {
             if let Some(c) = slot.lock().await.take() {
-                c.shut_down(": the client was closed");
+                c.shut_down(conn::CLIENT_CLOSED);
             }
         }
         left
