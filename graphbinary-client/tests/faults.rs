@@ -20,8 +20,6 @@ use graphbinary_client::model::Value;
 mod fault_proxy;
 #[path = "gremlin_server/mod.rs"]
 mod gremlin_server;
-#[path = "common/skip.rs"]
-mod skip;
 #[path = "common/ws_message.rs"]
 mod ws_message;
 
@@ -40,7 +38,7 @@ fn ws_url() -> Option<String> {
     match std::env::var("GREMLIN_WS_URL_373") {
         Ok(u) => Some(u),
         Err(_) => {
-            skip::skipped(
+            gremlin_server::skip::skipped(
                 "faults (ws://)",
                 "GREMLIN_WS_URL_373 is not set (cargo xtask server3 --tinkerpop 3.7.3)",
             );

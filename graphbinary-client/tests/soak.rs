@@ -19,8 +19,6 @@ use graphbinary_client::client::{Client, Error};
 
 #[path = "gremlin_server/mod.rs"]
 mod gremlin_server;
-#[path = "common/skip.rs"]
-mod skip;
 
 const TASKS: usize = 200;
 const POOL: usize = 4;
@@ -332,6 +330,6 @@ async fn http_two_hundred_tasks_with_cancellations_then_close_leaves_nothing_ope
 async fn ws_two_hundred_tasks_with_cancellations_then_close_leaves_nothing_open() {
     match std::env::var("GREMLIN_WS_URL_373") {
         Ok(ws) => soak(&ws, "ws", soak_time() / 5).await,
-        Err(_) => skip::skipped("soak (ws://)", "GREMLIN_WS_URL_373 is not set"),
+        Err(_) => gremlin_server::skip::skipped("soak (ws://)", "GREMLIN_WS_URL_373 is not set"),
     }
 }

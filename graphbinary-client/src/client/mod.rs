@@ -65,8 +65,14 @@
 //! connection leaves the rotation for a backoff ([`ClientBuilder::host_retry_backoff`],
 //! doubling up to [`ClientBuilder::host_retry_backoff_max`]); the next request after it is its
 //! probe. A request that could not connect (nothing was sent) moves on to the next host; a
-//! request already sent is never retried: it fails with [`Error::Transport`]. A
-//! [`Transaction`] stays on the host that began it. [`Client::hosts`] reports each host.
+//! request already sent is never sent again unless it is marked
+//! [idempotent](RequestBuilder::idempotent): it fails with [`Error::Transport`]. An
+//! idempotent one is retried, on another host, after a connection failure before its first
+//! result or a 429 / 503 / 596, as the [`RetryPolicy`] of [`ClientBuilder::retry_policy`]
+//! says ([`Client::retries`] counts them). A [`Transaction`] stays on the host that began it
+//! and is never retried. [`Client::hosts`] reports each host. [`Client::close`] ends a
+//! client: requests in flight get a grace, the connections are closed, later requests fail
+//! with [`Error::Closed`].
 //!
 //! # Transactions
 //!

@@ -246,7 +246,7 @@ impl RequestBuilder {
     /// client's [`RetryPolicy`](super::RetryPolicy), when it could not connect, when its
     /// connection failed before its first result, and when the server answered 429, 503 or
     /// 596 (`SERVER_ERROR_TEMPORARY`) before its first result; over HTTP with several hosts
-    /// the retry goes to another host. See [`retry`](super::RetryPolicy#what-is-retried).
+    /// the retry goes to another host. See [what is retried](super::RetryPolicy#what-is-retried).
     /// Default `false`: a request that was sent is never sent again (only one that could not
     /// connect moves to another host). Ignored inside a [`Transaction`](super::Transaction).
     ///

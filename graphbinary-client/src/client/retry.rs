@@ -1,26 +1,7 @@
 //! Retries of idempotent requests: [`RetryPolicy`] (how many attempts, how long between them)
-//! and the rule of what may be retried ([`retryable`]).
+//! and the rule of what may be retried (`retryable`).
 //!
-//! A request is retried only when it is marked idempotent
-//! ([`RequestBuilder::idempotent`](super::RequestBuilder::idempotent)), is not part of a
-//! transaction, and failed in one of these ways before its first result reached the caller:
-//!
-//! * it could not connect ([`TransportKind::Connect`]; nothing was sent: this one is moved to
-//!   the next host for every request, idempotent or not, as before);
-//! * the connection failed ([`TransportKind::Io`]: reset, closed) before the response headers
-//!   or before the first result;
-//! * the server answered 429 (Too Many Requests), 503 (Service Unavailable) or 596
-//!   (`SERVER_ERROR_TEMPORARY`, TinkerPop's "try again"), as an HTTP status or as the status
-//!   of a response with no result (a GraphBinary footer, a TinkerPop 3 status message).
-//!
-//! A timeout is not retried (the deadline is the caller's), nor is any error after a result
-//! was yielded. Over HTTP a retry goes to another host when the client has several; over
-//! `ws://` (one host) it goes to the same server on a connection of the pool (a connection
-//! that dropped is replaced). Between attempts the client waits an exponential backoff with
-//! jitter, or what the server's `Retry-After` asks (seconds) when that is longer, never past
-//! the request's deadline ([`RequestBuilder::timeout`](super::RequestBuilder::timeout) /
-//! [`ClientBuilder::request_timeout`](super::ClientBuilder::request_timeout), which bounds
-//! all attempts together).
+//! The rules are [`RetryPolicy`]'s documentation ("What is retried").
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -48,6 +29,30 @@ use super::error::{Error, TransportKind};
 /// assert_eq!(p.delay(1, Some(Duration::from_secs(3))), Duration::from_secs(3));
 /// assert_eq!(RetryPolicy::none().attempts(), 1);
 /// ```
+///
+/// # What is retried
+///
+/// A request is retried only when it is marked idempotent
+/// ([`RequestBuilder::idempotent`](super::RequestBuilder::idempotent)), is not part of a
+/// transaction, and failed in one of these ways before its first result reached the caller:
+///
+/// * it could not connect ([`TransportKind::Connect`](super::TransportKind::Connect);
+///   nothing was sent: such a request is moved to the next host whether it is idempotent or
+///   not);
+/// * the connection failed ([`TransportKind::Io`](super::TransportKind::Io): reset, closed)
+///   before the response headers or before the first result;
+/// * the server answered 429 (Too Many Requests), 503 (Service Unavailable) or 596
+///   (`SERVER_ERROR_TEMPORARY`, TinkerPop's "try again"), as an HTTP status or as the status
+///   of a response with no result (a GraphBinary footer, a TinkerPop 3 status message).
+///
+/// A timeout is not retried (the deadline is the caller's), nor is any error after a result
+/// was yielded. Over HTTP a retry goes to another host when the client has several; over
+/// `ws://` (one host) it goes to the same server on a connection of the pool (a connection
+/// that dropped is replaced). Between attempts the client waits an exponential backoff with
+/// jitter, or what the server's `Retry-After` asks (seconds) when that is longer, never past
+/// the request's deadline ([`RequestBuilder::timeout`](super::RequestBuilder::timeout) /
+/// [`ClientBuilder::request_timeout`](super::ClientBuilder::request_timeout), which bounds
+/// all attempts together).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetryPolicy {
     max_attempts: u32,

@@ -31,7 +31,16 @@
 //!   sends a WebSocket ping; no frame within the next interval closes it.
 //! * **Reconnection**: when a connection drops (the server closed it, a ping went unanswered,
 //!   a read failed), its requests in flight end with [`Error3::Closed`] naming the reason, and
-//!   the pool replaces it at the next request. A request already sent is never retried.
+//!   the pool replaces it at the next request. A request already sent is never retried by
+//!   `Client3`; through [`Client`](crate::Client) a request marked
+//!   [idempotent](crate::client::RequestBuilder::idempotent) is, after a connection failure
+//!   before its first result or a 596 (see [`RetryPolicy`](crate::client::RetryPolicy)).
+//! * **Timeouts** (through [`Client`](crate::Client)): `request_timeout` bounds a request
+//!   from sending it to its last message, `read_timeout` each wait for its next message; a
+//!   request that times out closes its connection when no other request is in flight on it
+//!   (the protocol cannot cancel a request, and a stalled connection would stay stalled).
+//! * **Closing**: [`Client3::close`] gives the requests in flight a grace, then ends them
+//!   with [`Error3::ClientClosed`] and closes every connection.
 //! * **Limits**: [`Options3::limits`] bound each decoded value; `Limits::max_response_size`
 //!   also bounds the bytes of all messages of one request ([`Error3::TooLarge`]), and (when
 //!   smaller than [`Options3::max_message_size`]) each message.

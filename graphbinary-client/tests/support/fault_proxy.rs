@@ -579,11 +579,12 @@ async fn serve(mut client: TcpStream, shared: &Shared) -> std::io::Result<()> {
                 let n = r?;
                 if n == 0 {
                     // The server closed: so does the proxy, after what is queued.
-                    while !drip.is_empty() && drip_every.is_some() {
-                        let (k, i) = drip_every.as_mut().unwrap();
-                        i.tick().await;
-                        let piece: Vec<u8> = drip.drain(..(*k).min(drip.len())).collect();
-                        client.write_all(&piece).await?;
+                    if let Some((k, i)) = drip_every.as_mut() {
+                        while !drip.is_empty() {
+                            i.tick().await;
+                            let piece: Vec<u8> = drip.drain(..(*k).min(drip.len())).collect();
+                            client.write_all(&piece).await?;
+                        }
                     }
                     client.shutdown().await?;
                     return Ok(());
