@@ -191,7 +191,7 @@ impl GraphTraversalSource {
     /// let client = graphbinary_client::Client::new("http://127.0.0.1:8182/gremlin")?;
     /// let g = GraphTraversalSource::new(client).idempotent_reads(true);
     /// assert!(g.v(()).out("knows").values("name").request()?.is_idempotent());
-    /// assert!(!g.v(()).coalesce((__.out("x"), __.add_v("x"))).request()?.is_idempotent());
+    /// assert!(!g.v(()).coalesce((__::out("x"), __::add_v("x"))).request()?.is_idempotent());
     /// assert!(!g.add_v("person").request()?.is_idempotent());
     /// # Ok(()) }
     /// ```
