@@ -20,6 +20,8 @@ use graphbinary_client::model::Value;
 mod fault_proxy;
 #[path = "gremlin_server/mod.rs"]
 mod gremlin_server;
+#[path = "common/results.rs"]
+mod results;
 #[path = "common/ws_message.rs"]
 mod ws_message;
 
@@ -57,17 +59,9 @@ fn names(values: &[Value]) -> Vec<String> {
 /// The whole answer of the real server, straight (no proxy).
 async fn answer(url: &str) -> Vec<String> {
     let c = Client::builder(url).build().unwrap();
-    let v = c
-        .request(QUERY)
-        .batch_size(8)
-        .send()
-        .await
-        .unwrap()
-        .all()
-        .await
-        .unwrap();
+    let v: Vec<String> = results::collect_as(c.request(QUERY).batch_size(8)).await;
     assert!(v.len() > 100, "the query gives many results: {}", v.len());
-    names(&v)
+    v
 }
 
 fn faulty_client(url: &str) -> ClientBuilder {
@@ -114,57 +108,82 @@ async fn run(client: &Client, idempotent: bool) -> Outcome {
     }
 }
 
-/// Checks one fault: a typed error matching `expect` within the client's timeouts, the
-/// results before it a prefix of the real answer (at least `min_yielded` of them), and the
-/// next request on the same client whole.
-async fn check(
-    name: &str,
-    proxy: &FaultProxy,
-    client: &Client,
-    full: &[String],
+/// One fault and what it must end in.
+struct Case {
+    name: &'static str,
     fault: Fault,
+    /// Results at least yielded before the error.
     min_yielded: usize,
-    expect: impl Fn(&Error) -> bool,
-) {
-    proxy.arm(fault.clone());
-    let o = run(client, false).await;
-    let e = o
-        .error
-        .unwrap_or_else(|| panic!("{name}: no error ({} results)", o.yielded.len()));
-    assert!(
-        expect(&e),
-        "{name}: unexpected error {e:?} ({})",
-        one_line(&e)
-    );
-    assert!(
-        o.took <= REQUEST_TIMEOUT + SLACK,
-        "{name}: the error came after {:?}",
-        o.took
-    );
-    assert!(
-        o.yielded.len() >= min_yielded && o.yielded.len() < full.len(),
-        "{name}: {} results before the error (at least {min_yielded})",
-        o.yielded.len()
-    );
-    assert_eq!(
-        o.yielded[..],
-        full[..o.yielded.len()],
-        "{name}: the results before the error are the real ones"
-    );
-    assert_eq!(proxy.armed(), 0, "{name}: the fault was taken");
-    let next = run(client, false).await;
-    assert!(
-        next.error.is_none(),
-        "{name}: the next request failed: {:?}",
-        next.error
-    );
-    assert_eq!(next.yielded, full, "{name}: the next request is whole");
-    eprintln!(
-        "{name}: {} results, then {} after {:?}; next request whole",
-        o.yielded.len(),
-        one_line(&e),
-        o.took
-    );
+    expect: fn(&Error) -> bool,
+}
+
+impl Case {
+    fn new(
+        name: &'static str,
+        fault: Fault,
+        min_yielded: usize,
+        expect: fn(&Error) -> bool,
+    ) -> Case {
+        Case {
+            name,
+            fault,
+            min_yielded,
+            expect,
+        }
+    }
+}
+
+/// Checks each fault in turn: a typed error as the case expects within the client's timeouts,
+/// the results before it a prefix of the real answer (at least `min_yielded` of them), and
+/// the next request on the same client whole.
+async fn check(proxy: &FaultProxy, client: &Client, full: &[String], cases: Vec<Case>) {
+    for Case {
+        name,
+        fault,
+        min_yielded,
+        expect,
+    } in cases
+    {
+        proxy.arm(fault);
+        let o = run(client, false).await;
+        let e = o
+            .error
+            .unwrap_or_else(|| panic!("{name}: no error ({} results)", o.yielded.len()));
+        assert!(
+            expect(&e),
+            "{name}: unexpected error {e:?} ({})",
+            one_line(&e)
+        );
+        assert!(
+            o.took <= REQUEST_TIMEOUT + SLACK,
+            "{name}: the error came after {:?}",
+            o.took
+        );
+        assert!(
+            o.yielded.len() >= min_yielded && o.yielded.len() < full.len(),
+            "{name}: {} results before the error (at least {min_yielded})",
+            o.yielded.len()
+        );
+        assert_eq!(
+            o.yielded[..],
+            full[..o.yielded.len()],
+            "{name}: the results before the error are the real ones"
+        );
+        assert_eq!(proxy.armed(), 0, "{name}: the fault was taken");
+        let next = run(client, false).await;
+        assert!(
+            next.error.is_none(),
+            "{name}: the next request failed: {:?}",
+            next.error
+        );
+        assert_eq!(next.yielded, full, "{name}: the next request is whole");
+        eprintln!(
+            "{name}: {} results, then {} after {:?}; next request whole",
+            o.yielded.len(),
+            one_line(&e),
+            o.took
+        );
+    }
 }
 
 fn one_line(e: &(dyn std::error::Error + 'static)) -> String {
@@ -178,12 +197,21 @@ fn one_line(e: &(dyn std::error::Error + 'static)) -> String {
     s
 }
 
-fn kind(k: TransportKind) -> impl Fn(&Error) -> bool {
-    move |e| e.transport_kind() == Some(k)
+fn timeout(e: &Error) -> bool {
+    e.is_timeout()
+}
+
+fn io(e: &Error) -> bool {
+    e.transport_kind() == Some(TransportKind::Io)
 }
 
 fn transport(e: &Error) -> bool {
     e.transport_kind().is_some()
+}
+
+/// A slow drip: 16 bytes every 50 ms, far too slow for the whole answer in time.
+fn drip() -> Fault {
+    Fault::Drip(16, Duration::from_millis(50))
 }
 
 #[tokio::test]
@@ -195,118 +223,55 @@ async fn http_faults_end_in_a_typed_error_in_time_and_the_client_goes_on() {
     let full = answer(&url).await;
     let proxy = FaultProxy::start(&url).await;
     let client = faulty_client(&proxy.url()).build().unwrap();
-    let timeout = kind(TransportKind::Timeout);
-    let io = kind(TransportKind::Io);
-    check(
-        "stall before headers",
-        &proxy,
-        &client,
-        &full,
-        Fault::StallBeforeHeaders,
-        0,
-        &timeout,
-    )
-    .await;
-    check(
-        "stall mid-body",
-        &proxy,
-        &client,
-        &full,
-        Fault::StallAfter(MID),
-        1,
-        &timeout,
-    )
-    .await;
-    check(
-        "reset mid-body",
-        &proxy,
-        &client,
-        &full,
-        Fault::ResetAfter(MID),
-        1,
-        &io,
-    )
-    .await;
-    check(
-        "clean close mid-body",
-        &proxy,
-        &client,
-        &full,
-        Fault::CloseAfter(MID),
-        1,
-        &io,
-    )
-    .await;
-    check(
-        "bad chunk framing",
-        &proxy,
-        &client,
-        &full,
-        Fault::InjectAt(MID, b"zz\r\n".to_vec()),
-        1,
-        transport,
-    )
-    .await;
-    check(
-        "oversized headers (1 MiB)",
-        &proxy,
-        &client,
-        &full,
-        Fault::HugeHead(1 << 20),
-        0,
-        transport,
-    )
-    .await;
-    check(
-        "garbage body",
-        &proxy,
-        &client,
-        &full,
-        Fault::Garbage,
-        0,
-        |e| matches!(e, Error::Decode(_)),
-    )
-    .await;
-    check(
-        "slow drip",
-        &proxy,
-        &client,
-        &full,
-        Fault::Drip(16, Duration::from_millis(50)),
-        0,
-        &timeout,
-    )
-    .await;
+    let cases = vec![
+        Case::new(
+            "stall before headers",
+            Fault::StallBeforeHeaders,
+            0,
+            timeout,
+        ),
+        Case::new("stall mid-body", Fault::StallAfter(MID), 1, timeout),
+        Case::new("reset mid-body", Fault::ResetAfter(MID), 1, io),
+        Case::new("clean close mid-body", Fault::CloseAfter(MID), 1, io),
+        Case::new(
+            "bad chunk framing",
+            Fault::InjectAt(MID, b"zz\r\n".to_vec()),
+            1,
+            transport,
+        ),
+        Case::new(
+            "oversized headers (1 MiB)",
+            Fault::HugeHead(1 << 20),
+            0,
+            transport,
+        ),
+        Case::new("garbage body", Fault::Garbage, 0, |e| {
+            matches!(e, Error::Decode(_))
+        }),
+        Case::new("slow drip", drip(), 0, timeout),
+    ];
+    check(&proxy, &client, &full, cases).await;
     // With the client's own bound on the header section.
     let bounded = faulty_client(&proxy.url())
         .max_response_header_bytes(8 * 1024)
         .build()
         .unwrap();
-    check(
+    let over = Case::new(
         "oversized headers (over the client's limit)",
-        &proxy,
-        &bounded,
-        &full,
         Fault::HugeHead(20_000),
         0,
         |e| matches!(e, Error::Protocol(m) if m.contains("exceed")),
-    )
-    .await;
+    );
+    check(&proxy, &bounded, &full, vec![over]).await;
     // A compressed body of garbage is a zlib error.
     let compressed = faulty_client(&proxy.url())
         .compression(true)
         .build()
         .unwrap();
-    check(
-        "garbage compressed body",
-        &proxy,
-        &compressed,
-        &full,
-        Fault::Garbage,
-        0,
-        |e| matches!(e, Error::Decompress(_) | Error::Decode(_)),
-    )
-    .await;
+    let garbage = Case::new("garbage compressed body", Fault::Garbage, 0, |e| {
+        matches!(e, Error::Decompress(_) | Error::Decode(_))
+    });
+    check(&proxy, &compressed, &full, vec![garbage]).await;
 }
 
 /// A WebSocket close frame (1000, normal closure).
@@ -320,98 +285,46 @@ async fn ws_faults_end_in_a_typed_error_in_time_and_the_client_goes_on() {
     let full = answer(&url).await;
     let proxy = FaultProxy::start(&url).await;
     let client = faulty_client(&proxy.url()).build().unwrap();
-    let timeout = kind(TransportKind::Timeout);
-    // The first connection is opened by the first request: a stalled upgrade.
-    check(
-        "stall before the upgrade's answer",
-        &proxy,
-        &client,
-        &full,
-        Fault::StallBeforeHeaders,
-        0,
-        &timeout,
-    )
-    .await;
-    check(
-        "stall mid-batch",
-        &proxy,
-        &client,
-        &full,
-        Fault::StallAfter(MID),
-        1,
-        &timeout,
-    )
-    .await;
-    check(
-        "reset mid-batch",
-        &proxy,
-        &client,
-        &full,
-        Fault::ResetAfter(MID),
-        1,
-        transport,
-    )
-    .await;
-    check(
-        "clean close mid-batch",
-        &proxy,
-        &client,
-        &full,
-        Fault::CloseAfter(MID),
-        1,
-        transport,
-    )
-    .await;
-    check(
-        "close frame mid-batch",
-        &proxy,
-        &client,
-        &full,
-        Fault::InjectAt(MID, CLOSE_FRAME.to_vec()),
-        1,
-        transport,
-    )
-    .await;
-    check(
-        "oversized frame",
-        &proxy,
-        &client,
-        &full,
-        Fault::InjectAt(MID, HUGE_FRAME.to_vec()),
-        1,
-        transport,
-    )
-    .await;
-    check(
-        "bad frame (reserved bits)",
-        &proxy,
-        &client,
-        &full,
-        Fault::InjectAt(MID, vec![0xf2, 0x03, 1, 2, 3]),
-        1,
-        transport,
-    )
-    .await;
-    check(
-        "garbage payload",
-        &proxy,
-        &client,
-        &full,
-        Fault::Garbage,
-        0,
-        |e| transport(e) || matches!(e, Error::Decode(_) | Error::Protocol(_)),
-    )
-    .await;
-    check(
-        "slow drip",
-        &proxy,
-        &client,
-        &full,
-        Fault::Drip(16, Duration::from_millis(50)),
-        0,
-        &timeout,
-    )
-    .await;
+    let cases = vec![
+        // The first connection is opened by the first request: a stalled upgrade.
+        Case::new(
+            "stall before the upgrade's answer",
+            Fault::StallBeforeHeaders,
+            0,
+            timeout,
+        ),
+        Case::new("stall mid-batch", Fault::StallAfter(MID), 1, timeout),
+        Case::new("reset mid-batch", Fault::ResetAfter(MID), 1, transport),
+        Case::new(
+            "clean close mid-batch",
+            Fault::CloseAfter(MID),
+            1,
+            transport,
+        ),
+        Case::new(
+            "close frame mid-batch",
+            Fault::InjectAt(MID, CLOSE_FRAME.to_vec()),
+            1,
+            transport,
+        ),
+        Case::new(
+            "oversized frame",
+            Fault::InjectAt(MID, HUGE_FRAME.to_vec()),
+            1,
+            transport,
+        ),
+        Case::new(
+            "bad frame (reserved bits)",
+            Fault::InjectAt(MID, vec![0xf2, 0x03, 1, 2, 3]),
+            1,
+            transport,
+        ),
+        Case::new("garbage payload", Fault::Garbage, 0, |e| {
+            transport(e) || matches!(e, Error::Decode(_) | Error::Protocol(_))
+        }),
+        Case::new("slow drip", drip(), 0, timeout),
+    ];
+    check(&proxy, &client, &full, cases).await;
 }
 
 #[tokio::test]
@@ -576,7 +489,7 @@ async fn http_idempotent_reads_are_retried_and_others_sent_once() {
         &full,
         Fault::ResetBeforeResponse,
         false,
-        kind(TransportKind::Io),
+        io,
     )
     .await;
     check_retry(
@@ -585,7 +498,7 @@ async fn http_idempotent_reads_are_retried_and_others_sent_once() {
         &full,
         Fault::ResetAfter(0),
         true,
-        kind(TransportKind::Io),
+        io,
     )
     .await;
     // A timeout is not retried: the deadline is the caller's.

@@ -161,6 +161,15 @@ fn tinkerpop3_ports() -> Result<[u16; 5]> {
         .map_err(|_| anyhow::anyhow!("GREMLIN_WS_CI_PORTS={text:?}: five ports, A,B,C,D,E"))
 }
 
+/// `cargo test -p graphbinary-client --test T...` for each of `tests`.
+fn client_tests(mut cmd: Command, tests: &[&str]) -> Command {
+    cmd.args(["test", "-p", "graphbinary-client"]);
+    for t in tests {
+        cmd.args(["--test", t]);
+    }
+    cmd
+}
+
 /// Starts TinkerPop 3.7.3, 3.8.1, 3.7.3 with SASL, JanusGraph 1.1.0 and 3.7.3 with SASL over
 /// TLS (jars from Maven
 /// Central on first use), runs the WebSocket end-to-end tests against them, stops them.
@@ -183,45 +192,30 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
         secs(t.elapsed())
     );
     let outcome = run_tests(
-        cargo()
-            .args([
-                "test",
-                "-p",
-                "graphbinary-client",
-                "--test",
+        client_tests(
+            cargo(),
+            &[
                 "ws3",
-                "--test",
                 "ws3_janusgraph",
                 // Every route's values read back from 3.7.3, 3.8.1 and JanusGraph.
-                "--test",
                 "roundtrip",
                 // SASL with URL credentials against the --auth server.
-                "--test",
                 "secrets",
-            ])
-            .env("GREMLIN_WS_URL_373", s373.url())
-            .env("GREMLIN_WS_URL_381", s381.url())
-            .env("GREMLIN_WS_AUTH_URL_373", s_auth.url())
-            .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url())
-            .env("GREMLIN_WSS_AUTH_URL_373", s_tls.url())
-            .env("GREMLIN_WSS_ROOT_PEM", crate::server::tls_root()?),
+            ],
+        )
+        .env("GREMLIN_WS_URL_373", s373.url())
+        .env("GREMLIN_WS_URL_381", s381.url())
+        .env("GREMLIN_WS_AUTH_URL_373", s_auth.url())
+        .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url())
+        .env("GREMLIN_WSS_AUTH_URL_373", s_tls.url())
+        .env("GREMLIN_WSS_ROOT_PEM", crate::server::tls_root()?),
         totals,
     );
     // The ws:// halves of the fault-proxy and soak tests (their http:// halves ran in the
     // plain test step, against GREMLIN_URL).
     let faults = run_tests(
-        cargo()
-            .args([
-                "test",
-                "-p",
-                "graphbinary-client",
-                "--test",
-                "faults",
-                "--test",
-                "soak",
-                "--",
-                "ws_",
-            ])
+        client_tests(cargo(), &["faults", "soak"])
+            .args(["--", "ws_"])
             .env("GREMLIN_WS_URL_373", s373.url()),
         totals,
     );
