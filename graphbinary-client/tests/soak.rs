@@ -311,8 +311,10 @@ async fn soak(url: &str, label: &str, time: Duration) {
         "close took {close_took:?}"
     );
     assert_eq!(left, 0, "connections left open on the server after close");
+    // Bounded by the pool, not by the tasks: the slots in use, the idle connections the HTTP
+    // library keeps (as many), and those being replaced after a drop.
     assert!(
-        most.load(Ordering::Relaxed) <= 2 * POOL,
+        most.load(Ordering::Relaxed) <= 3 * POOL,
         "the pool held {} connections at once",
         most.load(Ordering::Relaxed)
     );
