@@ -248,7 +248,9 @@ impl RequestBuilder {
     /// 596 (`SERVER_ERROR_TEMPORARY`) before its first result; over HTTP with several hosts
     /// the retry goes to another host. See [what is retried](super::RetryPolicy#what-is-retried).
     /// Default `false`: a request that was sent is never sent again (only one that could not
-    /// connect moves to another host). Ignored inside a [`Transaction`](super::Transaction).
+    /// connect moves to another host). Ignored inside a [`Transaction`](super::Transaction)
+    /// and by [`send_raw`](Self::send_raw), which hands over the body unread and so sends
+    /// once.
     ///
     /// An idempotent request's [`send`](Self::send) returns once its first result (or its end)
     /// has arrived rather than at the response headers, so that a failure before it can still
