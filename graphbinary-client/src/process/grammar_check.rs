@@ -7,10 +7,11 @@
 //! nothing loops; only parse errors count, not what the server thinks of the arguments.
 
 use super::arg::{Arg, GValue, Kind, Slot};
-use super::generated::{StepOn, STEPS, T};
+use super::generated::{STEPS, T};
 use super::lit::Lit;
 use super::predicate::P;
 use super::strategy::Strategy;
+use super::traversal::StepOn;
 use super::traversal::{GraphTraversal, GraphTraversalSource, StepDef};
 use super::__;
 use crate::client::{Client, Error};

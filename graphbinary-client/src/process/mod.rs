@@ -150,13 +150,13 @@ mod traversal;
 pub use arg::{is_keyword, value_arg, Arg, GValue, IntoArgs};
 pub use generated::{
     Barrier, Cardinality, Column, ConnectedComponent, Direction, GType, Merge, Operator, Order,
-    PageRank, PeerPressure, Pick, Pop, Scope, ShortestPath, StepInfo, StepOn, Token, WithOptions,
-    __, DT, IO, STEPS, T,
+    PageRank, PeerPressure, Pick, Pop, Scope, ShortestPath, Token, WithOptions, __, DT, IO, STEPS,
+    T,
 };
 pub use lit::{IntoLit, Lit};
 pub use predicate::{TextP, P};
 pub use strategy::Strategy;
 pub use traversal::{
     single_quoted_literal, string_literal, BuildError, GraphTraversal, GraphTraversalSource,
-    GremlinLang, StepDef,
+    GremlinLang, StepDef, StepInfo, StepOn,
 };
