@@ -337,24 +337,17 @@ pub fn parse_types(file: &str, text: &str) -> Result<Spec, SpecErrors> {
                 t.code
             ));
         }
-        if t.name.is_empty() {
-            err("empty name".into());
-        }
-        if !names.insert(t.name.clone()) {
-            err("duplicate name".into());
-        }
-        if !is_ident(&t.rust) || !t.rust.starts_with(|c: char| c.is_ascii_uppercase()) {
-            err(format!(
-                "rust name {:?} is not an UpperCamelCase identifier",
-                t.rust
-            ));
-        }
-        if !rusts.insert(t.rust.clone()) {
-            err(format!("duplicate rust name {:?}", t.rust));
-        }
-        if t.doc.trim().is_empty() {
-            err("missing doc".into());
-        }
+        let named = Named {
+            name: &t.name,
+            rust: &t.rust,
+            doc: &t.doc,
+        };
+        named.check(
+            ["name", "name", "rust name"],
+            &mut names,
+            &mut rusts,
+            &mut err,
+        );
         let kind = Kind::ALL
             .iter()
             .find(|(n, _)| *n == t.kind)
@@ -489,24 +482,17 @@ pub fn parse_types(file: &str, text: &str) -> Result<Spec, SpecErrors> {
         for v in t.values.iter().flatten() {
             let ventry = format!("type {:?} value {:?}", t.name, v.name);
             let mut verr = |msg: String| errs.push(SpecError::new(file, ventry.clone(), msg));
-            if v.name.is_empty() {
-                verr("empty value name".into());
-            }
-            if !seen_names.insert(v.name.clone()) {
-                verr("duplicate value".into());
-            }
-            if !is_ident(&v.rust) || !v.rust.starts_with(|c: char| c.is_ascii_uppercase()) {
-                verr(format!(
-                    "rust variant {:?} is not an UpperCamelCase identifier",
-                    v.rust
-                ));
-            }
-            if !seen_rust.insert(v.rust.clone()) {
-                verr(format!("duplicate rust variant {:?}", v.rust));
-            }
-            if v.doc.trim().is_empty() {
-                verr("missing doc".into());
-            }
+            let value = Named {
+                name: &v.name,
+                rust: &v.rust,
+                doc: &v.doc,
+            };
+            value.check(
+                ["value name", "value", "rust variant"],
+                &mut seen_names,
+                &mut seen_rust,
+                &mut verr,
+            );
             values.push(EnumValue {
                 name: v.name.clone(),
                 rust: v.rust.clone(),
@@ -533,6 +519,45 @@ pub fn parse_types(file: &str, text: &str) -> Result<Spec, SpecErrors> {
         Ok(Spec { types })
     } else {
         Err(SpecErrors(errs))
+    }
+}
+
+/// A spec entry's names and doc, with the rules they obey.
+struct Named<'a> {
+    name: &'a str,
+    rust: &'a str,
+    doc: &'a str,
+}
+
+impl Named<'_> {
+    /// A non-empty name and an UpperCamelCase Rust name, each not in `names` / `rusts` yet (and
+    /// added), and a doc; `[empty, duplicate, rust]` are how the messages call the name, a
+    /// second one, and the Rust name.
+    fn check(
+        &self,
+        [empty, duplicate, rust]: [&str; 3],
+        names: &mut BTreeSet<String>,
+        rusts: &mut BTreeSet<String>,
+        err: &mut impl FnMut(String),
+    ) {
+        if self.name.is_empty() {
+            err(format!("empty {empty}"));
+        }
+        if !names.insert(self.name.to_owned()) {
+            err(format!("duplicate {duplicate}"));
+        }
+        if !is_ident(self.rust) || !self.rust.starts_with(|c: char| c.is_ascii_uppercase()) {
+            err(format!(
+                "{rust} {:?} is not an UpperCamelCase identifier",
+                self.rust
+            ));
+        }
+        if !rusts.insert(self.rust.to_owned()) {
+            err(format!("duplicate {rust} {:?}", self.rust));
+        }
+        if self.doc.trim().is_empty() {
+            err("missing doc".into());
+        }
     }
 }
 

@@ -591,18 +591,12 @@ pub fn emit(spec: &StepsSpec) -> TokenStream {
             let slots = f.iter().map(slot_tokens);
             quote! { &[#(#slots),*] }
         });
-        let signature = s
-            .form_text
-            .iter()
-            .map(|f| {
-                format!(
-                    "{}({})",
-                    s.gremlin,
-                    f.split_whitespace().collect::<Vec<_>>().join(", ")
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" | ");
+        // A form as a call: `has(str?, gen$)`.
+        let call = |f: &String| {
+            let args = f.split_whitespace().collect::<Vec<_>>().join(", ");
+            format!("{}({args})", s.gremlin)
+        };
+        let signature = s.form_text.iter().map(call).collect::<Vec<_>>().join(" | ");
         defs.push(quote! {
             static #def: StepDef = StepDef {
                 gremlin: #gremlin,
@@ -623,17 +617,7 @@ pub fn emit(spec: &StepsSpec) -> TokenStream {
         let forms_doc = s
             .form_text
             .iter()
-            .map(|f| {
-                if f.is_empty() {
-                    format!("* `{}()`", s.gremlin)
-                } else {
-                    format!(
-                        "* `{}({})`",
-                        s.gremlin,
-                        f.split_whitespace().collect::<Vec<_>>().join(", ")
-                    )
-                }
-            })
+            .map(|f| format!("* `{}`", call(f)))
             .collect::<Vec<_>>()
             .join("\n");
         let what = match s.on {
