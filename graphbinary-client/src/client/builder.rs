@@ -8,11 +8,10 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, ACCEPT_ENCODING, CONTENT_T
 use tokio::sync::Semaphore;
 
 use super::hosts::Hosts;
-use super::interceptor::{BasicAuth, Chain, Interceptor};
-use super::secret::{redact_url, take_userinfo, Credentials, Secret, UrlText};
-use super::{Client, Error, Inner, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME};
-use crate::java::base64;
+use super::{Client, Error, Inner, Transport, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME};
 use crate::response::ReadOptions;
+use crate::transport::secret::{redact_url, take_userinfo, Credentials, Secret, UrlText};
+use crate::transport::{BasicAuth, Chain, Interceptor};
 
 /// Builds a [`Client`]. See [`Client::builder`].
 ///
@@ -265,7 +264,7 @@ impl ClientBuilder {
 
     /// Trusts a PEM-encoded root certificate (a private CA, or one the platform lacks) in
     /// addition to the platform's trust store, for `https://` and for `wss://` URLs alike
-    /// (the TinkerPop 3 transport gets it as [`Options3::root_certificates`](crate::ws::Options3::root_certificates)).
+    /// (the TinkerPop 3 transport gets it as [`Options3::root_certificates`](crate::transport::ws::Options3::root_certificates)).
     pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
         self.root_certificates.push(pem.into());
         self
@@ -277,7 +276,8 @@ impl ClientBuilder {
     pub fn build(mut self) -> Result<Client, Error> {
         // Checked here for both transports, so that a bad PEM is named (reqwest only says
         // "builder error").
-        crate::ws::parse_root_certificates(&self.root_certificates).map_err(Error::Config)?;
+        crate::transport::ws::parse_root_certificates(&self.root_certificates)
+            .map_err(Error::Config)?;
         let tinkerpop3 = is_ws_url(&self.url.0);
         if tinkerpop3 && !self.extra_hosts.is_empty() {
             return Err(Error::Config(
@@ -294,8 +294,14 @@ impl ClientBuilder {
         }
         self.take_url_credentials(&mut urls)?;
         let url = urls[0].clone();
-        let ws =
-            tinkerpop3.then(|| super::ws3::Ws3::new(url.as_str().to_owned(), self.ws_options()));
+        let transport = if tinkerpop3 {
+            Transport::Ws(Box::new(super::ws3::Ws3::new(
+                url.as_str().to_owned(),
+                self.ws_options(),
+            )))
+        } else {
+            Transport::Http(self.http_client()?)
+        };
         let mut headers = HeaderMap::new();
         headers.insert(ACCEPT, HeaderValue::from_static(GRAPHBINARY_MIME));
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -312,36 +318,9 @@ impl ClientBuilder {
         );
         let mut interceptors = self.interceptors;
         interceptors.0.extend(self.auth);
-        let mut b = reqwest::Client::builder()
-            .http1_only()
-            .tls_backend_rustls()
-            .pool_max_idle_per_host(self.pool_size)
-            .pool_idle_timeout(self.pool_idle_timeout)
-            .tcp_nodelay(true)
-            .redirect(reqwest::redirect::Policy::none());
-        if let Some(t) = self.connect_timeout {
-            b = b.connect_timeout(t);
-        }
-        if let Some(t) = self.read_timeout {
-            b = b.read_timeout(t);
-        }
-        b = match &self.proxy {
-            None => b.no_proxy(),
-            Some(p) => b.proxy(reqwest::Proxy::all(p.0.as_str()).map_err(|e| {
-                Error::Config(format!("invalid proxy URL {:?}: {e}", redact_url(&p.0)))
-            })?),
-        };
-        for pem in &self.root_certificates {
-            let cert = reqwest::Certificate::from_pem(pem)
-                .map_err(|e| Error::Config(format!("invalid PEM certificate: {e}")))?;
-            b = b.tls_certs_merge([cert]);
-        }
-        let http = b
-            .build()
-            .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?;
         Ok(Client {
             inner: Arc::new(Inner {
-                http,
+                transport,
                 url,
                 slots: Arc::new(Semaphore::new(self.pool_size)),
                 compression: self.compression,
@@ -351,7 +330,6 @@ impl ClientBuilder {
                 interceptors,
                 request_timeout: self.request_timeout,
                 max_response_header_bytes: self.max_response_header_bytes,
-                ws,
             }),
         })
     }
@@ -391,15 +369,46 @@ impl ClientBuilder {
         Ok(())
     }
 
+    /// The HTTP client of an `http://` or `https://` URL (reqwest over hyper, rustls): HTTP/1.1,
+    /// the pool, timeouts, proxy and root certificates of this builder.
+    fn http_client(&self) -> Result<reqwest::Client, Error> {
+        let mut b = reqwest::Client::builder()
+            .http1_only()
+            .tls_backend_rustls()
+            .pool_max_idle_per_host(self.pool_size)
+            .pool_idle_timeout(self.pool_idle_timeout)
+            .tcp_nodelay(true)
+            .redirect(reqwest::redirect::Policy::none());
+        if let Some(t) = self.connect_timeout {
+            b = b.connect_timeout(t);
+        }
+        if let Some(t) = self.read_timeout {
+            b = b.read_timeout(t);
+        }
+        b = match &self.proxy {
+            None => b.no_proxy(),
+            Some(p) => b.proxy(reqwest::Proxy::all(p.0.as_str()).map_err(|e| {
+                Error::Config(format!("invalid proxy URL {:?}: {e}", redact_url(&p.0)))
+            })?),
+        };
+        for pem in &self.root_certificates {
+            let cert = reqwest::Certificate::from_pem(pem)
+                .map_err(|e| Error::Config(format!("invalid PEM certificate: {e}")))?;
+            b = b.tls_certs_merge([cert]);
+        }
+        b.build()
+            .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))
+    }
+
     /// For a `ws://` or `wss://` URL: the TinkerPop 3 options from this builder's settings
     /// (pool size, connect timeout, User-Agent, limits, interceptors, root certificates;
     /// credentials for SASL).
-    fn ws_options(&self) -> crate::ws::Options3 {
+    fn ws_options(&self) -> crate::transport::ws::Options3 {
         let mut interceptors = self.interceptors.0.clone();
         if self.credentials.is_none() {
             interceptors.extend(self.auth.clone());
         }
-        crate::ws::Options3 {
+        crate::transport::ws::Options3 {
             credentials: self.credentials.clone(),
             limits: self.read_options.limits,
             user_agent: self
@@ -411,7 +420,7 @@ impl ClientBuilder {
             interceptors,
             custom_types: self.custom_types.clone(),
             root_certificates: self.root_certificates.clone(),
-            ..crate::ws::Options3::default()
+            ..crate::transport::ws::Options3::default()
         }
     }
 }
@@ -436,11 +445,6 @@ fn parse_url(s: &str) -> Result<reqwest::Url, Error> {
         )));
     }
     Ok(url)
-}
-
-/// `Basic base64(user:password)` with the standard alphabet, as the official drivers send it.
-pub(super) fn basic_auth_header(user: &str, pass: &str) -> String {
-    format!("Basic {}", base64(format!("{user}:{pass}").as_bytes()))
 }
 
 /// The TinkerPop user agent convention:
@@ -491,14 +495,6 @@ fn os_version() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn basic_auth_is_standard_base64() {
-        assert_eq!(basic_auth_header("user", "pass"), "Basic dXNlcjpwYXNz");
-        assert_eq!(basic_auth_header("a", ""), "Basic YTo=");
-        assert_eq!(basic_auth_header("ab", ""), "Basic YWI6");
-        assert_eq!(basic_auth_header("?>", "?"), "Basic Pz46Pw==");
-    }
 
     #[test]
     fn url_credentials_are_one_basic_auth_for_every_host() {

@@ -19,10 +19,11 @@ use std::io;
 
 use graphbinary_core::DecodeError;
 
+use crate::transport::http::DecompressError;
+
 pub use crate::response::ServerError;
 
-/// A boxed error source.
-pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+pub use crate::transport::BoxError;
 
 /// Every error the client returns. The underlying cause is available through
 /// [`std::error::Error::source`].
@@ -85,10 +86,10 @@ pub enum Error {
     TooManyResults(u64),
 }
 
-impl From<crate::ws::Error3> for Error {
+impl From<crate::transport::ws::Error3> for Error {
     /// The client error for a TinkerPop 3 error (a server status as [`Error::Server`], a
     /// dropped connection as [`Error::Transport`], ...).
-    fn from(e: crate::ws::Error3) -> Self {
+    fn from(e: crate::transport::ws::Error3) -> Self {
         super::ws3::from_error3(e)
     }
 }
@@ -192,11 +193,6 @@ impl From<DecodeError> for Error {
         }
     }
 }
-
-/// Marks an I/O error that came from the zlib decoder rather than from the network.
-#[derive(Debug, thiserror::Error)]
-#[error("invalid zlib stream")]
-pub(crate) struct DecompressError(#[source] pub(crate) io::Error);
 
 fn classify_reqwest(e: &reqwest::Error) -> TransportKind {
     if has_source::<rustls::Error>(e) {

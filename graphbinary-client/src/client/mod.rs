@@ -83,47 +83,44 @@
 //! proxy, `CONNECT` for `https://`), [`ClientBuilder::max_response_header_bytes`]. The
 //! `Gremlin-RequestId` of a response is [`ResultStream::request_id`].
 
-mod body;
 mod builder;
 mod convert;
 mod error;
 mod hosts;
-mod interceptor;
 mod params;
 mod request;
 mod results;
-pub(crate) mod secret;
-#[cfg(feature = "sigv4")]
-mod sigv4;
 mod transaction;
+#[cfg(feature = "serde")]
+mod typed;
 mod ws3;
 
 use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
-pub use body::{BodyReader, ByteCounters};
+pub use crate::transport::http::BodyReader;
+pub use crate::transport::ByteCounters;
 pub use builder::ClientBuilder;
 pub use convert::ConversionError;
 pub use request::{MaterializeProperties, RawResponse, RequestBuilder};
 pub use results::{ResultStream, TraverserStream};
 
 use crate::response::ReadOptions;
-pub use error::{BoxError, Error, ServerError, TransportKind};
-pub use hosts::HostStatus;
-pub use interceptor::{
+pub use crate::transport::BoxError;
+#[cfg(feature = "sigv4")]
+pub use crate::transport::SigV4;
+pub use crate::transport::{
     interceptor_fn, BasicAuth, FnInterceptor, HttpRequest, InterceptFuture, Interceptor,
 };
-
+pub use crate::transport::{redact_url, Secret};
 /// The HTTP types of [`HttpRequest`], re-exported from the HTTP library.
-pub use reqwest::{
-    header::{HeaderMap, HeaderName, HeaderValue},
-    Method, Url,
-};
-pub use secret::{redact_url, Secret};
-#[cfg(feature = "sigv4")]
-pub use sigv4::SigV4;
+pub use crate::transport::{HeaderMap, HeaderName, HeaderValue, Method, Url};
+pub use error::{Error, ServerError, TransportKind};
+pub use hosts::HostStatus;
 pub use transaction::{Transaction, TransactionError, TRANSACTION_ID_HEADER};
+#[cfg(feature = "serde")]
+pub use typed::Typed;
 
 /// The GraphBinary 4 MIME type sent in `Accept`.
 pub const GRAPHBINARY_MIME: &str = "application/vnd.graphbinary-v4.0";
@@ -155,14 +152,37 @@ impl std::fmt::Debug for Client {
             .field("interceptors", &i.interceptors)
             .field("request_timeout", &i.request_timeout)
             .field("max_response_header_bytes", &i.max_response_header_bytes)
-            .field("tinkerpop3", &i.ws)
+            .field("transport", &i.transport)
             .finish_non_exhaustive()
     }
 }
 
-/// The client's state (its `Debug` is [`Client`]'s: the HTTP library's own is left out).
+/// The transport a URL's scheme selects, below the client (see [`crate::transport`]). A new
+/// transport (GraphSON over WebSocket is the next planned) is a new sibling module under
+/// `transport/` and one more arm here.
+enum Transport {
+    /// `http://`, `https://`: TinkerPop 4, GraphBinary 4 over HTTP (reqwest's pooled client).
+    Http(reqwest::Client),
+    /// `ws://`, `wss://`: TinkerPop 3, GraphBinary 1 over WebSocket (a [`Client3`] pool,
+    /// connected at the first request).
+    ///
+    /// [`Client3`]: crate::transport::ws::Client3
+    Ws(Box<ws3::Ws3>),
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            // The HTTP library's own Debug is left out.
+            Transport::Http(_) => f.write_str("Http"),
+            Transport::Ws(ws) => f.debug_tuple("Ws").field(ws).finish(),
+        }
+    }
+}
+
+/// The client's state (its `Debug` is [`Client`]'s).
 struct Inner {
-    http: reqwest::Client,
+    transport: Transport,
     url: reqwest::Url,
     slots: Arc<Semaphore>,
     compression: bool,
@@ -171,11 +191,22 @@ struct Inner {
     hosts: hosts::Hosts,
     /// The headers every request starts with, before the interceptors run.
     headers: reqwest::header::HeaderMap,
-    interceptors: interceptor::Chain,
+    interceptors: crate::transport::Chain,
     request_timeout: Option<std::time::Duration>,
     max_response_header_bytes: Option<usize>,
-    /// For a `ws://` / `wss://` URL: the TinkerPop 3 pool every request goes to.
-    ws: Option<ws3::Ws3>,
+}
+
+impl Inner {
+    /// The HTTP client of an `http://` client; for a `ws://` one, the error a request that
+    /// needs HTTP gets.
+    fn http(&self, what: &str) -> Result<&reqwest::Client, Error> {
+        match &self.transport {
+            Transport::Http(http) => Ok(http),
+            Transport::Ws(_) => Err(Error::InvalidRequest(format!(
+                "{what} is for HTTP (TinkerPop 4); a ws:// client has no HTTP request"
+            ))),
+        }
+    }
 }
 
 impl Client {
@@ -197,15 +228,15 @@ impl Client {
     /// Whether the URL is `ws://` or `wss://`: requests go to a TinkerPop 3 server as
     /// GraphBinary 1 over WebSocket (see [`crate::ws`]).
     pub fn is_tinkerpop3(&self) -> bool {
-        self.inner.ws.is_some()
+        matches!(self.inner.transport, Transport::Ws(_))
     }
 
     /// The TinkerPop 3 connection pool of a `ws://` client (connected at the first use);
     /// [`Error::InvalidRequest`] for an HTTP client.
-    pub async fn tinkerpop3(&self) -> Result<&crate::ws::Client3, Error> {
-        match &self.inner.ws {
-            Some(ws) => ws.client().await,
-            None => Err(Error::InvalidRequest(format!(
+    pub async fn tinkerpop3(&self) -> Result<&crate::transport::ws::Client3, Error> {
+        match &self.inner.transport {
+            Transport::Ws(ws) => ws.client().await,
+            Transport::Http(_) => Err(Error::InvalidRequest(format!(
                 "{} is not a ws:// URL (TinkerPop 3)",
                 self.inner.url
             ))),
@@ -214,7 +245,7 @@ impl Client {
 
     /// Opens a TinkerPop 3 session (a `ws://` client only; for TinkerPop 4 see
     /// [`Client::transaction`]): requests evaluated in order by the server's `session`
-    /// processor, sharing variables and one transaction. See [`crate::ws::Session3`].
+    /// processor, sharing variables and one transaction. See [`crate::transport::ws::Session3`].
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
@@ -225,7 +256,7 @@ impl Client {
     /// s.close().await.map_err(graphbinary_client::client::Error::from)?;
     /// # Ok(()) }
     /// ```
-    pub async fn session(&self) -> Result<crate::ws::Session3, Error> {
+    pub async fn session(&self) -> Result<crate::transport::ws::Session3, Error> {
         self.tinkerpop3()
             .await?
             .session()

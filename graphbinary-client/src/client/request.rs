@@ -5,12 +5,12 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 
-use super::body::BodyReader;
-use super::interceptor::HttpRequest;
 use super::params::{self, is_valid_param_name, Param};
 use super::transaction::{TxContext, TRANSACTION_ID_HEADER};
-use super::{Client, Error, ResultStream, ServerError, GRAPHBINARY_MIME};
+use super::{Client, Error, ResultStream, ServerError, Transport, GRAPHBINARY_MIME};
 use crate::model::Value;
+use crate::transport::http::BodyReader;
+use crate::transport::HttpRequest;
 
 /// Largest error body (JSON or text) read from a non-GraphBinary error response.
 const MAX_ERROR_BODY: usize = 1 << 20;
@@ -289,7 +289,7 @@ impl RequestBuilder {
     /// is closed and its pool slot freed. The request may or may not have reached the server
     /// (a mutation may have run); nothing is retried.
     pub async fn send(self) -> Result<ResultStream, Error> {
-        if self.client.inner.ws.is_some() {
+        if matches!(self.client.inner.transport, Transport::Ws(_)) {
             return self.send_ws().await;
         }
         let opts = self.client.inner.read_options;
@@ -310,24 +310,20 @@ impl RequestBuilder {
     /// (a mutation may have run); a request is moved to another host only while no host could
     /// be connected to (nothing was sent), never after it was sent.
     pub async fn send_raw(self) -> Result<RawResponse, Error> {
-        if self.client.inner.ws.is_some() {
-            return Err(Error::InvalidRequest(
-                "send_raw is for HTTP (TinkerPop 4); a ws:// client has no HTTP body".into(),
-            ));
-        }
+        self.client.inner.http("send_raw")?;
         self.send_raw_on().await.map(|(raw, _)| raw)
     }
 
     /// The TinkerPop 3 `eval` request message of this request (for a `ws://` client):
     /// `gremlin`, `language`, parameters as `bindings`, `g` as the alias of `g`, `batchSize`,
     /// `timeout_millis` as `evaluationTimeout`, `materializeProperties`.
-    pub fn eval_v1(&self) -> Result<crate::ws::Eval, Error> {
+    pub fn eval_v1(&self) -> Result<crate::transport::ws::Eval, Error> {
         if self.transaction.is_some() {
             return Err(Error::InvalidRequest(
                 "HTTP transactions are TinkerPop 4; over ws:// (TinkerPop 3) use ws::Client3::session".into(),
             ));
         }
-        let mut eval = crate::ws::Eval::new(self.gremlin.clone());
+        let mut eval = crate::transport::ws::Eval::new(self.gremlin.clone());
         for (name, p) in &self.params {
             match p {
                 Param::Value { value, .. } => {
@@ -358,13 +354,11 @@ impl RequestBuilder {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
+        let client = self.client.clone();
+        let Transport::Ws(ws) = &client.inner.transport else {
+            return Err(Error::InvalidRequest("not a ws:// client".into()));
+        };
         let request = self.eval_v1()?.to_request();
-        let ws = self
-            .client
-            .inner
-            .ws
-            .as_ref()
-            .expect("checked by the caller");
         let send = async {
             let client = ws.client().await?;
             client
@@ -455,7 +449,7 @@ impl RequestBuilder {
                     })?;
             }
             let mut rb = inner
-                .http
+                .http("a request")?
                 .request(req.method, req.url)
                 .headers(req.headers)
                 .body(req.body);

@@ -10,12 +10,13 @@ use std::task::{Context, Poll};
 
 use futures::{Stream, StreamExt};
 
-use super::body::{BodyReader, ByteCounters};
 use super::error::{Error, ServerError};
 use crate::model::Value;
 use crate::response::{
     read_response, ReadOptions, ResponseError, ResponseStream, Status, Traverser,
 };
+use crate::transport::http::BodyReader;
+use crate::transport::ByteCounters;
 
 /// The results of one request as a [`Stream`] of [`Value`]s, decoded as bytes arrive. A
 /// result with bulk n (see [`RequestBuilder::bulk_results`](super::RequestBuilder::bulk_results))
@@ -53,7 +54,7 @@ pub struct TraverserStream {
 #[allow(clippy::large_enum_variant)]
 enum Source {
     Http(ResponseStream<BodyReader>),
-    Ws(Box<crate::ws::Results3>),
+    Ws(Box<crate::transport::ws::Results3>),
 }
 
 impl Source {
@@ -74,7 +75,7 @@ impl Source {
 
 /// One TinkerPop 3 result as a traverser.
 fn poll_ws(
-    s: &mut crate::ws::Results3,
+    s: &mut crate::transport::ws::Results3,
     cx: &mut Context<'_>,
 ) -> Poll<Option<Result<Traverser, Error>>> {
     match s.poll_next_unpin(cx) {
@@ -396,7 +397,7 @@ impl ResultStream {
     /// The results of a TinkerPop 3 request (a client of a `ws://` URL). Its
     /// [`http_status`](Self::http_status) is 0 and [`request_id`](Self::request_id) the
     /// WebSocket request id.
-    pub(crate) fn from_ws(mut results: crate::ws::Results3) -> Self {
+    pub(crate) fn from_ws(mut results: crate::transport::ws::Results3) -> Self {
         let request_id = Some(results.request_id().to_string());
         let counters = Arc::new(ByteCounters::default());
         results.count_into(counters.clone());

@@ -9,7 +9,7 @@ use tokio::sync::OnceCell;
 
 use super::error::{Error, ServerError, TransportKind};
 use crate::model::Value;
-use crate::ws::{Client3, Error3, Options3};
+use crate::transport::ws::{Client3, Error3, Options3};
 
 /// The TinkerPop 3 pool of a client, opened on first use.
 #[derive(Debug)]

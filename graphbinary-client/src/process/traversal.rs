@@ -4,9 +4,9 @@ use std::fmt;
 
 use super::arg::{describe, match_forms, Arg, IntoArgs, Slot};
 use super::generated::STEPS;
-use super::lit::{write_string, Lit, MAX_DEPTH};
 use super::predicate::{PNode, P};
 use crate::client::{Client, Error, MaterializeProperties, RequestBuilder, ResultStream};
+use crate::lang::{write_string, Lit, MAX_DEPTH};
 use crate::model::Value;
 
 /// Where a Gremlin name of [`STEPS`] belongs.
@@ -684,7 +684,7 @@ impl Writer {
                     if !REQUEST_FIELDS.contains(&k.as_str()) {
                         self.out.push_str(".with(");
                         if self.groovy {
-                            super::lit::write_groovy_string(&mut self.out, k);
+                            crate::lang::write_groovy_string(&mut self.out, k);
                         } else {
                             write_string(&mut self.out, k);
                         }
@@ -858,7 +858,7 @@ pub fn string_literal(s: &str) -> String {
 /// interpolated) Groovy string alike: `'it\'s'`.
 pub fn single_quoted_literal(s: &str) -> String {
     let mut out = String::new();
-    super::lit::write_groovy_string(&mut out, s);
+    crate::lang::write_groovy_string(&mut out, s);
     out
 }
 

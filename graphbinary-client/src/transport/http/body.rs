@@ -4,7 +4,6 @@
 
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -15,35 +14,10 @@ use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::io::StreamReader;
 
-use super::error::DecompressError;
+use crate::transport::ByteCounters;
+use std::sync::atomic::Ordering;
 
 type ByteStream = Pin<Box<dyn Stream<Item = io::Result<Bytes>> + Send>>;
-
-/// Byte counters of one response, shared between the body reader and whoever watches it.
-#[derive(Debug, Default)]
-pub struct ByteCounters {
-    wire: AtomicU64,
-    body: AtomicU64,
-}
-
-impl ByteCounters {
-    /// Bytes of the HTTP body received so far, as sent (compressed when compressed).
-    pub fn wire_bytes(&self) -> u64 {
-        self.wire.load(Ordering::Relaxed)
-    }
-
-    /// Bytes of the (decompressed) GraphBinary body handed to the reader so far.
-    pub fn body_bytes(&self) -> u64 {
-        self.body.load(Ordering::Relaxed)
-    }
-
-    /// Counts `n` bytes received both on the wire and as GraphBinary (a TinkerPop 3 WebSocket
-    /// message: uncompressed, each message whole).
-    pub(crate) fn add_message(&self, n: u64) {
-        self.wire.fetch_add(n, Ordering::Relaxed);
-        self.body.fetch_add(n, Ordering::Relaxed);
-    }
-}
 
 enum Inner {
     Plain(StreamReader<ByteStream, Bytes>),
@@ -192,6 +166,11 @@ impl AsyncRead for BodyReader {
 }
 
 /// Errors out of the decoder that did not come from the network are zlib format errors.
+/// Marks an I/O error that came from the zlib decoder rather than from the network.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid zlib stream")]
+pub(crate) struct DecompressError(#[source] pub(crate) io::Error);
+
 fn mark_decompress(e: io::Error) -> io::Error {
     if e.get_ref().is_some_and(|i| i.is::<reqwest::Error>()) {
         e

@@ -73,12 +73,12 @@ use futures::stream::BoxStream;
 use futures::StreamExt;
 use graphbinary_core::{DecodeError, EncodeError, Limits};
 
-use crate::client::{redact_url, BoxError, Interceptor, Secret};
 use crate::java::base64;
 use crate::model::Value;
+use crate::transport::{redact_url, BoxError, Interceptor, Secret};
 use crate::v1::{CustomTypes, RequestMessage};
 
-pub(crate) use conn::parse_root_certificates;
+pub(crate) use crate::transport::parse_root_certificates;
 use conn::Conn;
 pub use conn::Results3;
 pub use session::Session3;
@@ -545,9 +545,9 @@ fn url_credentials(url: &str, mut options: Options3) -> Result<(String, Options3
     if !url.contains('@') {
         return Ok((url.to_owned(), options));
     }
-    let mut parsed = crate::client::Url::parse(url)
+    let mut parsed = crate::transport::Url::parse(url)
         .map_err(|e| Error3::Config(format!("invalid URL {:?}: {e}", redact_url(url))))?;
-    match crate::client::secret::take_userinfo(&mut parsed).map_err(Error3::Config)? {
+    match crate::transport::secret::take_userinfo(&mut parsed).map_err(Error3::Config)? {
         None => Ok((url.to_owned(), options)),
         Some(_) if options.credentials.is_some() => Err(Error3::Config(
             "credentials are given both in the URL's userinfo and in Options3::credentials; \

@@ -20,8 +20,8 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use uuid::Uuid;
 
 use super::{sasl_plain, Error3, Options3, Result3, SlowConsumer};
-use crate::client::{redact_url, HeaderMap, HttpRequest, Method, Url};
 use crate::model::Value;
+use crate::transport::{parse_root_certificates, redact_url, HeaderMap, HttpRequest, Method, Url};
 use crate::v1::{decode_response_with, RequestMessage, ResponseMessage};
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -126,26 +126,6 @@ pub(crate) fn tls_config(options: &Options3) -> Result<Arc<rustls::ClientConfig>
         .with_custom_certificate_verifier(Arc::new(verifier))
         .with_no_client_auth();
     Ok(Arc::new(config))
-}
-
-/// The certificates of each PEM text (one may hold several); an error names the entry (from
-/// 0) that holds no certificate or a malformed one.
-pub(crate) fn parse_root_certificates(
-    pems: &[Vec<u8>],
-) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
-    use rustls::pki_types::pem::PemObject;
-    use rustls::pki_types::CertificateDer;
-    let mut roots = Vec::new();
-    for (i, pem) in pems.iter().enumerate() {
-        let before = roots.len();
-        for cert in CertificateDer::pem_slice_iter(pem) {
-            roots.push(cert.map_err(|e| format!("root certificate {i}: invalid PEM: {e}"))?);
-        }
-        if roots.len() == before {
-            return Err(format!("root certificate {i}: no PEM CERTIFICATE section"));
-        }
-    }
-    Ok(roots)
 }
 
 #[cfg(any(all(unix, not(target_os = "android")), target_os = "windows"))]
@@ -323,7 +303,7 @@ pub struct Results3 {
     end: Arc<Mutex<Option<Error3>>>,
     queued: Arc<AtomicUsize>,
     taken: Arc<tokio::sync::Notify>,
-    counters: Option<Arc<crate::client::ByteCounters>>,
+    counters: Option<Arc<crate::transport::ByteCounters>>,
     batch: VecDeque<(Value, i64)>,
     done: bool,
     id: Uuid,
@@ -347,7 +327,7 @@ impl Results3 {
     }
 
     /// Counts each message's bytes into `counters` as it is taken.
-    pub(crate) fn count_into(&mut self, counters: Arc<crate::client::ByteCounters>) {
+    pub(crate) fn count_into(&mut self, counters: Arc<crate::transport::ByteCounters>) {
         self.counters = Some(counters);
     }
 
@@ -670,7 +650,7 @@ async fn route(
 
 /// The loopback TLS server of the tests, shared with the integration tests.
 #[cfg(test)]
-#[path = "../../tests/common/tls.rs"]
+#[path = "../../../tests/common/tls.rs"]
 mod tls;
 
 #[cfg(test)]
