@@ -337,13 +337,10 @@ pub fn parse_types(file: &str, text: &str) -> Result<Spec, SpecErrors> {
                 t.code
             ));
         }
-        let named = Named {
-            name: &t.name,
-            rust: &t.rust,
-            doc: &t.doc,
-        };
-        named.check(
-            ["name", "name", "rust name"],
+        let kinds = ["name", "name", "rust name"];
+        check_names(
+            kinds,
+            [&t.name, &t.rust, &t.doc],
             &mut names,
             &mut rusts,
             &mut err,
@@ -482,17 +479,9 @@ pub fn parse_types(file: &str, text: &str) -> Result<Spec, SpecErrors> {
         for v in t.values.iter().flatten() {
             let ventry = format!("type {:?} value {:?}", t.name, v.name);
             let mut verr = |msg: String| errs.push(SpecError::new(file, ventry.clone(), msg));
-            let value = Named {
-                name: &v.name,
-                rust: &v.rust,
-                doc: &v.doc,
-            };
-            value.check(
-                ["value name", "value", "rust variant"],
-                &mut seen_names,
-                &mut seen_rust,
-                &mut verr,
-            );
+            let kinds = ["value name", "value", "rust variant"];
+            let named = [&v.name, &v.rust, &v.doc];
+            check_names(kinds, named, &mut seen_names, &mut seen_rust, &mut verr);
             values.push(EnumValue {
                 name: v.name.clone(),
                 rust: v.rust.clone(),
@@ -522,42 +511,33 @@ pub fn parse_types(file: &str, text: &str) -> Result<Spec, SpecErrors> {
     }
 }
 
-/// A spec entry's names and doc, with the rules they obey.
-struct Named<'a> {
-    name: &'a str,
-    rust: &'a str,
-    doc: &'a str,
-}
-
-impl Named<'_> {
-    /// A non-empty name and an UpperCamelCase Rust name, each not in `names` / `rusts` yet (and
-    /// added), and a doc; `[empty, duplicate, rust]` are how the messages call the name, a
-    /// second one, and the Rust name.
-    fn check(
-        &self,
-        [empty, duplicate, rust]: [&str; 3],
-        names: &mut BTreeSet<String>,
-        rusts: &mut BTreeSet<String>,
-        err: &mut impl FnMut(String),
-    ) {
-        if self.name.is_empty() {
-            err(format!("empty {empty}"));
-        }
-        if !names.insert(self.name.to_owned()) {
-            err(format!("duplicate {duplicate}"));
-        }
-        if !is_ident(self.rust) || !self.rust.starts_with(|c: char| c.is_ascii_uppercase()) {
-            err(format!(
-                "{rust} {:?} is not an UpperCamelCase identifier",
-                self.rust
-            ));
-        }
-        if !rusts.insert(self.rust.to_owned()) {
-            err(format!("duplicate {rust} {:?}", self.rust));
-        }
-        if self.doc.trim().is_empty() {
-            err("missing doc".into());
-        }
+/// The rules a spec entry's `[name, rust name, doc]` obey: a non-empty name and an
+/// UpperCamelCase Rust name, each not in `names` / `rusts` yet (and added), and a doc;
+/// `[empty, duplicate, rust]` are how the messages call the name, a second one, and the Rust
+/// name.
+fn check_names(
+    [empty, duplicate, rust_kind]: [&str; 3],
+    [name, rust, doc]: [&String; 3],
+    names: &mut BTreeSet<String>,
+    rusts: &mut BTreeSet<String>,
+    err: &mut impl FnMut(String),
+) {
+    if name.is_empty() {
+        err(format!("empty {empty}"));
+    }
+    if !names.insert(name.clone()) {
+        err(format!("duplicate {duplicate}"));
+    }
+    if !is_ident(rust) || !rust.starts_with(|c: char| c.is_ascii_uppercase()) {
+        err(format!(
+            "{rust_kind} {rust:?} is not an UpperCamelCase identifier"
+        ));
+    }
+    if !rusts.insert(rust.clone()) {
+        err(format!("duplicate {rust_kind} {rust:?}"));
+    }
+    if doc.trim().is_empty() {
+        err("missing doc".into());
     }
 }
 
