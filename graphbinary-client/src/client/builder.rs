@@ -8,6 +8,7 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, ACCEPT_ENCODING, CONTENT_T
 use tokio::sync::Semaphore;
 
 use super::hosts::Hosts;
+use super::retry::RetryPolicy;
 use super::{Client, Error, Inner, Transport, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME};
 use crate::response::ReadOptions;
 use crate::transport::secret::{redact_url, take_userinfo, Credentials, Secret, UrlText};
@@ -61,6 +62,7 @@ pub struct ClientBuilder {
     credentials: Option<Credentials>,
     /// Readers of GraphBinary 1 custom types for TinkerPop 3 servers.
     custom_types: crate::v1::CustomTypes,
+    retry: RetryPolicy,
 }
 
 impl ClientBuilder {
@@ -86,6 +88,7 @@ impl ClientBuilder {
             read_options: ReadOptions::default(),
             credentials: None,
             custom_types: crate::v1::CustomTypes::new(),
+            retry: RetryPolicy::default(),
         }
     }
 
@@ -183,6 +186,27 @@ impl ClientBuilder {
     /// [`ClientBuilder::host_retry_backoff_max`].
     pub fn host_retry_backoff(mut self, t: Duration) -> Self {
         self.host_retry_backoff = t;
+        self
+    }
+
+    /// How requests marked [`idempotent`](super::RequestBuilder::idempotent) are retried
+    /// (default [`RetryPolicy::default`]: 3 attempts, backoff from 50 ms to 2 s with jitter,
+    /// `Retry-After` honoured up to 10 s); see [`RetryPolicy`] for what is retried. Requests not
+    /// marked idempotent are never sent twice, whatever the policy.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use graphbinary_client::client::{Client, RetryPolicy};
+    ///
+    /// # fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// let client = Client::builder("http://127.0.0.1:8182/gremlin")
+    ///     .add_host("http://127.0.0.1:8183/gremlin")
+    ///     .retry_policy(RetryPolicy::default().max_attempts(4).max_backoff(Duration::from_secs(1)))
+    ///     .build()?;
+    /// # drop(client); Ok(()) }
+    /// ```
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
         self
     }
 
@@ -300,7 +324,7 @@ impl ClientBuilder {
                 self.ws_options(),
             )))
         } else {
-            Transport::Http(self.http_client()?)
+            Transport::Http(std::sync::RwLock::new(Some(self.http_client()?)))
         };
         let mut headers = HeaderMap::new();
         headers.insert(ACCEPT, HeaderValue::from_static(GRAPHBINARY_MIME));
@@ -323,6 +347,11 @@ impl ClientBuilder {
                 transport,
                 url,
                 slots: Arc::new(Semaphore::new(self.pool_size)),
+                pool_size: self.pool_size,
+                retry: self.retry,
+                retries: Default::default(),
+                closing: Default::default(),
+                read_timeout: self.read_timeout,
                 compression: self.compression,
                 read_options: self.read_options,
                 hosts: Hosts::new(urls, self.host_retry_backoff, self.host_retry_backoff_max),

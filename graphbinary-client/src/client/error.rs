@@ -84,6 +84,10 @@ pub enum Error {
     /// A single result was requested but the response had this many (bulks counted).
     #[error("expected one result, the response has {0}")]
     TooManyResults(u64),
+    /// The client was closed ([`Client::close`](super::Client::close)): the request was not
+    /// sent, or its response was cut.
+    #[error("the client is closed")]
+    Closed,
 }
 
 impl From<crate::transport::ws::Error3> for Error {
@@ -170,6 +174,11 @@ impl Error {
             .is_some_and(|inner| inner.is::<DecompressError>())
         {
             return Error::Decompress(e);
+        }
+        if e.get_ref()
+            .is_some_and(|inner| inner.is::<crate::transport::http::ClientClosed>())
+        {
+            return Error::Closed;
         }
         let kind = if e.kind() == io::ErrorKind::TimedOut {
             TransportKind::Timeout

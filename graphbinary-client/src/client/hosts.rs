@@ -11,9 +11,11 @@
 //!
 //! A request that could not connect has sent nothing, so it is moved to the next available
 //! host (each host tried at most once per request). A request that failed after it was sent is
-//! never retried: it fails with [`Error::Transport`](super::Error::Transport), since the server
-//! may have run it. Requests of a [`Transaction`](super::Transaction) always go to the host that
-//! began it.
+//! not sent again: it fails with [`Error::Transport`](super::Error::Transport), since the server
+//! may have run it, unless it is marked
+//! [idempotent](super::RequestBuilder::idempotent) (see [`RetryPolicy`](super::RetryPolicy):
+//! its retry goes to another host than the one that failed it). Requests of a
+//! [`Transaction`](super::Transaction) always go to the host that began it.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;

@@ -65,8 +65,14 @@
 //! connection leaves the rotation for a backoff ([`ClientBuilder::host_retry_backoff`],
 //! doubling up to [`ClientBuilder::host_retry_backoff_max`]); the next request after it is its
 //! probe. A request that could not connect (nothing was sent) moves on to the next host; a
-//! request already sent is never retried: it fails with [`Error::Transport`]. A
-//! [`Transaction`] stays on the host that began it. [`Client::hosts`] reports each host.
+//! request already sent is never sent again unless it is marked
+//! [idempotent](RequestBuilder::idempotent): it fails with [`Error::Transport`]. An
+//! idempotent one is retried, on another host, after a connection failure before its first
+//! result or a 429 / 503 / 596, as the [`RetryPolicy`] of [`ClientBuilder::retry_policy`]
+//! says ([`Client::retries`] counts them). A [`Transaction`] stays on the host that began it
+//! and is never retried. [`Client::hosts`] reports each host. [`Client::close`] ends a
+//! client: requests in flight get a grace, the connections are closed, later requests fail
+//! with [`Error::Closed`].
 //!
 //! # Transactions
 //!
@@ -90,6 +96,7 @@ mod hosts;
 mod params;
 mod request;
 mod results;
+mod retry;
 mod transaction;
 #[cfg(feature = "serde")]
 mod typed;
@@ -105,9 +112,11 @@ pub use builder::ClientBuilder;
 pub use convert::ConversionError;
 pub use request::{MaterializeProperties, RawResponse, RequestBuilder};
 pub use results::{ResultStream, TraverserStream};
+pub use retry::RetryPolicy;
 
 use crate::response::ReadOptions;
 pub use crate::transport::BoxError;
+use crate::transport::Closing;
 #[cfg(feature = "sigv4")]
 pub use crate::transport::SigV4;
 pub use crate::transport::{
@@ -151,6 +160,7 @@ impl std::fmt::Debug for Client {
             .field("headers", &i.headers)
             .field("interceptors", &i.interceptors)
             .field("request_timeout", &i.request_timeout)
+            .field("retry", &i.retry)
             .field("max_response_header_bytes", &i.max_response_header_bytes)
             .field("transport", &i.transport)
             .finish_non_exhaustive()
@@ -161,8 +171,9 @@ impl std::fmt::Debug for Client {
 /// transport (GraphSON over WebSocket is the next planned) is a new sibling module under
 /// `transport/` and one more arm here.
 enum Transport {
-    /// `http://`, `https://`: TinkerPop 4, GraphBinary 4 over HTTP (reqwest's pooled client).
-    Http(reqwest::Client),
+    /// `http://`, `https://`: TinkerPop 4, GraphBinary 4 over HTTP (reqwest's pooled client;
+    /// `None` once [`Client::close`] dropped it).
+    Http(std::sync::RwLock<Option<reqwest::Client>>),
     /// `ws://`, `wss://`: TinkerPop 3, GraphBinary 1 over WebSocket (a [`Client3`] pool,
     /// connected at the first request).
     ///
@@ -185,6 +196,14 @@ struct Inner {
     transport: Transport,
     url: reqwest::Url,
     slots: Arc<Semaphore>,
+    pool_size: usize,
+    retry: RetryPolicy,
+    /// Retries made (see [`Client::retries`]).
+    retries: std::sync::atomic::AtomicU64,
+    /// Set by [`Client::close`]; read by every request and response body.
+    closing: Arc<Closing>,
+    /// Also bounds each wait for a TinkerPop 3 message (the HTTP client has its own).
+    read_timeout: Option<std::time::Duration>,
     compression: bool,
     read_options: ReadOptions,
     /// Every host, the first being `url`.
@@ -197,19 +216,95 @@ struct Inner {
 }
 
 impl Inner {
-    /// The HTTP client of an `http://` client; for a `ws://` one, the error a request that
-    /// needs HTTP gets.
-    fn http(&self, what: &str) -> Result<&reqwest::Client, Error> {
+    /// [`Error::Closed`] once the client was closed.
+    fn check_open(&self) -> Result<(), Error> {
+        if self
+            .closing
+            .closed
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return Err(Error::Closed);
+        }
+        Ok(())
+    }
+
+    /// The HTTP client ([`Error::Closed`] once closed); for a `ws://` client, the error a
+    /// request that needs HTTP gets.
+    fn http(&self) -> Result<reqwest::Client, Error> {
         match &self.transport {
-            Transport::Http(http) => Ok(http),
-            Transport::Ws(_) => Err(Error::InvalidRequest(format!(
-                "{what} is for HTTP (TinkerPop 4); a ws:// client has no HTTP request"
-            ))),
+            Transport::Http(http) => http
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+                .ok_or(Error::Closed),
+            Transport::Ws(_) => Err(Error::InvalidRequest(
+                "this is for HTTP (TinkerPop 4); a ws:// client sends no HTTP request".into(),
+            )),
         }
     }
 }
 
 impl Client {
+    /// Closes the client (every clone of it): new requests fail at once with
+    /// [`Error::Closed`]; requests in flight get up to `grace` to end (read to their end or
+    /// dropped); then any still being read fail at their next read with [`Error::Closed`]
+    /// and their connections are closed; the pooled idle connections are closed. Returns the
+    /// number of requests that were still in flight when the grace ended.
+    ///
+    /// A response held but no longer read keeps its connection until it is dropped or read
+    /// again (the read then fails); everything else is closed when this returns. For a
+    /// `ws://` client the same: the pool's connections are closed (a close frame sent) and
+    /// requests still waiting end with [`Error::Closed`].
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// use std::time::Duration;
+    /// let client = graphbinary_client::Client::new("http://127.0.0.1:8182/gremlin")?;
+    /// let n: i64 = client.submit("g.V().count()").await?.one().await?;
+    /// assert_eq!(client.close(Duration::from_secs(5)).await, 0);
+    /// assert!(matches!(client.submit("g.V()").await, Err(graphbinary_client::client::Error::Closed)));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Cancel safety
+    /// Dropping the future leaves the client closed to new requests; the requests in flight
+    /// then go on until they end, and the idle connections stay pooled until the last clone
+    /// is dropped.
+    pub async fn close(&self, grace: std::time::Duration) -> usize {
+        use std::sync::atomic::Ordering;
+        let inner = &*self.inner;
+        inner.closing.closed.store(true, Ordering::Release);
+        match &inner.transport {
+            Transport::Ws(ws) => ws.close(grace).await,
+            Transport::Http(http) => {
+                let all = u32::try_from(inner.pool_size).unwrap_or(u32::MAX);
+                let waited = tokio::time::timeout(grace, inner.slots.acquire_many(all)).await;
+                let left = match waited {
+                    Ok(_) => 0,
+                    Err(_) => inner.pool_size - inner.slots.available_permits(),
+                };
+                inner.closing.cut.store(true, Ordering::Release);
+                // Dropping the HTTP client drops its pool: idle connections close now, those
+                // of bodies still held when those are dropped (they are not returned).
+                drop(http.write().unwrap_or_else(|e| e.into_inner()).take());
+                left
+            }
+        }
+    }
+
+    /// Whether [`Client::close`] was called.
+    pub fn is_closed(&self) -> bool {
+        self.inner.check_open().is_err()
+    }
+
+    /// Retries made so far by this client (and its clones): each further attempt of an
+    /// [`idempotent`](RequestBuilder::idempotent) request counts once.
+    pub fn retries(&self) -> u64 {
+        self.inner
+            .retries
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// A builder for a client of the server at `url`.
     pub fn builder(url: impl Into<String>) -> ClientBuilder {
         ClientBuilder::new(url.into())

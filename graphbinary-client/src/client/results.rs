@@ -4,6 +4,7 @@
 //! [`ResultStream::traversers`] turns it into a [`TraverserStream`] of (value, bulk) pairs, for
 //! bulked responses that should stay compact.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -54,7 +55,26 @@ pub struct TraverserStream {
 #[allow(clippy::large_enum_variant)]
 enum Source {
     Http(ResponseStream<BodyReader>),
-    Ws(Box<crate::transport::ws::Results3>),
+    Ws(Box<WsSource>),
+}
+
+/// A TinkerPop 3 request's results with the client's deadlines: the request's (from
+/// [`RequestBuilder::timeout`](super::RequestBuilder::timeout) or
+/// [`ClientBuilder::request_timeout`](super::ClientBuilder::request_timeout)) over all its
+/// messages, and the read timeout over each wait for the next one.
+struct WsSource {
+    results: crate::ws::Results3,
+    deadline: Option<(std::time::Duration, Pin<Box<tokio::time::Sleep>>)>,
+    read_timeout: Option<std::time::Duration>,
+    /// Armed when a poll found no message ready, disarmed when one came.
+    idle: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+fn timeout(what: &str, t: std::time::Duration) -> Error {
+    Error::Transport {
+        kind: super::TransportKind::Timeout,
+        source: format!("{what} took over {t:?}").into(),
+    }
 }
 
 impl Source {
@@ -73,16 +93,34 @@ impl Source {
     }
 }
 
-/// One TinkerPop 3 result as a traverser.
-fn poll_ws(
-    s: &mut crate::transport::ws::Results3,
-    cx: &mut Context<'_>,
-) -> Poll<Option<Result<Traverser, Error>>> {
-    match s.poll_next_unpin(cx) {
-        Poll::Ready(Some(Ok((value, bulk)))) => Poll::Ready(Some(Ok(Traverser { value, bulk }))),
-        Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(super::ws3::from_error3(e)))),
-        Poll::Ready(None) => Poll::Ready(None),
-        Poll::Pending => Poll::Pending,
+/// One TinkerPop 3 result as a traverser, or a timeout when a deadline passed first.
+fn poll_ws(s: &mut WsSource, cx: &mut Context<'_>) -> Poll<Option<Result<Traverser, Error>>> {
+    match s.results.poll_next_unpin(cx) {
+        Poll::Ready(r) => {
+            s.idle = None;
+            Poll::Ready(r.map(|r| match r {
+                Ok((value, bulk)) => Ok(Traverser { value, bulk }),
+                Err(e) => Err(super::ws3::from_error3(e)),
+            }))
+        }
+        Poll::Pending => {
+            if let Some((t, d)) = &mut s.deadline {
+                if d.as_mut().poll(cx).is_ready() {
+                    s.results.abandon_connection();
+                    return Poll::Ready(Some(Err(timeout("the request", *t))));
+                }
+            }
+            if let Some(t) = s.read_timeout {
+                let idle = s
+                    .idle
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(t)));
+                if idle.as_mut().poll(cx).is_ready() {
+                    s.results.abandon_connection();
+                    return Poll::Ready(Some(Err(timeout("waiting for the next message", t))));
+                }
+            }
+            Poll::Pending
+        }
     }
 }
 
@@ -397,13 +435,22 @@ impl ResultStream {
     /// The results of a TinkerPop 3 request (a client of a `ws://` URL). Its
     /// [`http_status`](Self::http_status) is 0 and [`request_id`](Self::request_id) the
     /// WebSocket request id.
-    pub(crate) fn from_ws(mut results: crate::transport::ws::Results3) -> Self {
+    pub(crate) fn from_ws(
+        mut results: crate::ws::Results3,
+        deadline: Option<std::time::Duration>,
+        read_timeout: Option<std::time::Duration>,
+    ) -> Self {
         let request_id = Some(results.request_id().to_string());
         let counters = Arc::new(ByteCounters::default());
         results.count_into(counters.clone());
         ResultStream {
             inner: TraverserStream {
-                inner: Source::Ws(Box::new(results)),
+                inner: Source::Ws(Box::new(WsSource {
+                    results,
+                    deadline: deadline.map(|t| (t, Box::pin(tokio::time::sleep(t)))),
+                    read_timeout,
+                    idle: None,
+                })),
                 first: None,
                 http_status: 0,
                 request_id,
@@ -412,6 +459,23 @@ impl ResultStream {
                 done: false,
             },
             pending: None,
+        }
+    }
+
+    /// Waits for the first result (kept, to be yielded first) or the end; the error if the
+    /// response fails before its first result (for the retries of idempotent requests).
+    pub(crate) async fn peek_first(&mut self) -> Result<(), Error> {
+        let inner = &mut self.inner;
+        if inner.first.is_some() || inner.done {
+            return Ok(());
+        }
+        match futures::future::poll_fn(|cx| Pin::new(&mut *inner).poll_next(cx)).await {
+            Some(Ok(t)) => {
+                inner.first = Some(t);
+                Ok(())
+            }
+            Some(Err(e)) => Err(e),
+            None => Ok(()),
         }
     }
 

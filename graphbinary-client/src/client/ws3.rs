@@ -37,6 +37,17 @@ impl Ws3 {
     }
 }
 
+impl Ws3 {
+    /// Closes the pool if it was opened (see [`Client3::close`]); the requests still in flight
+    /// when `grace` ended.
+    pub(super) async fn close(&self, grace: std::time::Duration) -> usize {
+        match self.client.get() {
+            Some(c) => c.close(grace).await,
+            None => 0,
+        }
+    }
+}
+
 /// The client error for a TinkerPop 3 error.
 pub(crate) fn from_error3(e: Error3) -> Error {
     match e {
@@ -92,6 +103,7 @@ pub(crate) fn from_error3(e: Error3) -> Error {
                 source: Box::new(e),
             }
         }
+        Error3::ClientClosed => Error::Closed,
         Error3::Closed(_) => Error::Transport {
             kind: TransportKind::Io,
             source: Box::new(e),

@@ -61,6 +61,21 @@ impl ByteCounters {
     }
 }
 
+/// What [`Client::close`](crate::Client::close) tells the requests and bodies of a client.
+#[derive(Debug, Default)]
+pub(crate) struct Closing {
+    /// No new request is sent.
+    pub(crate) closed: std::sync::atomic::AtomicBool,
+    /// Bodies still being read fail at their next read.
+    pub(crate) cut: std::sync::atomic::AtomicBool,
+}
+
+impl Closing {
+    pub(crate) fn is_cut(&self) -> bool {
+        self.cut.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
+
 /// The certificates of each PEM text (one may hold several); an error names the entry (from
 /// 0) that holds no certificate or a malformed one. Both transports trust these roots.
 pub(crate) fn parse_root_certificates(

@@ -26,6 +26,9 @@ enum Inner {
         decoder: ZlibDecoder<StreamReader<ByteStream, Bytes>>,
         drained: bool,
     },
+    /// Cut by [`Client::close`](super::Client::close): the HTTP body is dropped (its
+    /// connection closed).
+    Cut,
 }
 
 /// The (decompressed) body of a response, as an [`AsyncRead`].
@@ -42,6 +45,8 @@ pub struct BodyReader {
     permit: Option<OwnedSemaphorePermit>,
     /// How many times the task yielded at the end of the body.
     yielded_at_end: u8,
+    /// The client's close state, checked at each read.
+    closing: Option<Arc<crate::transport::Closing>>,
 }
 
 impl std::fmt::Debug for BodyReader {
@@ -87,7 +92,15 @@ impl BodyReader {
             counters,
             permit,
             yielded_at_end: 0,
+            closing: None,
         }
+    }
+
+    /// Makes the reader fail with [`Error::Closed`](super::Error::Closed) (dropping the body
+    /// and its connection) at its first read after `closing` is cut.
+    pub(crate) fn closed_by(mut self, closing: Arc<crate::transport::Closing>) -> Self {
+        self.closing = Some(closing);
+        self
     }
 
     /// Whether the body is being decompressed.
@@ -108,8 +121,13 @@ impl AsyncRead for BodyReader {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        if this.closing.as_ref().is_some_and(|c| c.is_cut()) {
+            this.inner = Inner::Cut;
+            this.permit = None;
+        }
         let before = buf.filled().len();
         let res = match &mut this.inner {
+            Inner::Cut => return Poll::Ready(Err(io::Error::other(ClientClosed))),
             Inner::Plain(r) => Pin::new(r).poll_read(cx, buf),
             Inner::Zlib { drained: true, .. } => Poll::Ready(Ok(())),
             Inner::Zlib { decoder, drained } => {
@@ -164,6 +182,11 @@ impl AsyncRead for BodyReader {
         res
     }
 }
+
+/// The I/O error of a body cut by [`Client::close`](super::Client::close).
+#[derive(Debug, thiserror::Error)]
+#[error("the client is closed")]
+pub(crate) struct ClientClosed;
 
 /// Errors out of the decoder that did not come from the network are zlib format errors.
 /// Marks an I/O error that came from the zlib decoder rather than from the network.

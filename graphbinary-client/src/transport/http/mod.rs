@@ -7,4 +7,4 @@
 mod body;
 
 pub use body::BodyReader;
-pub(crate) use body::DecompressError;
+pub(crate) use body::{ClientClosed, DecompressError};

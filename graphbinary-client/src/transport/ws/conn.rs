@@ -57,6 +57,19 @@ pub(crate) struct Conn {
     alive: Arc<AtomicBool>,
     task: tokio::task::AbortHandle,
     options: Arc<Options3>,
+    /// Notified by [`Conn::shut_down`]: the task fails the requests in flight and closes.
+    stop: Arc<Stop>,
+}
+
+/// The reason [`Client3::close`](super::Client3::close) gives [`Conn::shut_down`]: the
+/// requests in flight then end with [`Error3::ClientClosed`].
+pub(crate) const CLIENT_CLOSED: &str = ": the client was closed";
+
+/// [`Conn::shut_down`]'s signal to the connection's task, with the reason.
+#[derive(Debug, Default)]
+struct Stop {
+    notify: tokio::sync::Notify,
+    why: Mutex<String>,
 }
 
 impl std::fmt::Debug for Entry {
@@ -221,12 +234,14 @@ impl Conn {
         let (out, out_rx) = mpsc::unbounded_channel();
         let pending: Pending = Arc::default();
         let alive = Arc::new(AtomicBool::new(true));
+        let stop = Arc::new(Stop::default());
         let task = tokio::spawn(run(
             ws,
             out_rx,
             pending.clone(),
             alive.clone(),
             options.clone(),
+            stop.clone(),
         ));
         Ok(Arc::new(Conn {
             out,
@@ -234,12 +249,23 @@ impl Conn {
             alive,
             task: task.abort_handle(),
             options,
+            stop,
         }))
     }
 
     /// Whether the connection's task still runs.
     pub(crate) fn is_alive(&self) -> bool {
         self.alive.load(Ordering::Acquire)
+    }
+
+    /// Ends the connection: its requests in flight fail with [`Error3::Closed`], a close
+    /// frame is sent and the socket closed (by the connection's task, at once).
+    /// `why` ends the message of [`Error3::Closed`] (": the client was closed").
+    pub(crate) fn shut_down(&self, why: &str) {
+        // No request picks it from now on.
+        self.alive.store(false, Ordering::Release);
+        *lock(&self.stop.why) = why.to_owned();
+        self.stop.notify.notify_one();
     }
 
     /// Requests in flight on this connection.
@@ -329,6 +355,19 @@ impl Results3 {
     /// Counts each message's bytes into `counters` as it is taken.
     pub(crate) fn count_into(&mut self, counters: Arc<crate::transport::ByteCounters>) {
         self.counters = Some(counters);
+    }
+
+    /// Gives up on this request's connection after a client-side timeout: TinkerPop 3 has no
+    /// way to cancel a request, so the server would go on sending its results (a connection
+    /// that stalled would stay stalled). When no other request is in flight on it, the
+    /// connection is closed (the pool opens another at the next request); otherwise it is left
+    /// to the others (each has its own deadline).
+    pub(crate) fn abandon_connection(&self) {
+        if self.conn.in_flight() <= 1 {
+            self.conn.shut_down(
+                ": closed after a request timed out on it (TinkerPop 3 cannot cancel one)",
+            );
+        }
     }
 
     /// Results decoded and not yet yielded (the rest of the current batch).
@@ -444,6 +483,7 @@ async fn run(
     pending: Pending,
     alive: Arc<AtomicBool>,
     options: Arc<Options3>,
+    stop: Arc<Stop>,
 ) {
     let mut ping = options.ping_interval.map(|d| {
         let mut i = tokio::time::interval_at(tokio::time::Instant::now() + d, d);
@@ -480,6 +520,7 @@ async fn run(
                     break format!(": sending a request: {e}");
                 }
             }
+            () = stop.notify.notified() => break lock(&stop.why).clone(),
             () = tick(&mut ping) => {
                 let interval = options.ping_interval.unwrap_or_default();
                 if ping_sent {
@@ -500,7 +541,12 @@ async fn run(
     out_rx.close();
     let waiting: Vec<Entry> = lock(&pending).drain().map(|(_, e)| e).collect();
     for e in waiting {
-        fail(e, Error3::Closed(end.clone()));
+        let error = if end == CLIENT_CLOSED {
+            Error3::ClientClosed
+        } else {
+            Error3::Closed(end.clone())
+        };
+        fail(e, error);
     }
     let _ = tokio::time::timeout(std::time::Duration::from_secs(1), ws.close(None)).await;
 }
