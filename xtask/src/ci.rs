@@ -214,7 +214,7 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
     // The ws:// halves of the fault-proxy and soak tests (their http:// halves ran in the
     // plain test step, against GREMLIN_URL).
     let faults = run_tests(
-        client_tests(cargo(), &["faults", "soak"])
+        client_tests(cargo(), &["faults", "soak", "observe"])
             .args(["--", "ws_"])
             .env("GREMLIN_WS_URL_373", s373.url()),
         totals,
@@ -346,22 +346,40 @@ pub fn cli(args: &[String]) -> Result<()> {
             step("examples", &mut || examples::run_tinkerpop4(&url, &tx_url));
         }
         drop(tx_guard);
-        step("test sigv4", &mut || {
-            run_tests(
+        let url = guard.as_ref().map(server::Guard::url);
+        step("test sigv4 + metrics", &mut || {
+            // One build with both features: the SigV4 test and the SigV4 cases of `secrets`
+            // (the others ran in the plain step), then the `metrics` facade's test.
+            let sigv4 = run_tests(
                 cargo().args([
                     "test",
                     "-p",
                     "graphbinary-client",
                     "--features",
-                    "sigv4",
+                    "sigv4 metrics",
                     "--test",
                     "sigv4",
-                    // Its SigV4 cases (the others ran in the plain step).
                     "--test",
                     "secrets",
                 ]),
                 &mut totals,
-            )
+            );
+            let mut metrics = cargo();
+            metrics.args([
+                "test",
+                "-p",
+                "graphbinary-client",
+                "--features",
+                "sigv4 metrics",
+                "--test",
+                "observe",
+                "--",
+                "metrics_facade",
+            ]);
+            if let Some(url) = &url {
+                metrics.env("GREMLIN_URL", url);
+            }
+            sigv4.and(run_tests(&mut metrics, &mut totals))
         });
         step("failover", &mut || {
             let ports = crate::failover::ci_ports()?;

@@ -63,6 +63,8 @@ pub struct ClientBuilder {
     /// Readers of GraphBinary 1 custom types for TinkerPop 3 servers.
     custom_types: crate::v1::CustomTypes,
     retry: RetryPolicy,
+    listener: Option<Arc<dyn super::RequestListener>>,
+    trace_query_text: bool,
 }
 
 impl ClientBuilder {
@@ -89,6 +91,8 @@ impl ClientBuilder {
             credentials: None,
             custom_types: crate::v1::CustomTypes::new(),
             retry: RetryPolicy::default(),
+            listener: None,
+            trace_query_text: false,
         }
     }
 
@@ -186,6 +190,20 @@ impl ClientBuilder {
     /// [`ClientBuilder::host_retry_backoff_max`].
     pub fn host_retry_backoff(mut self, t: Duration) -> Self {
         self.host_retry_backoff = t;
+        self
+    }
+
+    /// Hooks called at the start, first byte, end and each retry of every request (see
+    /// [`RequestListener`](super::RequestListener)); one listener a client, the last set wins.
+    pub fn listener(mut self, listener: Arc<dyn super::RequestListener>) -> Self {
+        self.listener = Some(listener);
+        self
+    }
+
+    /// Whether each request's tracing span records its script and parameters (fields
+    /// `gremlin` and `parameters`). Off by default: they carry the application's data.
+    pub fn trace_query_text(mut self, on: bool) -> Self {
+        self.trace_query_text = on;
         self
     }
 
@@ -350,6 +368,10 @@ impl ClientBuilder {
                 pool_size: self.pool_size,
                 retry: self.retry,
                 retries: Default::default(),
+                observer: Arc::new(super::observe::Observer::new(
+                    self.listener.clone(),
+                    self.trace_query_text,
+                )),
                 closing: Default::default(),
                 read_timeout: self.read_timeout,
                 compression: self.compression,

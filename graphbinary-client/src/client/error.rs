@@ -127,6 +127,32 @@ impl fmt::Display for TransportKind {
 }
 
 impl Error {
+    /// A short name of the error's kind, for logs and metrics labels: `config`,
+    /// `invalid_request`, `timeout`, `transport` (any other [`TransportKind`]), `server`,
+    /// `interceptor`, `transaction`, `decode`, `decompress`, `protocol`, `conversion`,
+    /// `no_result`, `too_many_results` or `closed`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Config(_) => "config",
+            Error::InvalidRequest(_) => "invalid_request",
+            Error::Transport {
+                kind: TransportKind::Timeout,
+                ..
+            } => "timeout",
+            Error::Transport { .. } => "transport",
+            Error::Server(_) => "server",
+            Error::Interceptor { .. } => "interceptor",
+            Error::Transaction(_) => "transaction",
+            Error::Decode(_) => "decode",
+            Error::Decompress(_) => "decompress",
+            Error::Protocol(_) => "protocol",
+            Error::Conversion { .. } => "conversion",
+            Error::NoResult => "no_result",
+            Error::TooManyResults(_) => "too_many_results",
+            Error::Closed => "closed",
+        }
+    }
+
     /// The server error, if this is one.
     pub fn server_error(&self) -> Option<&ServerError> {
         match self {

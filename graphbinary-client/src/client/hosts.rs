@@ -130,6 +130,14 @@ impl Hosts {
 
     pub(super) fn succeeded(&self, i: usize) {
         let mut s = self.lock(i);
+        if s.failures > 0 {
+            tracing::info!(
+                target: "graphbinary_client",
+                host = %super::redact_url(self.hosts[i].url.as_str()),
+                after_failures = s.failures,
+                "host marked up"
+            );
+        }
         s.failures = 0;
         s.retry_at = None;
     }
@@ -143,6 +151,13 @@ impl Hosts {
             .saturating_mul(1u32 << shift)
             .min(self.backoff_max);
         s.retry_at = Some(Instant::now() + wait);
+        tracing::warn!(
+            target: "graphbinary_client",
+            host = %super::redact_url(self.hosts[i].url.as_str()),
+            failures = s.failures,
+            backoff_ms = wait.as_millis() as u64,
+            "host marked down"
+        );
     }
 
     pub(super) fn status(&self) -> Vec<HostStatus> {

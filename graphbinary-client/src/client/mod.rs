@@ -74,6 +74,17 @@
 //! client: requests in flight get a grace, the connections are closed, later requests fail
 //! with [`Error::Closed`].
 //!
+//! # Observability
+//!
+//! Each request runs in a `tracing` span `gremlin.request` (protocol, host, traversal source,
+//! request id, status, results, bytes, duration, retries, outcome; the script and parameters
+//! only with [`ClientBuilder::trace_query_text`]), with events for retries, hosts marked down
+//! and up, pool waits and WebSocket connections. [`Client::stats`] is a snapshot of the
+//! counters (requests, outcomes, errors by [`Error::kind`], retries, in flight, bytes, latency
+//! percentiles); feature `metrics` sends the same to the `metrics` facade; a
+//! [`RequestListener`] ([`ClientBuilder::listener`]) is called at the start, first byte, end
+//! and each retry of every request. No credential appears in any of them.
+//!
 //! # Transactions
 //!
 //! [`Client::transaction`] and [`Client::execute_in_tx`]; see [`Transaction`].
@@ -93,6 +104,7 @@ mod builder;
 mod convert;
 mod error;
 mod hosts;
+mod observe;
 mod params;
 mod request;
 mod results;
@@ -127,6 +139,7 @@ pub use crate::transport::{redact_url, Secret};
 pub use crate::transport::{HeaderMap, HeaderName, HeaderValue, Method, Url};
 pub use error::{Error, ServerError, TransportKind};
 pub use hosts::HostStatus;
+pub use observe::{ClientStats, Latency, RequestEnd, RequestInfo, RequestListener, RetryInfo};
 pub use transaction::{Transaction, TransactionError, TRANSACTION_ID_HEADER};
 #[cfg(feature = "serde")]
 pub use typed::Typed;
@@ -200,6 +213,8 @@ struct Inner {
     retry: RetryPolicy,
     /// Retries made (see [`Client::retries`]).
     retries: std::sync::atomic::AtomicU64,
+    /// Spans, events, statistics, metrics and the listener.
+    observer: Arc<observe::Observer>,
     /// Set by [`Client::close`]; read by every request and response body.
     closing: Arc<Closing>,
     /// Also bounds each wait for a TinkerPop 3 message (the HTTP client has its own).
@@ -295,6 +310,23 @@ impl Client {
     /// Whether [`Client::close`] was called.
     pub fn is_closed(&self) -> bool {
         self.inner.check_open().is_err()
+    }
+
+    /// What this client (and its clones) did so far: requests, outcomes, errors by kind,
+    /// retries, requests in flight, bytes and latency percentiles (see
+    /// [`ClientStats`]; spans and events: [Observability](self#observability)).
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// let client = graphbinary_client::Client::new("http://127.0.0.1:8182/gremlin")?;
+    /// client.submit("g.V().count()").await?.all().await?;
+    /// let stats = client.stats();
+    /// assert_eq!((stats.requests, stats.succeeded, stats.in_flight), (1, 1, 0));
+    /// println!("p99 {:?}", stats.latency.p99);
+    /// # Ok(()) }
+    /// ```
+    pub fn stats(&self) -> ClientStats {
+        self.inner.observer.stats(self.retries())
     }
 
     /// Retries made so far by this client (and its clones): each further attempt of an

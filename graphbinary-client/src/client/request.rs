@@ -326,6 +326,50 @@ impl RequestBuilder {
     /// is closed and its pool slot freed. The request may or may not have reached the server
     /// (a mutation may have run); nothing is retried.
     pub async fn send(self) -> Result<ResultStream, Error> {
+        let inner = self.client.inner.clone();
+        let protocol = match inner.transport {
+            Transport::Http(_) => "http",
+            Transport::Ws(_) => "ws",
+        };
+        let obs = inner
+            .observer
+            .start(protocol, self.g.as_deref(), &self.gremlin, || {
+                self.parameters_for_trace()
+            });
+        obs.span
+            .record("host", super::redact_url(inner.url.as_str()).as_ref());
+        let span = obs.span.clone();
+        match tracing::Instrument::instrument(self.send_unobserved(), span).await {
+            Ok(mut stream) => {
+                obs.first_byte(stream.request_id());
+                stream.observe(obs);
+                Ok(stream)
+            }
+            Err(e) => {
+                obs.end(e.kind(), e.server_error().map(|s| s.code), 0, 0);
+                Err(e)
+            }
+        }
+    }
+
+    /// The parameters as `name=value` text, for a span that records them.
+    fn parameters_for_trace(&self) -> String {
+        let mut out = String::new();
+        for (name, p) in &self.params {
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            out.push_str(name);
+            out.push('=');
+            match p {
+                Param::Value { value, .. } => out.push_str(&value.to_string()),
+                Param::Text(t) => out.push_str(t),
+            }
+        }
+        out
+    }
+
+    async fn send_unobserved(self) -> Result<ResultStream, Error> {
         self.client.inner.check_open()?;
         if self.idempotent && self.transaction.is_none() {
             return self.send_retrying().await;
@@ -442,6 +486,7 @@ impl RequestBuilder {
                 }
             }
             let url = host.map_or(inner.url.as_str(), |h| inner.hosts.url(h).as_str());
+            inner.observer.retry(attempt, url, &error, delay);
             retry::on_retry(
                 &inner.retries,
                 &retry::RetryEvent {
@@ -574,12 +619,30 @@ impl RequestBuilder {
             retry_after: None,
         };
         let body = bytes::Bytes::from(self.body_json());
-        let permit = inner
-            .slots
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("the semaphore is never closed");
+        inner.observer.sent(body.len());
+        let permit = match inner.slots.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                let waited = std::time::Instant::now();
+                tracing::debug!(
+                    target: "graphbinary_client",
+                    pool_size = inner.pool_size,
+                    "waiting for a free connection slot"
+                );
+                let p = inner
+                    .slots
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .expect("the semaphore is never closed");
+                tracing::debug!(
+                    target: "graphbinary_client",
+                    waited_ms = waited.elapsed().as_millis() as u64,
+                    "got a connection slot"
+                );
+                p
+            }
+        };
         let pinned = tx.and_then(|t| t.host);
         let mut tried: Vec<usize> = Vec::new();
         let http = inner.http().map_err(|e| failed(e, None))?;
@@ -634,6 +697,10 @@ impl RequestBuilder {
             if let Some(t) = timeout {
                 rb = rb.timeout(t);
             }
+            tracing::Span::current().record(
+                "host",
+                super::redact_url(inner.hosts.url(host).as_str()).as_ref(),
+            );
             inner.hosts.attempt(host);
             let resp = match rb.send().await {
                 Ok(resp) => resp,

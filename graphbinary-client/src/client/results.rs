@@ -47,6 +47,10 @@ pub struct TraverserStream {
     counters: Arc<ByteCounters>,
     results: u64,
     done: bool,
+    /// The kind of the error the stream ended with ([`Error::kind`]).
+    failed: Option<&'static str>,
+    /// The request's span and statistics, ended when the stream is dropped.
+    obs: Option<super::observe::Request>,
 }
 
 /// Where the results come from: a GraphBinary 4 HTTP body, or TinkerPop 3 WebSocket messages.
@@ -228,6 +232,7 @@ impl TraverserStream {
             return Ok(());
         }
         let results = &mut self.results;
+        let failed = &mut self.failed;
         let inner = match &mut self.inner {
             Source::Http(inner) => inner,
             Source::Ws(ws) => {
@@ -236,7 +241,7 @@ impl TraverserStream {
                 let _ = fast;
                 self.done = true;
                 while let Some(t) = futures::future::poll_fn(|cx| poll_ws(ws, cx)).await {
-                    let t = t?;
+                    let t = t.inspect_err(|e| *failed = Some(e.kind()))?;
                     *results += 1;
                     f(slow(t.value, 0)?, t.bulk);
                 }
@@ -251,7 +256,7 @@ impl TraverserStream {
         self.done = true;
         match r {
             Ok(()) => self.end(),
-            Err(e) => Err(self.error(e)),
+            Err(e) => Err(self.fail(e)),
         }
     }
 
@@ -280,6 +285,7 @@ impl TraverserStream {
                     }
                     Poll::Ready(Some(Err(e))) => {
                         self.done = true;
+                        self.failed = Some(e.kind());
                         Poll::Ready(Some(Err(e)))
                     }
                     Poll::Ready(None) => {
@@ -297,7 +303,7 @@ impl TraverserStream {
             }
             Poll::Ready(Some(Err(e))) => {
                 self.done = true;
-                Poll::Ready(Some(Err(self.error(e))))
+                Poll::Ready(Some(Err(self.fail(e))))
             }
             Poll::Ready(None) => {
                 self.done = true;
@@ -323,13 +329,14 @@ impl TraverserStream {
             return Ok(());
         }
         let results = &mut self.results;
+        let failed = &mut self.failed;
         let inner = match &mut self.inner {
             Source::Http(inner) => inner,
             Source::Ws(ws) => {
                 self.done = true;
                 while let Some(t) = futures::future::poll_fn(|cx| poll_ws(ws, cx)).await {
                     *results += 1;
-                    f(t?);
+                    f(t.inspect_err(|e| *failed = Some(e.kind()))?);
                 }
                 return Ok(());
             }
@@ -343,11 +350,18 @@ impl TraverserStream {
         self.done = true;
         match r {
             Ok(()) => self.end(),
-            Err(e) => Err(self.error(e)),
+            Err(e) => Err(self.fail(e)),
         }
     }
 
     /// The client error for the response stream's error.
+    /// [`error`](Self::error), remembered as how the stream ended.
+    fn fail(&mut self, e: ResponseError) -> Error {
+        let err = self.error(e);
+        self.failed = Some(err.kind());
+        err
+    }
+
     fn error(&self, e: ResponseError) -> Error {
         match e {
             ResponseError::Server(s) => Error::Server(ServerError {
@@ -391,7 +405,14 @@ impl Stream for TraverserStream {
                 let r = poll_ws(ws, cx);
                 match &r {
                     Poll::Ready(Some(Ok(_))) => this.results += 1,
-                    Poll::Ready(_) => this.done = true,
+                    Poll::Ready(Some(Err(e))) => {
+                        this.done = true;
+                        this.failed = Some(e.kind());
+                    }
+                    Poll::Ready(None) => {
+                        this.done = true;
+                        this.settle();
+                    }
                     Poll::Pending => {}
                 }
                 return r;
@@ -404,14 +425,44 @@ impl Stream for TraverserStream {
             }
             Poll::Ready(Some(Err(e))) => {
                 this.done = true;
-                Poll::Ready(Some(Err(this.error(e))))
+                Poll::Ready(Some(Err(this.fail(e))))
             }
             Poll::Ready(None) => {
                 this.done = true;
-                Poll::Ready(this.end().err().map(Err))
+                let end = this.end().err();
+                this.settle();
+                Poll::Ready(end.map(Err))
             }
             Poll::Pending => Poll::Pending,
         }
+    }
+}
+
+impl TraverserStream {
+    /// Ends the request's observation (its span, statistics and listener call), with how
+    /// the stream ended: `ok`, the error's kind, or `cancelled` when it had not ended.
+    fn settle(&mut self) {
+        let Some(obs) = self.obs.take() else {
+            return;
+        };
+        let status = match self.inner.status() {
+            Some(s) => Some(s.code),
+            None if self.done && self.failed.is_none() => Some(200),
+            None => None,
+        };
+        let outcome = match self.failed {
+            Some(kind) => kind,
+            None if !self.done => "cancelled",
+            None if self.http_status != 200 && matches!(self.inner, Source::Http(_)) => "server",
+            None => "ok",
+        };
+        obs.end(outcome, status, self.results, self.counters.wire_bytes());
+    }
+}
+
+impl Drop for TraverserStream {
+    fn drop(&mut self) {
+        self.settle();
     }
 }
 
@@ -427,6 +478,8 @@ impl ResultStream {
                 counters,
                 results: 0,
                 done: false,
+                failed: None,
+                obs: None,
             },
             pending: None,
         }
@@ -457,6 +510,8 @@ impl ResultStream {
                 counters,
                 results: 0,
                 done: false,
+                failed: None,
+                obs: None,
             },
             pending: None,
         }
@@ -477,6 +532,11 @@ impl ResultStream {
             Some(Err(e)) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// Hands the request's observation to the stream, which ends it.
+    pub(crate) fn observe(&mut self, obs: super::observe::Request) {
+        self.inner.obs = Some(obs);
     }
 
     /// The (value, bulk) pairs instead of expanded values. Nothing is lost: a value partly

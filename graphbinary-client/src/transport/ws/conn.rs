@@ -80,7 +80,11 @@ impl std::fmt::Debug for Entry {
 
 impl Drop for Conn {
     fn drop(&mut self) {
-        self.task.abort();
+        // A connection told to shut down ends itself (failing its requests, sending a close
+        // frame, within a second): aborting it here would cut that short.
+        if lock(&self.stop.why).is_empty() {
+            self.task.abort();
+        }
     }
 }
 
@@ -231,6 +235,11 @@ impl Conn {
             })??,
             None => connect.await?,
         };
+        tracing::debug!(
+            target: "graphbinary_client",
+            url = %redact_url(url),
+            "WebSocket connection opened"
+        );
         let (out, out_rx) = mpsc::unbounded_channel();
         let pending: Pending = Arc::default();
         let alive = Arc::new(AtomicBool::new(true));
@@ -536,6 +545,7 @@ async fn run(
         }
     };
     alive.store(false, Ordering::Release);
+    tracing::debug!(target: "graphbinary_client", reason = %end, "WebSocket connection closed");
     // Refuse new requests first, then fail those in flight: a request registered after the
     // drain finds the queue closed (`Conn::send` fails it), one registered before is drained.
     out_rx.close();
