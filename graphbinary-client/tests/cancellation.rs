@@ -21,7 +21,9 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use graphbinary_client::model::{Value, Vertex};
-use graphbinary_client::response::{read_response, ReadOptions, ResponseError, Traverser};
+use graphbinary_client::response::{
+    read_response, ReadOptions, ResponseError, ResponseStream, Traverser,
+};
 use tokio::io::{AsyncRead, ReadBuf};
 
 /// A reader that returns `Pending` before every chunk: woken at once, or (with `delay`) only
@@ -49,6 +51,29 @@ impl SlowReader {
             _alive: alive,
         }
     }
+}
+
+/// A response read from `bytes` through a [`SlowReader`] of `chunk`-byte pieces (each `delay`
+/// after it is asked for), and the token the reader holds while it lives.
+fn slow_response(
+    bytes: &[u8],
+    chunk: usize,
+    delay: Option<Duration>,
+    opts: ReadOptions,
+) -> (ResponseStream<SlowReader>, Arc<()>) {
+    let alive = Arc::new(());
+    let reader = SlowReader::new(bytes.to_vec(), chunk, delay, alive.clone());
+    (read_response(reader, opts), alive)
+}
+
+/// Drops the stream `s` and checks that nothing else holds its reader.
+fn assert_released(s: ResponseStream<SlowReader>, alive: &Arc<()>, what: &str) {
+    drop(s);
+    assert_eq!(
+        Arc::strong_count(alive),
+        1,
+        "{what}: nothing else holds the reader"
+    );
 }
 
 impl AsyncRead for SlowReader {
@@ -187,25 +212,16 @@ fn dropping_the_stream_at_every_await_point_leaks_nothing_and_panics_nowhere() {
     for opts in ways() {
         for chunk in [1, 7] {
             // Uninterrupted, to know how many suspension points this way has.
-            let alive = Arc::new(());
-            let mut s = read_response(
-                SlowReader::new(bytes.clone(), chunk, None, alive.clone()),
-                opts,
-            );
+            let (mut s, alive) = slow_response(&bytes, chunk, None, opts);
             let (items, pendings, done) = poll_items(&mut s, None);
             assert!(done);
             check_complete(&items, &expected);
             assert!(pendings > 10, "the reader suspends the stream ({pendings})");
-            drop(s);
-            assert_eq!(Arc::strong_count(&alive), 1);
+            assert_released(s, &alive, &format!("{opts:?}"));
 
             // Drop after each number of polls, i.e. at every await point reached.
             for k in 0..=pendings + items.len() {
-                let alive = Arc::new(());
-                let mut s = read_response(
-                    SlowReader::new(bytes.clone(), chunk, None, alive.clone()),
-                    opts,
-                );
+                let (mut s, alive) = slow_response(&bytes, chunk, None, opts);
                 let (got, _, _) = poll_items(&mut s, Some(k));
                 // What was yielded before the drop is a prefix of the results.
                 for (item, (v, _)) in got.iter().zip(&expected) {
@@ -213,15 +229,9 @@ fn dropping_the_stream_at_every_await_point_leaks_nothing_and_panics_nowhere() {
                         assert_eq!(t.value.to_bytes().unwrap(), v.to_bytes().unwrap());
                     }
                 }
-                drop(s);
-                assert_eq!(
-                    Arc::strong_count(&alive),
-                    1,
-                    "dropped after {k} polls: nothing else holds the reader"
-                );
+                assert_released(s, &alive, &format!("dropped after {k} polls"));
                 // A fresh stream on fresh input reads everything.
-                let mut fresh =
-                    read_response(SlowReader::new(bytes.clone(), 5, None, Arc::new(())), opts);
+                let mut fresh = slow_response(&bytes, 5, None, opts).0;
                 let (items, _, done) = poll_items(&mut fresh, None);
                 assert!(done);
                 check_complete(&items, &expected);
@@ -234,18 +244,9 @@ fn dropping_the_stream_at_every_await_point_leaks_nothing_and_panics_nowhere() {
 async fn a_timed_out_next_loses_nothing_and_the_stream_resumes() {
     let (bytes, expected) = input();
     for opts in ways() {
-        let alive = Arc::new(());
         // Each chunk arrives 10 ms after it is asked for; next() gives up after 3 ms, so it
         // times out at every await point that waits for bytes.
-        let mut s = read_response(
-            SlowReader::new(
-                bytes.clone(),
-                3,
-                Some(Duration::from_millis(10)),
-                alive.clone(),
-            ),
-            opts,
-        );
+        let (mut s, alive) = slow_response(&bytes, 3, Some(Duration::from_millis(10)), opts);
         let mut items = Vec::new();
         let mut timeouts = 0;
         loop {
@@ -257,8 +258,7 @@ async fn a_timed_out_next_loses_nothing_and_the_stream_resumes() {
         }
         assert!(timeouts > 50, "timed out {timeouts} times");
         check_complete(&items, &expected);
-        drop(s);
-        assert_eq!(Arc::strong_count(&alive), 1);
+        assert_released(s, &alive, &format!("{opts:?}"));
     }
 }
 
@@ -266,21 +266,11 @@ async fn a_timed_out_next_loses_nothing_and_the_stream_resumes() {
 async fn a_stream_dropped_after_a_timeout_releases_its_reader() {
     let (bytes, _) = input();
     for opts in ways() {
-        let alive = Arc::new(());
-        let mut s = read_response(
-            SlowReader::new(
-                bytes.clone(),
-                3,
-                Some(Duration::from_secs(3600)),
-                alive.clone(),
-            ),
-            opts,
-        );
+        let (mut s, alive) = slow_response(&bytes, 3, Some(Duration::from_secs(3600)), opts);
         assert!(tokio::time::timeout(Duration::from_millis(5), s.next())
             .await
             .is_err());
-        drop(s);
-        assert_eq!(Arc::strong_count(&alive), 1);
+        assert_released(s, &alive, &format!("{opts:?}"));
     }
 }
 
@@ -288,16 +278,7 @@ async fn a_stream_dropped_after_a_timeout_releases_its_reader() {
 async fn a_timed_out_for_each_result_loses_nothing_and_resumes() {
     let (bytes, expected) = input();
     for opts in ways() {
-        let alive = Arc::new(());
-        let mut s = read_response(
-            SlowReader::new(
-                bytes.clone(),
-                3,
-                Some(Duration::from_millis(10)),
-                alive.clone(),
-            ),
-            opts,
-        );
+        let (mut s, alive) = slow_response(&bytes, 3, Some(Duration::from_millis(10)), opts);
         let mut items: Vec<Item> = Vec::new();
         let mut timeouts = 0;
         loop {
@@ -314,7 +295,6 @@ async fn a_timed_out_for_each_result_loses_nothing_and_resumes() {
         assert!(timeouts > 50, "timed out {timeouts} times");
         check_complete(&items, &expected);
         assert!(s.next().await.is_none());
-        drop(s);
-        assert_eq!(Arc::strong_count(&alive), 1);
+        assert_released(s, &alive, &format!("{opts:?}"));
     }
 }

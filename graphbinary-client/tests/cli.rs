@@ -189,10 +189,7 @@ fn a_huge_bulk_prints_once_with_its_bulk() {
 
 #[test]
 fn a_server_error_prints_results_then_the_status_and_exits_2() {
-    let mut footer = vec![0, 0, 1, 0xf4, 0x00, 0, 0, 0, 4];
-    footer.extend(b"boom");
-    footer.extend([0x00, 0, 0, 0, 3]);
-    footer.extend(b"NPE");
+    let footer = common::boom_footer();
     let body = response(&[INT_1, STR_A], &footer);
     let o = run(&["decode", "--chunk-size", "1"], &body);
     assert_eq!(o.status.code(), Some(2));

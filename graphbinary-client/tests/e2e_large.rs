@@ -1,6 +1,9 @@
 //! End-to-end: a 200,766-result response streamed with bounded memory. Alone in its test
 //! binary so that the process's peak RSS (VmHWM) reflects this test only.
 
+#[path = "common/results.rs"]
+mod results;
+use results::Sent;
 mod gremlin_server;
 use gremlin_server as common;
 
@@ -28,13 +31,7 @@ async fn large_result_streams_in_bounded_memory() {
     }
     let client = common::builder().build().unwrap();
     // Warm up (TLS/provider init, pool, interner) before the baseline.
-    let n: i64 = client
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+    let n: i64 = client.submit("g.V().count()").expect_one().await;
     assert_eq!(n, 6);
     let base = vm_hwm_kib();
 

@@ -4,6 +4,9 @@
 //! see the extra vertex; no test asserts an exact vertex count while these run, and these run
 //! in their own test binary).
 
+#[path = "common/results.rs"]
+mod results;
+use results::Sent;
 mod gremlin_server;
 use gremlin_server as common;
 
@@ -27,11 +30,8 @@ fn unique_label() -> String {
 async fn drop_label(c: &Client, label: &str) {
     c.request("g.V().hasLabel(l).drop()")
         .param("l", label)
-        .await
-        .unwrap()
-        .all()
-        .await
-        .unwrap();
+        .expect_all()
+        .await;
 }
 
 #[tokio::test]
@@ -54,11 +54,8 @@ async fn meta_properties_read_back() {
         let r = c
             .request("g.V().hasLabel(l).properties('name')")
             .param("l", label.as_str())
-            .await
-            .unwrap()
-            .all()
-            .await
-            .unwrap();
+            .expect_all()
+            .await;
         assert_eq!(r.len(), 1);
         let Value::VertexProperty(vp) = &r[0] else {
             panic!("{r:?}")
@@ -83,11 +80,8 @@ async fn meta_properties_read_back() {
         let r = c
             .request("g.V().hasLabel(l)")
             .param("l", label.as_str())
-            .await
-            .unwrap()
-            .all()
-            .await
-            .unwrap();
+            .expect_all()
+            .await;
         let Value::Vertex(v) = &r[0] else {
             panic!("{r:?}")
         };
@@ -125,11 +119,8 @@ async fn typed_parameters_round_trip_through_properties() {
     .param("u", u)
     .param("lst", vec![1i64, 2])
     .param("ch", 'é')
-    .await
-    .unwrap()
-    .all()
-    .await
-    .unwrap();
+    .expect_all()
+    .await;
     let got = c
         .request("g.V().hasLabel(l).valueMap('a','b','i','lg','f','d','t','st','u','lst','ch')")
         .param("l", label.as_str())

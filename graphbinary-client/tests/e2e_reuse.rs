@@ -2,6 +2,9 @@
 //! (the zlib stream's end must not leave the HTTP body unfinished). Alone in its test binary
 //! because it counts this process's sockets.
 
+#[path = "common/results.rs"]
+mod results;
+use results::Sent;
 mod gremlin_server;
 use gremlin_server as common;
 
@@ -56,11 +59,8 @@ async fn fully_read_responses_reuse_one_connection() {
         for i in 0..10 {
             let n = client
                 .submit("g.V().repeat(both()).times(3)")
-                .await
-                .unwrap()
-                .count()
-                .await
-                .unwrap();
+                .expect_count()
+                .await;
             assert!(n > 0);
             seen.extend(sockets_to(port).difference(&before).copied());
             assert_eq!(

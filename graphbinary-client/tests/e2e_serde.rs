@@ -13,7 +13,7 @@ use graphbinary_client::client::Error;
 use serde::{Deserialize, Serialize};
 
 use common::client;
-use results::collect_as;
+use results::{collect_as, Sent};
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 struct Person {
@@ -167,29 +167,17 @@ async fn counting_and_bulks() {
     };
     let n = c
         .submit("g.V().repeat(both()).times(3)")
-        .await
-        .unwrap()
-        .count()
-        .await
-        .unwrap();
-    let all = c
-        .submit("g.V().repeat(both()).times(3)")
-        .await
-        .unwrap()
-        .all()
-        .await
-        .unwrap();
+        .expect_count()
+        .await;
+    let all = c.submit("g.V().repeat(both()).times(3)").expect_all().await;
     assert_eq!(n, all.len() as u64);
     assert!(n > 10, "{n}");
     let bulked = c
         .request("g.V().repeat(both()).times(3)")
         .bulk_results(true)
         .send()
-        .await
-        .unwrap()
-        .count()
-        .await
-        .unwrap();
+        .expect_count()
+        .await;
     assert_eq!(bulked, n);
     // Bulked: each result repeated by its bulk, as ResultStream expands them.
     let names: Vec<String> = collect_as(
@@ -234,12 +222,8 @@ async fn serialize_types_as_parameters() {
             },
         )
         .send()
-        .await
-        .unwrap()
-        .typed::<i64>()
-        .try_collect()
-        .await
-        .unwrap();
+        .expect_typed::<i64>()
+        .await;
     assert_eq!(ids, [1]);
     let n: Vec<u64> = collect_as(
         c.request("g.V().has('name', within(names)).count()")

@@ -1,6 +1,9 @@
 //! End-to-end: values TinkerGraph returns on the Modern graph, decoded through the client,
 //! against the real Gremlin Server (see `common` for the URL and the skip rule).
 
+#[path = "common/results.rs"]
+mod results;
+use results::Sent;
 mod gremlin_server;
 use gremlin_server as common;
 
@@ -80,11 +83,8 @@ async fn materialize_tokens_drops_properties() {
         .request("g.V(1)")
         .materialize_properties(MaterializeProperties::Tokens)
         .send()
-        .await
-        .unwrap()
-        .all()
-        .await
-        .unwrap();
+        .expect_all()
+        .await;
     let Value::Vertex(v) = &r[0] else {
         panic!("{r:?}")
     };
@@ -342,38 +342,23 @@ async fn parameters_bind_where_the_grammar_takes_variables() {
         .request("g.V().has('person','name',who).values('age')")
         .param("who", "marko")
         .send()
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+        .expect_one()
+        .await;
     assert_eq!(age, 29);
     let names = c
         .request("g.V().has('age', gt(a)).values('name').order()")
         .param("a", 30i32)
-        .await
-        .unwrap()
-        .all()
-        .await
-        .unwrap();
+        .expect_all()
+        .await;
     assert_eq!(names, [s("josh"), s("peter")]);
     // A hostile string stays one string literal: nothing matches, nothing is dropped.
     let none = c
         .request("g.V().has('name', n)")
         .param("n", "x') , g.V().drop() //'")
-        .await
-        .unwrap()
-        .all()
-        .await
-        .unwrap();
+        .expect_all()
+        .await;
     assert!(none.is_empty());
-    let n: i64 = c
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+    let n: i64 = c.submit("g.V().count()").expect_one().await;
     assert!(n >= 6);
 }
 
@@ -396,11 +381,8 @@ async fn bulked_results() {
         .request("g.inject(1,1,1,2,1)")
         .bulk_results(true)
         .send()
-        .await
-        .unwrap()
-        .all()
-        .await
-        .unwrap();
+        .expect_all()
+        .await;
     expanded.sort_by_key(|v| v.as_i64());
     assert_eq!(expanded, [1, 1, 1, 1, 2].map(Value::Int));
 
@@ -419,11 +401,8 @@ async fn bulked_results() {
         .request("g.V().repeat(both()).times(12)")
         .bulk_results(true)
         .send()
-        .await
-        .unwrap()
-        .count()
-        .await
-        .unwrap();
+        .expect_count()
+        .await;
     assert_eq!(counted, 200_766);
 }
 

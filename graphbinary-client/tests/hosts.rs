@@ -13,7 +13,7 @@ use tokio::io::AsyncReadExt;
 use tokio::net::TcpListener;
 
 use capture::Responder;
-use results::one_as;
+use results::{one_as, Sent};
 
 /// A loopback port with nothing listening (bound, then closed).
 async fn dead_port() -> u16 {
@@ -61,26 +61,14 @@ async fn a_failed_host_is_probed_again_after_its_backoff() {
         .build()
         .unwrap();
     for _ in 0..4 {
-        client
-            .submit("g.V().count()")
-            .await
-            .unwrap()
-            .count()
-            .await
-            .unwrap();
+        client.submit("g.V().count()").expect_count().await;
     }
     assert!(!client.hosts()[1].available);
     // Bring the host up on that port: the next request after the backoff reaches it.
     let b = Responder::start_on(port).await;
     tokio::time::sleep(Duration::from_millis(450)).await;
     for _ in 0..4 {
-        client
-            .submit("g.V().count()")
-            .await
-            .unwrap()
-            .count()
-            .await
-            .unwrap();
+        client.submit("g.V().count()").expect_count().await;
     }
     assert!(client.hosts()[1].available, "{:?}", client.hosts());
     assert!(!b.captured().is_empty(), "the revived host got no request");
@@ -121,13 +109,7 @@ async fn a_request_sent_to_a_host_that_dies_fails_and_is_not_retried() {
     );
     assert!(!client.hosts()[0].available);
     // The next request goes to the healthy host.
-    client
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .count()
-        .await
-        .unwrap();
+    client.submit("g.V().count()").expect_count().await;
     assert_eq!(good.captured().len(), 1);
     task.abort();
 }

@@ -12,7 +12,7 @@ use graphbinary_client::client::{Client, Error};
 use tokio::net::TcpListener;
 
 use capture::Responder;
-use results::one_as;
+use results::{one_as, Sent};
 
 #[tokio::test]
 async fn an_http_proxy_gets_the_request_in_absolute_form_with_its_credentials() {
@@ -100,13 +100,7 @@ async fn response_headers_over_the_limit_are_refused() {
         .max_response_header_bytes(4096)
         .build()
         .unwrap();
-    roomy
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .count()
-        .await
-        .unwrap();
+    roomy.submit("g.V().count()").expect_count().await;
 }
 
 #[tokio::test]

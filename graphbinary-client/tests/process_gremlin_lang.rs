@@ -1,12 +1,15 @@
 //! The traversal API's GremlinLang text, per step family and literal type, compared with the
 //! text the official GLVs write; parameters, literal-only mode, and build errors.
 
+#[path = "common/strings.rs"]
+mod strings;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use graphbinary_client::model::{BigDecimal, BigInteger, DateTime, Duration, Tree, Value, Vertex};
 use graphbinary_client::process::*;
-use proptest::prelude::{any, prop_assert_eq, prop_oneof, proptest, Just, ProptestConfig};
-use proptest::strategy::Strategy as PropStrategy;
+use proptest::prelude::{prop_assert_eq, proptest, ProptestConfig};
+use strings::hostile_string;
 
 fn g() -> GraphTraversalSource {
     GraphTraversalSource::detached()
@@ -973,29 +976,11 @@ fn read_string_literal(s: &str) -> Option<(String, &str)> {
     None
 }
 
-fn tricky_string() -> impl PropStrategy<Value = String> {
-    let ch = prop_oneof![
-        Just('"'),
-        Just('\\'),
-        Just('\''),
-        Just('$'),
-        Just('\n'),
-        Just('\r'),
-        Just('\u{0}'),
-        Just('\u{7f}'),
-        Just('u'),
-        Just(')'),
-        any::<char>(),
-        proptest::char::range('\u{10000}', '\u{10ffff}'),
-    ];
-    proptest::collection::vec(ch, 0..24).prop_map(|v| v.into_iter().collect())
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
-    fn every_string_literal_reads_back_and_ends_at_its_quote(s in tricky_string()) {
+    fn every_string_literal_reads_back_and_ends_at_its_quote(s in hostile_string(24)) {
         let script = text(&g().inject(s.as_str()).constant("end"));
         let body = script.strip_prefix("g.inject(").unwrap();
         let (read, rest) = read_string_literal(body).expect("a well-formed literal");

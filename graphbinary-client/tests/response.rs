@@ -65,10 +65,7 @@ fn trailing_bytes_after_the_status_are_an_error() {
 
 #[test]
 fn server_error_comes_after_the_results_with_code_message_and_exception() {
-    let mut footer = vec![0, 0, 1, 0xf4, 0x00, 0, 0, 0, 4];
-    footer.extend(b"boom");
-    footer.extend([0x00, 0, 0, 0, 3]);
-    footer.extend(b"NPE");
+    let footer = common::boom_footer();
     let b = body(&[Value::from("a"), Value::from("b")], &footer);
     let (items, err) = block_on(all(b, ReadOptions::default()));
     assert_eq!(items, [Value::from("a"), Value::from("b")]);

@@ -13,6 +13,11 @@
 //! `GREMLIN_WS_JANUSGRAPH_URL`. Cases per route and server: `GRAPHBINARY_ROUNDTRIP_CASES`
 //! (default 40). Each test prints `roundtrip: <server> <route>: N cases equal`.
 
+#[path = "common/results.rs"]
+mod results;
+use results::Sent;
+#[path = "common/servers3.rs"]
+mod servers3;
 #[path = "common/skip.rs"]
 mod skip;
 
@@ -411,18 +416,12 @@ fn tinkerpop4_every_route_reads_back_what_was_sent() {
 }
 
 fn tp3_servers(test: &str) -> Vec<(&'static str, String)> {
-    let found: Vec<_> = [
-        ("3.7.3", "GREMLIN_WS_URL_373"),
-        ("3.8.1", "GREMLIN_WS_URL_381"),
-        ("JanusGraph 1.1.0", "GREMLIN_WS_JANUSGRAPH_URL"),
-    ]
-    .into_iter()
-    .filter_map(|(v, var)| std::env::var(var).ok().map(|u| (v, u)))
-    .collect();
-    if found.is_empty() {
-        skip::skipped(test, "no TinkerPop 3 server URL set");
-    }
-    found
+    let servers: Vec<_> = servers3::TINKERPOP3
+        .iter()
+        .copied()
+        .chain([servers3::JANUSGRAPH])
+        .collect();
+    servers3::set(test, &servers)
 }
 
 #[test]
@@ -473,11 +472,8 @@ fn tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored() {
             rt.block_on(async {
                 ctx.client
                     .submit("g.V().hasLabel('roundtrip').drop()")
+                    .expect_count()
                     .await
-                    .unwrap()
-                    .count()
-                    .await
-                    .unwrap()
             })
         };
         clean();
@@ -510,11 +506,8 @@ fn tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored() {
                     .param("k", key.as_str())
                     .param("x", v.clone())
                     .send()
+                    .expect_all()
                     .await
-                    .unwrap()
-                    .all()
-                    .await
-                    .unwrap()
                     .remove(0);
                 let read = ctx
                     .client
@@ -522,11 +515,8 @@ fn tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored() {
                     .param("vid", id.clone())
                     .param("k", key.as_str())
                     .send()
+                    .expect_all()
                     .await
-                    .unwrap()
-                    .all()
-                    .await
-                    .unwrap()
                     .remove(0);
                 let n = ctx
                     .client
@@ -535,20 +525,14 @@ fn tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored() {
                     .param("k", key.as_str())
                     .param("x", read.clone())
                     .send()
-                    .await
-                    .unwrap()
-                    .one::<i64>()
-                    .await
-                    .unwrap();
+                    .expect_one::<i64>()
+                    .await;
                 ctx.client
                     .request("g.V(vid).drop()")
                     .param("vid", id)
                     .send()
-                    .await
-                    .unwrap()
-                    .count()
-                    .await
-                    .unwrap();
+                    .expect_count()
+                    .await;
                 (read, n)
             });
             assert_eq!(canonical(&found.0), canonical(&v), "{label}: stored {v:?}");

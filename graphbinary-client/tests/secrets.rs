@@ -17,7 +17,12 @@
 //!   cargo test -p graphbinary-client --features sigv4 --test secrets
 //! ```
 
+#[path = "common/results.rs"]
+mod results;
+use results::Sent;
 mod capture;
+#[path = "common/servers3.rs"]
+mod servers3;
 #[path = "common/skip.rs"]
 mod skip;
 
@@ -118,16 +123,21 @@ fn closed_port() -> u16 {
     l.local_addr().unwrap().port()
 }
 
+/// Static AWS credentials with the secret key and session token.
 #[cfg(feature = "sigv4")]
-fn sigv4() -> graphbinary_client::client::SigV4 {
-    let creds = aws_credential_types::Credentials::new(
+fn aws_credentials() -> aws_credential_types::Credentials {
+    aws_credential_types::Credentials::new(
         "AKIDEXAMPLE",
         SECRET_KEY,
         Some(SESSION_TOKEN.to_owned()),
         None,
         "static",
-    );
-    graphbinary_client::client::SigV4::new("us-east-1", creds)
+    )
+}
+
+#[cfg(feature = "sigv4")]
+fn sigv4() -> graphbinary_client::client::SigV4 {
+    graphbinary_client::client::SigV4::new("us-east-1", aws_credentials())
 }
 
 /// Every way of building a builder with a secret in it, by name.
@@ -227,14 +237,7 @@ fn debug_cases() -> Vec<(String, Box<dyn Debug>)> {
     #[cfg(feature = "sigv4")]
     {
         cases.push(("SigV4".into(), Box::new(sigv4())));
-        let creds = aws_credential_types::Credentials::new(
-            "AKIDEXAMPLE",
-            SECRET_KEY,
-            Some(SESSION_TOKEN.to_owned()),
-            None,
-            "static",
-        );
-        cases.push(("aws Credentials".into(), Box::new(creds)));
+        cases.push(("aws Credentials".into(), Box::new(aws_credentials())));
     }
     for (name, b) in builders() {
         cases.push((format!("ClientBuilder ({name})"), Box::new(b)));
@@ -490,13 +493,7 @@ async fn http_userinfo_is_sent_as_basic_auth_to_every_host() {
         [a.url.as_str(), b.url.as_str()]
     );
     for _ in 0..2 {
-        let n: i64 = client
-            .submit("g.V().count()")
-            .await
-            .unwrap()
-            .one()
-            .await
-            .unwrap();
+        let n: i64 = client.submit("g.V().count()").expect_one().await;
         assert_eq!(n, 6);
     }
     let basic = format!(
@@ -564,34 +561,18 @@ async fn cli(args: &[&str]) -> std::process::Output {
     .unwrap()
 }
 
-/// The SASL server, or a notice.
-fn auth_server(test: &str) -> Option<String> {
-    let url = std::env::var("GREMLIN_WS_AUTH_URL_373").ok();
-    if url.is_none() {
-        skip::skipped(
-            test,
-            "GREMLIN_WS_AUTH_URL_373 unset (TinkerPop 3 server with --auth)",
-        );
-    }
-    url
-}
-
 /// A ws:// URL with userinfo authenticates with SASL PLAIN against a real `--auth` server;
 /// with a wrong password the 401 shows no secret, through `Client` and `Client3`.
 #[tokio::test]
 async fn ws_userinfo_authenticates_and_a_refusal_shows_no_secret() {
-    let Some(url) = auth_server("ws_userinfo_authenticates_and_a_refusal_shows_no_secret") else {
+    let Some(url) =
+        servers3::auth_server("ws_userinfo_authenticates_and_a_refusal_shows_no_secret")
+    else {
         return;
     };
     let good = with_userinfo(&url, USER, SERVER_PASSWORD);
     let client = Client::new(good.as_str()).unwrap();
-    let n: i64 = client
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+    let n: i64 = client.submit("g.V().count()").expect_one().await;
     assert_eq!(n, 6);
     assert_eq!(client.url(), url);
     let c3 = client.tinkerpop3().await.unwrap();
@@ -670,13 +651,7 @@ async fn a_transaction_shows_no_secret() {
         .await
         .unwrap_or_else(|e| panic!("no transactional server at {url}: {e:?}"));
     check_debug("Transaction", &tx);
-    let n: i64 = tx
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+    let n: i64 = tx.submit("g.V().count()").expect_one().await;
     assert!(n >= 0);
     tx.commit().await.unwrap();
     check_debug("Transaction (committed)", &tx);

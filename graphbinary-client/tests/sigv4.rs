@@ -19,7 +19,7 @@ use aws_credential_types::Credentials;
 use graphbinary_client::client::{interceptor_fn, Client, SigV4};
 
 use capture::{Captured, Responder};
-use results::one_as;
+use results::{one_as, Sent};
 
 /// 2026-01-02T03:04:05Z.
 const EPOCH: u64 = 1_767_323_045;
@@ -268,13 +268,7 @@ async fn from_env_signs_with_the_default_chain_credentials() {
         .unwrap()
         .clock(|| UNIX_EPOCH + Duration::from_secs(EPOCH));
     let client = Client::builder(&r.url).auth(signer).build().unwrap();
-    client
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .count()
-        .await
-        .unwrap();
+    client.submit("g.V().count()").expect_count().await;
     let req = r.captured().remove(0);
     let (scope, signed, sig) = parse_authorization(req.header("authorization").unwrap());
     assert_eq!(

@@ -3,56 +3,51 @@
 //! (default `http://127.0.0.1:8183/gremlin`). Skipped with a notice when it cannot be reached,
 //! a failure when env `CI` is set.
 
+mod gremlin_server;
+#[path = "common/results.rs"]
+mod results;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use graphbinary_client::client::{
-    interceptor_fn, Client, ClientBuilder, Error, TransactionError, TransportKind,
-};
+use graphbinary_client::client::{interceptor_fn, Client, ClientBuilder, Error, TransactionError};
+use tokio::sync::RwLockReadGuard;
+
+use gremlin_server::TX;
+use results::Sent;
 
 /// The test of the server's transaction limit holds this exclusively, the others shared, so
 /// that no other test meets the limit while it is reached.
 static LIMIT: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
 
-fn tx_url() -> String {
-    std::env::var("GREMLIN_TX_URL").unwrap_or_else(|_| "http://127.0.0.1:8183/gremlin".to_owned())
-}
-
-fn builder() -> ClientBuilder {
-    Client::builder(tx_url())
-        .connect_timeout(Duration::from_secs(5))
-        .read_timeout(Duration::from_secs(60))
-}
-
-async fn available(test: &str) -> bool {
-    let client = builder().build().unwrap();
-    let err = match client.submit("g.V().limit(1).count()").await {
-        Ok(r) => {
-            r.count().await.unwrap();
-            return true;
-        }
-        Err(e) => e,
-    };
-    assert_eq!(
-        err.transport_kind(),
-        Some(TransportKind::Connect),
-        "transactional Gremlin Server at {} answered unexpectedly: {err:?}",
-        tx_url()
-    );
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "transactional Gremlin Server unreachable at {} and CI is set",
-            tx_url()
-        );
+/// The set-up of every test but the limit's: `None` (the test returns) when the server does
+/// not answer, else a client (`builder` given [`TX`]'s builder) and a shared hold on [`LIMIT`].
+async fn set_up(
+    test: &str,
+    builder: impl FnOnce(ClientBuilder) -> ClientBuilder,
+) -> Option<(Client, RwLockReadGuard<'static, ()>)> {
+    if !TX.available(test).await {
+        return None;
     }
-    use std::io::Write as _;
-    let _ = writeln!(
-        std::io::stderr(),
-        "NOTICE: {test} SKIPPED: transactional Gremlin Server unreachable at {} ({err}); \
-         start it with `cargo xtask server --dataset tx --port 8183` or set GREMLIN_TX_URL",
-        tx_url()
-    );
-    false
+    let shared = LIMIT.read().await;
+    Some((builder(TX.builder()).build().unwrap(), shared))
+}
+
+/// What an interceptor saw of each request: its JSON body and its `x-transaction-id` header.
+type Seen = Arc<Mutex<Vec<(serde_json::Value, Option<String>)>>>;
+
+/// A builder whose client records what it sends in `seen`.
+fn recording(builder: ClientBuilder, seen: &Seen) -> ClientBuilder {
+    let s = seen.clone();
+    builder.interceptor(interceptor_fn("record", move |req| {
+        let body: serde_json::Value = serde_json::from_slice(&req.body)?;
+        let header = req
+            .headers
+            .get("x-transaction-id")
+            .map(|v| v.to_str().unwrap_or("").to_owned());
+        s.lock().unwrap().push((body, header));
+        Ok(())
+    }))
 }
 
 fn key() -> String {
@@ -74,30 +69,24 @@ async fn count_outside(client: &Client, key: &str) -> i64 {
     client
         .request("g.V().has('k', kv).count()")
         .param("kv", key)
+        .expect_one()
         .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap()
 }
 
 async fn add_in(tx: &graphbinary_client::client::Transaction, key: &str) {
     tx.request("g.addV('t').property('k', kv)")
         .param("kv", key)
-        .await
-        .unwrap()
-        .count()
-        .await
-        .unwrap();
+        .expect_count()
+        .await;
 }
 
 #[tokio::test]
 async fn committed_writes_are_visible_to_other_requests() {
-    if !available("committed_writes_are_visible_to_other_requests").await {
+    let Some((client, _shared)) =
+        set_up("committed_writes_are_visible_to_other_requests", |b| b).await
+    else {
         return;
-    }
-    let _shared = LIMIT.read().await;
-    let client = builder().build().unwrap();
+    };
     let k = key();
     let tx = client.transaction().await.unwrap();
     assert!(!tx.id().is_empty());
@@ -106,11 +95,8 @@ async fn committed_writes_are_visible_to_other_requests() {
     let inside: i64 = tx
         .request("g.V().has('k', kv).count()")
         .param("kv", k.as_str())
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+        .expect_one()
+        .await;
     assert_eq!(inside, 2, "the transaction sees its own writes");
     assert_eq!(
         count_outside(&client, &k).await,
@@ -135,11 +121,10 @@ async fn committed_writes_are_visible_to_other_requests() {
 
 #[tokio::test]
 async fn rolled_back_writes_are_never_visible() {
-    if !available("rolled_back_writes_are_never_visible").await {
+    let Some((client, _shared)) = set_up("rolled_back_writes_are_never_visible", |b| b).await
+    else {
         return;
-    }
-    let _shared = LIMIT.read().await;
-    let client = builder().build().unwrap();
+    };
     let k = key();
     let tx = client.transaction().await.unwrap();
     add_in(&tx, &k).await;
@@ -161,11 +146,14 @@ async fn rolled_back_writes_are_never_visible() {
 
 #[tokio::test]
 async fn concurrent_transactions_do_not_see_each_others_uncommitted_writes() {
-    if !available("concurrent_transactions_do_not_see_each_others_uncommitted_writes").await {
+    let Some((client, _shared)) = set_up(
+        "concurrent_transactions_do_not_see_each_others_uncommitted_writes",
+        |b| b,
+    )
+    .await
+    else {
         return;
-    }
-    let _shared = LIMIT.read().await;
-    let client = builder().build().unwrap();
+    };
     let (ka, kb) = (key(), key());
     let (t1, t2) = tokio::join!(client.transaction(), client.transaction());
     let (t1, t2) = (t1.unwrap(), t2.unwrap());
@@ -174,11 +162,8 @@ async fn concurrent_transactions_do_not_see_each_others_uncommitted_writes() {
     let sees = |tx: graphbinary_client::client::Transaction, k: String| async move {
         tx.request("g.V().has('k', kv).count()")
             .param("kv", k)
+            .expect_one::<i64>()
             .await
-            .unwrap()
-            .one::<i64>()
-            .await
-            .unwrap()
     };
     assert_eq!(sees(t1.clone(), ka.clone()).await, 1);
     assert_eq!(sees(t1.clone(), kb.clone()).await, 0, "t1 sees t2's write");
@@ -192,24 +177,15 @@ async fn concurrent_transactions_do_not_see_each_others_uncommitted_writes() {
 
 #[tokio::test]
 async fn every_request_of_a_transaction_carries_its_id_in_body_and_header() {
-    if !available("every_request_of_a_transaction_carries_its_id_in_body_and_header").await {
+    let seen = Seen::default();
+    let Some((client, _shared)) = set_up(
+        "every_request_of_a_transaction_carries_its_id_in_body_and_header",
+        |b| recording(b, &seen),
+    )
+    .await
+    else {
         return;
-    }
-    let _shared = LIMIT.read().await;
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let s = seen.clone();
-    let client = builder()
-        .interceptor(interceptor_fn("record", move |req| {
-            let body: serde_json::Value = serde_json::from_slice(&req.body)?;
-            let header = req
-                .headers
-                .get("x-transaction-id")
-                .map(|v| v.to_str().unwrap_or("").to_owned());
-            s.lock().unwrap().push((body, header));
-            Ok(())
-        }))
-        .build()
-        .unwrap();
+    };
     let k = key();
     let tx = client.transaction().await.unwrap();
     add_in(&tx, &k).await;
@@ -230,11 +206,11 @@ async fn every_request_of_a_transaction_carries_its_id_in_body_and_header() {
 
 #[tokio::test]
 async fn execute_in_tx_commits_on_ok_and_rolls_back_on_err() {
-    if !available("execute_in_tx_commits_on_ok_and_rolls_back_on_err").await {
+    let Some((client, _shared)) =
+        set_up("execute_in_tx_commits_on_ok_and_rolls_back_on_err", |b| b).await
+    else {
         return;
-    }
-    let _shared = LIMIT.read().await;
-    let client = builder().build().unwrap();
+    };
     let (k1, k2) = (key(), key());
     let k = k1.clone();
     let n: i64 = client
@@ -265,38 +241,34 @@ async fn execute_in_tx_commits_on_ok_and_rolls_back_on_err() {
 
 #[tokio::test]
 async fn dropping_an_open_transaction_sends_a_rollback() {
-    if !available("dropping_an_open_transaction_sends_a_rollback").await {
+    let seen = Seen::default();
+    let Some((client, _shared)) = set_up("dropping_an_open_transaction_sends_a_rollback", |b| {
+        recording(b, &seen)
+    })
+    .await
+    else {
         return;
-    }
-    let _shared = LIMIT.read().await;
-    let rollbacks = Arc::new(Mutex::new(Vec::new()));
-    let r = rollbacks.clone();
-    let client = builder()
-        .interceptor(interceptor_fn("record", move |req| {
-            let body: serde_json::Value = serde_json::from_slice(&req.body)?;
-            if body["gremlin"] == "g.tx().rollback()" {
-                r.lock()
-                    .unwrap()
-                    .push(body["transactionId"].as_str().unwrap_or("").to_owned());
-            }
-            Ok(())
-        }))
-        .build()
-        .unwrap();
+    };
+    // The transaction ids of the rollbacks sent.
+    let rollbacks = || -> Vec<String> {
+        seen.lock()
+            .unwrap()
+            .iter()
+            .filter(|(body, _)| body["gremlin"] == "g.tx().rollback()")
+            .map(|(body, _)| body["transactionId"].as_str().unwrap_or("").to_owned())
+            .collect()
+    };
     let k = key();
     let tx = client.transaction().await.unwrap();
     let id = tx.id().to_owned();
     add_in(&tx, &k).await;
     let clone = tx.clone();
     drop(tx);
-    assert!(
-        rollbacks.lock().unwrap().is_empty(),
-        "a clone is still alive"
-    );
+    assert!(rollbacks().is_empty(), "a clone is still alive");
     drop(clone);
     let mut sent = false;
     for _ in 0..100 {
-        if rollbacks.lock().unwrap().contains(&id) {
+        if rollbacks().contains(&id) {
             sent = true;
             break;
         }
@@ -308,11 +280,11 @@ async fn dropping_an_open_transaction_sends_a_rollback() {
 
 #[tokio::test]
 async fn an_expired_transaction_is_a_typed_not_found_error() {
-    if !available("an_expired_transaction_is_a_typed_not_found_error").await {
+    let Some((client, _shared)) =
+        set_up("an_expired_transaction_is_a_typed_not_found_error", |b| b).await
+    else {
         return;
-    }
-    let _shared = LIMIT.read().await;
-    let client = builder().build().unwrap();
+    };
     let k = key();
     let tx = client.transaction().await.unwrap();
     add_in(&tx, &k).await;
@@ -338,18 +310,20 @@ async fn an_expired_transaction_is_a_typed_not_found_error() {
 
 #[tokio::test]
 async fn a_transaction_stays_on_the_host_that_began_it() {
-    if !available("a_transaction_stays_on_the_host_that_began_it").await {
-        return;
-    }
-    let _shared = LIMIT.read().await;
     // Two host entries for the same server; plain requests alternate, the transaction's don't.
-    let url = tx_url();
-    let other = url.replace("127.0.0.1", "localhost");
-    assert_ne!(
-        url, other,
-        "GREMLIN_TX_URL must use 127.0.0.1 for this test"
-    );
-    let client = builder().add_host(other).build().unwrap();
+    let Some((client, _shared)) = set_up("a_transaction_stays_on_the_host_that_began_it", |b| {
+        let url = TX.url();
+        let other = url.replace("127.0.0.1", "localhost");
+        assert_ne!(
+            url, other,
+            "GREMLIN_TX_URL must use 127.0.0.1 for this test"
+        );
+        b.add_host(other)
+    })
+    .await
+    else {
+        return;
+    };
     let tx = client.transaction().await.unwrap();
     let pinned = client
         .hosts()
@@ -358,25 +332,14 @@ async fn a_transaction_stays_on_the_host_that_began_it() {
         .unwrap();
     let before = client.hosts();
     for _ in 0..6 {
-        tx.submit("g.V().limit(1).count()")
-            .await
-            .unwrap()
-            .count()
-            .await
-            .unwrap();
+        tx.submit("g.V().limit(1).count()").expect_count().await;
     }
     tx.rollback().await.unwrap();
     let after = client.hosts();
     assert_eq!(after[pinned].requests - before[pinned].requests, 7);
     assert_eq!(after[1 - pinned].requests, before[1 - pinned].requests);
     for _ in 0..4 {
-        client
-            .submit("g.V().limit(1).count()")
-            .await
-            .unwrap()
-            .count()
-            .await
-            .unwrap();
+        client.submit("g.V().limit(1).count()").expect_count().await;
     }
     let last = client.hosts();
     assert_eq!(last[0].requests - after[0].requests, 2, "{last:?}");
@@ -385,11 +348,13 @@ async fn a_transaction_stays_on_the_host_that_began_it() {
 
 #[tokio::test]
 async fn too_many_open_transactions_is_a_typed_unavailable_error() {
-    if !available("too_many_open_transactions_is_a_typed_unavailable_error").await {
+    let Some(client) = TX
+        .client("too_many_open_transactions_is_a_typed_unavailable_error")
+        .await
+    else {
         return;
-    }
+    };
     let _exclusive = LIMIT.write().await;
-    let client = builder().build().unwrap();
     // The tx server allows 20 open transactions; a leftover of another test (dropped, rolled
     // back in the background) may still count for a moment, so up to 25 are tried.
     let mut open = Vec::new();

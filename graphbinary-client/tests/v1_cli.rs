@@ -25,18 +25,11 @@ fn every_v1_vector_decodes_as_a_value_and_re_encodes() {
         n += 1;
         let expected = v1::decode_slice(&bytes, &Limits::default()).unwrap();
         for chunk in [None, Some("1")] {
-            let mut args = vec![
-                "decode",
-                "--value",
-                "--graphbinary-version",
-                "1",
-                "--format",
-                "graphbinary",
-            ];
+            let mut more = vec!["--value", "--format", "graphbinary"];
             if let Some(c) = chunk {
-                args.extend(["--chunk-size", c]);
+                more.extend(["--chunk-size", c]);
             }
-            let o = run(&args, &bytes);
+            let o = decode_v1(&more, &bytes);
             assert!(o.status.success(), "{name:?}: {}", text(&o.stderr));
             // GraphBinary 1 out, byte for byte what was read (each date-time as its own
             // type, a Traverser as a Traverser), however the input arrives.
@@ -49,12 +42,19 @@ fn every_v1_vector_decodes_as_a_value_and_re_encodes() {
                 differ.push(format!("{name} (chunk {chunk:?})"));
             }
         }
-        let o = run(&["decode", "--value", "--graphbinary-version", "1"], &bytes);
+        let o = decode_v1(&["--value"], &bytes);
         assert!(o.status.success(), "{name:?}: {}", text(&o.stderr));
         assert_eq!(text(&o.stdout).lines().count(), 1, "{name:?}");
     }
     assert_eq!(n, 60);
     assert!(differ.is_empty(), "re-encoded differently: {differ:?}");
+}
+
+/// `graphbinary decode --graphbinary-version 1 {more}`.
+fn decode_v1(more: &[&str], stdin: &[u8]) -> std::process::Output {
+    let mut args = vec!["decode", "--graphbinary-version", "1"];
+    args.extend(more);
+    run(&args, stdin)
 }
 
 fn captured_edge_response() -> Vec<u8> {
@@ -73,15 +73,12 @@ fn captured_edge_response() -> Vec<u8> {
 #[test]
 fn a_janusgraph_response_prints_its_edge() {
     let resp = captured_edge_response();
-    let o = run(&["decode", "--graphbinary-version", "1"], &resp);
+    let o = decode_v1(&[], &resp);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(out.starts_with("e["), "{out}");
     assert!(out.contains("created"), "{out}");
-    let o = run(
-        &["decode", "--graphbinary-version", "1", "--format", "count"],
-        &resp,
-    );
+    let o = decode_v1(&["--format", "count"], &resp);
     assert_eq!(text(&o.stdout), "1\n");
     // Version 4 (the default) rejects it, naming the byte.
     let o = run(&["decode"], &resp);
@@ -101,14 +98,11 @@ fn exit_codes_of_version_1() {
     err.extend_from_slice(&[0, 0, 0x01, 0xf1, 0x00, 0, 0, 0, 4]); // 497
     err.extend_from_slice(b"boom");
     err.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 0xfe, 0x01]);
-    let o = run(&["decode", "--graphbinary-version", "1"], &err);
+    let o = decode_v1(&[], &err);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert_eq!(text(&o.stderr), "status: 497\nmessage: boom\n");
     // Malformed: one line naming the byte offset, exit 1.
-    let o = run(
-        &["decode", "--value", "--graphbinary-version", "1"],
-        &[0x09, 0x00, 0, 0, 0, 2, 0x01, 0x00],
-    );
+    let o = decode_v1(&["--value"], &[0x09, 0x00, 0, 0, 0, 2, 0x01, 0x00]);
     assert_eq!(o.status.code(), Some(1));
     let e = text(&o.stderr);
     assert!(
@@ -134,17 +128,7 @@ fn format_graphson_renders_graphson_3() {
     let mut n = 0;
     for (name, bytes) in v1_gbin_vectors(&dir) {
         n += 1;
-        let o = run(
-            &[
-                "decode",
-                "--value",
-                "--graphbinary-version",
-                "1",
-                "--format",
-                "graphson",
-            ],
-            &bytes,
-        );
+        let o = decode_v1(&["--value", "--format", "graphson"], &bytes);
         assert!(o.status.success(), "{name:?}: {}", text(&o.stderr));
         let value = v1::decode_slice_with(&bytes, &Limits::default(), &custom).unwrap();
         assert_eq!(
@@ -156,17 +140,7 @@ fn format_graphson_renders_graphson_3() {
     assert_eq!(n, 60);
     // A Date is a g:Date, as its GraphSON 3 twin (v1_conformance compares all 60 twins).
     let date = std::fs::read(dir.join("vectors/graphbinary-v1/date-v1.gbin")).unwrap();
-    let o = run(
-        &[
-            "decode",
-            "--value",
-            "--graphbinary-version",
-            "1",
-            "--format",
-            "graphson",
-        ],
-        &date,
-    );
+    let o = decode_v1(&["--value", "--format", "graphson"], &date);
     let got: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let twin: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("vectors/graphson-v3/date-v3.json")).unwrap(),
@@ -177,33 +151,14 @@ fn format_graphson_renders_graphson_3() {
     let short = std::fs::read(dir.join("vectors/graphbinary-v1/short-v1.gbin")).unwrap();
     let o = run(&["decode", "--value", "--format", "graphson"], &short);
     assert_eq!(text(&o.stdout), "{\"@type\":\"g:Int16\",\"@value\":100}\n");
-    let o = run(
-        &[
-            "decode",
-            "--value",
-            "--graphbinary-version",
-            "1",
-            "--format",
-            "graphson",
-        ],
-        &short,
-    );
+    let o = decode_v1(&["--value", "--format", "graphson"], &short);
     assert_eq!(text(&o.stdout), "{\"@type\":\"gx:Int16\",\"@value\":100}\n");
 }
 
 #[test]
 fn format_graphson_renders_a_responses_results_in_graphson_3() {
     // JanusGraph's edge: a g:Edge of GraphSON 3's shape (labels as Strings).
-    let o = run(
-        &[
-            "decode",
-            "--graphbinary-version",
-            "1",
-            "--format",
-            "graphson",
-        ],
-        &captured_edge_response(),
-    );
+    let o = decode_v1(&["--format", "graphson"], &captured_edge_response());
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert_eq!(out.lines().count(), 1, "{out}");
@@ -221,16 +176,7 @@ fn format_graphson_renders_a_responses_results_in_graphson_3() {
         0x21, 0x00, 0x7f, 0, 0, 0, 0, 0, 0, 0, 0x03, 0x00, 0, 0, 0, 1,
     ]);
     trav.push(b'x');
-    let o = run(
-        &[
-            "decode",
-            "--graphbinary-version",
-            "1",
-            "--format",
-            "graphson",
-        ],
-        &trav,
-    );
+    let o = decode_v1(&["--format", "graphson"], &trav);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let big = 0x7f_i64 << 56;
     assert_eq!(

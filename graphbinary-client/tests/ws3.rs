@@ -18,6 +18,11 @@
 //!
 //! A var that is set but names no server is a failure.
 
+#[path = "common/results.rs"]
+mod results;
+use results::Sent;
+#[path = "common/servers3.rs"]
+mod servers3;
 #[path = "common/skip.rs"]
 mod skip;
 
@@ -29,32 +34,7 @@ use graphbinary_client::ws::{Client3, Error3, Eval, Options3};
 
 /// (version, URL) of each plain server whose env var is set; a notice when there is none.
 fn servers(test: &str) -> Vec<(&'static str, String)> {
-    let found: Vec<_> = [
-        ("3.7.3", "GREMLIN_WS_URL_373"),
-        ("3.8.1", "GREMLIN_WS_URL_381"),
-    ]
-    .into_iter()
-    .filter_map(|(v, var)| std::env::var(var).ok().map(|u| (v, u)))
-    .collect();
-    if found.is_empty() {
-        skip::skipped(
-            test,
-            "GREMLIN_WS_URL_373 / GREMLIN_WS_URL_381 unset (TinkerPop 3 servers)",
-        );
-    }
-    found
-}
-
-/// The URL of the SASL server, or a notice.
-fn auth_server(test: &str) -> Option<String> {
-    let url = std::env::var("GREMLIN_WS_AUTH_URL_373").ok();
-    if url.is_none() {
-        skip::skipped(
-            test,
-            "GREMLIN_WS_AUTH_URL_373 unset (TinkerPop 3 server with --auth)",
-        );
-    }
-    url
+    servers3::set(test, servers3::TINKERPOP3)
 }
 
 async fn connect(version: &str, url: &str) -> Client3 {
@@ -359,11 +339,8 @@ async fn small_batches_arrive_as_many_206_messages_in_order() {
         let n = client
             .request("(1..200)")
             .batch_size(7)
-            .await
-            .unwrap()
-            .count()
-            .await
-            .unwrap();
+            .expect_count()
+            .await;
         assert_eq!(n, 200, "{version}");
     }
 }
@@ -430,7 +407,7 @@ async fn requests_in_flight_together_finish_in_any_order() {
 
 #[tokio::test]
 async fn sasl_plain_answers_the_407() {
-    let Some(url) = auth_server("sasl_plain_answers_the_407") else {
+    let Some(url) = servers3::auth_server("sasl_plain_answers_the_407") else {
         return;
     };
     let version = "3.7.3";
@@ -464,13 +441,7 @@ async fn sasl_plain_answers_the_407() {
         .basic_auth("stephen", "password")
         .build()
         .unwrap();
-    let n: i64 = client
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+    let n: i64 = client.submit("g.V().count()").expect_one().await;
     assert_eq!(n, 6);
     let client = Client::builder(url.as_str())
         .basic_auth("stephen", "nope")
@@ -551,11 +522,8 @@ async fn the_one_client_api_over_ws_typed_results_and_errors() {
         let names = client
             .request("g.V().hasLabel(l).values('name').order()")
             .param("l", "person")
-            .await
-            .unwrap()
-            .all()
-            .await
-            .unwrap();
+            .expect_all()
+            .await;
         assert_eq!(
             names,
             ["josh", "marko", "peter", "vadas"].map(s_).to_vec(),
@@ -563,15 +531,10 @@ async fn the_one_client_api_over_ws_typed_results_and_errors() {
         );
         #[cfg(feature = "serde")]
         {
-            use futures::TryStreamExt;
             let ages: Vec<i32> = client
                 .submit("g.V().values('age').order()")
-                .await
-                .unwrap()
-                .typed::<i32>()
-                .try_collect()
-                .await
-                .unwrap();
+                .expect_typed::<i32>()
+                .await;
             assert_eq!(ages, vec![27, 29, 32, 35], "{version}");
             let mut sum = 0i64;
             client
@@ -994,12 +957,6 @@ async fn wss_with_sasl_reaches_a_tls_server_that_trusts_the_given_root() {
         .basic_auth("stephen", "password")
         .build()
         .unwrap();
-    let n: i64 = client
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+    let n: i64 = client.submit("g.V().count()").expect_one().await;
     assert_eq!(n, 6);
 }

@@ -13,17 +13,15 @@
 //!
 //! Set but unreachable is a failure.
 
+#[path = "common/servers3.rs"]
+mod servers3;
 #[path = "common/skip.rs"]
 mod skip;
 
 use std::time::Duration;
 
 fn janusgraph(test: &str) -> Option<String> {
-    let url = std::env::var("GREMLIN_WS_JANUSGRAPH_URL").ok();
-    if url.is_none() {
-        skip::skipped(test, "GREMLIN_WS_JANUSGRAPH_URL unset (JanusGraph server)");
-    }
-    url
+    servers3::one(test, servers3::JANUSGRAPH.1, "JanusGraph server")
 }
 
 use futures::TryStreamExt;

@@ -1,6 +1,9 @@
 //! `ws::Client3` against a scripted in-process WebSocket server (no Java needed): batching,
 //! error statuses, the SASL exchange, and broken or vanishing servers.
 
+#[path = "common/results.rs"]
+mod results;
+use results::Sent;
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt, TryStreamExt};
@@ -569,30 +572,15 @@ async fn client_builder_with_a_ws_url_speaks_tinkerpop_3_through_the_same_api() 
     .await;
     let client = Client::builder(&url).pool_size(2).build().unwrap();
     assert!(client.is_tinkerpop3());
-    let all = client
-        .submit("g.V().id()")
-        .await
-        .unwrap()
-        .all()
-        .await
-        .unwrap();
+    let all = client.submit("g.V().id()").expect_all().await;
     assert_eq!(all, vec![Value::Int(1), Value::Int(2), Value::Int(3)]);
-    let n = client
-        .submit("g.V().id()")
-        .await
-        .unwrap()
-        .count()
-        .await
-        .unwrap();
+    let n = client.submit("g.V().id()").expect_count().await;
     assert_eq!(n, 3);
     let one: i32 = client
         .request("who + 1")
         .param("who", 41i32)
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
+        .expect_one()
+        .await;
     assert_eq!(one, 42);
     match client.submit("boom").await.unwrap().all().await {
         Err(Error::Server(e)) => assert_eq!((e.code, e.message.as_deref()), (597, Some("boom"))),
@@ -605,14 +593,7 @@ async fn client_builder_with_a_ws_url_speaks_tinkerpop_3_through_the_same_api() 
     // Typed results through the same stream.
     #[cfg(feature = "serde")]
     {
-        let typed: Vec<i64> = client
-            .submit("g.V().id()")
-            .await
-            .unwrap()
-            .typed::<i64>()
-            .try_collect()
-            .await
-            .unwrap();
+        let typed: Vec<i64> = client.submit("g.V().id()").expect_typed::<i64>().await;
         assert_eq!(typed, vec![1, 2, 3]);
     }
 }
@@ -658,13 +639,7 @@ async fn wss_trusts_the_root_certificate_given_to_the_builder() {
         .add_root_certificate_pem(pem.clone())
         .build()
         .unwrap();
-    let all = client
-        .submit("g.V().id()")
-        .await
-        .unwrap()
-        .all()
-        .await
-        .unwrap();
+    let all = client.submit("g.V().id()").expect_all().await;
     assert_eq!(all, vec![Value::Int(1), Value::Int(2), Value::Int(3)]);
     let c3 = Client3::connect_with(
         &url,

@@ -13,14 +13,6 @@ use graphbinary_core::{Fq, FqOpt, ReadBuffer};
 const PRE: u8 = 0xa5;
 const TRAILER: i64 = -0x0123_4567_89ab_cdef;
 
-#[derive(Debug, Clone, Copy)]
-enum How {
-    Read,
-    ReadSlow,
-    Direct,
-    Fq,
-}
-
 /// Whether dropping `how` mid-value is documented as cancel safe for `p` in a buffer of `cap`.
 fn cancel_safe(p: &Prim, how: How, cap: usize, len: usize) -> bool {
     match how {
@@ -36,14 +28,10 @@ fn cancel_safe(p: &Prim, how: How, cap: usize, len: usize) -> bool {
 /// (pending: the rest is missing) and dropped. Then the whole value and a trailer must read
 /// back exactly.
 fn run(p: &Prim, how: How, cap: usize, cuts: &[usize]) {
-    let mut value = Vec::new();
-    match how {
-        How::Fq => p.encode_fq(&mut value),
-        _ => p.encode(&mut value),
-    }
+    let value = p.encoded_for(how);
     let ctx = format!("{p:?} {how:?} cap={cap} cuts={cuts:?}");
     let (g, feeder) = gate();
-    let mut buf = ReadBuffer::with_capacity(cap, g).with_fast_path(!matches!(how, How::ReadSlow));
+    let mut buf = ReadBuffer::with_capacity(cap, g).with_fast_path(how.fast_path());
     feeder.feed(&[PRE]);
     assert_eq!(block_on(buf.read_u8()).unwrap(), PRE);
 
@@ -53,13 +41,7 @@ fn run(p: &Prim, how: How, cap: usize, cuts: &[usize]) {
         fed = cut;
         for _ in 0..2 {
             // Twice: a second cancelled attempt on the same bytes must not replay them either.
-            let mut fut = pin!(async {
-                match how {
-                    How::Read | How::ReadSlow => p.read(&mut buf).await,
-                    How::Direct => p.read_direct(&mut buf).await,
-                    How::Fq => p.read_fq(&mut buf).await,
-                }
-            });
+            let mut fut = pin!(p.read_how(how, &mut buf));
             assert!(
                 poll_once(fut.as_mut()).is_pending(),
                 "{ctx}: ready before its bytes"
@@ -77,13 +59,7 @@ fn run(p: &Prim, how: How, cap: usize, cuts: &[usize]) {
     feeder.feed(&TRAILER.to_be_bytes());
     feeder.close();
     block_on(async {
-        let got = match how {
-            How::Read | How::ReadSlow => p.read(&mut buf).await,
-            How::Direct => p.read_direct(&mut buf).await,
-            How::Fq => p.read_fq(&mut buf).await,
-        }
-        .unwrap_or_else(|e| panic!("{ctx}: {e}"));
-        assert_eq!(got, *p, "{ctx}");
+        p.read_back(how, &mut buf, &ctx).await;
         assert_eq!(buf.offset(), 1 + value.len() as u64, "{ctx}");
         assert_eq!(buf.read::<i64>().await.unwrap(), TRAILER, "{ctx}");
         assert!(buf.is_at_end().await.unwrap(), "{ctx}");
@@ -94,12 +70,8 @@ fn run(p: &Prim, how: How, cap: usize, cuts: &[usize]) {
 fn dropping_a_pending_primitive_read_loses_and_replays_nothing() {
     let mut runs = 0;
     for p in samples() {
-        for how in [How::Read, How::ReadSlow, How::Direct, How::Fq] {
-            let mut value = Vec::new();
-            match how {
-                How::Fq => p.encode_fq(&mut value),
-                _ => p.encode(&mut value),
-            }
+        for how in How::ALL {
+            let value = p.encoded_for(how);
             let len = value.len();
             for cap in (1..=16).chain([64, 1024]) {
                 if !cancel_safe(&p, how, cap, len) {

@@ -17,24 +17,12 @@ use tokio::io::AsyncRead;
 
 const PRE: u8 = 0x5a;
 
-#[derive(Debug, Clone, Copy)]
-enum How {
-    Read,
-    ReadSlow,
-    Direct,
-    Fq,
-}
-
 #[test]
 fn every_truncation_of_every_primitive_is_eof_at_the_exact_offset() {
     let mut runs = 0;
     for p in samples() {
-        for how in [How::Read, How::ReadSlow, How::Direct, How::Fq] {
-            let mut value = Vec::new();
-            match how {
-                How::Fq => p.encode_fq(&mut value),
-                _ => p.encode(&mut value),
-            }
+        for how in How::ALL {
+            let value = p.encoded_for(how);
             // Long payloads: every truncation near the ends, a few in the middle.
             let cuts: Vec<usize> = (0..value.len())
                 .filter(|&t| value.len() <= 40 || t < 20 || t + 20 > value.len() || t % 17 == 0)
@@ -50,16 +38,11 @@ fn every_truncation_of_every_primitive_is_eof_at_the_exact_offset() {
                     ] {
                         let ctx = format!("{p:?} {how:?} cut={t} cap={cap} {sizes:?} {mode:?}");
                         let r = reader(&data, &sizes, mode);
-                        let mut buf = ReadBuffer::with_capacity(cap, r)
-                            .with_fast_path(!matches!(how, How::ReadSlow));
+                        let mut buf =
+                            ReadBuffer::with_capacity(cap, r).with_fast_path(how.fast_path());
                         block_on(async {
                             assert_eq!(buf.read_u8().await.unwrap(), PRE);
-                            let e = match how {
-                                How::Read | How::ReadSlow => p.read(&mut buf).await,
-                                How::Direct => p.read_direct(&mut buf).await,
-                                How::Fq => p.read_fq(&mut buf).await,
-                            }
-                            .expect_err(&ctx);
+                            let e = p.read_how(how, &mut buf).await.expect_err(&ctx);
                             assert!(
                                 matches!(e.kind(), ErrorKind::UnexpectedEof { expected } if !expected.is_empty()),
                                 "{ctx}: {e:?}"

@@ -156,45 +156,22 @@ fn all_samples_back_to_back_in_one_stream() {
     }
 }
 
-/// The reads tried on a value split across refills.
-#[derive(Debug, Clone, Copy)]
-enum How {
-    /// `ReadBuffer::read::<T>()`.
-    Read,
-    /// `ReadBuffer::read::<T>()` with the fast path off.
-    ReadSlow,
-    /// `read_i32()`, `read_string()`, ...
-    Direct,
-    /// `ReadBuffer::read::<Fq<T>>()` over the fully-qualified form.
-    Fq,
-}
-
 fn split_matrix(ps: &[Prim], caps: std::ops::RangeInclusive<usize>, triples_up_to: usize) -> usize {
     let mut runs = 0;
     for p in ps {
-        for how in [How::Read, How::ReadSlow, How::Direct, How::Fq] {
-            let mut data = Vec::new();
-            match how {
-                How::Fq => p.encode_fq(&mut data),
-                _ => p.encode(&mut data),
-            }
+        for how in How::ALL {
+            let mut data = p.encoded_for(how);
             let value_len = data.len() as u64;
             data.extend_from_slice(&TRAILER.to_be_bytes());
             for cap in caps.clone() {
                 for sizes in chunkings(data.len(), data.len() <= triples_up_to) {
                     for mode in MODES {
                         let r = reader(&data, &sizes, mode);
-                        let mut buf = ReadBuffer::with_capacity(cap, r)
-                            .with_fast_path(!matches!(how, How::ReadSlow));
+                        let mut buf =
+                            ReadBuffer::with_capacity(cap, r).with_fast_path(how.fast_path());
                         let ctx = format!("{p:?} {how:?} cap={cap} sizes={sizes:?} {mode:?}");
                         block_on(async {
-                            let got = match how {
-                                How::Read | How::ReadSlow => p.read(&mut buf).await,
-                                How::Direct => p.read_direct(&mut buf).await,
-                                How::Fq => p.read_fq(&mut buf).await,
-                            }
-                            .unwrap_or_else(|e| panic!("{ctx}: {e}"));
-                            assert_eq!(got, *p, "{ctx}");
+                            p.read_back(how, &mut buf, &ctx).await;
                             assert_eq!(buf.offset(), value_len, "{ctx}");
                             assert_eq!(buf.read::<i32>().await.unwrap(), TRAILER, "{ctx}");
                             assert!(buf.is_at_end().await.unwrap(), "{ctx}");

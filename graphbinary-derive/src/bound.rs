@@ -6,7 +6,8 @@
 
 use syn::{parse_quote, Generics, Type, WherePredicate};
 
-use crate::ast::{Container, Layout};
+use crate::ast::{Container, Layout, V1Field};
+use crate::gen::Gen;
 
 /// Which side of the codec an impl belongs to.
 #[derive(Clone, Copy)]
@@ -17,8 +18,9 @@ pub(crate) enum Side {
     Encode,
 }
 
-/// The container's generics plus what each field's layout needs on `side`.
-pub(crate) fn generics(cont: &Container<'_>, side: Side) -> Generics {
+/// The container's generics plus what each field's layout needs on `side` of `gen` (in
+/// GraphBinary 1, a field's `v1 = ".."` layout where it has one).
+pub(crate) fn generics(gen: Gen, cont: &Container<'_>, side: Side) -> Generics {
     let mut generics = cont.generics.clone();
     if generics.type_params().next().is_none() {
         return generics;
@@ -26,26 +28,33 @@ pub(crate) fn generics(cont: &Container<'_>, side: Side) -> Generics {
     let preds: Vec<WherePredicate> = cont
         .fields()
         .iter()
-        .map(|f| predicate(f.ty, &f.layout, side))
+        .map(|f| {
+            let ty = f.ty;
+            match (gen, &f.v1) {
+                (Gen::V1, V1Field::String) => parse_quote!(#ty: __graphbinary::v1::OneString),
+                (Gen::V1, V1Field::Sentinel(inner)) => {
+                    parse_quote!(#inner: __graphbinary::v1::SentinelV1)
+                }
+                _ => predicate(gen, ty, &f.layout, side),
+            }
+        })
         .collect();
     generics.make_where_clause().predicates.extend(preds);
     generics
 }
 
-fn predicate(ty: &Type, layout: &Layout<'_>, side: Side) -> WherePredicate {
+fn predicate(gen: Gen, ty: &Type, layout: &Layout<'_>, side: Side) -> WherePredicate {
+    let n = gen.names();
+    let (bare, fq) = match side {
+        Side::Decode => (n.decode, n.fq_decode),
+        Side::Encode => (n.encode, n.fq_encode),
+    };
+    let typed = n.typed;
     match (side, layout) {
-        (Side::Decode, Layout::Bare) => parse_quote!(#ty: __graphbinary::Decode),
-        (Side::Decode, Layout::Fq) => parse_quote!(#ty: __graphbinary::FqDecode),
-        (Side::Decode, Layout::FqNullable(inner)) => {
-            parse_quote!(#inner: __graphbinary::Decode + __graphbinary::Typed)
-        }
-        (Side::Decode, Layout::Nullable(inner)) => parse_quote!(#inner: __graphbinary::Decode),
-        (Side::Encode, Layout::Bare) => parse_quote!(#ty: __graphbinary::Encode),
-        (Side::Encode, Layout::Fq) => parse_quote!(#ty: __graphbinary::FqEncode),
-        (Side::Encode, Layout::FqNullable(inner)) => {
-            parse_quote!(#inner: __graphbinary::Encode + __graphbinary::Typed)
-        }
-        (Side::Encode, Layout::Nullable(inner)) => parse_quote!(#inner: __graphbinary::Encode),
+        (_, Layout::Bare) => parse_quote!(#ty: #bare),
+        (_, Layout::Fq) => parse_quote!(#ty: #fq),
+        (_, Layout::FqNullable(inner)) => parse_quote!(#inner: #bare + #typed),
+        (_, Layout::Nullable(inner)) => parse_quote!(#inner: #bare),
         (Side::Decode, Layout::Skip) => parse_quote!(#ty: ::core::default::Default),
         (Side::Encode, Layout::Skip) => parse_quote!(#ty: ::core::marker::Sized),
     }

@@ -7,6 +7,7 @@ use syn::DeriveInput;
 use crate::ast::{Container, COMPOSITE_PDT_CODE};
 use crate::attr::ContainerAttrs;
 use crate::errors::Errors;
+use crate::gen::Gen;
 use crate::sig::{self, Head};
 use crate::{read, typed, v1, write};
 
@@ -66,23 +67,29 @@ fn placeholder(input: &DeriveInput, attrs: &ContainerAttrs) -> TokenStream {
     let fast = || quote! { let _ = cur; ::core::unreachable!() };
     let slow = || quote! { let _ = buf; ::core::future::pending() };
     let unwritable = || quote! { let _ = out; ::core::unreachable!() };
-    let typed = if attrs.wants_typed {
-        let code = match (&attrs.composite_pdt, &attrs.type_code) {
-            (Some(_), _) | (None, None) => COMPOSITE_PDT_CODE,
-            (None, Some(code)) => code.value,
-        };
-        let typed = sig::typed(&head, code);
-        let fq_decode = sig::decode(&send_head, true, &expected, fast(), slow());
-        let fq_encode = sig::encode(&head, true, unwritable());
-        quote!(#typed #fq_decode #fq_encode)
-    } else {
-        TokenStream::new()
+    // The bare impls of a generation and, with `typed` (its `Typed` impl or kin), its
+    // fully-qualified ones.
+    let impls = |gen: Gen, typed: Option<TokenStream>| {
+        let decode = sig::decode(gen, &send_head, false, &expected, fast(), slow());
+        let encode = sig::encode(gen, &head, false, unwritable());
+        let fq = typed.map(|typed| {
+            let fq_decode = sig::decode(gen, &send_head, true, &expected, fast(), slow());
+            let fq_encode = sig::encode(gen, &head, true, unwritable());
+            quote!(#typed #fq_decode #fq_encode)
+        });
+        (quote!(#decode #encode), fq.unwrap_or_default())
     };
-    let decode = sig::decode(&send_head, false, &expected, fast(), slow());
-    let encode = sig::encode(&head, false, unwritable());
+    let (bare, typed) = impls(
+        Gen::V4,
+        attrs.wants_typed.then(|| {
+            let code = match (&attrs.composite_pdt, &attrs.type_code) {
+                (Some(_), _) | (None, None) => COMPOSITE_PDT_CODE,
+                (None, Some(code)) => code.value,
+            };
+            sig::typed(Gen::V4, &head, code)
+        }),
+    );
     let v1 = if attrs.v1.is_some() || attrs.v1_type_code.is_some() || attrs.wants_custom {
-        let decode = sig::decode_v1(&send_head, false, &expected, fast(), slow());
-        let encode = sig::encode_v1(&head, false, unwritable());
         let code = attrs
             .v1_type_code
             .as_ref()
@@ -97,26 +104,18 @@ fn placeholder(input: &DeriveInput, attrs: &ContainerAttrs) -> TokenStream {
                     .unwrap_or_default();
                 let info =
                     crate::util::hex_i32(attrs.v1_custom_info.as_ref().map_or(0, |c| c.value));
-                let custom = sig::custom_v1(&send_head, quote!(#name), info);
-                let fq_decode = sig::decode_v1(&send_head, true, &expected, fast(), slow());
-                let fq_encode = sig::encode_v1(&head, true, unwritable());
-                quote!(#custom #fq_decode #fq_encode)
+                Some(sig::custom_v1(&send_head, quote!(#name), info))
             }
-            Some(code) => {
-                let typed = sig::typed_v1(&head, code);
-                let fq_decode = sig::decode_v1(&send_head, true, &expected, fast(), slow());
-                let fq_encode = sig::encode_v1(&head, true, unwritable());
-                quote!(#typed #fq_decode #fq_encode)
-            }
-            None => TokenStream::new(),
+            Some(code) => Some(sig::typed(Gen::V1, &head, code)),
+            None => None,
         };
-        quote!(#decode #encode #typed)
+        let (bare, typed) = impls(Gen::V1, typed);
+        quote!(#bare #typed)
     } else {
         TokenStream::new()
     };
     quote! {
-        #decode
-        #encode
+        #bare
         #typed
         #v1
     }

@@ -187,6 +187,7 @@ mod bound;
 mod check;
 mod errors;
 mod expand;
+mod gen;
 mod read;
 mod sig;
 mod typed;

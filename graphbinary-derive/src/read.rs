@@ -3,7 +3,8 @@
 //! `buf.read::<..>()` so that each field re-enters the fast path).
 //!
 //! Both are generated from the same model and must agree byte for byte; the behavioural
-//! tests run every derived type through both.
+//! tests run every derived type through both. The field walkers serve both generations
+//! (GraphBinary 1's `DecodeV1` in [`crate::v1`]), through [`Gen`]'s names.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -12,21 +13,26 @@ use syn::Ident;
 
 use crate::ast::{unraw, Container, Field, Layout, Shape, Variant};
 use crate::bound::{self, Side};
+use crate::gen::{Gen, Names};
 use crate::sig::{self, Head};
 
 /// `impl Decode for ...`.
 pub(crate) fn decode_impl(cont: &Container<'_>) -> TokenStream {
-    let generics = bound::generics(cont, Side::Decode);
+    let generics = bound::generics(Gen::V4, cont, Side::Decode);
     let head = Head::new(cont.ident, &generics);
     let expected = &cont.expected;
     let (fast, slow) = match &cont.shape {
-        Shape::Struct(fields) => (struct_fast(fields), struct_slow(fields)),
+        Shape::Struct(fields) => (
+            struct_reads(fields, quote!(cur), |f| layout_fast(Gen::V4, f)),
+            struct_reads(fields, quote!(buf), |f| layout_slow(Gen::V4, f)),
+        ),
         Shape::EnumString(variants) => (enum_fast(variants), enum_slow(variants)),
         Shape::CompositePdt { name, fields } => {
             (pdt_fast(cont, name, fields), pdt_slow(name, fields))
         }
     };
     sig::decode(
+        Gen::V4,
         &head,
         false,
         &quote!(#expected),
@@ -50,33 +56,23 @@ pub(crate) fn construct(fields: &[Field<'_>]) -> TokenStream {
     quote!(::core::result::Result::Ok(Self { #(#inits),* }))
 }
 
-fn struct_fast(fields: &[Field<'_>]) -> TokenStream {
+/// The body of a struct reader (either generation, either path): one `let __f = ..;` per
+/// field, `read` giving the expression that reads it, then `Ok(Self { .. })`. `input` names
+/// what is read from (`cur` or `buf`), for a struct without fields.
+pub(crate) fn struct_reads(
+    fields: &[Field<'_>],
+    input: TokenStream,
+    read: impl Fn(&Field<'_>) -> TokenStream,
+) -> TokenStream {
     if fields.is_empty() {
         return quote! {
-            let _ = cur;
+            let _ = #input;
             ::core::result::Result::Ok(Self {})
         };
     }
     let reads = fields.iter().map(|f| {
         let local = local(f);
-        let ty = f.ty;
-        let read = match &f.layout {
-            Layout::Bare => {
-                quote_spanned!(ty.span()=> <#ty as __graphbinary::Decode>::decode(cur)?)
-            }
-            Layout::Fq => {
-                quote_spanned!(ty.span()=> <#ty as __graphbinary::FqDecode>::decode_fq(cur)?)
-            }
-            Layout::FqNullable(inner) => quote_spanned! {ty.span()=>
-                <__graphbinary::FqOpt<#inner> as __graphbinary::Decode>::decode(cur)?.0
-            },
-            Layout::Nullable(inner) => quote_spanned! {ty.span()=>
-                <__graphbinary::Nullable<#inner> as __graphbinary::Decode>::decode(cur)?.0
-            },
-            Layout::Skip => {
-                quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
-            }
-        };
+        let read = read(f);
         quote!(let #local = #read;)
     });
     let construct = construct(fields);
@@ -86,36 +82,75 @@ fn struct_fast(fields: &[Field<'_>]) -> TokenStream {
     }
 }
 
-fn struct_slow(fields: &[Field<'_>]) -> TokenStream {
-    if fields.is_empty() {
-        return quote! {
-            let _ = buf;
-            ::core::result::Result::Ok(Self {})
-        };
+/// The fast path's read of a field by its layout, through `gen`'s traits.
+pub(crate) fn layout_fast(gen: Gen, f: &Field<'_>) -> TokenStream {
+    let ty = f.ty;
+    let span = ty.span();
+    let Names {
+        decode,
+        decode_fn,
+        fq_opt,
+        nullable,
+        ..
+    } = gen.names_at(span);
+    match &f.layout {
+        Layout::Bare => quote_spanned!(span=> <#ty as #decode>::#decode_fn(cur)?),
+        Layout::Fq => fq_fast(gen, ty),
+        Layout::FqNullable(inner) => {
+            quote_spanned!(span=> <#fq_opt<#inner> as #decode>::#decode_fn(cur)?.0)
+        }
+        Layout::Nullable(inner) => {
+            quote_spanned!(span=> <#nullable<#inner> as #decode>::#decode_fn(cur)?.0)
+        }
+        Layout::Skip => default(ty),
     }
-    let reads = fields.iter().map(|f| {
-        let local = local(f);
-        let ty = f.ty;
-        let read = match &f.layout {
-            Layout::Bare => quote_spanned!(ty.span()=> buf.read::<#ty>().await?),
-            Layout::Fq => quote_spanned!(ty.span()=> buf.read::<__graphbinary::Fq<#ty>>().await?.0),
-            Layout::FqNullable(inner) => {
-                quote_spanned!(ty.span()=> buf.read::<__graphbinary::FqOpt<#inner>>().await?.0)
-            }
-            Layout::Nullable(inner) => {
-                quote_spanned!(ty.span()=> buf.read::<__graphbinary::Nullable<#inner>>().await?.0)
-            }
-            Layout::Skip => {
-                quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
-            }
-        };
-        quote!(let #local = #read;)
-    });
-    let construct = construct(fields);
-    quote! {
-        #(#reads)*
-        #construct
+}
+
+/// The slow path's read of a field by its layout: `buf.read::<W<T>>()` of the layout's
+/// wrapper `W` (in GraphBinary 1, inside `v1::V1`), unwrapped.
+pub(crate) fn layout_slow(gen: Gen, f: &Field<'_>) -> TokenStream {
+    let ty = f.ty;
+    let n = gen.names_at(ty.span());
+    match &f.layout {
+        Layout::Bare => slow_read(&n, None, ty),
+        Layout::Fq => fq_slow(gen, ty),
+        Layout::FqNullable(inner) => slow_read(&n, Some(&n.fq_opt), inner),
+        Layout::Nullable(inner) => slow_read(&n, Some(&n.nullable), inner),
+        Layout::Skip => default(ty),
     }
+}
+
+/// `<T as FqDecode>::decode_fq(cur)?`.
+fn fq_fast(gen: Gen, ty: &syn::Type) -> TokenStream {
+    let Names {
+        fq_decode,
+        decode_fq_fn,
+        ..
+    } = gen.names_at(ty.span());
+    quote_spanned!(ty.span()=> <#ty as #fq_decode>::#decode_fq_fn(cur)?)
+}
+
+/// `buf.read::<Fq<T>>().await?.0`.
+fn fq_slow(gen: Gen, ty: &syn::Type) -> TokenStream {
+    let n = gen.names_at(ty.span());
+    slow_read(&n, Some(&n.fq), ty)
+}
+
+/// `buf.read::<T>().await?`, or with a layout wrapper `W` `buf.read::<W<T>>().await?.0`,
+/// itself inside the generation's slow wrapper when it has one (`V1<W<T>>`, `.0.0`).
+fn slow_read(n: &Names, wrapper: Option<&TokenStream>, ty: &syn::Type) -> TokenStream {
+    let span = ty.span();
+    match (&n.slow_wrapper, wrapper) {
+        (None, None) => quote_spanned!(span=> buf.read::<#ty>().await?),
+        (None, Some(w)) => quote_spanned!(span=> buf.read::<#w<#ty>>().await?.0),
+        (Some(v), None) => quote_spanned!(span=> buf.read::<#v<#ty>>().await?.0),
+        (Some(v), Some(w)) => quote_spanned!(span=> buf.read::<#v<#w<#ty>>>().await?.0.0),
+    }
+}
+
+/// `T::default()`, the value of a skipped field.
+fn default(ty: &syn::Type) -> TokenStream {
+    quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
 }
 
 /// `&["a", "b"]`: the names on the wire, for the error of an unknown one.
@@ -238,11 +273,8 @@ fn pdt_fast(cont: &Container<'_>, name: &str, fields: &[Field<'_>]) -> TokenStre
     let what = what();
     let key_what = format!("{} field name", cont.expected);
     let count = proc_macro2::Literal::usize_unsuffixed(fields.len());
-    let (slots, arms, unknown, takes) = pdt_pieces(
-        fields,
-        |ty| quote_spanned!(ty.span()=> <#ty as __graphbinary::FqDecode>::decode_fq(cur)?),
-        |e| quote!(#e.into()),
-    );
+    let (slots, arms, unknown, takes) =
+        pdt_pieces(fields, |ty| fq_fast(Gen::V4, ty), |e| quote!(#e.into()));
     let construct = construct(fields);
     let bind = bind_what();
     quote! {
@@ -267,11 +299,7 @@ fn pdt_fast(cont: &Container<'_>, name: &str, fields: &[Field<'_>]) -> TokenStre
 fn pdt_slow(name: &str, fields: &[Field<'_>]) -> TokenStream {
     let what = what();
     let count = proc_macro2::Literal::usize_unsuffixed(fields.len());
-    let (slots, arms, unknown, takes) = pdt_pieces(
-        fields,
-        |ty| quote_spanned!(ty.span()=> buf.read::<__graphbinary::Fq<#ty>>().await?.0),
-        |e| e,
-    );
+    let (slots, arms, unknown, takes) = pdt_pieces(fields, |ty| fq_slow(Gen::V4, ty), |e| e);
     let construct = construct(fields);
     let bind = bind_what();
     quote! {

@@ -1,5 +1,6 @@
 //! The trait signatures, written once: every impl of `Decode`, `FqDecode`, `Encode` and
-//! `FqEncode` the derive emits (real or placeholder) is built here from its bodies.
+//! `FqEncode` and of their GraphBinary 1 twins the derive emits (real or placeholder) is built
+//! here from its bodies.
 //!
 //! Generated code names the core crate as `__graphbinary`, which [`wrap`] binds (to
 //! `::graphbinary_core`, or to the path of `#[graphbinary(crate = "...")]`).
@@ -7,6 +8,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Ident, ImplGenerics, TypeGenerics, WhereClause};
+
+use crate::gen::Gen;
 
 /// The `impl<..> Trait for Type<..> where ..` parts of one impl.
 pub(crate) struct Head<'a> {
@@ -36,50 +39,28 @@ impl<'a> Head<'a> {
         } = self;
         quote! {
             #[automatically_derived]
-            impl #impl_generics __graphbinary::#tr for #ident #ty_generics #where_clause
+            impl #impl_generics #tr for #ident #ty_generics #where_clause
         }
     }
 }
 
-/// `impl Decode` (`fq = false`) or `impl FqDecode` (`fq = true`): `fast` is the body of the
-/// fast path (`decode(cur)` / `decode_fq(cur)`), `slow` an expression of the future the slow
-/// path (`decode_slow(buf)` / `decode_fq_slow(buf)`) returns.
+/// `impl Decode` (`fq = false`) or `impl FqDecode` (`fq = true`), or their GraphBinary 1
+/// twins (`DecodeV1`, `FqDecodeV1`): `fast` is the body of the fast path (`decode(cur)` /
+/// `decode_fq(cur)`), `slow` an expression of the future the slow path (`decode_slow(buf)` /
+/// `decode_fq_slow(buf)`) returns.
 pub(crate) fn decode(
+    gen: Gen,
     head: &Head<'_>,
     fq: bool,
     expected: &TokenStream,
     fast: TokenStream,
     slow: TokenStream,
 ) -> TokenStream {
+    let n = gen.names();
     let (tr, fast_fn, slow_fn) = if fq {
-        (quote!(FqDecode), quote!(decode_fq), quote!(decode_fq_slow))
+        (n.fq_decode, n.decode_fq_fn, n.decode_fq_slow_fn)
     } else {
-        (quote!(Decode), quote!(decode), quote!(decode_slow))
-    };
-    decode_named(head, tr, fast_fn, slow_fn, expected, fast, slow)
-}
-
-/// `impl DecodeV1` (`fq = false`) or `impl FqDecodeV1` (`fq = true`), the GraphBinary 1
-/// dialect of [`decode`].
-pub(crate) fn decode_v1(
-    head: &Head<'_>,
-    fq: bool,
-    expected: &TokenStream,
-    fast: TokenStream,
-    slow: TokenStream,
-) -> TokenStream {
-    let (tr, fast_fn, slow_fn) = if fq {
-        (
-            quote!(v1::FqDecodeV1),
-            quote!(decode_fq_v1),
-            quote!(decode_fq_v1_slow),
-        )
-    } else {
-        (
-            quote!(v1::DecodeV1),
-            quote!(decode_v1),
-            quote!(decode_v1_slow),
-        )
+        (n.decode, n.decode_fn, n.decode_slow_fn)
     };
     decode_named(head, tr, fast_fn, slow_fn, expected, fast, slow)
 }
@@ -120,22 +101,14 @@ fn decode_named(
     }
 }
 
-/// `impl Encode` (`fq = false`) or `impl FqEncode` (`fq = true`) with `body` writing to `out`.
-pub(crate) fn encode(head: &Head<'_>, fq: bool, body: TokenStream) -> TokenStream {
+/// `impl Encode` (`fq = false`) or `impl FqEncode` (`fq = true`), or their GraphBinary 1
+/// twins, with `body` writing to `out`.
+pub(crate) fn encode(gen: Gen, head: &Head<'_>, fq: bool, body: TokenStream) -> TokenStream {
+    let n = gen.names();
     let (tr, method) = if fq {
-        (quote!(FqEncode), quote!(encode_fq))
+        (n.fq_encode, n.encode_fq_fn)
     } else {
-        (quote!(Encode), quote!(encode))
-    };
-    encode_named(head, tr, method, body)
-}
-
-/// `impl EncodeV1` (`fq = false`) or `impl FqEncodeV1` (`fq = true`).
-pub(crate) fn encode_v1(head: &Head<'_>, fq: bool, body: TokenStream) -> TokenStream {
-    let (tr, method) = if fq {
-        (quote!(v1::FqEncodeV1), quote!(encode_fq_v1))
-    } else {
-        (quote!(v1::EncodeV1), quote!(encode_v1))
+        (n.encode, n.encode_fn)
     };
     encode_named(head, tr, method, body)
 }
@@ -160,31 +133,21 @@ fn encode_named(
     }
 }
 
-/// `impl Typed`.
-pub(crate) fn typed(head: &Head<'_>, code: u8) -> TokenStream {
-    let head = head.of(quote!(Typed));
-    let code = crate::util::hex_u8(code);
+/// `impl Typed` (`impl TypedV1`).
+pub(crate) fn typed(gen: Gen, head: &Head<'_>, code: u8) -> TokenStream {
+    let n = gen.names();
+    let head = head.of(n.typed);
+    let (code, name) = (crate::util::hex_u8(code), n.type_code);
     quote! {
         #head {
-            const TYPE_CODE: u8 = #code;
-        }
-    }
-}
-
-/// `impl TypedV1`.
-pub(crate) fn typed_v1(head: &Head<'_>, code: u8) -> TokenStream {
-    let head = head.of(quote!(v1::TypedV1));
-    let code = crate::util::hex_u8(code);
-    quote! {
-        #head {
-            const TYPE_CODE_V1: u8 = #code;
+            const #name: u8 = #code;
         }
     }
 }
 
 /// `impl CustomV1`: a GraphBinary 1 custom type's name and custom type info.
 pub(crate) fn custom_v1(head: &Head<'_>, name: TokenStream, info: TokenStream) -> TokenStream {
-    let head = head.of(quote!(v1::CustomV1));
+    let head = head.of(quote!(__graphbinary::v1::CustomV1));
     quote! {
         #head {
             const CUSTOM_NAME: &'static str = #name;

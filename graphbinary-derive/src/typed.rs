@@ -7,6 +7,7 @@ use quote::quote;
 
 use crate::ast::{Container, Shape};
 use crate::bound::{self, Side};
+use crate::gen::Gen;
 use crate::sig::{self, Head};
 
 /// `impl Typed`, `impl FqDecode`, `impl FqEncode` when the container has a type code, and the
@@ -16,21 +17,7 @@ pub(crate) fn impls(cont: &Container<'_>) -> TokenStream {
         return TokenStream::new();
     };
     let ident = cont.ident;
-    let typed = sig::typed(&Head::new(ident, cont.generics), code);
-    let de_generics = bound::generics(cont, Side::Decode);
-    let fq_decode = sig::decode(
-        &Head::new(ident, &de_generics),
-        true,
-        &quote!(<Self as __graphbinary::Decode>::EXPECTED),
-        quote!(__graphbinary::decode_fq_typed::<Self>(cur)),
-        quote!(__graphbinary::decode_fq_typed_slow::<Self, __R>(buf)),
-    );
-    let en_generics = bound::generics(cont, Side::Encode);
-    let fq_encode = sig::encode(
-        &Head::new(ident, &en_generics),
-        true,
-        quote!(__graphbinary::encode_fq_typed(self, out)),
-    );
+    let typed = typed_impls(Gen::V4, cont, code);
     let type_name = match &cont.shape {
         Shape::CompositePdt { name, .. } => {
             let doc = format!(" The CompositePDT type name on the wire: `{name}`.");
@@ -47,8 +34,41 @@ pub(crate) fn impls(cont: &Container<'_>) -> TokenStream {
     };
     quote! {
         #typed
+        #type_name
+    }
+}
+
+/// `impl Typed` with `code`, and `impl FqDecode` / `impl FqEncode` through it,
+/// or their GraphBinary 1 twins: what core's `impl_fq_via_typed!` writes.
+pub(crate) fn typed_impls(gen: Gen, cont: &Container<'_>, code: u8) -> TokenStream {
+    let ident = cont.ident;
+    let n = gen.names();
+    let typed = sig::typed(gen, &Head::new(ident, cont.generics), code);
+    let (decode, fq, fq_slow, fq_encode) = (
+        n.decode,
+        n.decode_fq_typed,
+        n.decode_fq_typed_slow,
+        n.encode_fq_typed,
+    );
+    let de_generics = bound::generics(gen, cont, Side::Decode);
+    let fq_decode = sig::decode(
+        gen,
+        &Head::new(ident, &de_generics),
+        true,
+        &quote!(<Self as #decode>::EXPECTED),
+        quote!(#fq::<Self>(cur)),
+        quote!(#fq_slow::<Self, __R>(buf)),
+    );
+    let en_generics = bound::generics(gen, cont, Side::Encode);
+    let fq_encode = sig::encode(
+        gen,
+        &Head::new(ident, &en_generics),
+        true,
+        quote!(#fq_encode(self, out)),
+    );
+    quote! {
+        #typed
         #fq_decode
         #fq_encode
-        #type_name
     }
 }

@@ -1,6 +1,8 @@
 //! The GraphBinary 1 back end (`#[graphbinary(v1)]`): `DecodeV1` (fast and slow paths),
 //! `EncodeV1`, and with a type code `TypedV1`, `FqDecodeV1`, `FqEncodeV1`, from the same model
-//! as the GraphBinary 4 impls, which it leaves exactly as they are.
+//! as the GraphBinary 4 impls, which it leaves exactly as they are: the field walkers, layouts,
+//! where-clauses and impl heads are the GraphBinary 4 ones over [`Gen::V1`]'s names; this module
+//! adds only what GraphBinary 1 has alone (the `v1 = ".."` field layouts, custom types).
 //!
 //! Each field keeps its layout (bare, `fq`, `fq, nullable`, `nullable`) through the v1 traits
 //! of core's `v1` module; `v1 = "string"` makes it a bare String (`OneString`), and
@@ -16,12 +18,14 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{parse_quote, Generics, WherePredicate};
 
-use crate::ast::{Container, Field, Layout, Shape, V1Field};
-use crate::read::{construct, enum_fast, enum_slow, local};
+use crate::ast::{Container, Field, Shape, V1Field};
+use crate::bound::{self, Side};
+use crate::gen::Gen;
+use crate::read::{enum_fast, enum_slow, layout_fast, layout_slow, struct_reads};
 use crate::sig::{self, Head};
-use crate::write::enum_body;
+use crate::typed::typed_impls;
+use crate::write::{enum_body, layout_write, struct_writes};
 
 /// The GraphBinary 1 impls, or nothing when the container did not ask for them.
 pub(crate) fn impls(cont: &Container<'_>) -> TokenStream {
@@ -30,13 +34,13 @@ pub(crate) fn impls(cont: &Container<'_>) -> TokenStream {
     };
     let ident = cont.ident;
     let expected = &cont.expected;
-    let de_generics = generics(cont, true);
-    let en_generics = generics(cont, false);
+    let de_generics = bound::generics(Gen::V1, cont, Side::Decode);
+    let en_generics = bound::generics(Gen::V1, cont, Side::Encode);
     let (fast, slow, body) = match &cont.shape {
         Shape::Struct(fields) => (
-            struct_fast(fields),
-            struct_slow(fields),
-            struct_body(fields),
+            struct_reads(fields, quote!(cur), field_fast),
+            struct_reads(fields, quote!(buf), field_slow),
+            struct_writes(fields, field_write),
         ),
         Shape::EnumString(variants) => (
             enum_fast(variants),
@@ -46,14 +50,15 @@ pub(crate) fn impls(cont: &Container<'_>) -> TokenStream {
         // Rejected in `check::v1`.
         Shape::CompositePdt { .. } => return TokenStream::new(),
     };
-    let decode = sig::decode_v1(
+    let decode = sig::decode(
+        Gen::V1,
         &Head::new(ident, &de_generics),
         false,
         &quote!(#expected),
         fast,
         quote!(async move { #slow }),
     );
-    let encode = sig::encode_v1(&Head::new(ident, &en_generics), false, body);
+    let encode = sig::encode(Gen::V1, &Head::new(ident, &en_generics), false, body);
     let typed = match (&v1.custom, v1.type_code) {
         (Some(custom), _) => {
             let mut both = de_generics.clone();
@@ -63,7 +68,8 @@ pub(crate) fn impls(cont: &Container<'_>) -> TokenStream {
             let name = &custom.name;
             let info = crate::util::hex_i32(custom.info);
             let head = sig::custom_v1(&Head::new(ident, &both), quote!(#name), info);
-            let fq_decode = sig::decode_v1(
+            let fq_decode = sig::decode(
+                Gen::V1,
                 &Head::new(ident, &both),
                 true,
                 &quote!(<Self as __graphbinary::v1::DecodeV1>::EXPECTED),
@@ -72,29 +78,15 @@ pub(crate) fn impls(cont: &Container<'_>) -> TokenStream {
                     buf
                 )),
             );
-            let fq_encode = sig::encode_v1(
+            let fq_encode = sig::encode(
+                Gen::V1,
                 &Head::new(ident, &both),
                 true,
                 quote!(__graphbinary::v1::encode_fq_custom_v1(self, out)),
             );
             quote!(#head #fq_decode #fq_encode)
         }
-        (None, Some(code)) => {
-            let typed = sig::typed_v1(&Head::new(ident, cont.generics), code);
-            let fq_decode = sig::decode_v1(
-                &Head::new(ident, &de_generics),
-                true,
-                &quote!(<Self as __graphbinary::v1::DecodeV1>::EXPECTED),
-                quote!(__graphbinary::v1::decode_fq_v1_typed::<Self>(cur)),
-                quote!(__graphbinary::v1::decode_fq_v1_typed_slow::<Self, __R>(buf)),
-            );
-            let fq_encode = sig::encode_v1(
-                &Head::new(ident, &en_generics),
-                true,
-                quote!(__graphbinary::v1::encode_fq_v1_typed(self, out)),
-            );
-            quote!(#typed #fq_decode #fq_encode)
-        }
+        (None, Some(code)) => typed_impls(Gen::V1, cont, code),
         (None, None) => TokenStream::new(),
     };
     quote! {
@@ -104,203 +96,52 @@ pub(crate) fn impls(cont: &Container<'_>) -> TokenStream {
     }
 }
 
-/// The container's generics plus, per field, what its GraphBinary 1 layout needs.
-fn generics(cont: &Container<'_>, decode: bool) -> Generics {
-    let mut generics = cont.generics.clone();
-    if generics.type_params().next().is_none() {
-        return generics;
-    }
-    let preds: Vec<WherePredicate> = cont
-        .fields()
-        .iter()
-        .map(|f| {
-            let ty = f.ty;
-            match (decode, &f.v1, &f.layout) {
-                (_, V1Field::String, _) => parse_quote!(#ty: __graphbinary::v1::OneString),
-                (_, V1Field::Sentinel(inner), _) => {
-                    parse_quote!(#inner: __graphbinary::v1::SentinelV1)
-                }
-                (true, _, Layout::Bare) => parse_quote!(#ty: __graphbinary::v1::DecodeV1),
-                (true, _, Layout::Fq) => parse_quote!(#ty: __graphbinary::v1::FqDecodeV1),
-                (true, _, Layout::FqNullable(inner)) => {
-                    parse_quote!(#inner: __graphbinary::v1::DecodeV1 + __graphbinary::v1::TypedV1)
-                }
-                (true, _, Layout::Nullable(inner)) => {
-                    parse_quote!(#inner: __graphbinary::v1::DecodeV1)
-                }
-                (false, _, Layout::Bare) => parse_quote!(#ty: __graphbinary::v1::EncodeV1),
-                (false, _, Layout::Fq) => parse_quote!(#ty: __graphbinary::v1::FqEncodeV1),
-                (false, _, Layout::FqNullable(inner)) => {
-                    parse_quote!(#inner: __graphbinary::v1::EncodeV1 + __graphbinary::v1::TypedV1)
-                }
-                (false, _, Layout::Nullable(inner)) => {
-                    parse_quote!(#inner: __graphbinary::v1::EncodeV1)
-                }
-                (true, _, Layout::Skip) => parse_quote!(#ty: ::core::default::Default),
-                (false, _, Layout::Skip) => parse_quote!(#ty: ::core::marker::Sized),
-            }
-        })
-        .collect();
-    generics.make_where_clause().predicates.extend(preds);
-    generics
-}
-
-fn struct_fast(fields: &[Field<'_>]) -> TokenStream {
-    if fields.is_empty() {
-        return quote! {
-            let _ = cur;
-            ::core::result::Result::Ok(Self {})
-        };
-    }
-    let reads = fields.iter().map(|f| {
-        let local = local(f);
-        let ty = f.ty;
-        let read = if let V1Field::String = f.v1 {
-            quote_spanned! {ty.span()=>
-                <#ty as ::core::convert::From<::std::sync::Arc<str>>>::from(
-                    <::std::sync::Arc<str> as __graphbinary::Decode>::decode(cur)?,
-                )
-            }
-        } else if let V1Field::Sentinel(inner) = f.v1 {
-            quote_spanned! {ty.span()=>
-                <__graphbinary::v1::SentinelOptV1<#inner> as __graphbinary::v1::DecodeV1>::decode_v1(cur)?.0
-            }
-        } else {
-            match &f.layout {
-                Layout::Bare => {
-                    quote_spanned!(ty.span()=> <#ty as __graphbinary::v1::DecodeV1>::decode_v1(cur)?)
-                }
-                Layout::Fq => quote_spanned! {ty.span()=>
-                    <#ty as __graphbinary::v1::FqDecodeV1>::decode_fq_v1(cur)?
-                },
-                Layout::FqNullable(inner) => quote_spanned! {ty.span()=>
-                    <__graphbinary::v1::FqOptV1<#inner> as __graphbinary::v1::DecodeV1>::decode_v1(cur)?.0
-                },
-                Layout::Nullable(inner) => quote_spanned! {ty.span()=>
-                    <__graphbinary::v1::NullableV1<#inner> as __graphbinary::v1::DecodeV1>::decode_v1(cur)?.0
-                },
-                Layout::Skip => quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()),
-            }
-        };
-        quote!(let #local = #read;)
-    });
-    let construct = construct(fields);
-    quote! {
-        #(#reads)*
-        #construct
+/// The fast path's read of a field: its `v1 = ".."` layout, else its layout.
+fn field_fast(f: &Field<'_>) -> TokenStream {
+    let ty = f.ty;
+    match f.v1 {
+        V1Field::String => quote_spanned! {ty.span()=>
+            <#ty as ::core::convert::From<::std::sync::Arc<str>>>::from(
+                <::std::sync::Arc<str> as __graphbinary::Decode>::decode(cur)?,
+            )
+        },
+        V1Field::Sentinel(inner) => quote_spanned! {ty.span()=>
+            <__graphbinary::v1::SentinelOptV1<#inner> as __graphbinary::v1::DecodeV1>::decode_v1(cur)?.0
+        },
+        V1Field::Same => layout_fast(Gen::V1, f),
     }
 }
 
-fn struct_slow(fields: &[Field<'_>]) -> TokenStream {
-    if fields.is_empty() {
-        return quote! {
-            let _ = buf;
-            ::core::result::Result::Ok(Self {})
-        };
-    }
-    let reads = fields.iter().map(|f| {
-        let local = local(f);
-        let ty = f.ty;
-        let read = if let V1Field::String = f.v1 {
-            quote_spanned! {ty.span()=>
-                <#ty as ::core::convert::From<::std::sync::Arc<str>>>::from(
-                    buf.read::<::std::sync::Arc<str>>().await?,
-                )
-            }
-        } else if let V1Field::Sentinel(inner) = f.v1 {
-            quote_spanned! {ty.span()=>
-                buf.read::<__graphbinary::v1::V1<__graphbinary::v1::SentinelOptV1<#inner>>>().await?.0.0
-            }
-        } else {
-            match &f.layout {
-                Layout::Bare => {
-                    quote_spanned!(ty.span()=> buf.read::<__graphbinary::v1::V1<#ty>>().await?.0)
-                }
-                Layout::Fq => quote_spanned! {ty.span()=>
-                    buf.read::<__graphbinary::v1::V1<__graphbinary::v1::FqV1<#ty>>>().await?.0.0
-                },
-                Layout::FqNullable(inner) => quote_spanned! {ty.span()=>
-                    buf.read::<__graphbinary::v1::V1<__graphbinary::v1::FqOptV1<#inner>>>().await?.0.0
-                },
-                Layout::Nullable(inner) => quote_spanned! {ty.span()=>
-                    buf.read::<__graphbinary::v1::V1<__graphbinary::v1::NullableV1<#inner>>>().await?.0.0
-                },
-                Layout::Skip => quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()),
-            }
-        };
-        quote!(let #local = #read;)
-    });
-    let construct = construct(fields);
-    quote! {
-        #(#reads)*
-        #construct
+/// The slow path's read of a field: its `v1 = ".."` layout, else its layout.
+fn field_slow(f: &Field<'_>) -> TokenStream {
+    let ty = f.ty;
+    match f.v1 {
+        V1Field::String => quote_spanned! {ty.span()=>
+            <#ty as ::core::convert::From<::std::sync::Arc<str>>>::from(
+                buf.read::<::std::sync::Arc<str>>().await?,
+            )
+        },
+        V1Field::Sentinel(inner) => quote_spanned! {ty.span()=>
+            buf.read::<__graphbinary::v1::V1<__graphbinary::v1::SentinelOptV1<#inner>>>().await?.0.0
+        },
+        V1Field::Same => layout_slow(Gen::V1, f),
     }
 }
 
-fn struct_body(fields: &[Field<'_>]) -> TokenStream {
-    if fields.is_empty() {
-        return quote! {
-            let _ = out;
-            ::core::result::Result::Ok(())
-        };
-    }
-    let writes = fields.iter().map(|f| {
-        let ident = f.ident;
-        let ty = f.ty;
-        match f.v1 {
-            V1Field::String => {
-                return quote_spanned! {ty.span()=>
-                    __graphbinary::write::put_str(
-                        out,
-                        __graphbinary::v1::OneString::one_string(&self.#ident)?,
-                    )?;
-                };
-            }
-            V1Field::Sentinel(_) => {
-                return quote_spanned! {ty.span()=>
-                    __graphbinary::v1::encode_sentinel_opt_v1(&self.#ident, out)?;
-                };
-            }
-            V1Field::Same => {}
-        }
-        match &f.layout {
-            Layout::Bare => quote_spanned! {ty.span()=>
-                __graphbinary::v1::EncodeV1::encode_v1(&self.#ident, out)?;
-            },
-            Layout::Fq => quote_spanned! {ty.span()=>
-                __graphbinary::v1::FqEncodeV1::encode_fq_v1(&self.#ident, out)?;
-            },
-            Layout::FqNullable(inner) => quote_spanned! {ty.span()=>
-                match &self.#ident {
-                    ::core::option::Option::Some(v) => {
-                        __graphbinary::write::put_header(
-                            out,
-                            <#inner as __graphbinary::v1::TypedV1>::TYPE_CODE_V1,
-                        );
-                        <#inner as __graphbinary::v1::EncodeV1>::encode_v1(v, out)?;
-                    }
-                    ::core::option::Option::None => __graphbinary::write::put_null(
-                        out,
-                        __graphbinary::codes::UNSPECIFIED_NULL,
-                    ),
-                }
-            },
-            Layout::Nullable(inner) => quote_spanned! {ty.span()=>
-                match &self.#ident {
-                    ::core::option::Option::Some(v) => {
-                        __graphbinary::__private::BufMut::put_u8(out, 0x00);
-                        <#inner as __graphbinary::v1::EncodeV1>::encode_v1(v, out)?;
-                    }
-                    ::core::option::Option::None => {
-                        __graphbinary::__private::BufMut::put_u8(out, 0x01);
-                    }
-                }
-            },
-            Layout::Skip => TokenStream::new(),
-        }
-    });
-    quote! {
-        #(#writes)*
-        ::core::result::Result::Ok(())
+/// The write of a field: its `v1 = ".."` layout, else its layout.
+fn field_write(f: &Field<'_>) -> TokenStream {
+    let ident = f.ident;
+    let ty = f.ty;
+    match f.v1 {
+        V1Field::String => quote_spanned! {ty.span()=>
+            __graphbinary::write::put_str(
+                out,
+                __graphbinary::v1::OneString::one_string(&self.#ident)?,
+            )?;
+        },
+        V1Field::Sentinel(_) => quote_spanned! {ty.span()=>
+            __graphbinary::v1::encode_sentinel_opt_v1(&self.#ident, out)?;
+        },
+        V1Field::Same => layout_write(Gen::V1, f),
     }
 }

@@ -1,5 +1,6 @@
 //! The writer back end: `Encode::encode`, the bare value in the same layout the readers
-//! read, so that every decoded value re-encodes byte for byte.
+//! read, so that every decoded value re-encodes byte for byte; its field walker serves
+//! GraphBinary 1's `EncodeV1` too.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -7,71 +8,88 @@ use syn::spanned::Spanned;
 
 use crate::ast::{Container, Field, Layout, Shape, Variant};
 use crate::bound::{self, Side};
+use crate::gen::{Gen, Names};
 use crate::sig::{self, Head};
 
 /// `impl Encode for ...`.
 pub(crate) fn encode_impl(cont: &Container<'_>) -> TokenStream {
-    let generics = bound::generics(cont, Side::Encode);
+    let generics = bound::generics(Gen::V4, cont, Side::Encode);
     let head = Head::new(cont.ident, &generics);
     let body = match &cont.shape {
-        Shape::Struct(fields) => struct_body(fields),
+        Shape::Struct(fields) => struct_writes(fields, |f| layout_write(Gen::V4, f)),
         Shape::EnumString(variants) => enum_body(variants),
         Shape::CompositePdt { name, fields } => pdt_body(name, fields),
     };
-    sig::encode(&head, false, body)
+    sig::encode(Gen::V4, &head, false, body)
 }
 
-fn struct_body(fields: &[Field<'_>]) -> TokenStream {
+/// The body of a struct writer (either generation): `write` per field, then `Ok(())`.
+pub(crate) fn struct_writes(
+    fields: &[Field<'_>],
+    write: impl Fn(&Field<'_>) -> TokenStream,
+) -> TokenStream {
     if fields.is_empty() {
         return quote! {
             let _ = out;
             ::core::result::Result::Ok(())
         };
     }
-    let writes = fields.iter().map(|f| {
-        let ident = f.ident;
-        let ty = f.ty;
-        match &f.layout {
-            Layout::Bare => quote_spanned! {ty.span()=>
-                __graphbinary::Encode::encode(&self.#ident, out)?;
-            },
-            Layout::Fq => quote_spanned! {ty.span()=>
-                __graphbinary::FqEncode::encode_fq(&self.#ident, out)?;
-            },
-            Layout::FqNullable(inner) => quote_spanned! {ty.span()=>
-                match &self.#ident {
-                    ::core::option::Option::Some(v) => {
-                        __graphbinary::write::put_header(
-                            out,
-                            <#inner as __graphbinary::Typed>::TYPE_CODE,
-                        );
-                        <#inner as __graphbinary::Encode>::encode(v, out)?;
-                    }
-                    // A null in an object slot is the unspecified null, as TinkerPop
-                    // writes it (and as core's `FqOpt` does).
-                    ::core::option::Option::None => __graphbinary::write::put_null(
-                        out,
-                        __graphbinary::codes::UNSPECIFIED_NULL,
-                    ),
-                }
-            },
-            Layout::Nullable(inner) => quote_spanned! {ty.span()=>
-                match &self.#ident {
-                    ::core::option::Option::Some(v) => {
-                        __graphbinary::__private::BufMut::put_u8(out, 0x00);
-                        <#inner as __graphbinary::Encode>::encode(v, out)?;
-                    }
-                    ::core::option::Option::None => {
-                        __graphbinary::__private::BufMut::put_u8(out, 0x01);
-                    }
-                }
-            },
-            Layout::Skip => TokenStream::new(),
-        }
-    });
+    let writes = fields.iter().map(write);
     quote! {
         #(#writes)*
         ::core::result::Result::Ok(())
+    }
+}
+
+/// The write of a field by its layout, through `gen`'s traits.
+pub(crate) fn layout_write(gen: Gen, f: &Field<'_>) -> TokenStream {
+    let ident = f.ident;
+    let ty = f.ty;
+    let Names {
+        encode,
+        encode_fn,
+        fq_encode,
+        encode_fq_fn,
+        typed,
+        type_code,
+        ..
+    } = gen.names_at(ty.span());
+    match &f.layout {
+        Layout::Bare => quote_spanned! {ty.span()=>
+            #encode::#encode_fn(&self.#ident, out)?;
+        },
+        Layout::Fq => quote_spanned! {ty.span()=>
+            #fq_encode::#encode_fq_fn(&self.#ident, out)?;
+        },
+        Layout::FqNullable(inner) => quote_spanned! {ty.span()=>
+            match &self.#ident {
+                ::core::option::Option::Some(v) => {
+                    __graphbinary::write::put_header(
+                        out,
+                        <#inner as #typed>::#type_code,
+                    );
+                    <#inner as #encode>::#encode_fn(v, out)?;
+                }
+                // A null in an object slot is the unspecified null, as TinkerPop
+                // writes it (and as core's `FqOpt` does).
+                ::core::option::Option::None => __graphbinary::write::put_null(
+                    out,
+                    __graphbinary::codes::UNSPECIFIED_NULL,
+                ),
+            }
+        },
+        Layout::Nullable(inner) => quote_spanned! {ty.span()=>
+            match &self.#ident {
+                ::core::option::Option::Some(v) => {
+                    __graphbinary::__private::BufMut::put_u8(out, 0x00);
+                    <#inner as #encode>::#encode_fn(v, out)?;
+                }
+                ::core::option::Option::None => {
+                    __graphbinary::__private::BufMut::put_u8(out, 0x01);
+                }
+            }
+        },
+        Layout::Skip => TokenStream::new(),
     }
 }
 

@@ -44,12 +44,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "--port" => {
-                port = it
-                    .next()
-                    .ok_or_else(|| anyhow::anyhow!("--port needs a value"))?
-                    .parse()?
-            }
+            "--port" => port = crate::util::flag_value(&mut it, "--port", "a value")?.parse()?,
             "-h" | "--help" => {
                 println!("{HELP}");
                 return Ok(());

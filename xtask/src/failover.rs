@@ -41,9 +41,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--ports" => {
-                ports = it
-                    .next()
-                    .context("--ports needs A,B,C")?
+                ports = crate::util::flag_value(&mut it, "--ports", "A,B,C")?
                     .split(',')
                     .map(|p| p.parse().context("--ports needs three port numbers"))
                     .collect::<Result<_>>()?;

@@ -33,8 +33,8 @@ pub fn main(args: &[String]) -> Result<(), String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--seconds" => {
-                seconds = it
-                    .next()
+                seconds = crate::util::flag_value(&mut it, "--seconds", "a number")
+                    .ok()
                     .and_then(|s| s.parse().ok())
                     .ok_or("--seconds needs a number")?;
             }

@@ -6,6 +6,18 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
+/// The value after `flag` on a command line (`it` just past the flag), or the error "`flag`
+/// needs `needs`".
+pub fn flag_value<'a>(
+    it: &mut impl Iterator<Item = &'a String>,
+    flag: &str,
+    needs: &str,
+) -> Result<&'a str> {
+    it.next()
+        .map(String::as_str)
+        .with_context(|| format!("{flag} needs {needs}"))
+}
+
 /// The workspace root (the parent of the `xtask` crate).
 pub fn project_root() -> PathBuf {
     let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

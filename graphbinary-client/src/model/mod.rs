@@ -103,3 +103,19 @@ pub mod codes {
         t
     };
 }
+
+// The impls of the generated `TypeCode` that do not depend on the spec.
+impl TryFrom<u8> for TypeCode {
+    type Error = u8;
+
+    /// Fails with the unknown byte.
+    fn try_from(code: u8) -> Result<Self, u8> {
+        TypeCode::from_u8(code).ok_or(code)
+    }
+}
+
+impl std::fmt::Display for TypeCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

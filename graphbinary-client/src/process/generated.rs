@@ -4,7 +4,7 @@
 
 use super::arg::{Arg, IntoArgs, Kind, Slot};
 use super::predicate::{TextP, P};
-use super::traversal::{GraphTraversal, GraphTraversalSource, StepDef};
+use super::traversal::{GraphTraversal, GraphTraversalSource, StepDef, StepInfo, StepOn};
 use crate::lang::tokens::*;
 use crate::lang::Lit;
 
@@ -1740,33 +1740,6 @@ static PRED_NOT_REGEX: StepDef = StepDef {
     forms: &[&[Slot::new(Kind::Str, false, true, false)]],
     signature: "notRegex(str$)",
 };
-
-/// Where a Gremlin name of [`STEPS`] belongs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StepOn {
-    /// A [`GraphTraversalSource`] method returning a new source.
-    Source,
-    /// A [`GraphTraversalSource`] method starting a [`GraphTraversal`].
-    Spawn,
-    /// A [`GraphTraversal`] step, also a function of [`__`].
-    Step,
-    /// A function of [`P`] or [`TextP`].
-    Predicate,
-}
-
-/// A Gremlin name and the Rust name of its method.
-#[derive(Debug, Clone, Copy)]
-pub struct StepInfo {
-    /// The gremlin-lang name, e.g. `hasLabel`.
-    pub gremlin: &'static str,
-    /// The Rust method name, e.g. `has_label`.
-    pub rust: &'static str,
-    /// Where it belongs.
-    pub on: StepOn,
-    /// Its grammar forms.
-    #[doc(hidden)]
-    pub def: &'static StepDef,
-}
 
 /// Every source method, step and predicate of the grammar with its Rust name, in the
 /// order of `spec/steps.toml` (for code generators, e.g. a Gherkin translator).

@@ -7,9 +7,10 @@
 //! nothing loops; only parse errors count, not what the server thinks of the arguments.
 
 use super::arg::{Arg, GValue, Kind, Slot};
-use super::generated::{StepOn, STEPS};
+use super::generated::STEPS;
 use super::predicate::P;
 use super::strategy::Strategy;
+use super::traversal::StepOn;
 use super::traversal::{GraphTraversal, GraphTraversalSource, StepDef};
 use super::__;
 use crate::client::{Client, Error};

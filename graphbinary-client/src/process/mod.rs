@@ -152,10 +152,10 @@ pub use crate::lang::tokens::{
 };
 pub use crate::lang::{IntoLit, Lit};
 pub use arg::{is_keyword, value_arg, Arg, GValue, IntoArgs};
-pub use generated::{StepInfo, StepOn, __, STEPS};
+pub use generated::{__, STEPS};
 pub use predicate::{TextP, P};
 pub use strategy::Strategy;
 pub use traversal::{
     single_quoted_literal, string_literal, BuildError, GraphTraversal, GraphTraversalSource,
-    GremlinLang, StepDef,
+    GremlinLang, StepDef, StepInfo, StepOn,
 };

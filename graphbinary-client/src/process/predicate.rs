@@ -1,7 +1,7 @@
 //! Predicates: [`P`] and [`TextP`] (the constructors are generated from `spec/steps.toml`).
 
 use super::arg::{describe, match_forms, Arg, IntoArgs};
-use super::generated::StepOn;
+use super::traversal::StepOn;
 use super::traversal::{find_def, StepDef};
 
 /// A predicate, for `has`, `is`, `where`, ...: `P::gt(30)`, `P::within(["a", "b"])`,

@@ -3,11 +3,38 @@
 use std::fmt;
 
 use super::arg::{describe, match_forms, Arg, IntoArgs, Slot};
-use super::generated::{StepOn, STEPS};
+use super::generated::STEPS;
 use super::predicate::{PNode, P};
 use crate::client::{Client, Error, MaterializeProperties, RequestBuilder, ResultStream};
 use crate::lang::{write_string, Lit, MAX_DEPTH};
 use crate::model::Value;
+
+/// Where a Gremlin name of [`STEPS`] belongs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StepOn {
+    /// A [`GraphTraversalSource`] method returning a new source.
+    Source,
+    /// A [`GraphTraversalSource`] method starting a [`GraphTraversal`].
+    Spawn,
+    /// A [`GraphTraversal`] step, also a function of [`__`](super::__).
+    Step,
+    /// A function of [`P`] or [`TextP`](super::TextP).
+    Predicate,
+}
+
+/// A Gremlin name and the Rust name of its method (the entries of [`STEPS`]).
+#[derive(Debug, Clone, Copy)]
+pub struct StepInfo {
+    /// The gremlin-lang name, e.g. `hasLabel`.
+    pub gremlin: &'static str,
+    /// The Rust method name, e.g. `has_label`.
+    pub rust: &'static str,
+    /// Where it belongs.
+    pub on: StepOn,
+    /// Its grammar forms.
+    #[doc(hidden)]
+    pub def: &'static StepDef,
+}
 
 /// What the generated code knows of one step: its gremlin name and its grammar forms.
 #[doc(hidden)]

@@ -226,15 +226,7 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
         }
         P | TEXT_P => {
             let predicate = cur.read_str()?.to_owned();
-            let values = decode_items(cur, "P values")?;
-            let name = if code == P { "g:P" } else { "g:TextP" };
-            composite(
-                name,
-                vec![
-                    ("predicate", Value::String(predicate)),
-                    ("value", Value::List(values)),
-                ],
-            )
+            predicate_value(code, predicate, decode_items(cur, "P values")?)
         }
         TRAVERSER => {
             let bulk = cur.read_i64()?;
@@ -443,7 +435,21 @@ pub fn traverser(bulk: i64, value: Value) -> Value {
     )
 }
 
-fn composite(type_name: &str, fields: Vec<(&str, Value)>) -> Value {
+/// A P (`code` P) or TextP as the composite value `g:P` / `g:TextP` of its predicate and values.
+pub(super) fn predicate_value(code: u8, predicate: String, values: Vec<Value>) -> Value {
+    let name = if code == codes::P { "g:P" } else { "g:TextP" };
+    composite(
+        name,
+        vec![
+            ("predicate", Value::String(predicate)),
+            ("value", Value::List(values)),
+        ],
+    )
+}
+
+/// A value of a GraphBinary 1 type the model has no type of its own for: a composite value
+/// named `type_name` with `fields`.
+pub(super) fn composite(type_name: &str, fields: Vec<(&str, Value)>) -> Value {
     Value::CompositePdt(Box::new(CompositePdt {
         type_name: type_name.to_owned(),
         fields: fields

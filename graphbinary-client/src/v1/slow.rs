@@ -19,15 +19,14 @@ use graphbinary_core::{DecodeError, ErrorKind, ReadBuffer};
 use tokio::io::AsyncRead;
 
 use crate::model::{
-    BigDecimal, BigInteger, CompositePdt, Edge, Path, PrimitivePdt, Property, Value, Vertex,
-    VertexProperty,
+    BigDecimal, BigInteger, Edge, Path, PrimitivePdt, Property, Value, Vertex, VertexProperty,
 };
 
 use crate::model::value::GrowStack;
 
 use super::codes;
 use super::custom;
-use super::reader::decode_body_at;
+use super::reader::{composite, decode_body_at, predicate_value};
 
 type Boxed<'a, T = Value> = Pin<Box<dyn Future<Output = Result<T, DecodeError>> + Send + 'a>>;
 
@@ -119,17 +118,6 @@ async fn map<R: AsyncRead + Unpin + Send>(
     Ok(entries)
 }
 
-fn composite(type_name: &str, fields: Vec<(&str, Value)>) -> Value {
-    Value::CompositePdt(Box::new(CompositePdt {
-        type_name: type_name.to_owned(),
-        fields: fields
-            .into_iter()
-            .map(|(k, v)| (Value::String(k.to_owned()), v))
-            .collect(),
-        ordered: false,
-    }))
-}
-
 async fn body<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
     code: u8,
@@ -178,15 +166,7 @@ async fn body<R: AsyncRead + Unpin + Send>(
         }
         P | TEXT_P => {
             let predicate = buf.read_string().await?;
-            let vs = values(buf, "P values").await?;
-            let name = if code == P { "g:P" } else { "g:TextP" };
-            composite(
-                name,
-                vec![
-                    ("predicate", Value::String(predicate)),
-                    ("value", Value::List(vs)),
-                ],
-            )
+            predicate_value(code, predicate, values(buf, "P values").await?)
         }
         // Read whole: fixed-size bodies, tokens, and the rarer structured types.
         _ => {

@@ -79,6 +79,16 @@ pub use graphbinary_core::testing::Pieces;
 #[allow(unused_imports)] // not every test binary uses it
 pub use graphbinary_core::testing::block_on;
 
+/// The footer of a GraphBinary 4 response that ends in a server error: status 500, message
+/// `boom`, exception `NPE`.
+pub fn boom_footer() -> Vec<u8> {
+    let mut footer = vec![0, 0, 1, 0xf4, 0x00, 0, 0, 0, 4];
+    footer.extend(b"boom");
+    footer.extend([0x00, 0, 0, 0, 3]);
+    footer.extend(b"NPE");
+    footer
+}
+
 /// A decimal number as (negative, significant digits, exponent of the last digit).
 pub fn decimal(s: &str) -> (bool, String, i64) {
     let (neg, s) = match s.strip_prefix('-') {

@@ -37,3 +37,44 @@ where
         .await
         .expect("results do not deserialize")
 }
+
+/// The one set-up nearly every test repeats on a request it sends (`c.submit(q)`,
+/// `c.request(q)...`, `tx.request(q)`, `...send()`): send it and take its results, failing the
+/// test on any error, as `....await.unwrap().one().await.unwrap()` and kin would.
+#[allow(async_fn_in_trait)] // the tests' own helper, awaited on one task
+pub trait Sent: IntoFuture<Output = Result<ResultStream, Error>> + Sized {
+    /// The single result, as `T`.
+    async fn expect_one<T>(self) -> T
+    where
+        T: TryFrom<Value>,
+        T::Error: std::fmt::Display,
+    {
+        one_as(self).await
+    }
+
+    /// Every result.
+    async fn expect_all(self) -> Vec<Value> {
+        self.await
+            .expect("request failed")
+            .all()
+            .await
+            .expect("results failed")
+    }
+
+    /// Every result, deserialized as `T` (serde).
+    #[cfg(feature = "serde")]
+    async fn expect_typed<T: serde::de::DeserializeOwned>(self) -> Vec<T> {
+        collect_as(self).await
+    }
+
+    /// How many results (a bulked result counts its bulk).
+    async fn expect_count(self) -> u64 {
+        self.await
+            .expect("request failed")
+            .count()
+            .await
+            .expect("results failed")
+    }
+}
+
+impl<F: IntoFuture<Output = Result<ResultStream, Error>>> Sent for F {}

@@ -315,6 +315,29 @@ pub enum Prim {
     Bin(Bytes),
 }
 
+/// The reads tried on a primitive.
+#[derive(Debug, Clone, Copy)]
+pub enum How {
+    /// `ReadBuffer::read::<T>()`.
+    Read,
+    /// `ReadBuffer::read::<T>()` with the fast path off.
+    ReadSlow,
+    /// `read_i32()`, `read_string()`, ...
+    Direct,
+    /// `ReadBuffer::read::<Fq<T>>()` over the fully-qualified form.
+    Fq,
+}
+
+impl How {
+    /// Every read.
+    pub const ALL: [How; 4] = [How::Read, How::ReadSlow, How::Direct, How::Fq];
+
+    /// Whether the buffer's fast path is on for this read.
+    pub fn fast_path(self) -> bool {
+        !matches!(self, How::ReadSlow)
+    }
+}
+
 impl PartialEq for Prim {
     fn eq(&self, other: &Self) -> bool {
         use Prim::*;
@@ -477,6 +500,45 @@ impl Prim {
             .read::<Fq<T>>()
             .await
             .map(|f| f.0.into_prim()))
+    }
+
+    /// The bytes `how` reads: the fully-qualified encoding for [`How::Fq`], else the bare one.
+    pub fn encoded_for(&self, how: How) -> Vec<u8> {
+        let mut out = Vec::new();
+        match how {
+            How::Fq => self.encode_fq(&mut out),
+            _ => self.encode(&mut out),
+        }
+        out
+    }
+
+    /// Reads a value of the same type the way `how` says (the buffer's fast path set apart,
+    /// see [`How::fast_path`]).
+    pub async fn read_how<R: AsyncRead + Unpin + Send>(
+        &self,
+        how: How,
+        buf: &mut ReadBuffer<R>,
+    ) -> Result<Prim, DecodeError> {
+        match how {
+            How::Read | How::ReadSlow => self.read(buf).await,
+            How::Direct => self.read_direct(buf).await,
+            How::Fq => self.read_fq(buf).await,
+        }
+    }
+
+    /// Reads the value back the way `how` says and checks that it is this one (`ctx` in the
+    /// message of a failure).
+    pub async fn read_back<R: AsyncRead + Unpin + Send>(
+        &self,
+        how: How,
+        buf: &mut ReadBuffer<R>,
+        ctx: &str,
+    ) {
+        let got = self
+            .read_how(how, buf)
+            .await
+            .unwrap_or_else(|e| panic!("{ctx}: {e}"));
+        assert_eq!(got, *self, "{ctx}");
     }
 
     /// Reads a value of the same type with the buffer's dedicated async method (`read_i32`,

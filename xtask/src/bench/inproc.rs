@@ -56,47 +56,25 @@ pub(super) fn inproc(o: &Opts, rep: &mut Report) -> Result<()> {
         let _ = std::fs::remove_dir_all(crit.join(format!("decode_{c}")));
         let _ = std::fs::remove_dir_all(crit.join(format!("serde_{c}")));
     }
-    let mut bench = Command::new("cargo");
-    bench
-        .current_dir(&root)
-        .args([
-            "bench",
-            "-p",
-            "graphbinary-client",
-            "--bench",
-            "decode",
-            "--",
-        ])
-        .args(["--warm-up-time", warm, "--measurement-time", measure]);
-    rep.cmd(&bench);
-    crate::util::run(&mut bench)?;
-    let mut serde = Command::new("cargo");
-    serde
-        .current_dir(&root)
-        .env("BENCH_MODES", ROUTES.map(|(id, _)| id).join(","))
-        .args([
-            "bench",
-            "-p",
-            "graphbinary-client",
-            "--bench",
-            "serde",
-            "--",
-        ])
-        .args(["--warm-up-time", warm, "--measurement-time", measure]);
-    rep.cmd(&serde);
-    crate::util::run(&mut serde)?;
-    let mut alloc = Command::new("cargo");
-    alloc
-        .current_dir(&root)
-        .args(["bench", "-p", "graphbinary-client", "--bench", "alloc"]);
-    rep.cmd(&alloc);
-    crate::util::run(&mut alloc)?;
-    let mut ab = Command::new("cargo");
-    ab.current_dir(&root)
-        .env("AB_ROUNDS", if o.quick { "5" } else { "21" })
-        .args(["bench", "-p", "graphbinary-client", "--bench", "ab"]);
-    rep.cmd(&ab);
-    crate::util::run(&mut ab)?;
+    // `cargo bench -p graphbinary-client --bench NAME` with `env`, and criterion's times for
+    // the criterion benches.
+    let run_bench = |rep: &mut Report, name: &str, env: &[(&str, String)], criterion: bool| {
+        let mut cmd = Command::new("cargo");
+        cmd.current_dir(&root)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .args(["bench", "-p", "graphbinary-client", "--bench", name]);
+        if criterion {
+            cmd.args(["--", "--warm-up-time", warm, "--measurement-time", measure]);
+        }
+        rep.cmd(&cmd);
+        crate::util::run(&mut cmd)
+    };
+    run_bench(rep, "decode", &[], true)?;
+    let modes = ROUTES.map(|(id, _)| id).join(",");
+    run_bench(rep, "serde", &[("BENCH_MODES", modes)], true)?;
+    run_bench(rep, "alloc", &[], false)?;
+    let rounds = if o.quick { "5" } else { "21" };
+    run_bench(rep, "ab", &[("AB_ROUNDS", rounds.to_owned())], false)?;
     // (corpus, mode) -> (results, bytes, allocs per result)
     let allocs: BTreeMap<_, _> = by_corpus_and_mode(&crit.join("alloc.jsonl"), rep)?
         .into_iter()

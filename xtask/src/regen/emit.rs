@@ -132,20 +132,7 @@ pub fn type_code(spec: &Spec) -> TokenStream {
             }
         }
 
-        impl ::core::convert::TryFrom<u8> for TypeCode {
-            type Error = u8;
-
-            /// Fails with the unknown byte.
-            fn try_from(code: u8) -> Result<Self, u8> {
-                TypeCode::from_u8(code).ok_or(code)
-            }
-        }
-
-        impl ::core::fmt::Display for TypeCode {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(self.name())
-            }
-        }
+        // `TryFrom<u8>` and `Display` are written by hand in `model/mod.rs`.
     }
 }
 
@@ -414,56 +401,15 @@ pub fn spec_vectors(loaded: &super::vectors::Loaded) -> TokenStream {
         }
     });
     quote! {
-        //! The test vectors of `spec/vectors/*.toml` as Rust data, for tests.
+        //! The test vectors of `spec/vectors/*.toml` as Rust data, for tests, of the types
+        //! of `tests/common/spec_vector_types.rs`.
         //!
-        //! Self-contained: integration tests can include it with
+        //! Integration tests include it with
         //! `#[path = "generated/spec_vectors.rs"] mod spec_vectors;`.
 
         #![allow(dead_code)]
 
-        /// One fully-qualified value of `spec/vectors/<type>.toml`.
-        #[derive(Debug, Clone, Copy)]
-        pub struct SpecVector {
-            /// The file it comes from, relative to the repository root.
-            pub file: &'static str,
-            /// Unique name of the vector.
-            pub name: &'static str,
-            /// GraphBinary name of the file's type.
-            pub type_name: &'static str,
-            /// Type code of the file's type (the first byte).
-            pub type_code: u8,
-            /// The fully-qualified value.
-            pub bytes: &'static [u8],
-            /// The expected GraphSON 4 JSON, when GraphSON can represent the value.
-            pub graphson: Option<&'static str>,
-            /// Where the vector comes from.
-            pub note: &'static str,
-        }
-
-        /// One whole response message of `spec/vectors/responses.toml`.
-        #[derive(Debug, Clone, Copy)]
-        pub struct SpecResponse {
-            /// Unique name of the vector.
-            pub name: &'static str,
-            /// The whole response body.
-            pub bytes: &'static [u8],
-            /// The bulked flag (second byte).
-            pub bulked: bool,
-            /// Number of result items (bulks not counted).
-            pub items: usize,
-            /// Bulk of each item (empty unless bulked).
-            pub bulks: &'static [i64],
-            /// Footer status code.
-            pub status_code: i32,
-            /// Footer status message (`None`: null).
-            pub status_message: Option<&'static str>,
-            /// Footer exception (`None`: null).
-            pub exception: Option<&'static str>,
-            /// Expected GraphSON 4 of each item, when given.
-            pub items_graphson: Option<&'static [&'static str]>,
-            /// Where the vector comes from.
-            pub note: &'static str,
-        }
+        include!("../common/spec_vector_types.rs");
 
         /// Every value vector, by file name then file order.
         pub const SPEC_VECTORS: &[SpecVector] = &[#(#values)*];

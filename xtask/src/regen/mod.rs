@@ -174,14 +174,20 @@ pub fn types_files(root: &Path, spec: &model::Spec) -> Result<Vec<(String, Strin
     ];
     outputs
         .into_iter()
-        .map(|(path, tokens)| {
-            let text = emit::render(&header, tokens).map_err(|source| Error::Emit {
-                path: path.clone(),
-                source,
-            })?;
-            Ok((path, text))
-        })
+        .map(|(path, tokens)| rendered(&header, path, tokens))
         .collect()
+}
+
+/// `(path, text)`: `tokens` formatted as the file `path` under `header`.
+fn rendered(
+    header: &str,
+    path: String,
+    tokens: proc_macro2::TokenStream,
+) -> Result<(String, String), Error> {
+    match emit::render(header, tokens) {
+        Ok(text) => Ok((path, text)),
+        Err(source) => Err(Error::Emit { path, source }),
+    }
 }
 
 /// Generator of the `types` target.
@@ -200,12 +206,11 @@ pub const SPEC_VECTORS_RS: &str = "graphbinary-client/tests/generated/spec_vecto
 pub fn vectors_file(root: &Path, spec: &model::Spec) -> Result<(String, String), Error> {
     let loaded = vectors::load_all(root, spec)?;
     let header = emit::header("vectors", "spec/vectors/*.toml");
-    let text =
-        emit::render(&header, emit::spec_vectors(&loaded)).map_err(|source| Error::Emit {
-            path: SPEC_VECTORS_RS.to_owned(),
-            source,
-        })?;
-    Ok((SPEC_VECTORS_RS.to_owned(), text))
+    rendered(
+        &header,
+        SPEC_VECTORS_RS.to_owned(),
+        emit::spec_vectors(&loaded),
+    )
 }
 
 /// Generator of the `vectors` target: validates `spec/vectors/` and writes the vector table.
@@ -225,13 +230,7 @@ pub fn steps_files(root: &Path) -> Result<Vec<(String, String)>, Error> {
     let (tokens, steps_api) = steps::emit(&spec);
     [(steps::TOKENS_RS, tokens), (steps::STEPS_RS, steps_api)]
         .into_iter()
-        .map(|(path, ts)| {
-            let out = emit::render(&header, ts).map_err(|source| Error::Emit {
-                path: path.to_owned(),
-                source,
-            })?;
-            Ok((path.to_owned(), out))
-        })
+        .map(|(path, ts)| rendered(&header, path.to_owned(), ts))
         .collect()
 }
 
@@ -247,11 +246,7 @@ pub fn generate_steps(root: &Path, check: bool) -> Result<(), Error> {
 pub fn v1_file(root: &Path, spec: &model::Spec) -> Result<(String, String), Error> {
     let types = load_v1(root, spec)?;
     let header = emit::header("v1", v1::V1_SPEC);
-    let out = emit::render(&header, v1::emit(&types)).map_err(|source| Error::Emit {
-        path: v1::V1_CODES_RS.to_owned(),
-        source,
-    })?;
-    Ok((v1::V1_CODES_RS.to_owned(), out))
+    rendered(&header, v1::V1_CODES_RS.to_owned(), v1::emit(&types))
 }
 
 /// Generator of the `v1` target.
@@ -388,15 +383,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn type_code_covers_every_spec_code() {
+    /// The text of the generated file of the `types` target whose path ends with `name`.
+    fn types_file(name: &str) -> String {
         let spec = load_spec(&project_root()).unwrap();
         let files = types_files(&project_root(), &spec).unwrap();
-        let type_code = &files
-            .iter()
-            .find(|(p, _)| p.ends_with("type_code.rs"))
+        files
+            .into_iter()
+            .find(|(p, _)| p.ends_with(name))
             .unwrap()
-            .1;
+            .1
+    }
+
+    #[test]
+    fn type_code_covers_every_spec_code() {
+        let type_code = &types_file("type_code.rs");
         let file = syn::parse_file(type_code).unwrap();
         let en = file
             .items
@@ -461,13 +461,7 @@ mod tests {
 
     #[test]
     fn elements_carry_the_derive_attributes() {
-        let spec = load_spec(&project_root()).unwrap();
-        let files = types_files(&project_root(), &spec).unwrap();
-        let elements = &files
-            .iter()
-            .find(|(p, _)| p.ends_with("elements.rs"))
-            .unwrap()
-            .1;
+        let elements = &types_file("elements.rs");
         for needle in [
             "#[graphbinary(type_code = 0x11, v1)]\npub struct Vertex {",
             "    #[graphbinary(v1 = \"string\")]\n    pub label: Labels,",

@@ -337,24 +337,14 @@ pub fn parse_types(file: &str, text: &str) -> Result<Spec, SpecErrors> {
                 t.code
             ));
         }
-        if t.name.is_empty() {
-            err("empty name".into());
-        }
-        if !names.insert(t.name.clone()) {
-            err("duplicate name".into());
-        }
-        if !is_ident(&t.rust) || !t.rust.starts_with(|c: char| c.is_ascii_uppercase()) {
-            err(format!(
-                "rust name {:?} is not an UpperCamelCase identifier",
-                t.rust
-            ));
-        }
-        if !rusts.insert(t.rust.clone()) {
-            err(format!("duplicate rust name {:?}", t.rust));
-        }
-        if t.doc.trim().is_empty() {
-            err("missing doc".into());
-        }
+        let kinds = ["name", "name", "rust name"];
+        check_names(
+            kinds,
+            [&t.name, &t.rust, &t.doc],
+            &mut names,
+            &mut rusts,
+            &mut err,
+        );
         let kind = Kind::ALL
             .iter()
             .find(|(n, _)| *n == t.kind)
@@ -489,24 +479,9 @@ pub fn parse_types(file: &str, text: &str) -> Result<Spec, SpecErrors> {
         for v in t.values.iter().flatten() {
             let ventry = format!("type {:?} value {:?}", t.name, v.name);
             let mut verr = |msg: String| errs.push(SpecError::new(file, ventry.clone(), msg));
-            if v.name.is_empty() {
-                verr("empty value name".into());
-            }
-            if !seen_names.insert(v.name.clone()) {
-                verr("duplicate value".into());
-            }
-            if !is_ident(&v.rust) || !v.rust.starts_with(|c: char| c.is_ascii_uppercase()) {
-                verr(format!(
-                    "rust variant {:?} is not an UpperCamelCase identifier",
-                    v.rust
-                ));
-            }
-            if !seen_rust.insert(v.rust.clone()) {
-                verr(format!("duplicate rust variant {:?}", v.rust));
-            }
-            if v.doc.trim().is_empty() {
-                verr("missing doc".into());
-            }
+            let kinds = ["value name", "value", "rust variant"];
+            let named = [&v.name, &v.rust, &v.doc];
+            check_names(kinds, named, &mut seen_names, &mut seen_rust, &mut verr);
             values.push(EnumValue {
                 name: v.name.clone(),
                 rust: v.rust.clone(),
@@ -533,6 +508,36 @@ pub fn parse_types(file: &str, text: &str) -> Result<Spec, SpecErrors> {
         Ok(Spec { types })
     } else {
         Err(SpecErrors(errs))
+    }
+}
+
+/// The rules a spec entry's `[name, rust name, doc]` obey: a non-empty name and an
+/// UpperCamelCase Rust name, each not in `names` / `rusts` yet (and added), and a doc;
+/// `[empty, duplicate, rust]` are how the messages call the name, a second one, and the Rust
+/// name.
+fn check_names(
+    [empty, duplicate, rust_kind]: [&str; 3],
+    [name, rust, doc]: [&String; 3],
+    names: &mut BTreeSet<String>,
+    rusts: &mut BTreeSet<String>,
+    err: &mut impl FnMut(String),
+) {
+    if name.is_empty() {
+        err(format!("empty {empty}"));
+    }
+    if !names.insert(name.clone()) {
+        err(format!("duplicate {duplicate}"));
+    }
+    if !is_ident(rust) || !rust.starts_with(|c: char| c.is_ascii_uppercase()) {
+        err(format!(
+            "{rust_kind} {rust:?} is not an UpperCamelCase identifier"
+        ));
+    }
+    if !rusts.insert(rust.clone()) {
+        err(format!("duplicate {rust_kind} {rust:?}"));
+    }
+    if doc.trim().is_empty() {
+        err("missing doc".into());
     }
 }
 

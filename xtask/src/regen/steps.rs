@@ -608,18 +608,12 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
             let slots = f.iter().map(slot_tokens);
             quote! { &[#(#slots),*] }
         });
-        let signature = s
-            .form_text
-            .iter()
-            .map(|f| {
-                format!(
-                    "{}({})",
-                    s.gremlin,
-                    f.split_whitespace().collect::<Vec<_>>().join(", ")
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" | ");
+        // A form as a call: `has(str?, gen$)`.
+        let call = |f: &String| {
+            let args = f.split_whitespace().collect::<Vec<_>>().join(", ");
+            format!("{}({args})", s.gremlin)
+        };
+        let signature = s.form_text.iter().map(call).collect::<Vec<_>>().join(" | ");
         defs.push(quote! {
             static #def: StepDef = StepDef {
                 gremlin: #gremlin,
@@ -640,17 +634,7 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
         let forms_doc = s
             .form_text
             .iter()
-            .map(|f| {
-                if f.is_empty() {
-                    format!("* `{}()`", s.gremlin)
-                } else {
-                    format!(
-                        "* `{}({})`",
-                        s.gremlin,
-                        f.split_whitespace().collect::<Vec<_>>().join(", ")
-                    )
-                }
-            })
+            .map(|f| format!("* `{}`", call(f)))
             .collect::<Vec<_>>()
             .join("\n");
         let what = match s.on {
@@ -740,33 +724,6 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
     items.push(quote! {
         #(#defs)*
 
-        /// Where a Gremlin name of [`STEPS`] belongs.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum StepOn {
-            /// A [`GraphTraversalSource`] method returning a new source.
-            Source,
-            /// A [`GraphTraversalSource`] method starting a [`GraphTraversal`].
-            Spawn,
-            /// A [`GraphTraversal`] step, also a function of [`__`].
-            Step,
-            /// A function of [`P`] or [`TextP`].
-            Predicate,
-        }
-
-        /// A Gremlin name and the Rust name of its method.
-        #[derive(Debug, Clone, Copy)]
-        pub struct StepInfo {
-            /// The gremlin-lang name, e.g. `hasLabel`.
-            pub gremlin: &'static str,
-            /// The Rust method name, e.g. `has_label`.
-            pub rust: &'static str,
-            /// Where it belongs.
-            pub on: StepOn,
-            /// Its grammar forms.
-            #[doc(hidden)]
-            pub def: &'static StepDef,
-        }
-
         /// Every source method, step and predicate of the grammar with its Rust name, in the
         /// order of `spec/steps.toml` (for code generators, e.g. a Gherkin translator).
         pub static STEPS: [StepInfo; #n_steps] = [#(#infos)*];
@@ -811,7 +768,7 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
 
         use super::arg::{Arg, IntoArgs, Kind, Slot};
         use super::predicate::{TextP, P};
-        use super::traversal::{GraphTraversal, GraphTraversalSource, StepDef};
+        use super::traversal::{GraphTraversal, GraphTraversalSource, StepDef, StepInfo, StepOn};
         use crate::lang::tokens::*;
         use crate::lang::Lit;
 

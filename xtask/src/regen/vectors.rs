@@ -532,6 +532,17 @@ fn check_graphson(file: &str, entry: &str, json: &str, errs: &mut Vec<SpecError>
     }
 }
 
+/// `text` (of `file`) as TOML, or `None` with the error in `errs`.
+fn parse_toml<T: serde::de::DeserializeOwned>(
+    file: &str,
+    text: &str,
+    errs: &mut Vec<SpecError>,
+) -> Option<T> {
+    toml::from_str(text)
+        .map_err(|e| errs.push(SpecError::new(file, "", format!("invalid TOML: {e}"))))
+        .ok()
+}
+
 /// Validate one value-vector file's text; returns its valid vectors.
 pub fn check_value_file(
     spec: &Spec,
@@ -540,12 +551,8 @@ pub fn check_value_file(
     names: &mut BTreeMap<String, String>,
     errs: &mut Vec<SpecError>,
 ) -> Vec<LoadedValue> {
-    let parsed: ValueFile = match toml::from_str(text) {
-        Ok(f) => f,
-        Err(e) => {
-            errs.push(SpecError::new(file, "", format!("invalid TOML: {e}")));
-            return Vec::new();
-        }
+    let Some(parsed) = parse_toml::<ValueFile>(file, text, errs) else {
+        return Vec::new();
     };
     let Some(ty) = spec.find(&parsed.type_name) else {
         errs.push(SpecError::new(
@@ -647,12 +654,8 @@ pub fn check_response_file(
     names: &mut BTreeMap<String, String>,
     errs: &mut Vec<SpecError>,
 ) -> Vec<LoadedResponse> {
-    let parsed: ResponseFile = match toml::from_str(text) {
-        Ok(f) => f,
-        Err(e) => {
-            errs.push(SpecError::new(file, "", format!("invalid TOML: {e}")));
-            return Vec::new();
-        }
+    let Some(parsed) = parse_toml::<ResponseFile>(file, text, errs) else {
+        return Vec::new();
     };
     let mut loaded = Vec::new();
     for r in &parsed.responses {

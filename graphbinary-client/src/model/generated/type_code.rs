@@ -225,17 +225,3 @@ impl TypeCode {
         }
     }
 }
-
-impl ::core::convert::TryFrom<u8> for TypeCode {
-    type Error = u8;
-    /// Fails with the unknown byte.
-    fn try_from(code: u8) -> Result<Self, u8> {
-        TypeCode::from_u8(code).ok_or(code)
-    }
-}
-
-impl ::core::fmt::Display for TypeCode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.name())
-    }
-}
