@@ -65,6 +65,8 @@ pub fn cli(args: &[String]) -> Result<()> {
         "-q",
         "-p",
         "graphbinary-client",
+        "--features",
+        "cli",
         "--bin",
         "graphbinary",
     ]))?;

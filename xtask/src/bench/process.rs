@@ -132,6 +132,8 @@ pub(super) fn process(o: &Opts, rep: &mut Report) -> Result<()> {
         "--release",
         "-p",
         "graphbinary-client",
+        "--features",
+        "cli",
         "--bin",
         "graphbinary",
     ]);
