@@ -143,6 +143,7 @@ mod grammar_check;
 #[rustfmt::skip]
 mod generated;
 mod lit;
+mod lit_parse;
 mod predicate;
 mod strategy;
 mod traversal;
@@ -154,6 +155,7 @@ pub use generated::{
     __, DT, IO, STEPS, T,
 };
 pub use lit::{IntoLit, Lit};
+pub use lit_parse::LitParseError;
 pub use predicate::{TextP, P};
 pub use strategy::Strategy;
 pub use traversal::{
