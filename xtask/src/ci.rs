@@ -197,6 +197,9 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
                 // SASL with URL credentials against the --auth server.
                 "--test",
                 "secrets",
+                // The console and `query --user` through a pseudo-terminal, on the --auth server.
+                "--test",
+                "console3",
             ])
             .env("GREMLIN_WS_URL_373", s373.url())
             .env("GREMLIN_WS_URL_381", s381.url())
