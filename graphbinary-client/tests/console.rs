@@ -187,5 +187,5 @@ fn without_a_terminal_the_console_reads_lines() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("marko\n") && out.contains("6\n"), "{out}");
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("1 results in "), "{err}");
+    assert!(err.contains("1 result in "), "{err}");
 }

@@ -578,6 +578,9 @@ mod tests {
             "99999999999999999999N"
         );
         assert_eq!(lit("1.50m").to_gremlin().unwrap(), "1.50M");
+        assert_eq!(lit("-12e-3m").to_gremlin().unwrap(), "-0.012M");
+        assert_eq!(lit("2d"), Lit::Double(2.0));
+        assert!(matches!(lit("NaN"), Lit::Double(d) if d.is_nan()));
         for bad in ["128b", "1x", "0x", "1.5q", "12ab", "--1"] {
             assert!(Lit::parse(bad).is_err(), "{bad}");
         }
@@ -607,6 +610,12 @@ mod tests {
         );
         assert_eq!(lit(r#"Binary("AQID")"#), Lit::Binary(vec![1, 2, 3]));
         assert_ne!(lit("UUID()"), lit("UUID()"));
+        let id = r#"UUID("f47af10b-58cc-4372-a567-0f02b2f3d479")"#;
+        assert_eq!(lit(id).to_gremlin().unwrap(), id);
+        assert_eq!(
+            lit("DateTime('2023-08-08T00:00:30Z')"),
+            lit("datetime(\"2023-08-08T00:00:30Z\")")
+        );
         assert_eq!(lit("[]"), Lit::List(vec![]));
         assert_eq!(lit("[:]"), Lit::Map(vec![]));
         assert_eq!(lit("{1, 1}"), Lit::Set(vec![Lit::Int(1), Lit::Int(1)]));

@@ -169,7 +169,8 @@ impl Words {
     }
 }
 
-/// Whether `text` has a bracket or a quote still open (so the input goes on on the next line).
+/// Whether `text` has a bracket or a quote still open, or ends with a `.` before the next step
+/// (so the input goes on on the next line).
 pub fn is_open(text: &str) -> bool {
     let mut depth: i64 = 0;
     let mut quote: Option<char> = None;
@@ -192,7 +193,7 @@ pub fn is_open(text: &str) -> bool {
             _ => {}
         }
     }
-    quote.is_some() || depth > 0
+    quote.is_some() || depth > 0 || text.trim_end().ends_with('.')
 }
 
 /// The helper given to the editor.
@@ -271,6 +272,7 @@ mod tests {
         assert!(is_open("g.inject([1,"));
         assert!(!is_open("g.V().has('name', 'a)b')"));
         assert!(!is_open(r#"g.inject("a\"(")"#));
+        assert!(is_open("g.V().\n"));
         assert!(!is_open("g.V()"));
     }
 }

@@ -190,7 +190,7 @@ async fn command(st: &mut State, text: &str) -> Result<Flow, String> {
         }
         ":source" => {
             st.opts.source = (!rest.is_empty()).then(|| rest.to_owned());
-            println!("g is {}", rest.is_empty().then_some("g").unwrap_or(rest));
+            println!("g is {}", if rest.is_empty() { "g" } else { rest });
         }
         ":format" => match Format::from_name(rest) {
             Some(f) => st.format = f,
@@ -367,7 +367,8 @@ impl State {
         if self.timing {
             let first = first.map_or_else(|| "-".to_owned(), |d| format!("{:.1} ms", ms(d)));
             eprintln!(
-                "{n} results in {:.1} ms (first after {first})",
+                "{n} result{} in {:.1} ms (first after {first})",
+                if n == 1 { "" } else { "s" },
                 ms(start.elapsed())
             );
         }
