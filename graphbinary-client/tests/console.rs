@@ -189,3 +189,26 @@ fn without_a_terminal_the_console_reads_lines() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("1 result in "), "{err}");
 }
+
+#[test]
+fn plain_graphbinary_on_a_terminal_is_the_console_and_errors_are_red() {
+    let Some(url) = server(
+        "GREMLIN_URL",
+        "console plain_graphbinary_on_a_terminal_is_the_console",
+    ) else {
+        return;
+    };
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_graphbinary"));
+    cmd.env("GREMLIN_URL", &url)
+        .env("GRAPHBINARY_HISTORY", history_file("plain"))
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm");
+    let mut p = rexpect::session::spawn_command(cmd, Some(60_000)).unwrap();
+    p.exp_string(READY).unwrap();
+    let out = run(&mut p, "g.V().nosuchstep()");
+    assert!(out.contains("\x1b[31merror: server error 400"), "{out:?}");
+    let out = run(&mut p, ":help");
+    assert!(out.contains(":rollback"), "{out:?}");
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}

@@ -4,6 +4,7 @@ part of `cargo xtask bench`: from the start of the process to its first prompt, 
 each --send line once the previous answer (or the prompt) is in, to the first result.
 
 usage: console_startup.py --prompt TEXT --expect TEXT [--send LINE]... -- COMMAND ARGS...
+TEXT may hold Python escapes (\\r, \\n, \\x1b), so that a command line stays printable.
 Prints one JSON line: {"prompt": seconds, "first": seconds}; exits 1 (saying why) when a text
 does not show within 120 s."""
 
@@ -16,14 +17,18 @@ import sys
 import time
 
 
+def unescape(text):
+    return text.encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1")
+
+
 def main(argv):
     prompt, expect, sends = None, None, []
     i = 0
     while argv[i] != "--":
         if argv[i] == "--prompt":
-            prompt = argv[i + 1].encode()
+            prompt = unescape(argv[i + 1])
         elif argv[i] == "--expect":
-            expect = argv[i + 1].encode()
+            expect = unescape(argv[i + 1])
         elif argv[i] == "--send":
             sends.append(argv[i + 1].encode())
         else:

@@ -21,7 +21,7 @@ pub const SECTION_START: &str = "## 6. Console start-up";
 const VERSION: &str = "3.7.3";
 
 /// One timed run: seconds to the first prompt and to the first result.
-fn once(rep: &mut Report, args: &[String], record: bool) -> Result<(f64, f64)> {
+fn once(rep: &mut Report, name: &str, args: &[String], record: bool) -> Result<(f64, f64)> {
     let root = project_root();
     let mut cmd = Command::new("python3");
     cmd.arg(root.join("xtask/bench/console_startup.py"))
@@ -45,8 +45,7 @@ fn once(rep: &mut Report, args: &[String], record: bool) -> Result<(f64, f64)> {
             .as_f64()
             .with_context(|| format!("no {k} in {line:?}"))
     };
-    rep.raw
-        .push(format!("console {} {}", args.join(" "), line.trim()));
+    rep.raw.push(format!("console {name}: {}", line.trim()));
     Ok((secs("prompt")?, secs("first")?))
 }
 
@@ -83,7 +82,7 @@ pub fn run(quick: bool, port: u16, rep: &mut Report) -> Result<()> {
         s("--prompt"),
         s("gremlin> "),
         s("--expect"),
-        s("\r\n6\r\n"),
+        s(r"\r\n6\r\n"),
         s("--send"),
         s("g.V().count()"),
         s("--"),
@@ -97,7 +96,7 @@ pub fn run(quick: bool, port: u16, rep: &mut Report) -> Result<()> {
         s("gremlin> "),
         // The console colours its answer: `==>`, then the value between resets.
         s("--expect"),
-        s("6\x1b[m\r\n"),
+        s(r"6\x1b[m\r\n"),
         s("--send"),
         s(":plugin use tinkerpop.server"),
         s("--send"),
@@ -114,8 +113,8 @@ pub fn run(quick: bool, port: u16, rep: &mut Report) -> Result<()> {
     let (mut ours_p, mut ours_f, mut java_p, mut java_f) = (vec![], vec![], vec![], vec![]);
     // Interleaved, one warm-up run each (page cache, the JVM's class data).
     for i in 0..=runs {
-        let (p, f) = once(rep, &ours_args, i == 0)?;
-        let (jp, jf) = once(rep, &java_args, i == 0)?;
+        let (p, f) = once(rep, "graphbinary", &ours_args, i == 0)?;
+        let (jp, jf) = once(rep, "gremlin-console", &java_args, i == 0)?;
         if i > 0 {
             ours_p.push(p);
             ours_f.push(f);
