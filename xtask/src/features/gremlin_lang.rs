@@ -412,7 +412,7 @@ mod tests {
     #[test]
     fn literals_are_read_by_the_library_reader() {
         // The rules themselves are tested with `Lit::parse` (graphbinary-client's
-        // `process::lit_parse::tests`); here, that every kind of literal reaches it.
+        // `lang::lit_parse::tests`); here, that every kind of literal reaches it.
         for text in [
             "-7i",
             "1.25m",

@@ -8,7 +8,8 @@
 use base64::Engine as _;
 use num_bigint::BigInt;
 
-use super::lit::Lit;
+// The nesting bound of the writer's: a hostile text gets an error, not a stack overflow.
+use super::lit::{Lit, MAX_DEPTH};
 use crate::model::{BigDecimal, BigInteger, DateTime, Duration};
 
 /// Why a text is not a gremlin-lang literal: the byte offset where reading stopped and the
@@ -61,9 +62,6 @@ impl Lit {
         Ok((lit, p.i))
     }
 }
-
-/// Nesting bound of lists, sets and maps: a hostile text gets an error, not a stack overflow.
-const MAX_DEPTH: usize = 128;
 
 struct Parser<'a> {
     s: &'a str,
