@@ -37,8 +37,9 @@ pub struct QueryArgs {
     /// Ask for bulked results (equal results merged into value + count).
     #[arg(long)]
     pub bulk: bool,
-    /// A parameter of the script, name=<gremlin-lang literal>, typed as the literal says
-    /// (29 an Int, 29L a Long, 'x' a String, [a:1] a Map, datetime('...') ...). Repeatable.
+    /// A parameter of the script, `name=LITERAL` with a gremlin-lang literal, typed as the
+    /// literal says (`29` an Int, `29L` a Long, `'x'` a String, `[a:1]` a Map,
+    /// `datetime('...')`). Repeatable.
     #[arg(long = "param", value_name = "NAME=LITERAL", value_parser = crate::args::parse_param)]
     pub params: Vec<(String, graphbinary_client::model::Value)>,
     /// Print results, bytes, seconds and results/s to stderr at the end.
