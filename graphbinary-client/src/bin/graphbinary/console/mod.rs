@@ -146,7 +146,7 @@ pub fn run(args: ConsoleArgs) -> ExitCode {
     }
     if let Some(tx) = st.tx.take() {
         // Leaving with a transaction open rolls it back, as closing the session would.
-        let _ = rt.block_on(rollback(tx));
+        let _ = rt.block_on(end(tx, false));
         eprintln!("the open transaction was rolled back");
     }
     ExitCode::SUCCESS
@@ -235,12 +235,9 @@ async fn command(st: &mut State, text: &str) -> Result<Flow, String> {
             let Some(tx) = st.tx.take() else {
                 return Err("no transaction is open (:begin)".into());
             };
-            let r = if cmd == ":commit" {
-                commit(tx).await
-            } else {
-                rollback(tx).await
-            };
-            r.map_err(|e| st.one_line(&e))?;
+            end(tx, cmd == ":commit")
+                .await
+                .map_err(|e| st.one_line(&e))?;
             println!(
                 "{}",
                 if cmd == ":commit" {
@@ -255,24 +252,19 @@ async fn command(st: &mut State, text: &str) -> Result<Flow, String> {
     Ok(Flow::Go)
 }
 
-async fn commit(tx: Tx) -> Result<(), Error> {
-    match tx {
-        Tx::Http(t) => t.commit().await,
-        Tx::Session(s) => {
-            let r = s.commit().await.map_err(Error::from);
+/// Commits (`commit`) or rolls back the transaction; a 3.x session is closed after it.
+async fn end(tx: Tx, commit: bool) -> Result<(), Error> {
+    match (tx, commit) {
+        (Tx::Http(t), true) => t.commit().await,
+        (Tx::Http(t), false) => t.rollback().await,
+        (Tx::Session(s), commit) => {
+            let r = if commit {
+                s.commit().await
+            } else {
+                s.rollback().await
+            };
             let _ = s.close().await;
-            r
-        }
-    }
-}
-
-async fn rollback(tx: Tx) -> Result<(), Error> {
-    match tx {
-        Tx::Http(t) => t.rollback().await,
-        Tx::Session(s) => {
-            let r = s.rollback().await.map_err(Error::from);
-            let _ = s.close().await;
-            r
+            r.map_err(Error::from)
         }
     }
 }
