@@ -119,6 +119,12 @@ impl Capture {
     }
 }
 
+/// `g.V().count()`, marked idempotent.
+async fn idempotent_count(client: &Client) -> i64 {
+    let results = client.request("g.V().count()").idempotent(true).await;
+    results.unwrap().one::<i64>().await.unwrap()
+}
+
 #[tokio::test]
 async fn each_request_has_a_span_with_what_it_did() {
     let Some(_) = gremlin_server::client("each_request_has_a_span_with_what_it_did").await else {
@@ -297,15 +303,7 @@ async fn the_listener_sees_start_first_byte_end_and_retry() {
         b"HTTP/1.1 503 Busy\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
             .to_vec()
     })));
-    let n = client
-        .request("g.V().count()")
-        .idempotent(true)
-        .await
-        .unwrap()
-        .one::<i64>()
-        .await
-        .unwrap();
-    assert_eq!(n, 6);
+    assert_eq!(idempotent_count(&client).await, 6);
     assert_eq!(listener.starts.load(Ordering::Relaxed), 2);
     assert_eq!(listener.first_bytes.load(Ordering::Relaxed), 2);
     assert_eq!(*listener.ends.lock().unwrap(), [("ok", 6), ("ok", 1)]);
@@ -370,15 +368,7 @@ async fn no_credential_appears_in_a_span_or_an_event() {
         .unwrap();
     proxy.arm(Fault::ResetBeforeResponse);
     for _ in 0..3 {
-        let n = client
-            .request("g.V().count()")
-            .idempotent(true)
-            .await
-            .unwrap()
-            .one::<i64>()
-            .await
-            .unwrap();
-        assert_eq!(n, 6);
+        assert_eq!(idempotent_count(&client).await, 6);
     }
     let text = cap.all_text();
     assert_eq!(cap.requests().len(), 3, "{text}");

@@ -352,32 +352,23 @@ pub fn cli(args: &[String]) -> Result<()> {
         step("test sigv4 + metrics", &mut || {
             // One build with both features: the SigV4 test and the SigV4 cases of `secrets`
             // (the others ran in the plain step), then the `metrics` facade's test.
-            let sigv4 = run_tests(
-                cargo().args([
+            let with_features = || {
+                let mut c = cargo();
+                c.args([
                     "test",
                     "-p",
                     "graphbinary-client",
                     "--features",
                     "sigv4 metrics",
-                    "--test",
-                    "sigv4",
-                    "--test",
-                    "secrets",
-                ]),
+                ]);
+                c
+            };
+            let sigv4 = run_tests(
+                with_features().args(["--test", "sigv4", "--test", "secrets"]),
                 &mut totals,
             );
-            let mut metrics = cargo();
-            metrics.args([
-                "test",
-                "-p",
-                "graphbinary-client",
-                "--features",
-                "sigv4 metrics",
-                "--test",
-                "observe",
-                "--",
-                "metrics_facade",
-            ]);
+            let mut metrics = with_features();
+            metrics.args(["--test", "observe", "--", "metrics_facade"]);
             if let Some(url) = &url {
                 metrics.env("GREMLIN_URL", url);
             }
