@@ -13,6 +13,8 @@
 //!    (`bench/process.rs`).
 //! 5. TinkerPop 3 (`tp3`, [`tp3`]): a Gremlin Server 3.7.3 over WebSocket; ours (`Client3`)
 //!    beside the Java, Python and Go 3.7.3 drivers and gremlin-client 0.8.
+//! 6. Console start-up (`console`, [`console`]): `graphbinary console` against the Gremlin
+//!    Console 3.7.3, time to the first prompt and to the first result.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -26,6 +28,7 @@ use serde_json::Value as Json;
 use crate::server;
 use crate::util::{project_root, secs, show};
 
+mod console;
 mod inproc;
 mod process;
 mod replayed;
@@ -38,7 +41,7 @@ use tables::{
 };
 
 const HELP: &str =
-    "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process|tp3]... [--port N]
+    "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process|tp3|console]... [--port N]
                          [--replay-port N] [--port3 N]
 
 Runs the benchmarks and writes BENCHMARKS.md at the repository root (sections not run are
@@ -47,12 +50,13 @@ left out, and the header says which ran: commit only a full run's). Starts a Gre
 
   --quick       fewer runs and shorter measurements: a smoke check, not numbers to quote
   --only PART   run only PART (repeatable): inproc, e2e, memory, process, tp3 (TinkerPop
-                3.7.3 over WebSocket; `--only tp3` alone replaces just its section of
-                BENCHMARKS.md)
+                3.7.3 over WebSocket), console (start-up of `graphbinary console` and of the
+                Gremlin Console 3.7.3); `--only tp3` or `--only console` alone replaces just
+                its section of BENCHMARKS.md
   --port N      the Gremlin Server port (default 8182)
   --replay-port N
                 the port of the replay server of the e2e's replayed rows (default: --port + 1)
-  --port3 N     the TinkerPop 3.7.3 Gremlin Server port of tp3 (default 8196)";
+  --port3 N     the TinkerPop 3.7.3 Gremlin Server port of tp3 and console (default 8196)";
 
 const CORPORA: [&str; 6] = [
     "vertices_200k",
@@ -80,7 +84,7 @@ const GLIBC_KEEP: &str =
     "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432";
 
 /// Every part, in the order a full run reports them.
-const PARTS: [&str; 5] = ["inproc", "e2e", "memory", "process", "tp3"];
+const PARTS: [&str; 6] = ["inproc", "e2e", "memory", "process", "tp3", "console"];
 
 struct Opts {
     quick: bool,
@@ -106,10 +110,12 @@ pub fn cli(args: &[String]) -> Result<()> {
             "--only" => {
                 let p = it
                     .next()
-                    .context("--only needs inproc, e2e, memory, process or tp3")?;
+                    .context("--only needs inproc, e2e, memory, process, tp3 or console")?;
                 for p in p.split(',') {
                     if !PARTS.contains(&p) {
-                        bail!("--only takes inproc, e2e, memory, process or tp3, not {p:?}");
+                        bail!(
+                            "--only takes inproc, e2e, memory, process, tp3 or console, not {p:?}"
+                        );
                     }
                     if !o.parts.iter().any(|q| q == p) {
                         o.parts.push(p.to_string());
@@ -197,22 +203,25 @@ fn run(o: &Opts) -> Result<()> {
         let client = build_client(&mut rep)?;
         tp3::run(o.quick, o.port3, &mut rep, &client)?;
         if o.parts == ["tp3"] {
-            // Alone, it replaces just its own section (with this run's machine, commands and
-            // measurement lines in it), keeping the others.
-            let mut s = rep.sections.pop().unwrap_or_default();
-            writeln!(
-                s,
-                "Run on {} in {}, on this machine:\n\n{}\n\n<details><summary>Commands and \
-                 raw measurement lines of the TinkerPop 3 run</summary>\n\n```",
-                utc_now(),
-                secs(started.elapsed()),
-                machine(&load_before, &loadavg()).trim()
-            )?;
-            for line in rep.commands.iter().chain(&rep.raw) {
-                writeln!(s, "{line}")?;
-            }
-            writeln!(s, "```\n</details>\n")?;
-            return tp3::splice(&s);
+            return splice_alone(
+                &mut rep,
+                tp3::SECTION_START,
+                "TinkerPop 3",
+                started,
+                &load_before,
+            );
+        }
+    }
+    if o.parts.iter().any(|p| p == "console") {
+        console::run(o.quick, o.port3, &mut rep)?;
+        if o.parts == ["console"] {
+            return splice_alone(
+                &mut rep,
+                console::SECTION_START,
+                "console",
+                started,
+                &load_before,
+            );
         }
     }
     let load_after = loadavg();
@@ -268,6 +277,31 @@ fn capture(cmd: &str, args: &[&str]) -> String {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default()
+}
+
+/// A part run alone replaces just its own section (with this run's machine, commands and
+/// measurement lines in it), keeping the others.
+fn splice_alone(
+    rep: &mut Report,
+    heading: &str,
+    what: &str,
+    started: Instant,
+    load_before: &str,
+) -> Result<()> {
+    let mut s = rep.sections.pop().unwrap_or_default();
+    writeln!(
+        s,
+        "Run on {} in {}, on this machine:\n\n{}\n\n<details><summary>Commands and \
+         raw measurement lines of the {what} run</summary>\n\n```",
+        utc_now(),
+        secs(started.elapsed()),
+        machine(load_before, &loadavg()).trim()
+    )?;
+    for line in rep.commands.iter().chain(&rep.raw) {
+        writeln!(s, "{line}")?;
+    }
+    writeln!(s, "```\n</details>\n")?;
+    tp3::splice(heading, &s)
 }
 
 fn loadavg() -> String {

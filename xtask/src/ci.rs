@@ -201,6 +201,8 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
                 "roundtrip",
                 // SASL with URL credentials against the --auth server.
                 "secrets",
+                // The console and `query --user` through a pseudo-terminal, on the --auth server.
+                "console3",
             ],
         )
         .env("GREMLIN_WS_URL_373", s373.url())

@@ -60,6 +60,8 @@ pub fn cli(args: &[String]) -> Result<()> {
         "-q",
         "-p",
         "graphbinary-client",
+        "--features",
+        "cli",
         "--bin",
         "graphbinary",
     ]))?;

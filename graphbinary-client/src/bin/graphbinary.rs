@@ -4,30 +4,44 @@
 //!   text|graphson|graphbinary|count|count-values] [--chunk-size N] [FILE|-]`: decode a
 //!   GraphBinary 4 (or, with `--graphbinary-version 1`, GraphBinary 1) response (or one value)
 //!   and print its results.
-//! * `graphbinary query [--url URL] [--format text|graphson|count] [--bulk] [--stats] GREMLIN`:
-//!   send a script to Gremlin Server (`ws://` URLs: TinkerPop 3.x) and print the results as
-//!   they stream in (`--format graphson`: GraphSON 4 from TinkerPop 4, GraphSON 3 from 3.x).
+//! * `graphbinary query [--url URL] [--user NAME] [--sigv4 REGION] [--cacert PEM] [-g NAME]
+//!   [--param name=literal]... [--timeout DURATION] [--bulk] [--format
+//!   text|table|json|graphson|count] [--stats] [GREMLIN | --file F]`: send a script
+//!   (argument, file or stdin) to Gremlin Server (`ws://` URLs: TinkerPop 3.x) and print the
+//!   results as they stream in (`--format graphson`: GraphSON 4 from TinkerPop 4, GraphSON 3
+//!   from 3.x).
+//! * `graphbinary console [--url URL] [...]`, or `graphbinary` alone on a terminal: the
+//!   interactive console (see `console/mod.rs`).
 //!
-//! Exit status: 0 success; 1 malformed input or an I/O error; 2 the server's status was not
-//! 200; 64 a usage error.
+//! Exit status: 0 success; 1 malformed input, a transport, I/O or timeout error; 2 the server's
+//! status was not 200; 64 a usage error (bad option, parameter, file or certificate).
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+#[path = "graphbinary/args.rs"]
+mod args;
+#[path = "graphbinary/console/mod.rs"]
+mod console;
 #[path = "graphbinary/decode.rs"]
 mod decode;
+#[path = "graphbinary/exec.rs"]
+mod exec;
 #[path = "graphbinary/one_line.rs"]
 mod one_line;
 #[path = "graphbinary/query.rs"]
 mod query;
+#[path = "graphbinary/render.rs"]
+mod render;
 
 /// GraphBinary 4 tools for Apache TinkerPop 4 Gremlin Server.
 #[derive(Debug, Parser)]
 #[command(name = "graphbinary", version)]
 struct Cli {
+    /// Without a subcommand on a terminal: the console.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -36,6 +50,8 @@ enum Command {
     Decode(decode::DecodeArgs),
     /// Send a gremlin-lang script to Gremlin Server and print the results as they stream in.
     Query(query::QueryArgs),
+    /// The interactive Gremlin console: line editing, history, completion, :commands.
+    Console(console::ConsoleArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,9 +66,27 @@ fn main() -> ExitCode {
     };
     // Decoding nests one group of stack frames per nesting level; a large stack keeps the
     // configured depth limit (not the stack) the bound, in every build profile.
-    match cli.command {
+    let command = match cli.command {
+        Some(c) => c,
+        None if std::io::IsTerminal::is_terminal(&std::io::stdin()) => {
+            match Cli::try_parse_from(["graphbinary", "console"]) {
+                Ok(Cli {
+                    command: Some(c), ..
+                }) => c,
+                _ => return ExitCode::from(64),
+            }
+        }
+        None => {
+            eprintln!(
+                "graphbinary: a subcommand is needed (decode, query, console); --help lists them"
+            );
+            return ExitCode::from(64);
+        }
+    };
+    match command {
         Command::Decode(args) => on_large_stack("graphbinary-decode", move || decode::run(args)),
         Command::Query(args) => on_large_stack("graphbinary-query", move || query::run(args)),
+        Command::Console(args) => on_large_stack("graphbinary-console", move || console::run(args)),
     }
 }
 

@@ -6,8 +6,10 @@
 //! traversals. Its public items are re-exported by [`process`](crate::process).
 
 mod lit;
+mod lit_parse;
 #[rustfmt::skip]
 pub(crate) mod tokens;
 
 pub(crate) use lit::{write_groovy_string, write_string, MAX_DEPTH};
 pub use lit::{IntoLit, Lit};
+pub use lit_parse::LitParseError;

@@ -150,7 +150,7 @@ pub use crate::lang::tokens::{
     Barrier, Cardinality, Column, ConnectedComponent, Direction, GType, Merge, Operator, Order,
     PageRank, PeerPressure, Pick, Pop, Scope, ShortestPath, Token, WithOptions, DT, IO, T,
 };
-pub use crate::lang::{IntoLit, Lit};
+pub use crate::lang::{IntoLit, Lit, LitParseError};
 pub use arg::{is_keyword, value_arg, Arg, GValue, IntoArgs};
 pub use generated::{__, STEPS};
 pub use predicate::{TextP, P};

@@ -124,7 +124,8 @@ fn time_one(c: &mut Command, expect: u64) -> Result<(f64, f64)> {
     Ok((wall, cpu))
 }
 
-pub(super) fn process(o: &Opts, rep: &mut Report) -> Result<()> {
+/// Builds the `graphbinary` binary (release, feature `cli`) and returns its path.
+pub(super) fn build_graphbinary(rep: &mut Report) -> Result<std::path::PathBuf> {
     let root = project_root();
     let mut build = Command::new("cargo");
     build.current_dir(&root).args([
@@ -132,11 +133,19 @@ pub(super) fn process(o: &Opts, rep: &mut Report) -> Result<()> {
         "--release",
         "-p",
         "graphbinary-client",
+        "--features",
+        "cli",
         "--bin",
         "graphbinary",
     ]);
     rep.cmd(&build);
     crate::util::run(&mut build)?;
+    Ok(root.join("target/release/graphbinary"))
+}
+
+pub(super) fn process(o: &Opts, rep: &mut Report) -> Result<()> {
+    let root = project_root();
+    build_graphbinary(rep)?;
     let write_corpus = super::build_tool("write_corpus", true, &mut |c| rep.cmd(c))?;
 
     // The corpora, written once (a file already holding the same bytes is left alone).

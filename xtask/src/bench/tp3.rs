@@ -189,26 +189,23 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
     Ok(())
 }
 
-/// Puts `section` (starting with [`SECTION_START`]) into BENCHMARKS.md in place of the one
-/// there, keeping every other section: what a `--only tp3` run writes.
-pub fn splice(section: &str) -> Result<()> {
+/// Puts `section` (starting with `heading`) into BENCHMARKS.md in place of the one there,
+/// keeping every other section: what a `--only tp3` or `--only console` run writes.
+pub fn splice(heading: &str, section: &str) -> Result<()> {
     let path = project_root().join("BENCHMARKS.md");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Benchmarks\n".into());
-    std::fs::write(&path, spliced(&text, section))?;
-    eprintln!(
-        "xtask bench: wrote the TinkerPop 3 section of {}",
-        path.display()
-    );
+    std::fs::write(&path, spliced(&text, heading, section))?;
+    eprintln!("xtask bench: wrote {heading:?} in {}", path.display());
     Ok(())
 }
 
-/// `text` with its TinkerPop 3 section replaced by `section` (or `section` put before
+/// `text` with its section under `heading` replaced by `section` (or `section` put before
 /// "## Exact commands", or at the end).
-fn spliced(text: &str, section: &str) -> String {
+fn spliced(text: &str, heading: &str, section: &str) -> String {
     let section = section.trim_end();
-    match text.find(SECTION_START) {
+    match text.find(heading) {
         Some(start) => {
-            let after = start + SECTION_START.len();
+            let after = start + heading.len();
             // The section ends at the next `## ` heading.
             let end = text[after..]
                 .find("\n## ")
@@ -236,17 +233,17 @@ mod tests {
             "# B\n\n## 2. End to end\n\nx\n\n{SECTION_START}: old\n\nold\n\n## Exact commands\n\nc\n"
         );
         assert_eq!(
-            spliced(&doc, &new),
+            spliced(&doc, SECTION_START, &new),
             format!("# B\n\n## 2. End to end\n\nx\n\n{SECTION_START}: new\n\nnew table\n\n## Exact commands\n\nc\n")
         );
         let without = "# B\n\n## 2. x\n\ny\n\n## Exact commands\n\nc\n";
         assert_eq!(
-            spliced(without, &new),
+            spliced(without, SECTION_START, &new),
             format!("# B\n\n## 2. x\n\ny\n\n{SECTION_START}: new\n\nnew table\n\n## Exact commands\n\nc\n")
         );
         let at_end = format!("# B\n\n{SECTION_START}: old\n\nold\n");
         assert_eq!(
-            spliced(&at_end, &new),
+            spliced(&at_end, SECTION_START, &new),
             format!("# B\n\n{SECTION_START}: new\n\nnew table\n")
         );
     }

@@ -1,50 +1,47 @@
 //! `graphbinary query`: sends a script to Gremlin Server (TinkerPop 4 over HTTP, or a
 //! TinkerPop 3.x server for a `ws://` / `wss://` URL) and prints the results as they
-//! stream in, as text (Gremlin Console style), GraphSON (one document per line: GraphSON 4
-//! from a TinkerPop 4 server, GraphSON 3 from a TinkerPop 3.x one, the version its own
-//! drivers and console write) or just their count. `--stats` prints results, bytes, seconds and results/s to stderr; while
-//! stderr is a terminal a progress line shows results and bytes so far.
+//! stream in, as text (Gremlin Console style), tables, JSON, GraphSON (one document per line:
+//! GraphSON 4 from a TinkerPop 4 server, GraphSON 3 from a TinkerPop 3.x one, the version its
+//! own drivers and console write) or just their count. The script comes from the argument,
+//! `--file F` or stdin. `--stats` prints results, bytes, seconds and results/s to stderr;
+//! while stderr is a terminal a progress line shows results so far.
 //!
 //! Exit status: 0 success (also when the output's reader goes away, e.g. `| head`); 1 a
-//! transport, format or output error; 2 the server reported an error (results before it are
-//! printed first). Errors are one line on stderr with their causes.
+//! transport, format, output or timeout error; 2 the server reported an error (results before
+//! it are printed first); 64 a usage error (bad option, parameter or file). Errors are one
+//! line on stderr with their causes.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use graphbinary_client::client::{redact_url, ByteCounters, Client, Error, DEFAULT_URL};
-use graphbinary_client::graphson::write_graphson;
-use graphbinary_client::response::Traverser;
+use std::sync::Arc;
 
-/// How results are printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum QueryFormat {
-    /// One Gremlin Console style line per result.
-    Text,
-    /// One GraphSON document per line: GraphSON 4 over http(s)://, GraphSON 3 over ws(s)://
-    /// (TinkerPop 3.x).
-    Graphson,
-    /// Only the number of results.
-    Count,
-}
+use graphbinary_client::client::{ByteCounters, Error};
+
+use crate::args::ConnArgs;
+use crate::exec::{self, Opts, Target};
+use crate::render::{Format, Renderer};
 
 /// Arguments of `graphbinary query`.
 #[derive(Debug, clap::Args)]
 pub struct QueryArgs {
-    /// Server URL: http(s):// for TinkerPop 4, ws(s):// for a TinkerPop 3.x server (default:
-    /// env GREMLIN_URL, else http://127.0.0.1:8182/gremlin). A user:password@ in it is sent
-    /// as Basic authentication (http) or SASL PLAIN (ws), and never printed.
-    #[arg(long)]
-    pub url: Option<ServerUrl>,
+    #[command(flatten)]
+    pub conn: ConnArgs,
     /// Output format. With --bulk a result of bulk n > 1 is printed once, followed by
-    /// `\tx{n}` (text) or as {"bulk":n,"value":...} (graphson).
-    #[arg(long, value_enum, default_value_t = QueryFormat::Text)]
-    pub format: QueryFormat,
+    /// `\tx{n}` (text), a bulk column (table) or as {"bulk":n,"value":...} (json, graphson).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
     /// Ask for bulked results (equal results merged into value + count).
     #[arg(long)]
     pub bulk: bool,
+    /// A parameter of the script, `name=LITERAL` with a gremlin-lang literal, typed as the
+    /// literal says (`29` an Int, `29L` a Long, `'x'` a String, `[a:1]` a Map,
+    /// `datetime('...')`). Repeatable.
+    #[arg(long = "param", value_name = "NAME=LITERAL", value_parser = crate::args::parse_param)]
+    pub params: Vec<(String, graphbinary_client::model::Value)>,
     /// Print results, bytes, seconds and results/s to stderr at the end.
     #[arg(long)]
     pub stats: bool,
@@ -54,41 +51,40 @@ pub struct QueryArgs {
     /// Server-side timeout in milliseconds.
     #[arg(long)]
     pub timeout_millis: Option<u64>,
-    /// Do not ask for compressed responses.
-    #[arg(long)]
-    pub no_compression: bool,
-    /// The gremlin-lang script.
-    pub gremlin: String,
-}
-
-/// A `--url` value: its `Debug` redacts the password of its userinfo.
-#[derive(Clone)]
-pub struct ServerUrl(String);
-
-impl From<String> for ServerUrl {
-    fn from(s: String) -> Self {
-        ServerUrl(s)
-    }
-}
-
-impl std::fmt::Debug for ServerUrl {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&redact_url(&self.0), f)
-    }
+    /// Read the script from this file (`-`: stdin).
+    #[arg(long, conflicts_with = "gremlin")]
+    pub file: Option<PathBuf>,
+    /// The gremlin-lang script (default: --file, else stdin).
+    pub gremlin: Option<String>,
 }
 
 pub fn run(args: QueryArgs) -> ExitCode {
+    let script = match script(&args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("graphbinary: {e}");
+            return ExitCode::from(64);
+        }
+    };
     let rt = match crate::runtime() {
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    match rt.block_on(query(args)) {
+    match rt.block_on(query(args, script)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(QueryError::BrokenPipe) => ExitCode::SUCCESS,
         Err(QueryError::Client(e)) => {
             let code = if e.server_error().is_some() { 2 } else { 1 };
             eprintln!("graphbinary: {}", crate::one_line::one_line(&e));
             ExitCode::from(code)
+        }
+        Err(QueryError::Config(e)) => {
+            eprintln!("graphbinary: {e}");
+            ExitCode::from(64)
+        }
+        Err(QueryError::Timeout(t)) => {
+            eprintln!("graphbinary: no complete answer within --timeout {t:?}");
+            ExitCode::FAILURE
         }
         Err(QueryError::Io(e)) => {
             eprintln!("graphbinary: writing output: {e}");
@@ -97,9 +93,39 @@ pub fn run(args: QueryArgs) -> ExitCode {
     }
 }
 
+/// The script: the argument, `--file`, or stdin.
+fn script(args: &QueryArgs) -> Result<String, String> {
+    if let Some(g) = &args.gremlin {
+        return Ok(g.clone());
+    }
+    let from_stdin = || {
+        let mut s = String::new();
+        io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| format!("reading the script from stdin: {e}"))?;
+        Ok::<_, String>(s)
+    };
+    let s = match &args.file {
+        Some(p) if p.as_os_str() == "-" => from_stdin()?,
+        Some(p) => std::fs::read_to_string(p)
+            .map_err(|e| format!("reading --file {}: {e}", p.display()))?,
+        None if io::stdin().is_terminal() => {
+            return Err("no script: give it as an argument, with --file F, or on stdin".into())
+        }
+        None => from_stdin()?,
+    };
+    if s.trim().is_empty() {
+        return Err("the script is empty".into());
+    }
+    Ok(s)
+}
+
 enum QueryError {
     Client(Error),
     Io(io::Error),
+    /// A bad option found while connecting (e.g. an unreadable --cacert).
+    Config(String),
+    Timeout(Duration),
     /// The reader of our output went away (e.g. `| head`): stop quietly.
     BrokenPipe,
 }
@@ -120,84 +146,101 @@ impl From<io::Error> for QueryError {
     }
 }
 
-async fn query(args: QueryArgs) -> Result<(), QueryError> {
-    let url = args
-        .url
-        .clone()
-        .map(|u| u.0)
-        .or_else(|| std::env::var("GREMLIN_URL").ok())
-        .unwrap_or_else(|| DEFAULT_URL.to_owned());
-    let client = Client::builder(url)
-        .compression(!args.no_compression)
-        .build()?;
-    let mut req = client.request(args.gremlin.clone());
-    if args.bulk {
-        req = req.bulk_results(true);
-    }
-    if let Some(n) = args.batch_size {
-        req = req.batch_size(n);
-    }
-    if let Some(ms) = args.timeout_millis {
-        req = req.timeout_millis(ms);
-    }
-    let graphson3 = client.is_tinkerpop3();
-    let start = Instant::now();
-    let mut stream = req.send().await?.traversers();
-    let counters = stream.counters();
-    let progress = io::stderr().is_terminal();
-
+async fn query(args: QueryArgs, script: String) -> Result<(), QueryError> {
+    let client = args
+        .conn
+        .connect(&args.conn.url())
+        .await
+        .map_err(QueryError::Config)?;
+    let opts = Opts {
+        source: args.conn.source.clone(),
+        params: args.params.clone(),
+        bulk: args.bulk,
+        batch_size: args.batch_size,
+        timeout_millis: args.timeout_millis,
+    };
     let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-    let mut line = String::new();
-    let mut results: u64 = 0;
+    let out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let mut render = Renderer::new(out, args.format, args.bulk, client.is_tinkerpop3());
+    let start = Instant::now();
+    let mut counters = None;
+    let work = drain(&client, &script, &opts, &mut render, &mut counters, start);
+    let outcome = match args.conn.timeout {
+        Some(t) => tokio::time::timeout(t, work)
+            .await
+            .unwrap_or(Err(QueryError::Timeout(t))),
+        None => work.await,
+    };
+    // Results before an error are printed; the count only after a complete answer.
+    let flushed = if outcome.is_ok() {
+        render.finish()
+    } else {
+        render.flush_table().and_then(|()| render.flush())
+    };
+    flushed?;
+    if args.stats {
+        let secs = start.elapsed().as_secs_f64();
+        let results = render.results;
+        let (body, wire) = counters
+            .as_ref()
+            .map_or((0, 0), |c| (c.body_bytes(), c.wire_bytes()));
+        eprintln!(
+            "{results} results, {body} bytes ({wire} on the wire), {secs:.3} s, {:.0} results/s",
+            results as f64 / secs.max(1e-9)
+        );
+    }
+    outcome
+}
+
+async fn drain(
+    client: &graphbinary_client::Client,
+    script: &str,
+    opts: &Opts,
+    render: &mut Renderer<impl Write>,
+    counters: &mut Option<Arc<ByteCounters>>,
+    start: Instant,
+) -> Result<(), QueryError> {
+    let sent = exec::send(Target::Client(client), script, opts).await?;
+    *counters = sent.counters;
+    let mut stream = sent.results;
+    if !io::stderr().is_terminal() {
+        while let Some(item) = stream.next().await {
+            let (v, bulk) = item?;
+            render.push(&v, bulk)?;
+        }
+        return Ok(());
+    }
+    // Redraw at most every 100 ms: checked per result while results flow, and on a timer
+    // while the stream waits for bytes.
+    let period = Duration::from_millis(100);
+    let mut last = Instant::now();
+    let mut items: u64 = 0;
     let mut drew = false;
-    let outcome: Result<(), QueryError> = if !progress {
-        loop {
-            match stream.next().await {
+    let mut tick = tokio::time::interval(period);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            item = stream.next() => match item {
                 None => break Ok(()),
                 Some(Err(e)) => break Err(e.into()),
-                Some(Ok(t)) => {
-                    results += t.bulk.max(0) as u64;
-                    if let Err(e) = print(&mut out, &mut line, args.format, args.bulk, graphson3, t)
-                    {
+                Some(Ok((v, bulk))) => {
+                    if let Err(e) = render.push(&v, bulk) {
                         break Err(e.into());
                     }
-                }
-            }
-        }
-    } else {
-        // Redraw at most every 100 ms: checked per result while results flow, and on a
-        // timer while the stream waits for bytes.
-        let period = Duration::from_millis(100);
-        let mut last = Instant::now();
-        let mut items: u64 = 0;
-        let mut tick = tokio::time::interval(period);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                biased;
-                item = stream.next() => match item {
-                    None => break Ok(()),
-                    Some(Err(e)) => break Err(e.into()),
-                    Some(Ok(t)) => {
-                        results += t.bulk.max(0) as u64;
-                        if let Err(e) = print(&mut out, &mut line, args.format, args.bulk, graphson3, t) {
-                            break Err(e.into());
-                        }
-                        items += 1;
-                        if items % 64 == 0 && last.elapsed() >= period {
-                            draw_progress(results, &counters, start);
-                            last = Instant::now();
-                            drew = true;
-                        }
-                    }
-                },
-                _ = tick.tick() => {
-                    if last.elapsed() >= period {
-                        draw_progress(results, &counters, start);
+                    items += 1;
+                    if items % 64 == 0 && last.elapsed() >= period {
+                        draw_progress(render.results, start);
                         last = Instant::now();
                         drew = true;
                     }
+                }
+            },
+            _ = tick.tick() => {
+                if last.elapsed() >= period {
+                    draw_progress(render.results, start);
+                    last = Instant::now();
+                    drew = true;
                 }
             }
         }
@@ -206,68 +249,11 @@ async fn query(args: QueryArgs) -> Result<(), QueryError> {
         // Clear the progress line.
         eprint!("\r\x1b[2K");
     }
-    if outcome.is_ok() && args.format == QueryFormat::Count {
-        writeln!(out, "{results}")?;
-    }
-    out.flush()?;
-    if args.stats {
-        let secs = start.elapsed().as_secs_f64();
-        eprintln!(
-            "{results} results, {} bytes ({} on the wire), {secs:.3} s, {:.0} results/s",
-            counters.body_bytes(),
-            counters.wire_bytes(),
-            results as f64 / secs.max(1e-9)
-        );
-    }
     outcome
 }
 
-fn print(
-    out: &mut impl Write,
-    line: &mut String,
-    format: QueryFormat,
-    bulk: bool,
-    graphson3: bool,
-    t: Traverser,
-) -> io::Result<()> {
-    let graphson = |line: &mut String, v: &graphbinary_client::model::Value| {
-        if graphson3 {
-            graphbinary_client::v1::write_graphson3(line, v);
-        } else {
-            write_graphson(line, v);
-        }
-    };
-    match format {
-        QueryFormat::Count => Ok(()),
-        QueryFormat::Text => {
-            if bulk && t.bulk != 1 {
-                writeln!(out, "{}\tx{}", t.value, t.bulk)
-            } else {
-                writeln!(out, "{}", t.value)
-            }
-        }
-        QueryFormat::Graphson => {
-            line.clear();
-            if bulk {
-                line.push_str("{\"bulk\":");
-                line.push_str(&t.bulk.to_string());
-                line.push_str(",\"value\":");
-                graphson(line, &t.value);
-                line.push('}');
-            } else {
-                graphson(line, &t.value);
-            }
-            line.push('\n');
-            out.write_all(line.as_bytes())
-        }
-    }
-}
-
-fn draw_progress(results: u64, counters: &ByteCounters, start: Instant) {
+fn draw_progress(results: u64, start: Instant) {
     let secs = start.elapsed().as_secs_f64();
-    eprint!(
-        "\r\x1b[2K{results} results, {} bytes, {secs:.1} s",
-        counters.body_bytes()
-    );
+    eprint!("\r\x1b[2K{results} results, {secs:.1} s");
     let _ = io::stderr().flush();
 }

@@ -1,0 +1,151 @@
+//! The connection options `graphbinary query` and `graphbinary console` share, and how they
+//! become a [`Client`]: URL, user and password, SigV4, extra CA, traversal source, timeout.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use graphbinary_client::client::{redact_url, Client, DEFAULT_URL};
+use graphbinary_client::model::Value;
+use graphbinary_client::process::Lit;
+
+/// A `--url` value: its `Debug` redacts the password of its userinfo.
+#[derive(Clone)]
+pub struct ServerUrl(pub String);
+
+impl From<String> for ServerUrl {
+    fn from(s: String) -> Self {
+        ServerUrl(s)
+    }
+}
+
+impl std::fmt::Debug for ServerUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&redact_url(&self.0), f)
+    }
+}
+
+/// How to reach the server.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ConnArgs {
+    /// Server URL: http(s):// for TinkerPop 4, ws(s):// for a TinkerPop 3.x server (default:
+    /// env GREMLIN_URL, else http://127.0.0.1:8182/gremlin). A user:password@ in it is sent
+    /// as Basic authentication (http) or SASL PLAIN (ws), and never printed.
+    #[arg(long)]
+    pub url: Option<ServerUrl>,
+    /// User name for Basic authentication (http) or SASL PLAIN (ws); the password comes from
+    /// env GREMLIN_PASSWORD, else a prompt on the terminal (never from an argument).
+    #[arg(long)]
+    pub user: Option<String>,
+    /// Sign requests with AWS Signature Version 4 for REGION (Amazon Neptune IAM), with the
+    /// default AWS credential chain (env, profile, web identity, IMDS).
+    #[cfg(feature = "sigv4-aws-config")]
+    #[arg(long, value_name = "REGION")]
+    pub sigv4: Option<String>,
+    /// Also trust the root certificate(s) of this PEM file (a private CA), for https:// and
+    /// wss://.
+    #[arg(long, value_name = "PEM")]
+    pub cacert: Option<PathBuf>,
+    /// The traversal source the script's `g` is bound to (server default `g`).
+    #[arg(short = 'g', long = "source", value_name = "NAME")]
+    pub source: Option<String>,
+    /// Client-side deadline for a whole query, e.g. 30s, 500ms, 2m (default: none).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub timeout: Option<Duration>,
+    /// Do not ask for compressed responses.
+    #[arg(long)]
+    pub no_compression: bool,
+}
+
+impl ConnArgs {
+    /// The URL to use: `--url`, else env GREMLIN_URL, else the default.
+    pub fn url(&self) -> String {
+        self.url
+            .clone()
+            .map(|u| u.0)
+            .or_else(|| std::env::var("GREMLIN_URL").ok())
+            .unwrap_or_else(|| DEFAULT_URL.to_owned())
+    }
+
+    /// A client for `url` with these options. The password of `--user` is asked for here.
+    pub async fn connect(&self, url: &str) -> Result<Client, String> {
+        let mut b = Client::builder(url).compression(!self.no_compression);
+        if let Some(user) = &self.user {
+            b = b.basic_auth(user.clone(), password(user)?);
+        }
+        if let Some(path) = &self.cacert {
+            let pem = std::fs::read(path)
+                .map_err(|e| format!("reading --cacert {}: {e}", path.display()))?;
+            b = b.add_root_certificate_pem(pem);
+        }
+        #[cfg(feature = "sigv4-aws-config")]
+        if let Some(region) = &self.sigv4 {
+            let signer = graphbinary_client::client::SigV4::from_env(region.clone())
+                .await
+                .map_err(|e| format!("SigV4 credentials: {e}"))?;
+            b = b.auth(signer);
+        }
+        b.build()
+            .map_err(|e| crate::one_line::one_line(&e).to_string())
+    }
+}
+
+/// The password for `user`: env GREMLIN_PASSWORD, else asked on the terminal without echo.
+fn password(user: &str) -> Result<String, String> {
+    if let Ok(p) = std::env::var("GREMLIN_PASSWORD") {
+        return Ok(p);
+    }
+    rpassword::prompt_password(format!("password for {user}: "))
+        .map_err(|e| format!("--user {user}: no GREMLIN_PASSWORD and no terminal to ask: {e}"))
+}
+
+/// `30s`, `500ms`, `2m`, `1h`, or a number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration (e.g. 30s, 500ms, 2m)"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "" | "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("{s:?}: unknown unit {unit:?} (ms, s, m, h)")),
+    };
+    Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
+}
+
+/// A `name=literal` parameter: the name and the value of its gremlin-lang literal.
+pub fn parse_param(s: &str) -> Result<(String, Value), String> {
+    let (name, lit) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?}: a parameter is name=<gremlin-lang literal>"))?;
+    let name = name.trim();
+    let lit = Lit::parse(lit).map_err(|e| format!("parameter {name}: {e}"))?;
+    let value = Value::try_from(&lit).map_err(|e| format!("parameter {name}: {e}"))?;
+    Ok((name.to_owned(), value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_params() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("5d").is_err());
+        assert!(parse_duration("-1s").is_err());
+        let (n, v) = parse_param("age = 29L").unwrap();
+        assert_eq!(n, "age");
+        assert!(matches!(v, Value::Long(29)));
+        assert!(matches!(parse_param("who='marko'").unwrap().1, Value::String(s) if s == "marko"));
+        assert!(parse_param("noequals").is_err());
+        assert!(parse_param("x=[1,").unwrap_err().contains("parameter x"));
+    }
+}
