@@ -195,7 +195,13 @@ fn run(o: &Opts) -> Result<()> {
     }
     if o.parts.iter().any(|p| p == "tp3") {
         let client = build_client(&mut rep)?;
-        tp3::run(o.quick, o.port3, &mut rep, &client)?;
+        tp3::run(
+            o.quick,
+            o.port3,
+            o.port3.saturating_add(1),
+            &mut rep,
+            &client,
+        )?;
         if o.parts == ["tp3"] {
             // Alone, it replaces just its own section (with this run's machine, commands and
             // measurement lines in it), keeping the others.

@@ -89,7 +89,7 @@ fn floor(
 pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: u16) -> Result<()> {
     let queries = [BIG_QUERY.to_string(), "g.V()".to_string()];
     let recs = replay::record_all(live_url, &queries, true)?;
-    let server = replay::serve(port, &recs, 2)?;
+    let server = replay::serve(port, &recs, &[], 2)?;
     let url = server.url();
     let reps = if o.quick { 1 } else { 5 };
     let rounds = Rounds {
