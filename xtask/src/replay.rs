@@ -101,11 +101,12 @@ impl Recording {
     }
 }
 
-/// Splits `http://host:port/path` into the socket address and the path.
-fn split_url(url: &str) -> Result<(String, String)> {
+/// Splits `{scheme}host:port/path` (`scheme` `http://` or `ws://`) into the socket address and
+/// the path.
+fn split_url(url: &str, scheme: &str) -> Result<(String, String)> {
     let rest = url
-        .strip_prefix("http://")
-        .with_context(|| format!("only http:// URLs can be recorded from, not {url:?}"))?;
+        .strip_prefix(scheme)
+        .with_context(|| format!("only {scheme} URLs can be recorded from, not {url:?}"))?;
     let (authority, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
@@ -120,7 +121,7 @@ fn split_url(url: &str) -> Result<(String, String)> {
 
 /// Records the real server's response at `url` to `query`, uncompressed or deflated.
 pub fn record(url: &str, query: &str, deflate: bool) -> Result<Recording> {
-    let (authority, path) = split_url(url)?;
+    let (authority, path) = split_url(url, "http://")?;
     let mut sock = TcpStream::connect(&authority)
         .with_context(|| format!("connecting to {authority} to record"))?;
     sock.set_read_timeout(Some(Duration::from_secs(600)))?;
@@ -270,6 +271,18 @@ pub struct Stats {
     pub refused: AtomicU64,
     /// Connections accepted.
     pub connections: AtomicU64,
+}
+
+impl Stats {
+    /// `N responses served, N requests refused, N connections`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} responses served, {} requests refused, {} connections",
+            self.served.load(Ordering::Relaxed),
+            self.refused.load(Ordering::Relaxed),
+            self.connections.load(Ordering::Relaxed)
+        )
+    }
 }
 
 /// A running replay server; dropping it stops it.

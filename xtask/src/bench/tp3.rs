@@ -8,14 +8,12 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::atomic::Ordering;
 
 use anyhow::Result;
 
-use super::tables::Latency;
 use super::tables::{
-    latency_table, median_wall_ok, throughput_header, throughput_rows, LatencyColumns,
-    ThroughputColumns,
+    latency_table, median_cpu_ok, median_wall_ok, throughput_header, throughput_rows,
+    LatencyColumns, ThroughputColumns,
 };
 use super::{setup_sh, unavailable, yes, Report, Rounds, BIG_QUERY};
 use crate::replay;
@@ -211,13 +209,7 @@ pub fn run(
     for v in &verdicts {
         writeln!(s, "{v}")?;
     }
-    writeln!(
-        s,
-        "\nReplay server totals: {} responses served, {} requests refused, {} connections.\n",
-        replay.stats.served.load(Ordering::Relaxed),
-        replay.stats.refused.load(Ordering::Relaxed),
-        replay.stats.connections.load(Ordering::Relaxed)
-    )?;
+    writeln!(s, "\nReplay server totals: {}.\n", replay.stats.summary())?;
     drop(replay);
     drop(guard);
     rep.sections.push(s);
@@ -252,12 +244,7 @@ fn latency_pass(
     }
     writeln!(s)?;
     let wall = |c: &str| median_wall_ok(&lat, c);
-    let cpu = |c: &str| {
-        lat.get(c)
-            .filter(|l| l.error.is_none())
-            .map(Latency::median_cpu)
-            .unwrap_or(f64::NAN)
-    };
+    let cpu = |c: &str| median_cpu_ok(&lat, c);
     if q == BIG_QUERY {
         let (w, c) = (wall("rust") / wall("go3"), cpu("rust") / cpu("go3"));
         verdicts.push(format!(

@@ -240,14 +240,8 @@ fn status_of(mime: &str, msg: &[u8]) -> Result<(i32, String)> {
 
 /// Records the real server's answer at `url` (`ws://host:port/path`) to `query` in `mime`.
 pub fn record(url: &str, query: &str, mime: &str) -> Result<WsRecording> {
-    let rest = url
-        .strip_prefix("ws://")
-        .with_context(|| format!("only ws:// URLs can be recorded from, not {url:?}"))?;
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
-    };
-    let mut sock = TcpStream::connect(authority)
+    let (authority, path) = super::split_url(url, "ws://")?;
+    let mut sock = TcpStream::connect(&authority)
         .with_context(|| format!("connecting to {authority} to record"))?;
     sock.set_read_timeout(Some(Duration::from_secs(600)))?;
     sock.set_nodelay(true)?;
