@@ -1,33 +1,62 @@
 //! Failover run against three real Gremlin Servers, driven by `cargo xtask failover` (which
 //! starts the servers, and stops and restarts one when this program asks on stdout).
 //!
-//! Protocol: this program prints `STOP <port>` and `START <port>` lines on stdout, and the
-//! driver answers `stopped` / `started` on stdin; everything else it prints is a report. It
-//! runs 1000 queries: 300 with all hosts up, 400 from the moment it asks for one host to be
-//! stopped (queries go on while it stops), 300 once it was restarted. It fails (exit 1) when a query issued after the failure was detected
-//! fails, or when the restarted host receives no requests again.
+//! Protocol: this program prints `STOP <port>` (SIGTERM), `KILL <port>` (SIGKILL) and
+//! `START <port>` lines on stdout, and the driver answers `stopped` / `started` on stdin;
+//! everything else it prints is a report. Arguments: the three ports, the number of cycles
+//! (default 3), and how hosts are stopped: `term`, `kill` or `mixed` (the first cycle
+//! SIGTERM, the others SIGKILL; default `term`).
+//!
+//! 256 tasks send idempotent reads (`g.V().count()`, marked
+//! [`idempotent`](graphbinary_client::client::RequestBuilder::idempotent), so that the client
+//! retries them on another host) through one client over the three hosts, without pause, for
+//! the whole run. After a warm-up, one host after the other is stopped (killed with
+//! `--kill`) and restarted, a kill every 10 s (or, when a restart takes longer, as soon as the
+//! host killed before is back and has served requests again), for `CYCLES` cycles (argument
+//! 2, default 3). It fails (exit 1) when a read issued after a kill was detected (the host
+//! marked unavailable) fails, when a read gives a wrong count, or when a restarted host gets
+//! no requests again.
 //!
 //! ```text
-//! cargo xtask failover
+//! cargo xtask failover [--kill] [--cycles N]
 //! ```
 //!
 //! A test driver kept with the tools of `benches/` (`harness = false`, `bench = false`: a
 //! plain `cargo bench` leaves it out); `cargo xtask failover` builds and runs it.
 
 use std::io::BufRead as _;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use graphbinary_client::client::{Client, Error};
+use graphbinary_client::client::{Client, Error, RetryPolicy};
 
+const CONCURRENCY: usize = 256;
+const KILL_EVERY: Duration = Duration::from_secs(10);
+
+#[derive(Default)]
 struct Tally {
-    run: u32,
-    failed: u32,
-    failed_after_detection: u32,
-    first_error: Option<String>,
+    run: AtomicU64,
+    failed: AtomicU64,
+    failed_after_detection: AtomicU64,
+    wrong: AtomicU64,
+    first_error: Mutex<Option<String>>,
+    /// Latencies in microseconds.
+    latencies: Mutex<Vec<u32>>,
+}
+
+/// Whether a kill was detected and its host is not back yet: a read issued then must not fail.
+struct Window {
+    detected: AtomicBool,
 }
 
 async fn query(client: &Client) -> Result<i64, Error> {
-    client.submit("g.V().count()").await?.one().await
+    client
+        .request("g.V().count()")
+        .idempotent(true)
+        .await?
+        .one()
+        .await
 }
 
 /// The lines of stdin, read on a thread of their own so that queries go on meanwhile.
@@ -44,17 +73,28 @@ fn stdin_lines() -> std::sync::mpsc::Receiver<String> {
     rx
 }
 
-fn wait_for(lines: &std::sync::mpsc::Receiver<String>, word: &str) -> Result<(), String> {
-    loop {
-        match lines.recv_timeout(Duration::from_secs(300)) {
-            Ok(l) if l == word => return Ok(()),
-            Ok(_) => {}
-            Err(e) => return Err(format!("no {word:?} on stdin: {e}")),
+/// Waits for `word` on stdin without blocking the runtime.
+async fn wait_for(
+    lines: &Arc<Mutex<std::sync::mpsc::Receiver<String>>>,
+    word: &str,
+) -> Result<(), String> {
+    let lines = lines.clone();
+    let word = word.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let rx = lines.lock().unwrap();
+        loop {
+            match rx.recv_timeout(Duration::from_secs(300)) {
+                Ok(l) if l == word => return Ok(()),
+                Ok(_) => {}
+                Err(e) => return Err(format!("no {word:?} on stdin: {e}")),
+            }
         }
-    }
+    })
+    .await
+    .map_err(|e| e.to_string())?
 }
 
-#[tokio::main(flavor = "current_thread")]
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     if let Err(e) = run().await {
         eprintln!("failover: FAILED: {e}");
@@ -63,147 +103,193 @@ async fn main() {
 }
 
 async fn run() -> Result<(), String> {
-    let ports: Vec<u16> = std::env::args()
-        .nth(1)
-        .ok_or("usage: failover PORT,PORT,PORT")?
+    let mut args = std::env::args().skip(1);
+    let ports: Vec<u16> = args
+        .next()
+        .ok_or("usage: failover PORT,PORT,PORT [CYCLES]")?
         .split(',')
         .map(|p| p.parse().map_err(|_| format!("bad port {p:?}")))
         .collect::<Result<_, _>>()?;
     if ports.len() != 3 {
         return Err("three ports expected".into());
     }
+    let cycles: usize = match args.next() {
+        Some(c) => c.parse().map_err(|_| format!("bad cycle count {c:?}"))?,
+        None => 3,
+    };
+    let mode = args.next().unwrap_or_else(|| "term".to_owned());
+    if !matches!(mode.as_str(), "term" | "kill" | "mixed") {
+        return Err(format!("bad mode {mode:?}: term, kill or mixed"));
+    }
     let url = |p: u16| format!("http://127.0.0.1:{p}/gremlin");
     let client = Client::builder(url(ports[0]))
         .add_host(url(ports[1]))
         .add_host(url(ports[2]))
+        .pool_size(48)
         .connect_timeout(Duration::from_secs(2))
         .read_timeout(Duration::from_secs(20))
         .host_retry_backoff(Duration::from_millis(250))
         .host_retry_backoff_max(Duration::from_secs(2))
+        .retry_policy(
+            RetryPolicy::default()
+                .max_attempts(4)
+                .initial_backoff(Duration::from_millis(20))
+                .max_backoff(Duration::from_millis(500)),
+        )
         .build()
         .map_err(|e| e.to_string())?;
-    let victim = 1usize;
-    let lines = stdin_lines();
-    let mut t = Tally {
-        run: 0,
-        failed: 0,
-        failed_after_detection: 0,
-        first_error: None,
-    };
-    let one = |res: Result<i64, Error>, detected: bool, t: &mut Tally| {
-        t.run += 1;
-        match res {
-            Ok(6) => {}
-            Ok(n) => {
-                t.failed += 1;
-                t.first_error.get_or_insert(format!("count {n}, not 6"));
-            }
-            Err(e) => {
-                t.failed += 1;
-                if detected {
-                    t.failed_after_detection += 1;
+    let lines = Arc::new(Mutex::new(stdin_lines()));
+    let tally = Arc::new(Tally::default());
+    let window = Arc::new(Window {
+        detected: AtomicBool::new(false),
+    });
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..CONCURRENCY)
+        .map(|_| {
+            let (client, tally, window, stop) =
+                (client.clone(), tally.clone(), window.clone(), stop.clone());
+            tokio::spawn(async move {
+                let mut lat = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    let in_window = window.detected.load(Ordering::Acquire);
+                    let t = Instant::now();
+                    let res = query(&client).await;
+                    lat.push(t.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
+                    tally.run.fetch_add(1, Ordering::Relaxed);
+                    let err = match res {
+                        Ok(6) => continue,
+                        Ok(n) => {
+                            tally.wrong.fetch_add(1, Ordering::Relaxed);
+                            format!("count {n}, not 6")
+                        }
+                        Err(e) => chain(&e),
+                    };
+                    tally.failed.fetch_add(1, Ordering::Relaxed);
+                    if in_window {
+                        tally.failed_after_detection.fetch_add(1, Ordering::Relaxed);
+                    }
+                    tally.first_error.lock().unwrap().get_or_insert(err);
                 }
-                t.first_error.get_or_insert_with(|| chain(&e));
+                tally.latencies.lock().unwrap().extend(lat);
+            })
+        })
+        .collect();
+
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let warm = client.hosts();
+    println!(
+        "warm-up: {} reads in 3 s at concurrency {CONCURRENCY}, {} failed; requests per host {:?}",
+        tally.run.load(Ordering::Relaxed),
+        tally.failed.load(Ordering::Relaxed),
+        warm.iter().map(|h| h.requests).collect::<Vec<_>>()
+    );
+    if warm.iter().any(|h| h.requests < 10) {
+        return Err("round-robin did not spread the warm-up over the three hosts".into());
+    }
+
+    let mut detect_times = Vec::new();
+    let mut outcome = Ok(());
+    for cycle in 0..cycles {
+        let victim = 1 + cycle % 2;
+        let port = ports[victim];
+        let kill_at = Instant::now();
+        let failed_before = tally.failed.load(Ordering::Relaxed);
+        let run_before = tally.run.load(Ordering::Relaxed);
+        let kill = mode == "kill" || (mode == "mixed" && cycle > 0);
+        println!("{} {port}", if kill { "KILL" } else { "STOP" });
+        // Detection: the host leaves the rotation (a reset, a refused connect).
+        let detect = {
+            let client = client.clone();
+            let window = window.clone();
+            tokio::spawn(async move {
+                loop {
+                    if !client.hosts()[victim].available {
+                        window.detected.store(true, Ordering::Release);
+                        return kill_at.elapsed();
+                    }
+                    tokio::time::sleep(Duration::from_millis(2)).await;
+                }
+            })
+        };
+        wait_for(&lines, "stopped").await?;
+        let stopped = kill_at.elapsed();
+        let detected = tokio::time::timeout(Duration::from_secs(30), detect)
+            .await
+            .map_err(|_| format!("the stop of port {port} was never detected"))?
+            .map_err(|e| e.to_string())?;
+        detect_times.push(detected);
+        println!("START {port}");
+        wait_for(&lines, "started").await?;
+        let up = kill_at.elapsed();
+        // The restarted host back in the rotation, serving again.
+        let before = client.hosts()[victim].requests;
+        let back = Instant::now();
+        while client.hosts()[victim].requests <= before || !client.hosts()[victim].available {
+            if back.elapsed() > Duration::from_secs(15) {
+                outcome = Err(format!("the restarted host {port} got no requests again"));
+                break;
             }
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
+        let back_after = back.elapsed();
+        window.detected.store(false, Ordering::Release);
+        if let Some(rest) = KILL_EVERY.checked_sub(kill_at.elapsed()) {
+            tokio::time::sleep(rest).await;
+        }
+        println!(
+            "cycle {}: port {port} {} {:.1} s after the ask, detected unavailable after {:.3} s, \
+             up again {:.1} s after the kill and serving {:.3} s after that; {} reads in the cycle, {} failed",
+            cycle + 1,
+            if kill { "killed (SIGKILL)" } else { "stopped (SIGTERM)" },
+            stopped.as_secs_f64(),
+            detected.as_secs_f64(),
+            up.as_secs_f64(),
+            back_after.as_secs_f64(),
+            tally.run.load(Ordering::Relaxed) - run_before,
+            tally.failed.load(Ordering::Relaxed) - failed_before,
+        );
+        if outcome.is_err() {
+            break;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    for w in workers {
+        w.await.map_err(|e| e.to_string())?;
+    }
+    let elapsed = started.elapsed();
+    let mut lat = std::mem::take(&mut *tally.latencies.lock().unwrap());
+    lat.sort_unstable();
+    let pct = |p: f64| {
+        lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1)))
+            .map_or(f64::NAN, |&us| f64::from(us) / 1000.0)
     };
-
-    for _ in 0..300 {
-        one(query(&client).await, false, &mut t);
-    }
-    let before = client.hosts();
+    let run = tally.run.load(Ordering::Relaxed);
+    let failed_after = tally.failed_after_detection.load(Ordering::Relaxed);
     println!(
-        "phase 1: {} queries, {} failed; requests per host {:?}",
-        t.run,
-        t.failed,
-        before.iter().map(|h| h.requests).collect::<Vec<_>>()
+        "FIGURES concurrency={CONCURRENCY} cycles={cycles} reads={run} reads_per_s={:.0} failed={} \
+         failed_after_detection={failed_after} retries={} detect_s={:?} latency_ms_p50={:.1} p99={:.1} max={:.1} \
+         requests_per_host={:?} first_error={:?}",
+        run as f64 / elapsed.as_secs_f64(),
+        tally.failed.load(Ordering::Relaxed),
+        client.retries(),
+        detect_times
+            .iter()
+            .map(|d| (d.as_secs_f64() * 1000.0).round() / 1000.0)
+            .collect::<Vec<_>>(),
+        pct(0.5),
+        pct(0.99),
+        pct(1.0),
+        client.hosts().iter().map(|h| h.requests).collect::<Vec<_>>(),
+        tally.first_error.lock().unwrap()
     );
-    if before.iter().any(|h| h.requests < 90) {
-        return Err("round-robin did not spread phase 1 over the three hosts".into());
+    outcome?;
+    if tally.wrong.load(Ordering::Relaxed) > 0 {
+        return Err("a read gave a wrong count".into());
     }
-
-    // Queries go on while the server is being stopped.
-    println!("STOP {}", ports[victim]);
-    let stop_asked = Instant::now();
-    let mut stopped_after: Option<Duration> = None;
-    let mut detected_at: Option<Duration> = None;
-    let failed_before = t.failed;
-    for _ in 0..400 {
-        let detected = detected_at.is_some();
-        one(query(&client).await, detected, &mut t);
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        if detected_at.is_none() && !client.hosts()[victim].available {
-            detected_at = Some(stop_asked.elapsed());
-        }
-        if stopped_after.is_none() && lines.try_recv().is_ok_and(|l| l == "stopped") {
-            stopped_after = Some(stop_asked.elapsed());
-        }
-    }
-    let stopped_after = match stopped_after {
-        Some(d) => d,
-        None => {
-            wait_for(&lines, "stopped")?;
-            stop_asked.elapsed()
-        }
-    };
-    let down = client.hosts();
-    let detected_at = detected_at.ok_or("the stopped host was never marked unavailable")?;
-    println!(
-        "phase 2 (host {} stopping from the start, stopped {:.1} s in): 400 queries, {} failed \
-         ({} after detection); detected unavailable {:.3} s after the stop was asked; \
-         requests per host {:?}",
-        ports[victim],
-        stopped_after.as_secs_f64(),
-        t.failed - failed_before,
-        t.failed_after_detection,
-        detected_at.as_secs_f64(),
-        down.iter().map(|h| h.requests).collect::<Vec<_>>()
-    );
-
-    println!("START {}", ports[victim]);
-    wait_for(&lines, "started")?;
-    let restarted = Instant::now();
-    let victim_before = client.hosts()[victim].requests;
-    let mut back_at: Option<Duration> = None;
-    let failed_before = t.failed;
-    for _ in 0..300 {
-        one(query(&client).await, true, &mut t);
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        if back_at.is_none()
-            && client.hosts()[victim].requests > victim_before
-            && client.hosts()[victim].available
-        {
-            back_at = Some(restarted.elapsed());
-        }
-    }
-    let after = client.hosts();
-    let victim_got = after[victim].requests - victim_before;
-    println!(
-        "phase 3 (host {} restarted): 300 queries, {} failed; the restarted host got {} requests, \
-         the first {:.3} s after it was up; requests per host {:?}",
-        ports[victim],
-        t.failed - failed_before,
-        victim_got,
-        back_at.map_or(f64::NAN, |d| d.as_secs_f64()),
-        after.iter().map(|h| h.requests).collect::<Vec<_>>()
-    );
-    println!(
-        "FIGURES queries={} failed={} failed_after_detection={} detect_s={:.3} first_error={:?}",
-        t.run,
-        t.failed,
-        t.failed_after_detection,
-        detected_at.as_secs_f64(),
-        t.first_error
-    );
-    if t.failed_after_detection > 0 {
+    if failed_after > 0 {
         return Err(format!(
-            "{} queries issued after the failure was detected failed",
-            t.failed_after_detection
-        ));
-    }
-    if victim_got < 50 {
-        return Err(format!(
-            "the restarted host got only {victim_got} of 300 requests"
+            "{failed_after} reads issued after a kill was detected failed"
         ));
     }
     Ok(())

@@ -85,18 +85,20 @@ pub use client::{Client, ClientBuilder, Error, ResultStream};
 #[cfg(feature = "serde")]
 pub mod de;
 mod drive;
-#[rustfmt::skip]
-mod generated;
 pub mod graphson;
 mod java;
+#[cfg(any(feature = "http", feature = "serde"))]
+mod lang;
 pub mod model;
 #[cfg(feature = "http")]
 pub mod process;
 pub mod response;
 pub mod text;
+#[cfg(feature = "http")]
+mod transport;
 pub mod v1;
 #[cfg(feature = "http")]
-pub mod ws;
+pub use transport::ws;
 
 pub use model::Value;
 pub use response::{

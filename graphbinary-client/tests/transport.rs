@@ -388,7 +388,7 @@ fn assert_ints(values: &[graphbinary_client::model::Value], n: u32) {
 }
 
 // A body of several MB in 8 KB chunks: past the first 64 KiB the frames are read ahead by the
-// client's fetcher task (`client/body.rs`, `Prefetch`), which stops at 1 MiB queued and is
+// client's fetcher task (`transport/http/body.rs`, `Prefetch`), which stops at 1 MiB queued and is
 // woken again below 256 KiB; every result arrives, in order, on either runtime flavour.
 async fn large_body_arrives_whole(zlib_on: bool) {
     let n = 700_000; // 4.2 MB

@@ -35,8 +35,9 @@ against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182
 already answers there with the modern graph is reused) and a transactional one (dataset tx) on
 <port>+1, the examples (graphbinary-client/examples, run against those two servers and, for
 tinkerpop3, the 3.7.3 and JanusGraph ones), the SigV4 test (feature sigv4, against botocore), the failover test over three
-servers on 8195-8197 or env GREMLIN_FAILOVER_PORTS=A,B,C (`cargo xtask failover`, with SIGTERM
-then with SIGKILL), the TinkerPop 3 WebSocket tests (tests/ws3.rs, tests/ws3_janusgraph.rs)
+servers on 8195-8197 or env GREMLIN_FAILOVER_PORTS=A,B,C (`cargo xtask failover --mixed`: 256
+idempotent reads in flight, a host stopped with SIGTERM, then two killed with SIGKILL, each
+restarted), the TinkerPop 3 WebSocket tests (tests/ws3.rs, tests/ws3_janusgraph.rs, tests/faults.rs, tests/soak.rs)
 against Gremlin Server 3.7.3, 3.8.1, 3.7.3 with SASL, JanusGraph 1.1.0 and 3.7.3 with SASL over
 TLS (wss://) on 8186-8190 or env GREMLIN_WS_CI_PORTS=A,B,C,D,E, TinkerPop 3.7.3's Gherkin suite through the WebSocket client
 (`cargo xtask features --tinkerpop 3.7.3`, its own 3.7.3 server on 8186), then TinkerPop's
@@ -160,6 +161,15 @@ fn tinkerpop3_ports() -> Result<[u16; 5]> {
         .map_err(|_| anyhow::anyhow!("GREMLIN_WS_CI_PORTS={text:?}: five ports, A,B,C,D,E"))
 }
 
+/// `cargo test -p graphbinary-client --test T...` for each of `tests`.
+fn client_tests(mut cmd: Command, tests: &[&str]) -> Command {
+    cmd.args(["test", "-p", "graphbinary-client"]);
+    for t in tests {
+        cmd.args(["--test", t]);
+    }
+    cmd
+}
+
 /// Starts TinkerPop 3.7.3, 3.8.1, 3.7.3 with SASL, JanusGraph 1.1.0 and 3.7.3 with SASL over
 /// TLS (jars from Maven
 /// Central on first use), runs the WebSocket end-to-end tests against them, stops them.
@@ -182,30 +192,34 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
         secs(t.elapsed())
     );
     let outcome = run_tests(
-        cargo()
-            .args([
-                "test",
-                "-p",
-                "graphbinary-client",
-                "--test",
+        client_tests(
+            cargo(),
+            &[
                 "ws3",
-                "--test",
                 "ws3_janusgraph",
                 // Every route's values read back from 3.7.3, 3.8.1 and JanusGraph.
-                "--test",
                 "roundtrip",
                 // SASL with URL credentials against the --auth server.
-                "--test",
                 "secrets",
-            ])
-            .env("GREMLIN_WS_URL_373", s373.url())
-            .env("GREMLIN_WS_URL_381", s381.url())
-            .env("GREMLIN_WS_AUTH_URL_373", s_auth.url())
-            .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url())
-            .env("GREMLIN_WSS_AUTH_URL_373", s_tls.url())
-            .env("GREMLIN_WSS_ROOT_PEM", crate::server::tls_root()?),
+            ],
+        )
+        .env("GREMLIN_WS_URL_373", s373.url())
+        .env("GREMLIN_WS_URL_381", s381.url())
+        .env("GREMLIN_WS_AUTH_URL_373", s_auth.url())
+        .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url())
+        .env("GREMLIN_WSS_AUTH_URL_373", s_tls.url())
+        .env("GREMLIN_WSS_ROOT_PEM", crate::server::tls_root()?),
         totals,
     );
+    // The ws:// halves of the fault-proxy and soak tests (their http:// halves ran in the
+    // plain test step, against GREMLIN_URL).
+    let faults = run_tests(
+        client_tests(cargo(), &["faults", "soak", "observe"])
+            .args(["--", "ws_"])
+            .env("GREMLIN_WS_URL_373", s373.url()),
+        totals,
+    );
+    let outcome = outcome.and(faults);
     // The `tinkerpop3` example, on TinkerPop's server and on JanusGraph.
     let examples = examples::run_tinkerpop3(&[s373.url(), s_jg.url()]);
     drop(servers);
@@ -332,27 +346,45 @@ pub fn cli(args: &[String]) -> Result<()> {
             step("examples", &mut || examples::run_tinkerpop4(&url, &tx_url));
         }
         drop(tx_guard);
-        step("test sigv4", &mut || {
-            run_tests(
+        let url = guard.as_ref().map(server::Guard::url);
+        step("test sigv4 + metrics", &mut || {
+            // One build with both features: the SigV4 test and the SigV4 cases of `secrets`
+            // (the others ran in the plain step), then the `metrics` facade's test.
+            let sigv4 = run_tests(
                 cargo().args([
                     "test",
                     "-p",
                     "graphbinary-client",
                     "--features",
-                    "sigv4",
+                    "sigv4 metrics",
                     "--test",
                     "sigv4",
-                    // Its SigV4 cases (the others ran in the plain step).
                     "--test",
                     "secrets",
                 ]),
                 &mut totals,
-            )
+            );
+            let mut metrics = cargo();
+            metrics.args([
+                "test",
+                "-p",
+                "graphbinary-client",
+                "--features",
+                "sigv4 metrics",
+                "--test",
+                "observe",
+                "--",
+                "metrics_facade",
+            ]);
+            if let Some(url) = &url {
+                metrics.env("GREMLIN_URL", url);
+            }
+            sigv4.and(run_tests(&mut metrics, &mut totals))
         });
         step("failover", &mut || {
             let ports = crate::failover::ci_ports()?;
-            crate::failover::run(&ports, false)?;
-            crate::failover::run(&ports, true)
+            // One run: a clean shutdown, then two crashes.
+            crate::failover::run(&ports, crate::failover::Stop::Mixed, 3)
         });
         step("tinkerpop 3 (ws3 tests)", &mut || {
             tinkerpop3_tests(&cargo, &mut totals)

@@ -1,11 +1,13 @@
 //! `cargo xtask failover`: the several-hosts test against three real Gremlin Servers.
 //!
 //! Starts three servers (modern dataset) on 127.0.0.1, runs the failover driver of
-//! graphbinary-client (`benches/failover.rs`) against them, and stops and restarts the one it
-//! asks for (`STOP <port>` / `START <port>` on its stdout, answered with `stopped` / `started`
-//! on its stdin). The driver runs 1000 queries and fails if a query issued after the failure was detected fails
-//! or if the restarted server gets no requests again; its report lines (figures included) are
-//! echoed. All servers this command started are stopped at the end, whatever happened.
+//! graphbinary-client (`benches/failover.rs`) against them, and stops (SIGTERM), kills
+//! (SIGKILL) and restarts the one it asks for (`STOP <port>` / `KILL <port>` / `START <port>`
+//! on its stdout, answered with `stopped` / `started` on its stdin). The driver keeps 256
+//! idempotent reads in flight over the three hosts while one host after the other is stopped
+//! and restarted, one every 10 s, and fails if a read issued after the failure was detected
+//! fails or if a restarted server gets no requests again; its report lines (figures included)
+//! are echoed. All servers this command started are stopped at the end, whatever happened.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -17,19 +19,24 @@ use anyhow::{bail, Context, Result};
 use crate::server;
 use crate::util::{project_root, secs};
 
-const HELP: &str = "usage: cargo xtask failover [--ports A,B,C] [--kill]
+const HELP: &str = "usage: cargo xtask failover [--ports A,B,C] [--kill | --mixed] [--cycles N]
 
-Starts three Gremlin Servers (modern) on 127.0.0.1 (default ports 8195,8196,8197), runs 1000
-queries through one client over the three, stops one during the run and restarts it, and checks
-that every query issued after the failure was detected succeeds and that the restarted server
-gets requests again. Prints the figures (queries, failures, time to detect).
+Starts three Gremlin Servers (modern) on 127.0.0.1 (default ports 8195,8196,8197), keeps 256
+idempotent reads in flight through one client over the three, stops one host after the other
+during the run (a stop every 10 s, or as soon as the one before is back) and restarts it, and
+checks that every read issued after a failure was detected succeeds and that each restarted
+server gets requests again. Prints the figures (reads, failures, retries, time to detect,
+latency percentiles).
 
-  --kill  stop the server with SIGKILL (a crash) instead of SIGTERM (a clean shutdown)";
+  --kill      stop the servers with SIGKILL (a crash) instead of SIGTERM (a clean shutdown)
+  --mixed     SIGTERM for the first stop, SIGKILL for the others
+  --cycles N  stops and restarts (default 3)";
 
 /// `cargo xtask failover ...`
 pub fn cli(args: &[String]) -> Result<()> {
     let mut ports = vec![8195u16, 8196, 8197];
-    let mut kill = false;
+    let mut mode = Stop::Term;
+    let mut cycles = 3usize;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -41,7 +48,14 @@ pub fn cli(args: &[String]) -> Result<()> {
                     .map(|p| p.parse().context("--ports needs three port numbers"))
                     .collect::<Result<_>>()?;
             }
-            "--kill" => kill = true,
+            "--kill" => mode = Stop::Kill,
+            "--mixed" => mode = Stop::Mixed,
+            "--cycles" => {
+                cycles = it
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .context("--cycles needs a number")?;
+            }
             "-h" | "--help" => {
                 println!("{HELP}");
                 return Ok(());
@@ -52,7 +66,28 @@ pub fn cli(args: &[String]) -> Result<()> {
     if ports.len() != 3 {
         bail!("--ports needs exactly three ports");
     }
-    run(&ports, kill)
+    run(&ports, mode, cycles)
+}
+
+/// How the driver's hosts are stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// SIGTERM (a clean shutdown).
+    Term,
+    /// SIGKILL (a crash).
+    Kill,
+    /// SIGTERM first, then SIGKILL.
+    Mixed,
+}
+
+impl Stop {
+    fn arg(self) -> &'static str {
+        match self {
+            Stop::Term => "term",
+            Stop::Kill => "kill",
+            Stop::Mixed => "mixed",
+        }
+    }
 }
 
 /// The ports `cargo xtask ci` runs the failover test on: env `GREMLIN_FAILOVER_PORTS`
@@ -75,8 +110,8 @@ pub fn ci_ports() -> Result<Vec<u16>> {
     Ok(ports)
 }
 
-/// Runs the failover test on `ports` (three of them); `kill`: SIGKILL instead of SIGTERM.
-pub fn run(ports: &[u16], kill: bool) -> Result<()> {
+/// Runs the failover test on `ports` (three of them), `cycles` stops and restarts.
+pub fn run(ports: &[u16], mode: Stop, cycles: usize) -> Result<()> {
     let mut guards: HashMap<u16, server::Guard> = HashMap::new();
     for &p in ports {
         let g = server::ensure_running("modern", p)?;
@@ -98,6 +133,8 @@ pub fn run(ports: &[u16], kill: bool) -> Result<()> {
     let mut child = Command::new(driver)
         .current_dir(project_root())
         .arg(&list)
+        .arg(cycles.to_string())
+        .arg(mode.arg())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -106,7 +143,11 @@ pub fn run(ports: &[u16], kill: bool) -> Result<()> {
     let stdout = child.stdout.take().context("piped stdout")?;
     for line in BufReader::new(stdout).lines() {
         let line = line?;
-        if let Some(p) = line.strip_prefix("STOP ") {
+        let stop = line
+            .strip_prefix("STOP ")
+            .map(|p| (p, false))
+            .or_else(|| line.strip_prefix("KILL ").map(|p| (p, true)));
+        if let Some((p, kill)) = stop {
             let p: u16 = p.trim().parse()?;
             let t = Instant::now();
             match guards.remove(&p) {

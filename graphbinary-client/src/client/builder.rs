@@ -8,11 +8,11 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, ACCEPT_ENCODING, CONTENT_T
 use tokio::sync::Semaphore;
 
 use super::hosts::Hosts;
-use super::interceptor::{BasicAuth, Chain, Interceptor};
-use super::secret::{redact_url, take_userinfo, Credentials, Secret, UrlText};
-use super::{Client, Error, Inner, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME};
-use crate::java::base64;
+use super::retry::RetryPolicy;
+use super::{Client, Error, Inner, Transport, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME};
 use crate::response::ReadOptions;
+use crate::transport::secret::{redact_url, take_userinfo, Credentials, Secret, UrlText};
+use crate::transport::{BasicAuth, Chain, Interceptor};
 
 /// Builds a [`Client`]. See [`Client::builder`].
 ///
@@ -62,6 +62,9 @@ pub struct ClientBuilder {
     credentials: Option<Credentials>,
     /// Readers of GraphBinary 1 custom types for TinkerPop 3 servers.
     custom_types: crate::v1::CustomTypes,
+    retry: RetryPolicy,
+    listener: Option<Arc<dyn super::RequestListener>>,
+    trace_query_text: bool,
 }
 
 impl ClientBuilder {
@@ -87,6 +90,9 @@ impl ClientBuilder {
             read_options: ReadOptions::default(),
             credentials: None,
             custom_types: crate::v1::CustomTypes::new(),
+            retry: RetryPolicy::default(),
+            listener: None,
+            trace_query_text: false,
         }
     }
 
@@ -187,6 +193,41 @@ impl ClientBuilder {
         self
     }
 
+    /// Hooks called at the start, first byte, end and each retry of every request (see
+    /// [`RequestListener`](super::RequestListener)); one listener a client, the last set wins.
+    pub fn listener(mut self, listener: Arc<dyn super::RequestListener>) -> Self {
+        self.listener = Some(listener);
+        self
+    }
+
+    /// Whether each request's tracing span records its script and parameters (fields
+    /// `gremlin` and `parameters`). Off by default: they carry the application's data.
+    pub fn trace_query_text(mut self, on: bool) -> Self {
+        self.trace_query_text = on;
+        self
+    }
+
+    /// How requests marked [`idempotent`](super::RequestBuilder::idempotent) are retried
+    /// (default [`RetryPolicy::default`]: 3 attempts, backoff from 50 ms to 2 s with jitter,
+    /// `Retry-After` honoured up to 10 s); see [`RetryPolicy`] for what is retried. Requests not
+    /// marked idempotent are never sent twice, whatever the policy.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use graphbinary_client::client::{Client, RetryPolicy};
+    ///
+    /// # fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// let client = Client::builder("http://127.0.0.1:8182/gremlin")
+    ///     .add_host("http://127.0.0.1:8183/gremlin")
+    ///     .retry_policy(RetryPolicy::default().max_attempts(4).max_backoff(Duration::from_secs(1)))
+    ///     .build()?;
+    /// # drop(client); Ok(()) }
+    /// ```
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
     /// The longest a failed host stays out of the rotation (default 30 s).
     pub fn host_retry_backoff_max(mut self, t: Duration) -> Self {
         self.host_retry_backoff_max = t;
@@ -265,7 +306,7 @@ impl ClientBuilder {
 
     /// Trusts a PEM-encoded root certificate (a private CA, or one the platform lacks) in
     /// addition to the platform's trust store, for `https://` and for `wss://` URLs alike
-    /// (the TinkerPop 3 transport gets it as [`Options3::root_certificates`](crate::ws::Options3::root_certificates)).
+    /// (the TinkerPop 3 transport gets it as [`Options3::root_certificates`](crate::transport::ws::Options3::root_certificates)).
     pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
         self.root_certificates.push(pem.into());
         self
@@ -277,7 +318,8 @@ impl ClientBuilder {
     pub fn build(mut self) -> Result<Client, Error> {
         // Checked here for both transports, so that a bad PEM is named (reqwest only says
         // "builder error").
-        crate::ws::parse_root_certificates(&self.root_certificates).map_err(Error::Config)?;
+        crate::transport::ws::parse_root_certificates(&self.root_certificates)
+            .map_err(Error::Config)?;
         let tinkerpop3 = is_ws_url(&self.url.0);
         if tinkerpop3 && !self.extra_hosts.is_empty() {
             return Err(Error::Config(
@@ -294,8 +336,14 @@ impl ClientBuilder {
         }
         self.take_url_credentials(&mut urls)?;
         let url = urls[0].clone();
-        let ws =
-            tinkerpop3.then(|| super::ws3::Ws3::new(url.as_str().to_owned(), self.ws_options()));
+        let transport = if tinkerpop3 {
+            Transport::Ws(Box::new(super::ws3::Ws3::new(
+                url.as_str().to_owned(),
+                self.ws_options(),
+            )))
+        } else {
+            Transport::Http(std::sync::RwLock::new(Some(self.http_client()?)))
+        };
         let mut headers = HeaderMap::new();
         headers.insert(ACCEPT, HeaderValue::from_static(GRAPHBINARY_MIME));
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -312,38 +360,20 @@ impl ClientBuilder {
         );
         let mut interceptors = self.interceptors;
         interceptors.0.extend(self.auth);
-        let mut b = reqwest::Client::builder()
-            .http1_only()
-            .tls_backend_rustls()
-            .pool_max_idle_per_host(self.pool_size)
-            .pool_idle_timeout(self.pool_idle_timeout)
-            .tcp_nodelay(true)
-            .redirect(reqwest::redirect::Policy::none());
-        if let Some(t) = self.connect_timeout {
-            b = b.connect_timeout(t);
-        }
-        if let Some(t) = self.read_timeout {
-            b = b.read_timeout(t);
-        }
-        b = match &self.proxy {
-            None => b.no_proxy(),
-            Some(p) => b.proxy(reqwest::Proxy::all(p.0.as_str()).map_err(|e| {
-                Error::Config(format!("invalid proxy URL {:?}: {e}", redact_url(&p.0)))
-            })?),
-        };
-        for pem in &self.root_certificates {
-            let cert = reqwest::Certificate::from_pem(pem)
-                .map_err(|e| Error::Config(format!("invalid PEM certificate: {e}")))?;
-            b = b.tls_certs_merge([cert]);
-        }
-        let http = b
-            .build()
-            .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?;
         Ok(Client {
             inner: Arc::new(Inner {
-                http,
+                transport,
                 url,
                 slots: Arc::new(Semaphore::new(self.pool_size)),
+                pool_size: self.pool_size,
+                retry: self.retry,
+                retries: Default::default(),
+                observer: Arc::new(super::observe::Observer::new(
+                    self.listener.clone(),
+                    self.trace_query_text,
+                )),
+                closing: Default::default(),
+                read_timeout: self.read_timeout,
                 compression: self.compression,
                 read_options: self.read_options,
                 hosts: Hosts::new(urls, self.host_retry_backoff, self.host_retry_backoff_max),
@@ -351,7 +381,6 @@ impl ClientBuilder {
                 interceptors,
                 request_timeout: self.request_timeout,
                 max_response_header_bytes: self.max_response_header_bytes,
-                ws,
             }),
         })
     }
@@ -391,15 +420,46 @@ impl ClientBuilder {
         Ok(())
     }
 
+    /// The HTTP client of an `http://` or `https://` URL (reqwest over hyper, rustls): HTTP/1.1,
+    /// the pool, timeouts, proxy and root certificates of this builder.
+    fn http_client(&self) -> Result<reqwest::Client, Error> {
+        let mut b = reqwest::Client::builder()
+            .http1_only()
+            .tls_backend_rustls()
+            .pool_max_idle_per_host(self.pool_size)
+            .pool_idle_timeout(self.pool_idle_timeout)
+            .tcp_nodelay(true)
+            .redirect(reqwest::redirect::Policy::none());
+        if let Some(t) = self.connect_timeout {
+            b = b.connect_timeout(t);
+        }
+        if let Some(t) = self.read_timeout {
+            b = b.read_timeout(t);
+        }
+        b = match &self.proxy {
+            None => b.no_proxy(),
+            Some(p) => b.proxy(reqwest::Proxy::all(p.0.as_str()).map_err(|e| {
+                Error::Config(format!("invalid proxy URL {:?}: {e}", redact_url(&p.0)))
+            })?),
+        };
+        for pem in &self.root_certificates {
+            let cert = reqwest::Certificate::from_pem(pem)
+                .map_err(|e| Error::Config(format!("invalid PEM certificate: {e}")))?;
+            b = b.tls_certs_merge([cert]);
+        }
+        b.build()
+            .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))
+    }
+
     /// For a `ws://` or `wss://` URL: the TinkerPop 3 options from this builder's settings
     /// (pool size, connect timeout, User-Agent, limits, interceptors, root certificates;
     /// credentials for SASL).
-    fn ws_options(&self) -> crate::ws::Options3 {
+    fn ws_options(&self) -> crate::transport::ws::Options3 {
         let mut interceptors = self.interceptors.0.clone();
         if self.credentials.is_none() {
             interceptors.extend(self.auth.clone());
         }
-        crate::ws::Options3 {
+        crate::transport::ws::Options3 {
             credentials: self.credentials.clone(),
             limits: self.read_options.limits,
             user_agent: self
@@ -411,7 +471,7 @@ impl ClientBuilder {
             interceptors,
             custom_types: self.custom_types.clone(),
             root_certificates: self.root_certificates.clone(),
-            ..crate::ws::Options3::default()
+            ..crate::transport::ws::Options3::default()
         }
     }
 }
@@ -436,11 +496,6 @@ fn parse_url(s: &str) -> Result<reqwest::Url, Error> {
         )));
     }
     Ok(url)
-}
-
-/// `Basic base64(user:password)` with the standard alphabet, as the official drivers send it.
-pub(super) fn basic_auth_header(user: &str, pass: &str) -> String {
-    format!("Basic {}", base64(format!("{user}:{pass}").as_bytes()))
 }
 
 /// The TinkerPop user agent convention:
@@ -491,14 +546,6 @@ fn os_version() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn basic_auth_is_standard_base64() {
-        assert_eq!(basic_auth_header("user", "pass"), "Basic dXNlcjpwYXNz");
-        assert_eq!(basic_auth_header("a", ""), "Basic YTo=");
-        assert_eq!(basic_auth_header("ab", ""), "Basic YWI6");
-        assert_eq!(basic_auth_header("?>", "?"), "Basic Pz46Pw==");
-    }
 
     #[test]
     fn url_credentials_are_one_basic_auth_for_every_host() {

@@ -19,10 +19,11 @@ use std::io;
 
 use graphbinary_core::DecodeError;
 
+use crate::transport::http::DecompressError;
+
 pub use crate::response::ServerError;
 
-/// A boxed error source.
-pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+pub use crate::transport::BoxError;
 
 /// Every error the client returns. The underlying cause is available through
 /// [`std::error::Error::source`].
@@ -83,12 +84,16 @@ pub enum Error {
     /// A single result was requested but the response had this many (bulks counted).
     #[error("expected one result, the response has {0}")]
     TooManyResults(u64),
+    /// The client was closed ([`Client::close`](super::Client::close)): the request was not
+    /// sent, or its response was cut.
+    #[error("the client is closed")]
+    Closed,
 }
 
-impl From<crate::ws::Error3> for Error {
+impl From<crate::transport::ws::Error3> for Error {
     /// The client error for a TinkerPop 3 error (a server status as [`Error::Server`], a
     /// dropped connection as [`Error::Transport`], ...).
-    fn from(e: crate::ws::Error3) -> Self {
+    fn from(e: crate::transport::ws::Error3) -> Self {
         super::ws3::from_error3(e)
     }
 }
@@ -122,6 +127,32 @@ impl fmt::Display for TransportKind {
 }
 
 impl Error {
+    /// A short name of the error's kind, for logs and metrics labels: `config`,
+    /// `invalid_request`, `timeout`, `transport` (any other [`TransportKind`]), `server`,
+    /// `interceptor`, `transaction`, `decode`, `decompress`, `protocol`, `conversion`,
+    /// `no_result`, `too_many_results` or `closed`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Config(_) => "config",
+            Error::InvalidRequest(_) => "invalid_request",
+            Error::Transport {
+                kind: TransportKind::Timeout,
+                ..
+            } => "timeout",
+            Error::Transport { .. } => "transport",
+            Error::Server(_) => "server",
+            Error::Interceptor { .. } => "interceptor",
+            Error::Transaction(_) => "transaction",
+            Error::Decode(_) => "decode",
+            Error::Decompress(_) => "decompress",
+            Error::Protocol(_) => "protocol",
+            Error::Conversion { .. } => "conversion",
+            Error::NoResult => "no_result",
+            Error::TooManyResults(_) => "too_many_results",
+            Error::Closed => "closed",
+        }
+    }
+
     /// The server error, if this is one.
     pub fn server_error(&self) -> Option<&ServerError> {
         match self {
@@ -170,6 +201,11 @@ impl Error {
         {
             return Error::Decompress(e);
         }
+        if e.get_ref()
+            .is_some_and(|inner| inner.is::<crate::transport::http::ClientClosed>())
+        {
+            return Error::Closed;
+        }
         let kind = if e.kind() == io::ErrorKind::TimedOut {
             TransportKind::Timeout
         } else {
@@ -192,11 +228,6 @@ impl From<DecodeError> for Error {
         }
     }
 }
-
-/// Marks an I/O error that came from the zlib decoder rather than from the network.
-#[derive(Debug, thiserror::Error)]
-#[error("invalid zlib stream")]
-pub(crate) struct DecompressError(#[source] pub(crate) io::Error);
 
 fn classify_reqwest(e: &reqwest::Error) -> TransportKind {
     if has_source::<rustls::Error>(e) {

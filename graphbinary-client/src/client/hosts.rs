@@ -11,9 +11,11 @@
 //!
 //! A request that could not connect has sent nothing, so it is moved to the next available
 //! host (each host tried at most once per request). A request that failed after it was sent is
-//! never retried: it fails with [`Error::Transport`](super::Error::Transport), since the server
-//! may have run it. Requests of a [`Transaction`](super::Transaction) always go to the host that
-//! began it.
+//! not sent again: it fails with [`Error::Transport`](super::Error::Transport), since the server
+//! may have run it, unless it is marked
+//! [idempotent](super::RequestBuilder::idempotent) (see [`RetryPolicy`](super::RetryPolicy):
+//! its retry goes to another host than the one that failed it). Requests of a
+//! [`Transaction`](super::Transaction) always go to the host that began it.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -128,6 +130,14 @@ impl Hosts {
 
     pub(super) fn succeeded(&self, i: usize) {
         let mut s = self.lock(i);
+        if s.failures > 0 {
+            tracing::info!(
+                target: "graphbinary_client",
+                host = %super::redact_url(self.hosts[i].url.as_str()),
+                after_failures = s.failures,
+                "host marked up"
+            );
+        }
         s.failures = 0;
         s.retry_at = None;
     }
@@ -141,6 +151,13 @@ impl Hosts {
             .saturating_mul(1u32 << shift)
             .min(self.backoff_max);
         s.retry_at = Some(Instant::now() + wait);
+        tracing::warn!(
+            target: "graphbinary_client",
+            host = %super::redact_url(self.hosts[i].url.as_str()),
+            failures = s.failures,
+            backoff_ms = wait.as_millis() as u64,
+            "host marked down"
+        );
     }
 
     pub(super) fn status(&self) -> Vec<HostStatus> {

@@ -65,8 +65,25 @@
 //! connection leaves the rotation for a backoff ([`ClientBuilder::host_retry_backoff`],
 //! doubling up to [`ClientBuilder::host_retry_backoff_max`]); the next request after it is its
 //! probe. A request that could not connect (nothing was sent) moves on to the next host; a
-//! request already sent is never retried: it fails with [`Error::Transport`]. A
-//! [`Transaction`] stays on the host that began it. [`Client::hosts`] reports each host.
+//! request already sent is never sent again unless it is marked
+//! [idempotent](RequestBuilder::idempotent): it fails with [`Error::Transport`]. An
+//! idempotent one is retried, on another host, after a connection failure before its first
+//! result or a 429 / 503 / 596, as the [`RetryPolicy`] of [`ClientBuilder::retry_policy`]
+//! says ([`Client::retries`] counts them). A [`Transaction`] stays on the host that began it
+//! and is never retried. [`Client::hosts`] reports each host. [`Client::close`] ends a
+//! client: requests in flight get a grace, the connections are closed, later requests fail
+//! with [`Error::Closed`].
+//!
+//! # Observability
+//!
+//! Each request runs in a `tracing` span `gremlin.request` (protocol, host, traversal source,
+//! request id, status, results, bytes, duration, retries, outcome; the script and parameters
+//! only with [`ClientBuilder::trace_query_text`]), with events for retries, hosts marked down
+//! and up, pool waits and WebSocket connections. [`Client::stats`] is a snapshot of the
+//! counters (requests, outcomes, errors by [`Error::kind`], retries, in flight, bytes, latency
+//! percentiles); feature `metrics` sends the same to the `metrics` facade; a
+//! [`RequestListener`] ([`ClientBuilder::listener`]) is called at the start, first byte, end
+//! and each retry of every request. No credential appears in any of them.
 //!
 //! # Transactions
 //!
@@ -83,47 +100,49 @@
 //! proxy, `CONNECT` for `https://`), [`ClientBuilder::max_response_header_bytes`]. The
 //! `Gremlin-RequestId` of a response is [`ResultStream::request_id`].
 
-mod body;
 mod builder;
 mod convert;
 mod error;
 mod hosts;
-mod interceptor;
+mod observe;
 mod params;
 mod request;
 mod results;
-pub(crate) mod secret;
-#[cfg(feature = "sigv4")]
-mod sigv4;
+mod retry;
 mod transaction;
+#[cfg(feature = "serde")]
+mod typed;
 mod ws3;
 
 use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
-pub use body::{BodyReader, ByteCounters};
+pub use crate::transport::http::BodyReader;
+pub use crate::transport::ByteCounters;
 pub use builder::ClientBuilder;
 pub use convert::ConversionError;
 pub use request::{MaterializeProperties, RawResponse, RequestBuilder};
 pub use results::{ResultStream, TraverserStream};
+pub use retry::RetryPolicy;
 
 use crate::response::ReadOptions;
-pub use error::{BoxError, Error, ServerError, TransportKind};
-pub use hosts::HostStatus;
-pub use interceptor::{
+pub use crate::transport::BoxError;
+use crate::transport::Closing;
+#[cfg(feature = "sigv4")]
+pub use crate::transport::SigV4;
+pub use crate::transport::{
     interceptor_fn, BasicAuth, FnInterceptor, HttpRequest, InterceptFuture, Interceptor,
 };
-
+pub use crate::transport::{redact_url, Secret};
 /// The HTTP types of [`HttpRequest`], re-exported from the HTTP library.
-pub use reqwest::{
-    header::{HeaderMap, HeaderName, HeaderValue},
-    Method, Url,
-};
-pub use secret::{redact_url, Secret};
-#[cfg(feature = "sigv4")]
-pub use sigv4::SigV4;
+pub use crate::transport::{HeaderMap, HeaderName, HeaderValue, Method, Url};
+pub use error::{Error, ServerError, TransportKind};
+pub use hosts::HostStatus;
+pub use observe::{ClientStats, Latency, RequestEnd, RequestInfo, RequestListener, RetryInfo};
 pub use transaction::{Transaction, TransactionError, TRANSACTION_ID_HEADER};
+#[cfg(feature = "serde")]
+pub use typed::Typed;
 
 /// The GraphBinary 4 MIME type sent in `Accept`.
 pub const GRAPHBINARY_MIME: &str = "application/vnd.graphbinary-v4.0";
@@ -154,31 +173,170 @@ impl std::fmt::Debug for Client {
             .field("headers", &i.headers)
             .field("interceptors", &i.interceptors)
             .field("request_timeout", &i.request_timeout)
+            .field("retry", &i.retry)
             .field("max_response_header_bytes", &i.max_response_header_bytes)
-            .field("tinkerpop3", &i.ws)
+            .field("transport", &i.transport)
             .finish_non_exhaustive()
     }
 }
 
-/// The client's state (its `Debug` is [`Client`]'s: the HTTP library's own is left out).
+/// The transport a URL's scheme selects, below the client (see [`crate::transport`]). A new
+/// transport (GraphSON over WebSocket is the next planned) is a new sibling module under
+/// `transport/` and one more arm here.
+enum Transport {
+    /// `http://`, `https://`: TinkerPop 4, GraphBinary 4 over HTTP (reqwest's pooled client;
+    /// `None` once [`Client::close`] dropped it).
+    Http(std::sync::RwLock<Option<reqwest::Client>>),
+    /// `ws://`, `wss://`: TinkerPop 3, GraphBinary 1 over WebSocket (a [`Client3`] pool,
+    /// connected at the first request).
+    ///
+    /// [`Client3`]: crate::transport::ws::Client3
+    Ws(Box<ws3::Ws3>),
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            // The HTTP library's own Debug is left out.
+            Transport::Http(_) => f.write_str("Http"),
+            Transport::Ws(ws) => f.debug_tuple("Ws").field(ws).finish(),
+        }
+    }
+}
+
+/// The client's state (its `Debug` is [`Client`]'s).
 struct Inner {
-    http: reqwest::Client,
+    transport: Transport,
     url: reqwest::Url,
     slots: Arc<Semaphore>,
+    pool_size: usize,
+    retry: RetryPolicy,
+    /// Retries made (see [`Client::retries`]).
+    retries: std::sync::atomic::AtomicU64,
+    /// Spans, events, statistics, metrics and the listener.
+    observer: Arc<observe::Observer>,
+    /// Set by [`Client::close`]; read by every request and response body.
+    closing: Arc<Closing>,
+    /// Also bounds each wait for a TinkerPop 3 message (the HTTP client has its own).
+    read_timeout: Option<std::time::Duration>,
     compression: bool,
     read_options: ReadOptions,
     /// Every host, the first being `url`.
     hosts: hosts::Hosts,
     /// The headers every request starts with, before the interceptors run.
     headers: reqwest::header::HeaderMap,
-    interceptors: interceptor::Chain,
+    interceptors: crate::transport::Chain,
     request_timeout: Option<std::time::Duration>,
     max_response_header_bytes: Option<usize>,
-    /// For a `ws://` / `wss://` URL: the TinkerPop 3 pool every request goes to.
-    ws: Option<ws3::Ws3>,
+}
+
+impl Inner {
+    /// [`Error::Closed`] once the client was closed.
+    fn check_open(&self) -> Result<(), Error> {
+        if self
+            .closing
+            .closed
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return Err(Error::Closed);
+        }
+        Ok(())
+    }
+
+    /// The HTTP client ([`Error::Closed`] once closed); for a `ws://` client, the error a
+    /// request that needs HTTP gets.
+    fn http(&self) -> Result<reqwest::Client, Error> {
+        match &self.transport {
+            Transport::Http(http) => http
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+                .ok_or(Error::Closed),
+            Transport::Ws(_) => Err(Error::InvalidRequest(
+                "this is for HTTP (TinkerPop 4); a ws:// client sends no HTTP request".into(),
+            )),
+        }
+    }
 }
 
 impl Client {
+    /// Closes the client (every clone of it): new requests fail at once with
+    /// [`Error::Closed`]; requests in flight get up to `grace` to end (read to their end or
+    /// dropped); then any still being read fail at their next read with [`Error::Closed`]
+    /// and their connections are closed; the pooled idle connections are closed. Returns the
+    /// number of requests that were still in flight when the grace ended.
+    ///
+    /// A response held but no longer read keeps its connection until it is dropped or read
+    /// again (the read then fails); everything else is closed when this returns. For a
+    /// `ws://` client the same: the pool's connections are closed (a close frame sent) and
+    /// requests still waiting end with [`Error::Closed`].
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// use std::time::Duration;
+    /// let client = graphbinary_client::Client::new("http://127.0.0.1:8182/gremlin")?;
+    /// let n: i64 = client.submit("g.V().count()").await?.one().await?;
+    /// assert_eq!(client.close(Duration::from_secs(5)).await, 0);
+    /// assert!(matches!(client.submit("g.V()").await, Err(graphbinary_client::client::Error::Closed)));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Cancel safety
+    /// Dropping the future leaves the client closed to new requests; the requests in flight
+    /// then go on until they end, and the idle connections stay pooled until the last clone
+    /// is dropped.
+    pub async fn close(&self, grace: std::time::Duration) -> usize {
+        use std::sync::atomic::Ordering;
+        let inner = &*self.inner;
+        inner.closing.closed.store(true, Ordering::Release);
+        match &inner.transport {
+            Transport::Ws(ws) => ws.close(grace).await,
+            Transport::Http(http) => {
+                let all = u32::try_from(inner.pool_size).unwrap_or(u32::MAX);
+                let waited = tokio::time::timeout(grace, inner.slots.acquire_many(all)).await;
+                let left = match waited {
+                    Ok(_) => 0,
+                    Err(_) => inner.pool_size - inner.slots.available_permits(),
+                };
+                inner.closing.cut.store(true, Ordering::Release);
+                // Dropping the HTTP client drops its pool: idle connections close now, those
+                // of bodies still held when those are dropped (they are not returned).
+                drop(http.write().unwrap_or_else(|e| e.into_inner()).take());
+                left
+            }
+        }
+    }
+
+    /// Whether [`Client::close`] was called.
+    pub fn is_closed(&self) -> bool {
+        self.inner.check_open().is_err()
+    }
+
+    /// What this client (and its clones) did so far: requests, outcomes, errors by kind,
+    /// retries, requests in flight, bytes and latency percentiles (see
+    /// [`ClientStats`]; spans and events: [Observability](self#observability)).
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// let client = graphbinary_client::Client::new("http://127.0.0.1:8182/gremlin")?;
+    /// client.submit("g.V().count()").await?.all().await?;
+    /// let stats = client.stats();
+    /// assert_eq!((stats.requests, stats.succeeded, stats.in_flight), (1, 1, 0));
+    /// println!("p99 {:?}", stats.latency.p99);
+    /// # Ok(()) }
+    /// ```
+    pub fn stats(&self) -> ClientStats {
+        self.inner.observer.stats(self.retries())
+    }
+
+    /// Retries made so far by this client (and its clones): each further attempt of an
+    /// [`idempotent`](RequestBuilder::idempotent) request counts once.
+    pub fn retries(&self) -> u64 {
+        self.inner
+            .retries
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// A builder for a client of the server at `url`.
     pub fn builder(url: impl Into<String>) -> ClientBuilder {
         ClientBuilder::new(url.into())
@@ -197,15 +355,15 @@ impl Client {
     /// Whether the URL is `ws://` or `wss://`: requests go to a TinkerPop 3 server as
     /// GraphBinary 1 over WebSocket (see [`crate::ws`]).
     pub fn is_tinkerpop3(&self) -> bool {
-        self.inner.ws.is_some()
+        matches!(self.inner.transport, Transport::Ws(_))
     }
 
     /// The TinkerPop 3 connection pool of a `ws://` client (connected at the first use);
     /// [`Error::InvalidRequest`] for an HTTP client.
-    pub async fn tinkerpop3(&self) -> Result<&crate::ws::Client3, Error> {
-        match &self.inner.ws {
-            Some(ws) => ws.client().await,
-            None => Err(Error::InvalidRequest(format!(
+    pub async fn tinkerpop3(&self) -> Result<&crate::transport::ws::Client3, Error> {
+        match &self.inner.transport {
+            Transport::Ws(ws) => ws.client().await,
+            Transport::Http(_) => Err(Error::InvalidRequest(format!(
                 "{} is not a ws:// URL (TinkerPop 3)",
                 self.inner.url
             ))),
@@ -214,7 +372,7 @@ impl Client {
 
     /// Opens a TinkerPop 3 session (a `ws://` client only; for TinkerPop 4 see
     /// [`Client::transaction`]): requests evaluated in order by the server's `session`
-    /// processor, sharing variables and one transaction. See [`crate::ws::Session3`].
+    /// processor, sharing variables and one transaction. See [`crate::transport::ws::Session3`].
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
@@ -225,7 +383,7 @@ impl Client {
     /// s.close().await.map_err(graphbinary_client::client::Error::from)?;
     /// # Ok(()) }
     /// ```
-    pub async fn session(&self) -> Result<crate::ws::Session3, Error> {
+    pub async fn session(&self) -> Result<crate::transport::ws::Session3, Error> {
         self.tinkerpop3()
             .await?
             .session()

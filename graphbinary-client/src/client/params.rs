@@ -8,8 +8,8 @@
 //! identifiers. A TinkerPop 3 server takes them as GraphBinary 1 `bindings`, each value as its
 //! own type ([`v1::encode_value`](crate::v1::encode_value)); no text is parsed back.
 
+use crate::lang::Lit;
 use crate::model::Value;
-use crate::process::Lit;
 
 /// One parameter's value.
 #[derive(Debug, Clone)]

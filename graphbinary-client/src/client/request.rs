@@ -5,12 +5,13 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 
-use super::body::BodyReader;
-use super::interceptor::HttpRequest;
 use super::params::{self, is_valid_param_name, Param};
+use super::retry;
 use super::transaction::{TxContext, TRANSACTION_ID_HEADER};
-use super::{Client, Error, ResultStream, ServerError, GRAPHBINARY_MIME};
+use super::{Client, Error, ResultStream, ServerError, Transport, GRAPHBINARY_MIME};
 use crate::model::Value;
+use crate::transport::http::BodyReader;
+use crate::transport::HttpRequest;
 
 /// Largest error body (JSON or text) read from a non-GraphBinary error response.
 const MAX_ERROR_BODY: usize = 1 << 20;
@@ -49,6 +50,7 @@ pub struct RequestBuilder {
     error: Option<Error>,
     transaction: Option<TxContext>,
     timeout: Option<Duration>,
+    idempotent: bool,
 }
 
 impl RequestBuilder {
@@ -66,6 +68,7 @@ impl RequestBuilder {
             error: None,
             transaction: None,
             timeout: None,
+            idempotent: false,
         }
     }
 
@@ -238,6 +241,40 @@ impl RequestBuilder {
         self
     }
 
+    /// Marks the request idempotent: running it twice does what running it once does (a read
+    /// such as `g.V().count()`; never a mutation). An idempotent request is retried, by the
+    /// client's [`RetryPolicy`](super::RetryPolicy), when it could not connect, when its
+    /// connection failed before its first result, and when the server answered 429, 503 or
+    /// 596 (`SERVER_ERROR_TEMPORARY`) before its first result; over HTTP with several hosts
+    /// the retry goes to another host. See [what is retried](super::RetryPolicy#what-is-retried).
+    /// Default `false`: a request that was sent is never sent again (only one that could not
+    /// connect moves to another host). Ignored inside a [`Transaction`](super::Transaction)
+    /// and by [`send_raw`](Self::send_raw), which hands over the body unread and so sends
+    /// once.
+    ///
+    /// An idempotent request's [`send`](Self::send) returns once its first result (or its end)
+    /// has arrived rather than at the response headers, so that a failure before it can still
+    /// be retried; an error before the first result is returned by `send` rather than as the
+    /// stream's item.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// let client = graphbinary_client::Client::builder("http://gremlin-1.internal:8182/gremlin")
+    ///     .add_host("http://gremlin-2.internal:8182/gremlin")
+    ///     .build()?;
+    /// let n: i64 = client.request("g.V().count()").idempotent(true).send().await?.one().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn idempotent(mut self, on: bool) -> Self {
+        self.idempotent = on;
+        self
+    }
+
+    /// Whether the request is marked [`idempotent`](Self::idempotent).
+    pub fn is_idempotent(&self) -> bool {
+        self.idempotent
+    }
+
     /// The JSON request body.
     pub fn body_json(&self) -> String {
         let mut m = serde_json::Map::new();
@@ -289,7 +326,55 @@ impl RequestBuilder {
     /// is closed and its pool slot freed. The request may or may not have reached the server
     /// (a mutation may have run); nothing is retried.
     pub async fn send(self) -> Result<ResultStream, Error> {
-        if self.client.inner.ws.is_some() {
+        let inner = self.client.inner.clone();
+        let protocol = match inner.transport {
+            Transport::Http(_) => "http",
+            Transport::Ws(_) => "ws",
+        };
+        let obs = inner
+            .observer
+            .start(protocol, self.g.as_deref(), &self.gremlin, || {
+                self.parameters_for_trace()
+            });
+        obs.span
+            .record("host", super::redact_url(inner.url.as_str()).as_ref());
+        let span = obs.span.clone();
+        match tracing::Instrument::instrument(self.send_unobserved(), span).await {
+            Ok(mut stream) => {
+                obs.first_byte(stream.request_id());
+                stream.observe(obs);
+                Ok(stream)
+            }
+            Err(e) => {
+                obs.end(e.kind(), e.server_error().map(|s| s.code), 0, 0);
+                Err(e)
+            }
+        }
+    }
+
+    /// The parameters as `name=value` text, for a span that records them.
+    fn parameters_for_trace(&self) -> String {
+        let mut out = String::new();
+        for (name, p) in &self.params {
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            out.push_str(name);
+            out.push('=');
+            match p {
+                Param::Value { value, .. } => out.push_str(&value.to_string()),
+                Param::Text(t) => out.push_str(t),
+            }
+        }
+        out
+    }
+
+    async fn send_unobserved(self) -> Result<ResultStream, Error> {
+        self.client.inner.check_open()?;
+        if self.idempotent && self.transaction.is_none() {
+            return self.send_retrying().await;
+        }
+        if matches!(self.client.inner.transport, Transport::Ws(_)) {
             return self.send_ws().await;
         }
         let opts = self.client.inner.read_options;
@@ -310,24 +395,20 @@ impl RequestBuilder {
     /// (a mutation may have run); a request is moved to another host only while no host could
     /// be connected to (nothing was sent), never after it was sent.
     pub async fn send_raw(self) -> Result<RawResponse, Error> {
-        if self.client.inner.ws.is_some() {
-            return Err(Error::InvalidRequest(
-                "send_raw is for HTTP (TinkerPop 4); a ws:// client has no HTTP body".into(),
-            ));
-        }
+        self.client.inner.http()?;
         self.send_raw_on().await.map(|(raw, _)| raw)
     }
 
     /// The TinkerPop 3 `eval` request message of this request (for a `ws://` client):
     /// `gremlin`, `language`, parameters as `bindings`, `g` as the alias of `g`, `batchSize`,
     /// `timeout_millis` as `evaluationTimeout`, `materializeProperties`.
-    pub fn eval_v1(&self) -> Result<crate::ws::Eval, Error> {
+    pub fn eval_v1(&self) -> Result<crate::transport::ws::Eval, Error> {
         if self.transaction.is_some() {
             return Err(Error::InvalidRequest(
                 "HTTP transactions are TinkerPop 4; over ws:// (TinkerPop 3) use ws::Client3::session".into(),
             ));
         }
-        let mut eval = crate::ws::Eval::new(self.gremlin.clone());
+        let mut eval = crate::transport::ws::Eval::new(self.gremlin.clone());
         for (name, p) in &self.params {
             match p {
                 Param::Value { value, .. } => {
@@ -358,13 +439,117 @@ impl RequestBuilder {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
+        let t = self.timeout.or(self.client.inner.request_timeout);
+        self.send_ws_once(t).await
+    }
+
+    /// Sends an idempotent request, again while it fails before its first result in a way
+    /// [`retry::retryable`] allows, as the client's policy says; every attempt within the
+    /// request's deadline.
+    async fn send_retrying(mut self) -> Result<ResultStream, Error> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let inner = self.client.inner.clone();
+        let deadline = self
+            .timeout
+            .or(inner.request_timeout)
+            .map(|t| (t, tokio::time::Instant::now() + t));
+        let mut avoid = None;
+        let mut attempt = 1u32;
+        loop {
+            let left =
+                deadline.map(|(_, d)| d.saturating_duration_since(tokio::time::Instant::now()));
+            let (error, host, asked) = match self.attempt(avoid, left).await {
+                Ok(stream) => return Ok(stream),
+                Err(f) => (f.error, f.host, f.retry_after),
+            };
+            if let Some(h) = host {
+                if matches!(error, Error::Server(_)) && retry::host_is_down(&error) {
+                    inner.hosts.failed(h);
+                }
+            }
+            if attempt >= inner.retry.attempts() || !retry::retryable(&error) {
+                return Err(error);
+            }
+            inner.check_open()?;
+            let delay = inner.retry.delay(attempt, asked);
+            if let Some((t, d)) = deadline {
+                if tokio::time::Instant::now() + delay >= d {
+                    return Err(Error::Transport {
+                        kind: super::TransportKind::Timeout,
+                        source: format!(
+                            "the request took over {t:?} ({attempt} attempts; the last failed: {error})"
+                        )
+                        .into(),
+                    });
+                }
+            }
+            let url = host.map_or(inner.url.as_str(), |h| inner.hosts.url(h).as_str());
+            inner.observer.retry(attempt, url, &error, delay);
+            retry::on_retry(
+                &inner.retries,
+                &retry::RetryEvent {
+                    attempt,
+                    host: url,
+                    error: &error,
+                    delay,
+                },
+            );
+            tokio::time::sleep(delay).await;
+            avoid = host;
+            attempt += 1;
+        }
+    }
+
+    /// One attempt of an idempotent request, up to its first result: on a host other than
+    /// `avoid` when there is one, within `left`.
+    async fn attempt(
+        &self,
+        avoid: Option<usize>,
+        left: Option<Duration>,
+    ) -> Result<ResultStream, Failed> {
+        let inner = &self.client.inner;
+        if matches!(inner.transport, Transport::Ws(_)) {
+            let send = async {
+                let mut stream = self.send_ws_once(left).await?;
+                stream.peek_first().await?;
+                Ok(stream)
+            };
+            let res = match left {
+                Some(t) => tokio::time::timeout(t, send)
+                    .await
+                    .unwrap_or_else(|_| Err(timeout_error(t))),
+                None => send.await,
+            };
+            return res.map_err(|error| Failed {
+                error,
+                host: None,
+                retry_after: None,
+            });
+        }
+        let (raw, host) = self.send_attempts(None, avoid, left).await?;
+        let mut stream = ResultStream::new(raw, inner.read_options);
+        match stream.peek_first().await {
+            Ok(()) => Ok(stream),
+            Err(error) => {
+                if retry::host_is_down(&error) && !matches!(error, Error::Server(_)) {
+                    inner.hosts.failed(host);
+                }
+                Err(Failed {
+                    error,
+                    host: Some(host),
+                    retry_after: None,
+                })
+            }
+        }
+    }
+
+    async fn send_ws_once(&self, t: Option<Duration>) -> Result<ResultStream, Error> {
+        let Transport::Ws(ws) = &self.client.inner.transport else {
+            return Err(Error::InvalidRequest("not a ws:// client".into()));
+        };
         let request = self.eval_v1()?.to_request();
-        let ws = self
-            .client
-            .inner
-            .ws
-            .as_ref()
-            .expect("checked by the caller");
         let send = async {
             let client = ws.client().await?;
             client
@@ -372,16 +557,17 @@ impl RequestBuilder {
                 .await
                 .map_err(super::ws3::from_error3)
         };
-        let results = match self.timeout.or(self.client.inner.request_timeout) {
+        let results = match t {
             Some(t) => tokio::time::timeout(t, send)
                 .await
-                .map_err(|_| Error::Transport {
-                    kind: super::TransportKind::Timeout,
-                    source: format!("the request took over {t:?}").into(),
-                })??,
+                .map_err(|_| timeout_error(t))??,
             None => send.await?,
         };
-        Ok(ResultStream::from_ws(results))
+        Ok(ResultStream::from_ws(
+            results,
+            t,
+            self.client.inner.read_timeout,
+        ))
     }
 
     /// [`send_raw`](Self::send_raw), also returning the index of the host that answered.
@@ -389,8 +575,13 @@ impl RequestBuilder {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
+        self.client.inner.check_open()?;
         let tx = self.transaction.clone();
-        let res = self.send_attempts(tx.as_ref()).await;
+        let t = self.timeout.or(self.client.inner.request_timeout);
+        let res = self
+            .send_attempts(tx.as_ref(), None, t)
+            .await
+            .map_err(|f| f.error);
         match (&tx, res) {
             (Some(ctx), Err(e)) => Err(ctx.map_error(e)),
             (Some(ctx), Ok((raw, host))) if raw.status == 404 || raw.status == 503 => {
@@ -412,25 +603,64 @@ impl RequestBuilder {
         }
     }
 
-    /// Sends the request to a host, moving to the next one while a host cannot be connected
-    /// to (nothing was sent), unless the request is pinned to its transaction's host.
-    async fn send_attempts(&self, tx: Option<&TxContext>) -> Result<(RawResponse, usize), Error> {
+    /// Sends the request to a host (another than `avoid` when there is one), moving to the
+    /// next one while a host cannot be connected to (nothing was sent), unless the request is
+    /// pinned to its transaction's host; `timeout` bounds it to the end of its body.
+    async fn send_attempts(
+        &self,
+        tx: Option<&TxContext>,
+        avoid: Option<usize>,
+        timeout: Option<Duration>,
+    ) -> Result<(RawResponse, usize), Failed> {
         let inner = &self.client.inner;
+        let failed = |error: Error, host: Option<usize>| Failed {
+            error,
+            host,
+            retry_after: None,
+        };
         let body = bytes::Bytes::from(self.body_json());
-        let permit = inner
-            .slots
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("the semaphore is never closed");
+        inner.observer.sent(body.len());
+        let permit = match inner.slots.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                let waited = std::time::Instant::now();
+                tracing::debug!(
+                    target: "graphbinary_client",
+                    pool_size = inner.pool_size,
+                    "waiting for a free connection slot"
+                );
+                let p = inner
+                    .slots
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .expect("the semaphore is never closed");
+                tracing::debug!(
+                    target: "graphbinary_client",
+                    waited_ms = waited.elapsed().as_millis() as u64,
+                    "got a connection slot"
+                );
+                p
+            }
+        };
         let pinned = tx.and_then(|t| t.host);
         let mut tried: Vec<usize> = Vec::new();
+        let http = inner.http().map_err(|e| failed(e, None))?;
         loop {
+            let pick = match avoid {
+                Some(a) if tried.is_empty() && inner.hosts.len() > 1 => inner.hosts.pick(&[a]),
+                _ => inner.hosts.pick(&tried),
+            };
             let host = match pinned {
                 Some(h) => h,
-                None => match inner.hosts.pick(&tried) {
+                None => match pick {
                     Some(h) => h,
-                    None => return Err(Error::Config("the client has no host".to_owned())),
+                    None => {
+                        return Err(failed(
+                            Error::Config("the client has no host".to_owned()),
+                            None,
+                        ))
+                    }
                 },
             };
             tried.push(host);
@@ -442,26 +672,35 @@ impl RequestBuilder {
             };
             if let Some(id) = tx.and_then(|t| t.id.as_deref()) {
                 let v = HeaderValue::from_str(id).map_err(|_| {
-                    Error::Protocol(format!("transaction id {id:?} is not a header value"))
+                    failed(
+                        Error::Protocol(format!("transaction id {id:?} is not a header value")),
+                        None,
+                    )
                 })?;
                 req.headers.insert(TRANSACTION_ID_HEADER, v);
             }
             for i in &inner.interceptors {
-                i.intercept(&mut req)
-                    .await
-                    .map_err(|source| Error::Interceptor {
-                        name: i.name().to_owned(),
-                        source,
-                    })?;
+                i.intercept(&mut req).await.map_err(|source| {
+                    failed(
+                        Error::Interceptor {
+                            name: i.name().to_owned(),
+                            source,
+                        },
+                        None,
+                    )
+                })?;
             }
-            let mut rb = inner
-                .http
+            let mut rb = http
                 .request(req.method, req.url)
                 .headers(req.headers)
                 .body(req.body);
-            if let Some(t) = self.timeout.or(inner.request_timeout) {
+            if let Some(t) = timeout {
                 rb = rb.timeout(t);
             }
+            tracing::Span::current().record(
+                "host",
+                super::redact_url(inner.hosts.url(host).as_str()).as_ref(),
+            );
             inner.hosts.attempt(host);
             let resp = match rb.send().await {
                 Ok(resp) => resp,
@@ -473,7 +712,7 @@ impl RequestBuilder {
                     if nothing_sent && pinned.is_none() && tried.len() < inner.hosts.len() {
                         continue;
                     }
-                    return Err(Error::from_reqwest(e));
+                    return Err(failed(Error::from_reqwest(e), Some(host)));
                 }
             };
             inner.hosts.succeeded(host);
@@ -484,18 +723,31 @@ impl RequestBuilder {
                     .map(|(k, v)| k.as_str().len() + v.len() + 4)
                     .sum();
                 if size > max {
-                    return Err(Error::Protocol(format!(
-                        "response headers of {size} bytes exceed the limit of {max}"
-                    )));
+                    return Err(failed(
+                        Error::Protocol(format!(
+                            "response headers of {size} bytes exceed the limit of {max}"
+                        )),
+                        Some(host),
+                    ));
                 }
             }
-            return Self::into_raw(resp, permit).await.map(|raw| (raw, host));
+            let retry_after = retry::retry_after(resp.headers());
+            let closing = inner.closing.clone();
+            return Self::into_raw(resp, permit, closing)
+                .await
+                .map(|raw| (raw, host))
+                .map_err(|error| Failed {
+                    error,
+                    host: Some(host),
+                    retry_after,
+                });
         }
     }
 
     async fn into_raw(
         resp: reqwest::Response,
         permit: tokio::sync::OwnedSemaphorePermit,
+        closing: std::sync::Arc<super::Closing>,
     ) -> Result<RawResponse, Error> {
         let status = resp.status().as_u16();
         let headers = resp.headers();
@@ -520,8 +772,23 @@ impl RequestBuilder {
         Ok(RawResponse {
             status,
             request_id,
-            body: BodyReader::new(resp, zlib, Some(permit)),
+            body: BodyReader::new(resp, zlib, Some(permit)).closed_by(closing),
         })
+    }
+}
+
+/// A failed attempt: the error, the host it went to (if it got that far), and the wait a
+/// `Retry-After` header asked for.
+struct Failed {
+    error: Error,
+    host: Option<usize>,
+    retry_after: Option<Duration>,
+}
+
+fn timeout_error(t: Duration) -> Error {
+    Error::Transport {
+        kind: super::TransportKind::Timeout,
+        source: format!("the request took over {t:?}").into(),
     }
 }
 

@@ -4,18 +4,20 @@
 //! [`ResultStream::traversers`] turns it into a [`TraverserStream`] of (value, bulk) pairs, for
 //! bulked responses that should stay compact.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::{Stream, StreamExt};
 
-use super::body::{BodyReader, ByteCounters};
 use super::error::{Error, ServerError};
 use crate::model::Value;
 use crate::response::{
     read_response, ReadOptions, ResponseError, ResponseStream, Status, Traverser,
 };
+use crate::transport::http::BodyReader;
+use crate::transport::ByteCounters;
 
 /// The results of one request as a [`Stream`] of [`Value`]s, decoded as bytes arrive. A
 /// result with bulk n (see [`RequestBuilder::bulk_results`](super::RequestBuilder::bulk_results))
@@ -45,6 +47,10 @@ pub struct TraverserStream {
     counters: Arc<ByteCounters>,
     results: u64,
     done: bool,
+    /// The kind of the error the stream ended with ([`Error::kind`]).
+    failed: Option<&'static str>,
+    /// The request's span and statistics, ended when the stream is dropped.
+    obs: Option<super::observe::Request>,
 }
 
 /// Where the results come from: a GraphBinary 4 HTTP body, or TinkerPop 3 WebSocket messages.
@@ -53,7 +59,26 @@ pub struct TraverserStream {
 #[allow(clippy::large_enum_variant)]
 enum Source {
     Http(ResponseStream<BodyReader>),
-    Ws(Box<crate::ws::Results3>),
+    Ws(Box<WsSource>),
+}
+
+/// A TinkerPop 3 request's results with the client's deadlines: the request's (from
+/// [`RequestBuilder::timeout`](super::RequestBuilder::timeout) or
+/// [`ClientBuilder::request_timeout`](super::ClientBuilder::request_timeout)) over all its
+/// messages, and the read timeout over each wait for the next one.
+struct WsSource {
+    results: crate::ws::Results3,
+    deadline: Option<(std::time::Duration, Pin<Box<tokio::time::Sleep>>)>,
+    read_timeout: Option<std::time::Duration>,
+    /// Armed when a poll found no message ready, disarmed when one came.
+    idle: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+fn timeout(what: &str, t: std::time::Duration) -> Error {
+    Error::Transport {
+        kind: super::TransportKind::Timeout,
+        source: format!("{what} took over {t:?}").into(),
+    }
 }
 
 impl Source {
@@ -72,16 +97,34 @@ impl Source {
     }
 }
 
-/// One TinkerPop 3 result as a traverser.
-fn poll_ws(
-    s: &mut crate::ws::Results3,
-    cx: &mut Context<'_>,
-) -> Poll<Option<Result<Traverser, Error>>> {
-    match s.poll_next_unpin(cx) {
-        Poll::Ready(Some(Ok((value, bulk)))) => Poll::Ready(Some(Ok(Traverser { value, bulk }))),
-        Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(super::ws3::from_error3(e)))),
-        Poll::Ready(None) => Poll::Ready(None),
-        Poll::Pending => Poll::Pending,
+/// One TinkerPop 3 result as a traverser, or a timeout when a deadline passed first.
+fn poll_ws(s: &mut WsSource, cx: &mut Context<'_>) -> Poll<Option<Result<Traverser, Error>>> {
+    match s.results.poll_next_unpin(cx) {
+        Poll::Ready(r) => {
+            s.idle = None;
+            Poll::Ready(r.map(|r| match r {
+                Ok((value, bulk)) => Ok(Traverser { value, bulk }),
+                Err(e) => Err(super::ws3::from_error3(e)),
+            }))
+        }
+        Poll::Pending => {
+            if let Some((t, d)) = &mut s.deadline {
+                if d.as_mut().poll(cx).is_ready() {
+                    s.results.abandon_connection();
+                    return Poll::Ready(Some(Err(timeout("the request", *t))));
+                }
+            }
+            if let Some(t) = s.read_timeout {
+                let idle = s
+                    .idle
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(t)));
+                if idle.as_mut().poll(cx).is_ready() {
+                    s.results.abandon_connection();
+                    return Poll::Ready(Some(Err(timeout("waiting for the next message", t))));
+                }
+            }
+            Poll::Pending
+        }
     }
 }
 
@@ -189,6 +232,7 @@ impl TraverserStream {
             return Ok(());
         }
         let results = &mut self.results;
+        let failed = &mut self.failed;
         let inner = match &mut self.inner {
             Source::Http(inner) => inner,
             Source::Ws(ws) => {
@@ -197,7 +241,7 @@ impl TraverserStream {
                 let _ = fast;
                 self.done = true;
                 while let Some(t) = futures::future::poll_fn(|cx| poll_ws(ws, cx)).await {
-                    let t = t?;
+                    let t = t.inspect_err(|e| *failed = Some(e.kind()))?;
                     *results += 1;
                     f(slow(t.value, 0)?, t.bulk);
                 }
@@ -212,7 +256,7 @@ impl TraverserStream {
         self.done = true;
         match r {
             Ok(()) => self.end(),
-            Err(e) => Err(self.error(e)),
+            Err(e) => Err(self.fail(e)),
         }
     }
 
@@ -241,6 +285,7 @@ impl TraverserStream {
                     }
                     Poll::Ready(Some(Err(e))) => {
                         self.done = true;
+                        self.failed = Some(e.kind());
                         Poll::Ready(Some(Err(e)))
                     }
                     Poll::Ready(None) => {
@@ -258,7 +303,7 @@ impl TraverserStream {
             }
             Poll::Ready(Some(Err(e))) => {
                 self.done = true;
-                Poll::Ready(Some(Err(self.error(e))))
+                Poll::Ready(Some(Err(self.fail(e))))
             }
             Poll::Ready(None) => {
                 self.done = true;
@@ -284,13 +329,14 @@ impl TraverserStream {
             return Ok(());
         }
         let results = &mut self.results;
+        let failed = &mut self.failed;
         let inner = match &mut self.inner {
             Source::Http(inner) => inner,
             Source::Ws(ws) => {
                 self.done = true;
                 while let Some(t) = futures::future::poll_fn(|cx| poll_ws(ws, cx)).await {
                     *results += 1;
-                    f(t?);
+                    f(t.inspect_err(|e| *failed = Some(e.kind()))?);
                 }
                 return Ok(());
             }
@@ -304,11 +350,18 @@ impl TraverserStream {
         self.done = true;
         match r {
             Ok(()) => self.end(),
-            Err(e) => Err(self.error(e)),
+            Err(e) => Err(self.fail(e)),
         }
     }
 
     /// The client error for the response stream's error.
+    /// [`error`](Self::error), remembered as how the stream ended.
+    fn fail(&mut self, e: ResponseError) -> Error {
+        let err = self.error(e);
+        self.failed = Some(err.kind());
+        err
+    }
+
     fn error(&self, e: ResponseError) -> Error {
         match e {
             ResponseError::Server(s) => Error::Server(ServerError {
@@ -352,7 +405,14 @@ impl Stream for TraverserStream {
                 let r = poll_ws(ws, cx);
                 match &r {
                     Poll::Ready(Some(Ok(_))) => this.results += 1,
-                    Poll::Ready(_) => this.done = true,
+                    Poll::Ready(Some(Err(e))) => {
+                        this.done = true;
+                        this.failed = Some(e.kind());
+                    }
+                    Poll::Ready(None) => {
+                        this.done = true;
+                        this.settle();
+                    }
                     Poll::Pending => {}
                 }
                 return r;
@@ -365,14 +425,44 @@ impl Stream for TraverserStream {
             }
             Poll::Ready(Some(Err(e))) => {
                 this.done = true;
-                Poll::Ready(Some(Err(this.error(e))))
+                Poll::Ready(Some(Err(this.fail(e))))
             }
             Poll::Ready(None) => {
                 this.done = true;
-                Poll::Ready(this.end().err().map(Err))
+                let end = this.end().err();
+                this.settle();
+                Poll::Ready(end.map(Err))
             }
             Poll::Pending => Poll::Pending,
         }
+    }
+}
+
+impl TraverserStream {
+    /// Ends the request's observation (its span, statistics and listener call), with how
+    /// the stream ended: `ok`, the error's kind, or `cancelled` when it had not ended.
+    fn settle(&mut self) {
+        let Some(obs) = self.obs.take() else {
+            return;
+        };
+        let status = match self.inner.status() {
+            Some(s) => Some(s.code),
+            None if self.done && self.failed.is_none() => Some(200),
+            None => None,
+        };
+        let outcome = match self.failed {
+            Some(kind) => kind,
+            None if !self.done => "cancelled",
+            None if self.http_status != 200 && matches!(self.inner, Source::Http(_)) => "server",
+            None => "ok",
+        };
+        obs.end(outcome, status, self.results, self.counters.wire_bytes());
+    }
+}
+
+impl Drop for TraverserStream {
+    fn drop(&mut self) {
+        self.settle();
     }
 }
 
@@ -388,6 +478,8 @@ impl ResultStream {
                 counters,
                 results: 0,
                 done: false,
+                failed: None,
+                obs: None,
             },
             pending: None,
         }
@@ -396,22 +488,55 @@ impl ResultStream {
     /// The results of a TinkerPop 3 request (a client of a `ws://` URL). Its
     /// [`http_status`](Self::http_status) is 0 and [`request_id`](Self::request_id) the
     /// WebSocket request id.
-    pub(crate) fn from_ws(mut results: crate::ws::Results3) -> Self {
+    pub(crate) fn from_ws(
+        mut results: crate::ws::Results3,
+        deadline: Option<std::time::Duration>,
+        read_timeout: Option<std::time::Duration>,
+    ) -> Self {
         let request_id = Some(results.request_id().to_string());
         let counters = Arc::new(ByteCounters::default());
         results.count_into(counters.clone());
         ResultStream {
             inner: TraverserStream {
-                inner: Source::Ws(Box::new(results)),
+                inner: Source::Ws(Box::new(WsSource {
+                    results,
+                    deadline: deadline.map(|t| (t, Box::pin(tokio::time::sleep(t)))),
+                    read_timeout,
+                    idle: None,
+                })),
                 first: None,
                 http_status: 0,
                 request_id,
                 counters,
                 results: 0,
                 done: false,
+                failed: None,
+                obs: None,
             },
             pending: None,
         }
+    }
+
+    /// Waits for the first result (kept, to be yielded first) or the end; the error if the
+    /// response fails before its first result (for the retries of idempotent requests).
+    pub(crate) async fn peek_first(&mut self) -> Result<(), Error> {
+        let inner = &mut self.inner;
+        if inner.first.is_some() || inner.done {
+            return Ok(());
+        }
+        match futures::future::poll_fn(|cx| Pin::new(&mut *inner).poll_next(cx)).await {
+            Some(Ok(t)) => {
+                inner.first = Some(t);
+                Ok(())
+            }
+            Some(Err(e)) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Hands the request's observation to the stream, which ends it.
+    pub(crate) fn observe(&mut self, obs: super::observe::Request) {
+        self.inner.obs = Some(obs);
     }
 
     /// The (value, bulk) pairs instead of expanded values. Nothing is lost: a value partly

@@ -9,7 +9,7 @@ use tokio::sync::OnceCell;
 
 use super::error::{Error, ServerError, TransportKind};
 use crate::model::Value;
-use crate::ws::{Client3, Error3, Options3};
+use crate::transport::ws::{Client3, Error3, Options3};
 
 /// The TinkerPop 3 pool of a client, opened on first use.
 #[derive(Debug)]
@@ -34,6 +34,17 @@ impl Ws3 {
             .get_or_try_init(|| Client3::connect_with(&self.url, self.options.clone()))
             .await
             .map_err(from_error3)
+    }
+}
+
+impl Ws3 {
+    /// Closes the pool if it was opened (see [`Client3::close`]); the requests still in flight
+    /// when `grace` ended.
+    pub(super) async fn close(&self, grace: std::time::Duration) -> usize {
+        match self.client.get() {
+            Some(c) => c.close(grace).await,
+            None => 0,
+        }
     }
 }
 
@@ -92,6 +103,7 @@ pub(crate) fn from_error3(e: Error3) -> Error {
                 source: Box::new(e),
             }
         }
+        Error3::ClientClosed => Error::Closed,
         Error3::Closed(_) => Error::Transport {
             kind: TransportKind::Io,
             source: Box::new(e),

@@ -84,8 +84,8 @@
 mod error;
 mod owned;
 mod response;
+pub(crate) use response::convert;
 #[cfg(feature = "http")]
-pub(crate) mod stream;
 mod to_value;
 mod value;
 
@@ -98,7 +98,6 @@ use serde::Deserialize;
 
 pub use error::Error;
 #[cfg(feature = "http")]
-pub use stream::Typed;
 #[cfg(feature = "http")]
 pub use to_value::to_literal;
 pub use to_value::{to_value, LiteralError};
@@ -142,7 +141,7 @@ pub fn from_slice_with<'de, T: Deserialize<'de>>(
 }
 
 /// Runs the deserializer over all of `cur`'s bytes (`len` of them), as one value.
-fn whole<'de, T: Deserialize<'de>, M: Mode<'de, 'de>>(
+pub(crate) fn whole<'de, T: Deserialize<'de>, M: Mode<'de, 'de>>(
     cur: &mut Cursor<'de>,
     len: usize,
 ) -> Result<T, Error> {

@@ -11,7 +11,7 @@ use crate::response::{ResponseError, ResponseStream};
 /// Slow path: the `Value` the stream read, deserialized into a `T`: a String or Binary (read
 /// into one buffer of its exact length) handed over by value, anything else re-encoded and
 /// deserialized.
-pub(super) fn convert<T: DeserializeOwned>(value: Value, at: u64) -> Result<T, DecodeError> {
+pub(crate) fn convert<T: DeserializeOwned>(value: Value, at: u64) -> Result<T, DecodeError> {
     match super::owned::OwnedDe::new(value, at) {
         Ok(de) => T::deserialize(de),
         Err(value) => from_value_at(&value, at),

@@ -104,7 +104,7 @@ pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, LiteralError>
 #[cfg(feature = "http")]
 pub fn to_literal<T: Serialize + ?Sized>(value: &T) -> Result<String, LiteralError> {
     let v = to_value(value)?;
-    crate::process::Lit::try_from(v)
+    crate::lang::Lit::try_from(v)
         .and_then(|l| l.to_gremlin())
         .map_err(LiteralError)
 }

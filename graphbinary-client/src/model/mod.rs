@@ -17,14 +17,16 @@ mod scalars;
 mod skip;
 mod skip_slow;
 mod structure;
+#[rustfmt::skip]
+mod generated;
 mod time;
 pub(crate) mod value;
 
-pub use crate::generated::elements::{
+pub use generated::elements::{
     BigDecimal, DateTime, Direction, Duration, Edge, Merge, Path, Property, Vertex, VertexProperty,
     T,
 };
-pub use crate::generated::type_code::TypeCode;
+pub use generated::type_code::TypeCode;
 pub use labels::Labels;
 #[cfg(feature = "serde")]
 pub(crate) use pdt::read_fields_header;

@@ -69,8 +69,32 @@ impl DateTime {
 
     /// The instant `ms` milliseconds after 1970-01-01T00:00Z, at UTC, an `OffsetDateTime`.
     pub fn from_epoch_millis(ms: i64) -> DateTime {
-        crate::v1::date_time_from_millis(ms)
+        let days = ms.div_euclid(86_400_000);
+        let ms_of_day = ms.rem_euclid(86_400_000);
+        let (y, m, d) = civil_from_days(days);
+        DateTime {
+            // |ms| < 2^63 keeps the year within ±292 million: it fits an i32.
+            year: y as i32,
+            month: m as i8,
+            day: d as i8,
+            nanos: ms_of_day * 1_000_000,
+            offset_seconds: 0,
+            kind: DateTimeKind::OffsetDateTime,
+        }
     }
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).

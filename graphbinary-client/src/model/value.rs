@@ -117,6 +117,15 @@ pub enum Value {
     Duration(Duration),
 }
 
+/// The limits every read uses unless told otherwise (those of
+/// [`ReadOptions::default`](crate::response::ReadOptions)): the core's, with a nesting limit of
+/// 128 (the slow path uses a few KiB of stack per nesting level in an optimized build, so 128
+/// levels stay well inside a 2 MiB thread stack).
+pub(crate) const DEFAULT_LIMITS: Limits = Limits {
+    max_depth: 128,
+    ..Limits::DEFAULT
+};
+
 impl Value {
     /// The type code this value is written with.
     pub fn type_code(&self) -> u8 {
@@ -190,7 +199,7 @@ impl Value {
     /// Errors name the byte offset from the start of `bytes`. The limits are those of
     /// [`ReadOptions::default`](crate::response::ReadOptions).
     pub fn from_bytes(bytes: &[u8]) -> Result<Value, DecodeError> {
-        Self::from_bytes_with(bytes, &crate::response::ReadOptions::default().limits)
+        Self::from_bytes_with(bytes, &DEFAULT_LIMITS)
     }
 
     /// [`Value::from_bytes`] with explicit limits.

@@ -1,11 +1,12 @@
 //! Step arguments ([`Arg`], [`IntoArgs`], [`GValue`]) and the check of arguments against the
 //! grammar's forms of a step.
 
-use super::generated::{Token, TokenClass, KEYWORDS};
-use super::lit::{IntoLit, Lit};
+use super::generated::KEYWORDS;
 use super::predicate::P;
 use super::strategy::Strategy;
 use super::traversal::GraphTraversal;
+use crate::lang::tokens::{Token, TokenClass};
+use crate::lang::{IntoLit, Lit};
 use crate::model::Value;
 
 /// A named parameter: written into the script as its name, with its value sent in the

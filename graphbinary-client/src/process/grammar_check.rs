@@ -7,13 +7,14 @@
 //! nothing loops; only parse errors count, not what the server thinks of the arguments.
 
 use super::arg::{Arg, GValue, Kind, Slot};
-use super::generated::{StepOn, STEPS, T};
-use super::lit::Lit;
+use super::generated::{StepOn, STEPS};
 use super::predicate::P;
 use super::strategy::Strategy;
 use super::traversal::{GraphTraversal, GraphTraversalSource, StepDef};
 use super::__;
 use crate::client::{Client, Error};
+use crate::lang::tokens::T;
+use crate::lang::Lit;
 use crate::model::DateTime;
 
 fn example(step: &str, slot: &Slot, i: usize, params: bool) -> Arg {

@@ -142,18 +142,17 @@ mod arg;
 mod grammar_check;
 #[rustfmt::skip]
 mod generated;
-mod lit;
 mod predicate;
 mod strategy;
 mod traversal;
 
-pub use arg::{is_keyword, value_arg, Arg, GValue, IntoArgs};
-pub use generated::{
+pub use crate::lang::tokens::{
     Barrier, Cardinality, Column, ConnectedComponent, Direction, GType, Merge, Operator, Order,
-    PageRank, PeerPressure, Pick, Pop, Scope, ShortestPath, StepInfo, StepOn, Token, WithOptions,
-    __, DT, IO, STEPS, T,
+    PageRank, PeerPressure, Pick, Pop, Scope, ShortestPath, Token, WithOptions, DT, IO, T,
 };
-pub use lit::{IntoLit, Lit};
+pub use crate::lang::{IntoLit, Lit};
+pub use arg::{is_keyword, value_arg, Arg, GValue, IntoArgs};
+pub use generated::{StepInfo, StepOn, __, STEPS};
 pub use predicate::{TextP, P};
 pub use strategy::Strategy;
 pub use traversal::{

@@ -4,9 +4,9 @@ use std::fmt;
 
 use super::arg::{describe, match_forms, Arg, IntoArgs, Slot};
 use super::generated::{StepOn, STEPS};
-use super::lit::{write_string, Lit, MAX_DEPTH};
 use super::predicate::{PNode, P};
 use crate::client::{Client, Error, MaterializeProperties, RequestBuilder, ResultStream};
+use crate::lang::{write_string, Lit, MAX_DEPTH};
 use crate::model::Value;
 
 /// What the generated code knows of one step: its gremlin name and its grammar forms.
@@ -126,10 +126,17 @@ pub struct GraphTraversalSource {
     client: Option<Client>,
     alias: String,
     literal_only: bool,
+    idempotent_reads: bool,
     steps: Vec<Step>,
     options: Options,
     error: Option<String>,
 }
+
+/// The steps that change the graph (or may: `call` runs a service, `io` may write): a
+/// traversal holding one, also in a child traversal, is never sent as idempotent.
+const WRITE_STEPS: &[&str] = &[
+    "addV", "addE", "mergeV", "mergeE", "property", "drop", "io", "call",
+];
 
 impl GraphTraversalSource {
     /// A source that submits through `client`, to the server's traversal source `g`.
@@ -147,6 +154,7 @@ impl GraphTraversalSource {
             client: None,
             alias: "g".to_owned(),
             literal_only: false,
+            idempotent_reads: false,
             steps: Vec::new(),
             options: Options::default(),
             error: None,
@@ -164,6 +172,31 @@ impl GraphTraversalSource {
     /// is written into the script as its literal and no `parameters` field is sent.
     pub fn literal_only(mut self, on: bool) -> GraphTraversalSource {
         self.literal_only = on;
+        self
+    }
+
+    /// Sends the traversals of this source that only read as
+    /// [`idempotent`](crate::client::RequestBuilder::idempotent) requests, so that the client
+    /// retries them after a failure before their first result (another host, a reset, a
+    /// 429 / 503 / 596; see [`RetryPolicy`](crate::client::RetryPolicy)). A traversal with a
+    /// step that changes the graph (`addV`, `addE`, `mergeV`, `mergeE`, `property`, `drop`,
+    /// and `io` and `call`, which may), in it or in any child traversal, is sent as not
+    /// idempotent whatever this says. Default off: say so only when reads of this source may
+    /// run twice (a read inside a transaction, or with side effects of its own, should not).
+    ///
+    /// ```
+    /// # fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// use graphbinary_client::process::{GraphTraversalSource, __};
+    ///
+    /// let client = graphbinary_client::Client::new("http://127.0.0.1:8182/gremlin")?;
+    /// let g = GraphTraversalSource::new(client).idempotent_reads(true);
+    /// assert!(g.v(()).out("knows").values("name").request()?.is_idempotent());
+    /// assert!(!g.v(()).coalesce((__::out("x"), __::add_v("x"))).request()?.is_idempotent());
+    /// assert!(!g.add_v("person").request()?.is_idempotent());
+    /// # Ok(()) }
+    /// ```
+    pub fn idempotent_reads(mut self, on: bool) -> GraphTraversalSource {
+        self.idempotent_reads = on;
         self
     }
 
@@ -455,7 +488,23 @@ impl GraphTraversal {
                 _ => {}
             }
         }
-        Ok(req.bulk_results(bulk))
+        let idempotent = source.idempotent_reads && !self.writes();
+        Ok(req.bulk_results(bulk).idempotent(idempotent))
+    }
+
+    /// Whether a step of this traversal or of a child traversal changes (or may change) the
+    /// graph (see [`WRITE_STEPS`]).
+    fn writes(&self) -> bool {
+        fn any(steps: &[Step]) -> bool {
+            steps.iter().any(|s| {
+                WRITE_STEPS.contains(&s.name)
+                    || s.args.iter().any(|(a, _)| match a {
+                        Arg::Traversal(t) => t.writes(),
+                        _ => false,
+                    })
+            })
+        }
+        any(&self.steps) || self.source.as_ref().is_some_and(|s| any(&s.steps))
     }
 
     /// Submits the traversal; the results stream as they arrive (the client's
@@ -657,7 +706,7 @@ impl Writer {
                     if !REQUEST_FIELDS.contains(&k.as_str()) {
                         self.out.push_str(".with(");
                         if self.groovy {
-                            super::lit::write_groovy_string(&mut self.out, k);
+                            crate::lang::write_groovy_string(&mut self.out, k);
                         } else {
                             write_string(&mut self.out, k);
                         }
@@ -831,7 +880,7 @@ pub fn string_literal(s: &str) -> String {
 /// interpolated) Groovy string alike: `'it\'s'`.
 pub fn single_quoted_literal(s: &str) -> String {
     let mut out = String::new();
-    super::lit::write_groovy_string(&mut out, s);
+    crate::lang::write_groovy_string(&mut out, s);
     out
 }
 

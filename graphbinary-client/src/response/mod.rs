@@ -65,15 +65,12 @@ pub struct ReadOptions {
 
 /// The default nesting limit of [`ReadOptions`]: the slow path uses a few KiB of stack per
 /// nesting level (optimized build), so 128 levels stay well inside a 2 MiB thread stack.
-pub const DEFAULT_MAX_DEPTH: u32 = 128;
+pub const DEFAULT_MAX_DEPTH: u32 = crate::model::value::DEFAULT_LIMITS.max_depth;
 
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
-            limits: Limits {
-                max_depth: DEFAULT_MAX_DEPTH,
-                ..Limits::DEFAULT
-            },
+            limits: crate::model::value::DEFAULT_LIMITS,
             capacity: DEFAULT_CAPACITY,
             #[cfg(feature = "test-util")]
             fast_path: true,

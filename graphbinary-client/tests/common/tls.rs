@@ -2,7 +2,7 @@
 //! self-signed certificate for `localhost` (rcgen), rustls with the aws_lc_rs provider, a
 //! listener on `127.0.0.1:0`. Included by path: `#[path = "common/tls.rs"] mod tls;` from
 //! `tests/`, and `#[path = "../../tests/common/tls.rs"] mod tls;` from the unit tests of
-//! `src/ws/conn.rs`.
+//! `src/transport/ws/conn.rs`.
 
 #![allow(dead_code)]
 

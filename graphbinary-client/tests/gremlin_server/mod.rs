@@ -11,7 +11,7 @@ use std::time::Duration;
 use graphbinary_client::client::{Client, ClientBuilder, TransportKind};
 
 #[path = "../common/skip.rs"]
-mod skip;
+pub mod skip;
 
 /// The server URL under test.
 pub fn url() -> String {

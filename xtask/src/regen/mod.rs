@@ -5,7 +5,7 @@
 //! [`ensure_file`] is the one helper that writes: it compares with what is on disk and, in
 //! check mode, fails naming the stale file and the command to run.
 //!
-//! Targets: `types` (`type_code.rs`, `elements.rs`, `mod.rs` in `graphbinary-client/src/generated/`
+//! Targets: `types` (`type_code.rs`, `elements.rs`, `mod.rs` in `graphbinary-client/src/model/generated/`
 //! and `graphbinary-core/src/codes/generated.rs`, from `spec/types.toml`) and `vectors` (validates `spec/vectors/*.toml` against the types and
 //! writes them as Rust data to `graphbinary-client/tests/generated/spec_vectors.rs`, which only
 //! the integration tests include), `v1` (`graphbinary-client/src/v1/codes.rs` from
@@ -139,7 +139,7 @@ pub fn ensure_file(
 /// Path of the types spec, relative to the root.
 pub const TYPES_SPEC: &str = "spec/types.toml";
 /// Where generated client code goes, relative to the root.
-pub const GENERATED_DIR: &str = "graphbinary-client/src/generated";
+pub const GENERATED_DIR: &str = "graphbinary-client/src/model/generated";
 /// The generated type code constants of core, relative to the root.
 pub const CORE_CODES_RS: &str = "graphbinary-core/src/codes/generated.rs";
 
@@ -216,22 +216,30 @@ pub fn generate_vectors(root: &Path, check: bool) -> Result<(), Error> {
     Ok(())
 }
 
-/// The file of the `steps` target (the traversal API, from `spec/steps.toml`).
-pub fn steps_file(root: &Path) -> Result<(String, String), Error> {
+/// The files of the `steps` target (the gremlin-lang tokens and the traversal API, from
+/// `spec/steps.toml`): (path relative to root, contents).
+pub fn steps_files(root: &Path) -> Result<Vec<(String, String)>, Error> {
     let text = read(root, steps::STEPS_SPEC)?;
     let spec = steps::parse(steps::STEPS_SPEC, &text)?;
     let header = emit::header("steps", steps::STEPS_SPEC);
-    let out = emit::render(&header, steps::emit(&spec)).map_err(|source| Error::Emit {
-        path: steps::STEPS_RS.to_owned(),
-        source,
-    })?;
-    Ok((steps::STEPS_RS.to_owned(), out))
+    let (tokens, steps_api) = steps::emit(&spec);
+    [(steps::TOKENS_RS, tokens), (steps::STEPS_RS, steps_api)]
+        .into_iter()
+        .map(|(path, ts)| {
+            let out = emit::render(&header, ts).map_err(|source| Error::Emit {
+                path: path.to_owned(),
+                source,
+            })?;
+            Ok((path.to_owned(), out))
+        })
+        .collect()
 }
 
 /// Generator of the `steps` target.
 pub fn generate_steps(root: &Path, check: bool) -> Result<(), Error> {
-    let (path, text) = steps_file(root)?;
-    ensure_file(root, &path, &text, check, "steps")?;
+    for (path, text) in steps_files(root)? {
+        ensure_file(root, &path, &text, check, "steps")?;
+    }
     Ok(())
 }
 
@@ -305,7 +313,7 @@ mod tests {
         let mut files = types_files(&root, &spec).unwrap();
         files.push(vectors_file(&root, &spec).unwrap());
         files.push(v1_file(&root, &spec).unwrap());
-        files.push(steps_file(&root).unwrap());
+        files.extend(steps_files(&root).unwrap());
         files
     }
 

@@ -19,6 +19,8 @@ use super::model::{SpecError, SpecErrors};
 pub const STEPS_SPEC: &str = "spec/steps.toml";
 /// Where the generated traversal API goes, relative to the root.
 pub const STEPS_RS: &str = "graphbinary-client/src/process/generated.rs";
+/// The gremlin-lang tokens (below the client, beside the literals), relative to the root.
+pub const TOKENS_RS: &str = "graphbinary-client/src/lang/tokens.rs";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -392,8 +394,12 @@ pub(crate) fn params_of(s: &Step) -> Params {
 }
 
 /// The generated file's tokens.
-pub fn emit(spec: &StepsSpec) -> TokenStream {
+/// The two generated files: the gremlin-lang tokens ([`TOKENS_RS`], in the `lang` module
+/// that the client and the traversal API both use) and the traversal API's steps
+/// ([`STEPS_RS`], in `process`, above the client).
+pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
     let mut items = Vec::new();
+    let mut token_args = Vec::new();
 
     // Tokens.
     let class_idents: Vec<_> = spec
@@ -461,7 +467,8 @@ pub fn emit(spec: &StepsSpec) -> TokenStream {
                     Lit::Token(Token::#ident(v))
                 }
             }
-
+        });
+        token_args.push(quote! {
             impl IntoArgs for #ident {
                 fn into_args(self) -> Vec<Arg> {
                     vec![Arg::Lit(Lit::from(self))]
@@ -569,6 +576,16 @@ pub fn emit(spec: &StepsSpec) -> TokenStream {
             }
         }
     });
+
+    let tokens = quote! {
+        //! The gremlin-lang tokens (`T.id`, `Order.desc`, ...), one class per `[[tokens]]` entry
+        //! of `spec/steps.toml`.
+
+        use super::lit::Lit;
+
+        #(#items)*
+    };
+    let mut items = token_args;
 
     // Step definitions.
     let mut defs = Vec::new();
@@ -788,16 +805,19 @@ pub fn emit(spec: &StepsSpec) -> TokenStream {
         }
     });
 
-    quote! {
-        //! The traversal API's steps, tokens and predicates, one per entry of `spec/steps.toml`.
+    let steps = quote! {
+        //! The traversal API's steps and predicates, one per entry of `spec/steps.toml`, and
+        //! the tokens as step arguments.
 
         use super::arg::{Arg, IntoArgs, Kind, Slot};
-        use super::lit::Lit;
         use super::predicate::{TextP, P};
         use super::traversal::{GraphTraversal, GraphTraversalSource, StepDef};
+        use crate::lang::tokens::*;
+        use crate::lang::Lit;
 
         #(#items)*
-    }
+    };
+    (tokens, steps)
 }
 
 /// Entries per target (for tests).

@@ -4,7 +4,6 @@
 
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -15,35 +14,10 @@ use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::io::StreamReader;
 
-use super::error::DecompressError;
+use crate::transport::ByteCounters;
+use std::sync::atomic::Ordering;
 
 type ByteStream = Pin<Box<dyn Stream<Item = io::Result<Bytes>> + Send>>;
-
-/// Byte counters of one response, shared between the body reader and whoever watches it.
-#[derive(Debug, Default)]
-pub struct ByteCounters {
-    wire: AtomicU64,
-    body: AtomicU64,
-}
-
-impl ByteCounters {
-    /// Bytes of the HTTP body received so far, as sent (compressed when compressed).
-    pub fn wire_bytes(&self) -> u64 {
-        self.wire.load(Ordering::Relaxed)
-    }
-
-    /// Bytes of the (decompressed) GraphBinary body handed to the reader so far.
-    pub fn body_bytes(&self) -> u64 {
-        self.body.load(Ordering::Relaxed)
-    }
-
-    /// Counts `n` bytes received both on the wire and as GraphBinary (a TinkerPop 3 WebSocket
-    /// message: uncompressed, each message whole).
-    pub(crate) fn add_message(&self, n: u64) {
-        self.wire.fetch_add(n, Ordering::Relaxed);
-        self.body.fetch_add(n, Ordering::Relaxed);
-    }
-}
 
 enum Inner {
     Plain(StreamReader<ByteStream, Bytes>),
@@ -52,6 +26,9 @@ enum Inner {
         decoder: ZlibDecoder<StreamReader<ByteStream, Bytes>>,
         drained: bool,
     },
+    /// Cut by [`Client::close`](super::Client::close): the HTTP body is dropped (its
+    /// connection closed).
+    Cut,
 }
 
 /// The (decompressed) body of a response, as an [`AsyncRead`].
@@ -68,6 +45,8 @@ pub struct BodyReader {
     permit: Option<OwnedSemaphorePermit>,
     /// How many times the task yielded at the end of the body.
     yielded_at_end: u8,
+    /// The client's close state, checked at each read.
+    closing: Option<Arc<crate::transport::Closing>>,
 }
 
 impl std::fmt::Debug for BodyReader {
@@ -113,7 +92,15 @@ impl BodyReader {
             counters,
             permit,
             yielded_at_end: 0,
+            closing: None,
         }
+    }
+
+    /// Makes the reader fail with [`Error::Closed`](super::Error::Closed) (dropping the body
+    /// and its connection) at its first read after `closing` is cut.
+    pub(crate) fn closed_by(mut self, closing: Arc<crate::transport::Closing>) -> Self {
+        self.closing = Some(closing);
+        self
     }
 
     /// Whether the body is being decompressed.
@@ -134,8 +121,13 @@ impl AsyncRead for BodyReader {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        if this.closing.as_ref().is_some_and(|c| c.is_cut()) {
+            this.inner = Inner::Cut;
+            this.permit = None;
+        }
         let before = buf.filled().len();
         let res = match &mut this.inner {
+            Inner::Cut => return Poll::Ready(Err(io::Error::other(ClientClosed))),
             Inner::Plain(r) => Pin::new(r).poll_read(cx, buf),
             Inner::Zlib { drained: true, .. } => Poll::Ready(Ok(())),
             Inner::Zlib { decoder, drained } => {
@@ -191,7 +183,17 @@ impl AsyncRead for BodyReader {
     }
 }
 
+/// The I/O error of a body cut by [`Client::close`](super::Client::close).
+#[derive(Debug, thiserror::Error)]
+#[error("the client is closed")]
+pub(crate) struct ClientClosed;
+
 /// Errors out of the decoder that did not come from the network are zlib format errors.
+/// Marks an I/O error that came from the zlib decoder rather than from the network.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid zlib stream")]
+pub(crate) struct DecompressError(#[source] pub(crate) io::Error);
+
 fn mark_decompress(e: io::Error) -> io::Error {
     if e.get_ref().is_some_and(|i| i.is::<reqwest::Error>()) {
         e

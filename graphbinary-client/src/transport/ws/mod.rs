@@ -36,7 +36,16 @@
 //!   sends a WebSocket ping; no frame within the next interval closes it.
 //! * **Reconnection**: when a connection drops (the server closed it, a ping went unanswered,
 //!   a read failed), its requests in flight end with [`Error3::Closed`] naming the reason, and
-//!   the pool replaces it at the next request. A request already sent is never retried.
+//!   the pool replaces it at the next request. A request already sent is never retried by
+//!   `Client3`; through [`Client`](crate::Client) a request marked
+//!   [idempotent](crate::client::RequestBuilder::idempotent) is, after a connection failure
+//!   before its first result or a 596 (see [`RetryPolicy`](crate::client::RetryPolicy)).
+//! * **Timeouts** (through [`Client`](crate::Client)): `request_timeout` bounds a request
+//!   from sending it to its last message, `read_timeout` each wait for its next message; a
+//!   request that times out closes its connection when no other request is in flight on it
+//!   (the protocol cannot cancel a request, and a stalled connection would stay stalled).
+//! * **Closing**: [`Client3::close`] gives the requests in flight a grace, then ends them
+//!   with [`Error3::ClientClosed`] and closes every connection.
 //! * **Limits**: [`Options3::limits`] bound each decoded value; `Limits::max_response_size`
 //!   also bounds the bytes of all messages of one request ([`Error3::TooLarge`]), and (when
 //!   smaller than [`Options3::max_message_size`]) each message.
@@ -78,12 +87,12 @@ use futures::stream::BoxStream;
 use futures::StreamExt;
 use graphbinary_core::{DecodeError, EncodeError, Limits};
 
-use crate::client::{redact_url, BoxError, Interceptor, Secret};
 use crate::java::base64;
 use crate::model::Value;
+use crate::transport::{redact_url, BoxError, Interceptor, Secret};
 use crate::v1::{CustomTypes, RequestMessage};
 
-pub(crate) use conn::parse_root_certificates;
+pub(crate) use crate::transport::parse_root_certificates;
 use conn::Conn;
 pub use conn::Results3;
 pub use session::Session3;
@@ -123,6 +132,10 @@ pub enum Error3 {
     /// The connection closed before the request ended (the request is not retried).
     #[error("connection closed before the response ended{0}")]
     Closed(String),
+    /// The client was closed ([`Client3::close`]): the request was not sent, or it was still
+    /// in flight when the close's grace ended.
+    #[error("the client is closed")]
+    ClientClosed,
     /// The consumer of this request fell more than `backlog` messages or `backlog_bytes`
     /// behind under [`SlowConsumer::Fail`]; the request was dropped, the connection goes on.
     #[error(
@@ -340,6 +353,8 @@ struct Pool {
     slots: Vec<tokio::sync::Mutex<Option<Arc<Conn>>>>,
     /// When a background connect last failed.
     last_failure: std::sync::Mutex<Option<std::time::Instant>>,
+    /// Set by [`Client3::close`].
+    closed: std::sync::atomic::AtomicBool,
 }
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -380,6 +395,7 @@ impl Client3 {
                 tls,
                 slots,
                 last_failure: std::sync::Mutex::new(None),
+                closed: std::sync::atomic::AtomicBool::new(false),
             }),
         })
     }
@@ -422,6 +438,9 @@ impl Client3 {
     /// new one in a free slot (replacing a closed one), else the least busy.
     async fn connection(&self) -> Result<Arc<Conn>, Error3> {
         let pool = &*self.inner;
+        if pool.closed.load(std::sync::atomic::Ordering::Acquire) {
+            return Err(Error3::ClientClosed);
+        }
         let mut best: Option<(usize, Arc<Conn>)> = None;
         let mut free = None;
         for (i, slot) in pool.slots.iter().enumerate() {
@@ -529,6 +548,41 @@ impl Client3 {
         })
     }
 
+    /// Closes the pool: new requests fail with [`Error3::Closed`]; the requests in flight get
+    /// up to `grace` to end, then those still going end with [`Error3::Closed`]; every
+    /// connection sends a close frame and closes its socket. Returns the number of requests
+    /// still in flight when the grace ended.
+    ///
+    /// # Cancel safety
+    /// Dropping the future leaves the pool closed to new requests and its connections open
+    /// until their requests end and the last clone is dropped.
+    pub async fn close(&self, grace: Duration) -> usize {
+        let pool = &*self.inner;
+        pool.closed
+            .store(true, std::sync::atomic::Ordering::Release);
+        let conns = || -> Vec<Arc<Conn>> {
+            pool.slots
+                .iter()
+                .filter_map(|s| s.try_lock().ok().and_then(|g| g.clone()))
+                .collect()
+        };
+        let end = tokio::time::Instant::now() + grace;
+        let mut left;
+        loop {
+            left = conns().iter().map(|c| c.in_flight()).sum::<usize>();
+            if left == 0 || tokio::time::Instant::now() >= end {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        for slot in &pool.slots {
+            if let Some(c) = slot.lock().await.take() {
+                c.shut_down(conn::CLIENT_CLOSED);
+            }
+        }
+        left
+    }
+
     /// Open connections of the pool.
     pub fn open_connections(&self) -> usize {
         self.inner
@@ -550,9 +604,9 @@ fn url_credentials(url: &str, mut options: Options3) -> Result<(String, Options3
     if !url.contains('@') {
         return Ok((url.to_owned(), options));
     }
-    let mut parsed = crate::client::Url::parse(url)
+    let mut parsed = crate::transport::Url::parse(url)
         .map_err(|e| Error3::Config(format!("invalid URL {:?}: {e}", redact_url(url))))?;
-    match crate::client::secret::take_userinfo(&mut parsed).map_err(Error3::Config)? {
+    match crate::transport::secret::take_userinfo(&mut parsed).map_err(Error3::Config)? {
         None => Ok((url.to_owned(), options)),
         Some(_) if options.credentials.is_some() => Err(Error3::Config(
             "credentials are given both in the URL's userinfo and in Options3::credentials; \

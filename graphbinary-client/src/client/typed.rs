@@ -1,4 +1,5 @@
-//! Typed results: the result streams deserialize each result straight into the caller's type.
+//! Typed results (feature `serde`): the result streams deserialize each result straight into
+//! the caller's type, through the [`de`](crate::de) module's reader.
 
 use std::marker::PhantomData;
 use std::pin::Pin;
@@ -8,8 +9,8 @@ use futures::Stream;
 use graphbinary_core::{Cursor, Decode, DecodeError, FastError, FastResult, Fq};
 use serde::de::DeserializeOwned;
 
-use super::{whole, Borrowed, Error as DeError};
-use crate::client::{Error, ResultStream, TraverserStream};
+use super::{Error, ResultStream, TraverserStream};
+use crate::de::{convert, read_fq, whole, Borrowed, Error as DeError};
 
 /// Deserializes one `T` from `bytes` (exactly one value), offsets counted from `at`.
 fn from_bytes_at<T: DeserializeOwned>(bytes: &[u8], at: u64) -> Result<T, DeError> {
@@ -26,7 +27,7 @@ fn read_keeping<T: DeserializeOwned>(cur: &mut Cursor<'_>, bulked: bool) -> Fast
     let data = cur.remaining();
     let at = cur.offset();
     let p0 = cur.position();
-    let v = super::read_fq::<T>(cur)?;
+    let v = read_fq::<T>(cur)?;
     let len = cur.position() - p0;
     if !bulked {
         return Ok((v, None));
@@ -42,8 +43,6 @@ fn read_keeping<T: DeserializeOwned>(cur: &mut Cursor<'_>, bulked: bool) -> Fast
     };
     Ok((v, keep))
 }
-
-use super::response::convert;
 
 impl ResultStream {
     /// The results as a [`Stream`] of `T`s, each deserialized straight from the response's
@@ -139,8 +138,7 @@ impl TraverserStream {
         &mut self,
         f: impl FnMut(T, i64),
     ) -> Result<(), Error> {
-        self.drive(|c, _| super::read_fq::<T>(c), convert::<T>, f)
-            .await
+        self.drive(|c, _| read_fq::<T>(c), convert::<T>, f).await
     }
 }
 

@@ -20,8 +20,8 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use uuid::Uuid;
 
 use super::{sasl_plain, Error3, Options3, Result3, SlowConsumer};
-use crate::client::{redact_url, HeaderMap, HttpRequest, Method, Url};
 use crate::model::Value;
+use crate::transport::{parse_root_certificates, redact_url, HeaderMap, HttpRequest, Method, Url};
 use crate::v1::{decode_response_interned, decode_response_with, RequestMessage, ResponseMessage};
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -97,6 +97,19 @@ pub(crate) struct Conn {
     alive: Arc<AtomicBool>,
     task: tokio::task::AbortHandle,
     options: Arc<Options3>,
+    /// Notified by [`Conn::shut_down`]: the task fails the requests in flight and closes.
+    stop: Arc<Stop>,
+}
+
+/// The reason [`Client3::close`](super::Client3::close) gives [`Conn::shut_down`]: the
+/// requests in flight then end with [`Error3::ClientClosed`].
+pub(crate) const CLIENT_CLOSED: &str = ": the client was closed";
+
+/// [`Conn::shut_down`]'s signal to the connection's task, with the reason.
+#[derive(Debug, Default)]
+struct Stop {
+    notify: tokio::sync::Notify,
+    why: Mutex<String>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -118,7 +131,11 @@ impl std::fmt::Debug for Entry {
 
 impl Drop for Conn {
     fn drop(&mut self) {
-        self.task.abort();
+        // A connection told to shut down ends itself (failing its requests, sending a close
+        // frame, within a second): aborting it here would cut that short.
+        if lock(&self.stop.why).is_empty() {
+            self.task.abort();
+        }
     }
 }
 
@@ -177,26 +194,6 @@ pub(crate) fn tls_config(options: &Options3) -> Result<Arc<rustls::ClientConfig>
         .with_custom_certificate_verifier(Arc::new(verifier))
         .with_no_client_auth();
     Ok(Arc::new(config))
-}
-
-/// The certificates of each PEM text (one may hold several); an error names the entry (from
-/// 0) that holds no certificate or a malformed one.
-pub(crate) fn parse_root_certificates(
-    pems: &[Vec<u8>],
-) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
-    use rustls::pki_types::pem::PemObject;
-    use rustls::pki_types::CertificateDer;
-    let mut roots = Vec::new();
-    for (i, pem) in pems.iter().enumerate() {
-        let before = roots.len();
-        for cert in CertificateDer::pem_slice_iter(pem) {
-            roots.push(cert.map_err(|e| format!("root certificate {i}: invalid PEM: {e}"))?);
-        }
-        if roots.len() == before {
-            return Err(format!("root certificate {i}: no PEM CERTIFICATE section"));
-        }
-    }
-    Ok(roots)
 }
 
 #[cfg(any(all(unix, not(target_os = "android")), target_os = "windows"))]
@@ -290,15 +287,22 @@ impl Conn {
             })??,
             None => connect.await?,
         };
+        tracing::debug!(
+            target: "graphbinary_client",
+            url = %redact_url(url),
+            "WebSocket connection opened"
+        );
         let (out, out_rx) = mpsc::unbounded_channel();
         let pending: Pending = Arc::default();
         let alive = Arc::new(AtomicBool::new(true));
+        let stop = Arc::new(Stop::default());
         let task = tokio::spawn(run(
             ws,
             out_rx,
             pending.clone(),
             alive.clone(),
             options.clone(),
+            stop.clone(),
         ));
         Ok(Arc::new(Conn {
             out,
@@ -306,12 +310,23 @@ impl Conn {
             alive,
             task: task.abort_handle(),
             options,
+            stop,
         }))
     }
 
     /// Whether the connection's task still runs.
     pub(crate) fn is_alive(&self) -> bool {
         self.alive.load(Ordering::Acquire)
+    }
+
+    /// Ends the connection: its requests in flight fail with [`Error3::Closed`], a close
+    /// frame is sent and the socket closed (by the connection's task, at once).
+    /// `why` ends the message of [`Error3::Closed`] (": the client was closed").
+    pub(crate) fn shut_down(&self, why: &str) {
+        // No request picks it from now on.
+        self.alive.store(false, Ordering::Release);
+        *lock(&self.stop.why) = why.to_owned();
+        self.stop.notify.notify_one();
     }
 
     /// Requests in flight on this connection.
@@ -364,7 +379,7 @@ impl Conn {
 #[derive(Debug)]
 pub struct Results3 {
     shared: Arc<Shared>,
-    counters: Option<Arc<crate::client::ByteCounters>>,
+    counters: Option<Arc<crate::transport::ByteCounters>>,
     batch: VecDeque<(Value, i64)>,
     /// Labels and property keys of this request's results, shared across its messages.
     interner: graphbinary_core::Interner,
@@ -390,8 +405,21 @@ impl Results3 {
     }
 
     /// Counts each message's bytes into `counters` as it is taken.
-    pub(crate) fn count_into(&mut self, counters: Arc<crate::client::ByteCounters>) {
+    pub(crate) fn count_into(&mut self, counters: Arc<crate::transport::ByteCounters>) {
         self.counters = Some(counters);
+    }
+
+    /// Gives up on this request's connection after a client-side timeout: TinkerPop 3 has no
+    /// way to cancel a request, so the server would go on sending its results (a connection
+    /// that stalled would stay stalled). When no other request is in flight on it, the
+    /// connection is closed (the pool opens another at the next request); otherwise it is left
+    /// to the others (each has its own deadline).
+    pub(crate) fn abandon_connection(&self) {
+        if self.conn.in_flight() <= 1 {
+            self.conn.shut_down(
+                ": closed after a request timed out on it (TinkerPop 3 cannot cancel one)",
+            );
+        }
     }
 
     /// Results decoded and not yet yielded (the rest of the current batch).
@@ -542,6 +570,7 @@ async fn run(
     pending: Pending,
     alive: Arc<AtomicBool>,
     options: Arc<Options3>,
+    stop: Arc<Stop>,
 ) {
     let mut ping = options.ping_interval.map(|d| {
         let mut i = tokio::time::interval_at(tokio::time::Instant::now() + d, d);
@@ -578,6 +607,7 @@ async fn run(
                     break format!(": sending a request: {e}");
                 }
             }
+            () = stop.notify.notified() => break lock(&stop.why).clone(),
             () = tick(&mut ping) => {
                 let interval = options.ping_interval.unwrap_or_default();
                 if ping_sent {
@@ -593,12 +623,18 @@ async fn run(
         }
     };
     alive.store(false, Ordering::Release);
+    tracing::debug!(target: "graphbinary_client", reason = %end, "WebSocket connection closed");
     // Refuse new requests first, then fail those in flight: a request registered after the
     // drain finds the queue closed (`Conn::send` fails it), one registered before is drained.
     out_rx.close();
     let waiting: Vec<Entry> = lock(&pending).drain().map(|(_, e)| e).collect();
     for e in waiting {
-        fail(e, Error3::Closed(end.clone()));
+        let error = if end == CLIENT_CLOSED {
+            Error3::ClientClosed
+        } else {
+            Error3::Closed(end.clone())
+        };
+        fail(e, error);
     }
     let _ = tokio::time::timeout(std::time::Duration::from_secs(1), ws.close(None)).await;
 }
@@ -742,7 +778,7 @@ async fn route(
 
 /// The loopback TLS server of the tests, shared with the integration tests.
 #[cfg(test)]
-#[path = "../../tests/common/tls.rs"]
+#[path = "../../../tests/common/tls.rs"]
 mod tls;
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 /// database authentication.
 ///
 /// [`SigV4`] is an [`Interceptor`] meant to be the client's authentication interceptor
-/// ([`ClientBuilder::auth`](super::ClientBuilder::auth)), so that it signs the request as every
+/// ([`ClientBuilder::auth`](crate::client::ClientBuilder::auth)), so that it signs the request as every
 /// other interceptor left it. It signs as the official drivers do: over the final body bytes,
 /// with only `host`, `x-amz-date`, `x-amz-content-sha256` (the body's SHA-256) and, with
 /// temporary credentials, `x-amz-security-token` as signed headers, so that transport headers

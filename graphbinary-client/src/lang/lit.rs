@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 
 use uuid::Uuid;
 
-use super::generated::Token;
-use super::generated::{
+use super::tokens::Token;
+use super::tokens::{
     Barrier, Cardinality, Column, Direction, GType, Operator, Order, Pick, Pop, Scope, DT, T,
 };
 use crate::model::{BigDecimal, BigInteger, CompositePdt, DateTime, Duration, PrimitivePdt, Value};
@@ -737,10 +737,10 @@ impl TryFrom<Value> for Lit {
             Value::Edge(e) => Lit::try_from(e.id)?,
             Value::VertexProperty(p) => Lit::try_from(p.id)?,
             Value::Merge(m) => Lit::Token(Token::Merge(match m {
-                crate::model::Merge::OnCreate => super::generated::Merge::OnCreate,
-                crate::model::Merge::OnMatch => super::generated::Merge::OnMatch,
-                crate::model::Merge::OutV => super::generated::Merge::OutV,
-                crate::model::Merge::InV => super::generated::Merge::InV,
+                crate::model::Merge::OnCreate => super::tokens::Merge::OnCreate,
+                crate::model::Merge::OnMatch => super::tokens::Merge::OnMatch,
+                crate::model::Merge::OutV => super::tokens::Merge::OutV,
+                crate::model::Merge::InV => super::tokens::Merge::InV,
             })),
             Value::PrimitivePdt(p) => match p.type_name.split_once(':') {
                 Some(("g" | "gx", _)) => match v1_token(&p.type_name, &p.value) {
@@ -871,10 +871,10 @@ impl TryFrom<&Lit> for Value {
                 Direction::Both => crate::model::Direction::Both,
             }),
             Lit::Token(Token::Merge(m)) => Value::Merge(match m {
-                super::generated::Merge::OnCreate => crate::model::Merge::OnCreate,
-                super::generated::Merge::OnMatch => crate::model::Merge::OnMatch,
-                super::generated::Merge::OutV => crate::model::Merge::OutV,
-                super::generated::Merge::InV => crate::model::Merge::InV,
+                super::tokens::Merge::OnCreate => crate::model::Merge::OnCreate,
+                super::tokens::Merge::OnMatch => crate::model::Merge::OnMatch,
+                super::tokens::Merge::OutV => crate::model::Merge::OutV,
+                super::tokens::Merge::InV => crate::model::Merge::InV,
             }),
             Lit::Token(t) => {
                 let (class, name) = match t {
@@ -910,7 +910,7 @@ impl TryFrom<&Lit> for Value {
     }
 }
 
-/// Something that stands for a literal: what [`GValue::new`](super::GValue::new) takes. Every
+/// Something that stands for a literal: what [`GValue::new`](crate::process::GValue::new) takes. Every
 /// `Into<Lit>` type (numbers, strings, the model's scalars, tokens, collections of them) and a
 /// decoded [`Value`] or element (a vertex, edge or vertex property stands for its id), whose
 /// conversion can fail ([`Lit::try_from`]); the failure is reported when the traversal is

@@ -8,8 +8,8 @@ use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use reqwest::{Method, Url};
 
-use super::builder::basic_auth_header;
 use super::BoxError;
+use crate::java::base64;
 
 /// The HTTP request as it will be sent, handed to each [`Interceptor`] in turn.
 ///
@@ -79,16 +79,16 @@ pub type InterceptFuture<'a> = Pin<Box<dyn Future<Output = Result<(), BoxError>>
 ///
 /// The body is serialized before the chain runs, so an interceptor sees the exact bytes that
 /// go on the wire (a signer such as `SigV4`, feature `sigv4`, needs them). Interceptors run in
-/// the order they were added with [`ClientBuilder::interceptor`](super::ClientBuilder::interceptor);
-/// the authentication interceptor, set with [`ClientBuilder::auth`](super::ClientBuilder::auth)
-/// (or [`basic_auth`](super::ClientBuilder::basic_auth)), always runs last, as in the official
+/// the order they were added with [`ClientBuilder::interceptor`](crate::client::ClientBuilder::interceptor);
+/// the authentication interceptor, set with [`ClientBuilder::auth`](crate::client::ClientBuilder::auth)
+/// (or [`basic_auth`](crate::client::ClientBuilder::basic_auth)), always runs last, as in the official
 /// drivers, so it signs or authorizes the request as the others left it.
 ///
 /// An interceptor runs once per attempt: when a client with several hosts moves a request that
 /// could not connect to another host, the chain runs again for the new URL.
 ///
 /// A failing interceptor stops the request before anything is sent; the failure is returned
-/// as [`Error::Interceptor`](super::Error::Interceptor) with the interceptor's name and error.
+/// as [`Error::Interceptor`](crate::client::Error::Interceptor) with the interceptor's name and error.
 ///
 /// ```
 /// use graphbinary_client::client::{interceptor_fn, Client};
@@ -177,7 +177,7 @@ where
 }
 
 /// HTTP Basic authentication: sets `Authorization: Basic base64(user:password)` (standard
-/// alphabet, as the official drivers send it). [`ClientBuilder::basic_auth`](super::ClientBuilder::basic_auth)
+/// alphabet, as the official drivers send it). [`ClientBuilder::basic_auth`](crate::client::ClientBuilder::basic_auth)
 /// installs it as the authentication interceptor.
 #[derive(Clone)]
 pub struct BasicAuth {
@@ -213,7 +213,7 @@ impl Interceptor for BasicAuth {
 
 /// The chain of interceptors a client runs, in order (authentication last).
 #[derive(Clone, Default)]
-pub(super) struct Chain(pub(super) Vec<std::sync::Arc<dyn Interceptor>>);
+pub(crate) struct Chain(pub(crate) Vec<std::sync::Arc<dyn Interceptor>>);
 
 impl fmt::Debug for Chain {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -229,5 +229,23 @@ impl<'a> IntoIterator for &'a Chain {
 
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter()
+    }
+}
+
+/// `Basic base64(user:password)` with the standard alphabet, as the official drivers send it.
+fn basic_auth_header(user: &str, pass: &str) -> String {
+    format!("Basic {}", base64(format!("{user}:{pass}").as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn basic_auth_is_standard_base64() {
+        assert_eq!(basic_auth_header("user", "pass"), "Basic dXNlcjpwYXNz");
+        assert_eq!(basic_auth_header("a", ""), "Basic YTo=");
+        assert_eq!(basic_auth_header("ab", ""), "Basic YWI6");
+        assert_eq!(basic_auth_header("?>", "?"), "Basic Pz46Pw==");
     }
 }

@@ -1,0 +1,13 @@
+//! gremlin-lang, the language of TinkerPop 4 scripts, as values: typed literals ([`Lit`]) and
+//! the tokens (`T.id`, `Order.desc`, ...), and how both are written as text.
+//!
+//! It sits below the client and the traversal API, which both write it: the client writes a
+//! request's parameters as gremlin-lang literals (TinkerPop 4), the traversal API writes whole
+//! traversals. Its public items are re-exported by [`process`](crate::process).
+
+mod lit;
+#[rustfmt::skip]
+pub(crate) mod tokens;
+
+pub(crate) use lit::{write_groovy_string, write_string, MAX_DEPTH};
+pub use lit::{IntoLit, Lit};
