@@ -208,8 +208,10 @@ fn run(o: &Opts) -> Result<()> {
             let mut s = rep.sections.pop().unwrap_or_default();
             writeln!(
                 s,
-                "Run on {} in {}, on this machine:\n\n{}\n\n<details><summary>Commands and \
-                 raw measurement lines of the TinkerPop 3 run</summary>\n\n```",
+                "This section alone (`cargo xtask bench --only tp3`; the other sections are from \
+                 the run named at the top) ran on {} in {}, on this machine:\n\n{}\n\n\
+                 <details><summary>Commands and raw measurement lines of the TinkerPop 3 \
+                 run</summary>\n\n```",
                 utc_now(),
                 secs(started.elapsed()),
                 machine(&load_before, &loadavg()).trim()
