@@ -21,6 +21,9 @@
 //!
 //! A `ws://` URL selects the TinkerPop 3 mode (`support/tp3.rs`): `Client3`, GraphBinary 1 over
 //! WebSocket; `--connections N` there says how many connections the throughput tasks share.
+//! `--defaults` (any URL) runs every task's requests through one `Client::builder(url).build()`
+//! with nothing set: what a user gets untouched (for `ws://`, its default pool multiplexing
+//! the requests over a few connections).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -44,6 +47,8 @@ struct Args {
     timeout_ms: u64,
     /// TinkerPop 3 throughput: the connections the tasks share (default: one per task).
     connections: Option<usize>,
+    /// One `Client::builder(url).build()`, nothing set, shared by every task.
+    defaults: bool,
 }
 
 /// `--consume`: what is done with each response's results.
@@ -73,7 +78,7 @@ fn usage(msg: &str) -> ! {
     eprintln!(
         "usage: bench_client --url URL --query GREMLIN --mode latency|throughput [--runs N] \
          [--concurrency C] [--requests M] [--warmup W] [--compression none|deflate] \
-         [--consume all|drain|count] [--timeout-ms MS] [--connections N (ws:// only)]"
+         [--consume all|drain|count] [--timeout-ms MS] [--connections N (ws:// only)] [--defaults]"
     );
     std::process::exit(2)
 }
@@ -91,6 +96,7 @@ fn parse() -> Args {
         consume: Consume::All,
         timeout_ms: 600_000,
         connections: None,
+        defaults: false,
     };
     // `cargo bench` adds `--bench`.
     let mut it = std::env::args().skip(1).filter(|a| a != "--bench");
@@ -110,6 +116,7 @@ fn parse() -> Args {
             "--warmup" => a.warmup = Some(num(val())),
             "--timeout-ms" => a.timeout_ms = num(val()) as u64,
             "--connections" => a.connections = Some(num(val())),
+            "--defaults" => a.defaults = true,
             "--compression" => {
                 a.compression = match val().as_str() {
                     "none" => false,
@@ -271,7 +278,12 @@ fn main() {
         if a.consume == Consume::Count {
             usage("--consume count is for http:// only");
         }
-        return tp3::main(a);
+        if a.compression {
+            usage("--compression deflate is not offered over WebSocket");
+        }
+        if !a.defaults {
+            return tp3::main(a);
+        }
     }
     let pool = if a.mode == "throughput" {
         a.concurrency
@@ -283,12 +295,16 @@ fn main() {
         .build()
         .expect("tokio runtime");
     let line = rt.block_on(async move {
-        let client = Client::builder(a.url.clone())
-            .pool_size(pool)
-            .compression(a.compression)
-            .read_timeout(None)
-            .build()
-            .unwrap_or_else(|e| fail(e.to_string()));
+        let client = if a.defaults {
+            Client::builder(a.url.clone()).build()
+        } else {
+            Client::builder(a.url.clone())
+                .pool_size(pool)
+                .compression(a.compression)
+                .read_timeout(None)
+                .build()
+        }
+        .unwrap_or_else(|e| fail(e.to_string()));
         if a.mode == "latency" {
             latency(client, a).await
         } else {

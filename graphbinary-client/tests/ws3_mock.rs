@@ -280,6 +280,7 @@ async fn a_slow_consumer_fails_alone_and_never_holds_back_the_other_requests() {
     let options = Options3 {
         pool_size: 1,
         request_backlog: 4,
+        slow_consumer: graphbinary_client::ws::SlowConsumer::Fail,
         ..Options3::default()
     };
     let c = Client3::connect_with(&url, options).await.unwrap();

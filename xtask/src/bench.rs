@@ -201,7 +201,13 @@ fn run(o: &Opts) -> Result<()> {
     }
     if o.parts.iter().any(|p| p == "tp3") {
         let client = build_client(&mut rep)?;
-        tp3::run(o.quick, o.port3, &mut rep, &client)?;
+        tp3::run(
+            o.quick,
+            o.port3,
+            o.port3.saturating_add(1),
+            &mut rep,
+            &client,
+        )?;
         if o.parts == ["tp3"] {
             return splice_alone(
                 &mut rep,

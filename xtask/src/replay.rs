@@ -33,6 +33,9 @@ use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value as Json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+pub mod ws;
+pub use ws::WsRecording;
+
 /// Largest request head accepted, and largest request body.
 const MAX_HEAD: usize = 64 * 1024;
 const MAX_BODY: usize = 10 << 20;
@@ -98,11 +101,12 @@ impl Recording {
     }
 }
 
-/// Splits `http://host:port/path` into the socket address and the path.
-fn split_url(url: &str) -> Result<(String, String)> {
+/// Splits `{scheme}host:port/path` (`scheme` `http://` or `ws://`) into the socket address and
+/// the path.
+fn split_url(url: &str, scheme: &str) -> Result<(String, String)> {
     let rest = url
-        .strip_prefix("http://")
-        .with_context(|| format!("only http:// URLs can be recorded from, not {url:?}"))?;
+        .strip_prefix(scheme)
+        .with_context(|| format!("only {scheme} URLs can be recorded from, not {url:?}"))?;
     let (authority, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
@@ -117,7 +121,7 @@ fn split_url(url: &str) -> Result<(String, String)> {
 
 /// Records the real server's response at `url` to `query`, uncompressed or deflated.
 pub fn record(url: &str, query: &str, deflate: bool) -> Result<Recording> {
-    let (authority, path) = split_url(url)?;
+    let (authority, path) = split_url(url, "http://")?;
     let mut sock = TcpStream::connect(&authority)
         .with_context(|| format!("connecting to {authority} to record"))?;
     sock.set_read_timeout(Some(Duration::from_secs(600)))?;
@@ -269,6 +273,18 @@ pub struct Stats {
     pub connections: AtomicU64,
 }
 
+impl Stats {
+    /// `N responses served, N requests refused, N connections`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} responses served, {} requests refused, {} connections",
+            self.served.load(Ordering::Relaxed),
+            self.refused.load(Ordering::Relaxed),
+            self.connections.load(Ordering::Relaxed)
+        )
+    }
+}
+
 /// A running replay server; dropping it stops it.
 pub struct Server {
     /// The address it listens on.
@@ -279,9 +295,14 @@ pub struct Server {
 }
 
 impl Server {
-    /// The URL for clients.
+    /// The URL for HTTP clients (TinkerPop 4).
     pub fn url(&self) -> String {
         format!("http://{}/gremlin", self.addr)
+    }
+
+    /// The URL for WebSocket clients (TinkerPop 3).
+    pub fn ws_url(&self) -> String {
+        format!("ws://{}/gremlin", self.addr)
     }
 }
 
@@ -305,11 +326,16 @@ struct Prepared {
 struct Table {
     /// (query, deflate) -> response.
     responses: HashMap<(String, bool), Prepared>,
+    /// (query, mime) -> WebSocket answer.
+    ws: HashMap<(String, String), ws::Prepared>,
 }
 
 impl Table {
-    fn new(recs: &[Recording]) -> Self {
-        let mut t = Table::default();
+    fn new(recs: &[Recording], ws_recs: &[WsRecording]) -> Self {
+        let mut t = Table {
+            ws: ws::prepare(ws_recs).into_iter().collect(),
+            ..Table::default()
+        };
         for r in recs {
             let mut head = format!("{}\r\n", r.status_line).into_bytes();
             let mut request_id = false;
@@ -336,8 +362,14 @@ impl Table {
 }
 
 /// Starts the replay server on 127.0.0.1:`port` (0: any free port) with `threads` tokio
-/// worker threads.
-pub fn serve(port: u16, recordings: &[Recording], threads: usize) -> Result<Server> {
+/// worker threads: the HTTP `recordings` and, on the same port (upgraded `GET`s), the
+/// WebSocket ones.
+pub fn serve(
+    port: u16,
+    recordings: &[Recording],
+    ws_recordings: &[WsRecording],
+    threads: usize,
+) -> Result<Server> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads.max(1))
         .thread_name("replay")
@@ -348,7 +380,7 @@ pub fn serve(port: u16, recordings: &[Recording], threads: usize) -> Result<Serv
         .with_context(|| format!("binding the replay server to 127.0.0.1:{port}"))?;
     let addr = listener.local_addr()?;
     let stats = Arc::new(Stats::default());
-    let table = Arc::new(Table::new(recordings));
+    let table = Arc::new(Table::new(recordings, ws_recordings));
     let st = stats.clone();
     rt.spawn(async move {
         let ids = Arc::new(AtomicU64::new(1));
@@ -379,6 +411,8 @@ struct Head {
     chunked: bool,
     deflate: bool,
     close: bool,
+    /// `Upgrade: websocket`'s `Sec-WebSocket-Key`.
+    websocket_key: Option<String>,
 }
 
 /// Parses a request head (request line and header lines, without the blank line).
@@ -415,6 +449,7 @@ fn parse_head(head: &[u8]) -> Result<Head, String> {
             "transfer-encoding" => h.chunked = v.to_ascii_lowercase().contains("chunked"),
             "accept-encoding" => h.deflate = v.to_ascii_lowercase().contains("deflate"),
             "connection" => h.close = v.eq_ignore_ascii_case("close"),
+            "sec-websocket-key" => h.websocket_key = Some(v.to_string()),
             _ => {}
         }
         at += l.len() + 2;
@@ -506,6 +541,12 @@ async fn connection(
             }
         };
         let body_start = end + 4;
+        if let (Some(key), "GET") = (&head.websocket_key, head.method.as_str()) {
+            // A TinkerPop 3 client: the connection is a WebSocket from here on.
+            sock.write_all(&ws::upgrade_answer(key)).await?;
+            buf.drain(..body_start);
+            return ws::connection(sock, buf, table, st).await;
+        }
         let Some(len) = head.content_length.filter(|_| !head.chunked) else {
             st.refused.fetch_add(1, Ordering::Relaxed);
             let msg = "the replay server needs a Content-Length request body";
@@ -594,7 +635,10 @@ Records the response of the Gremlin Server at --from (default http://127.0.0.1:8
 to each QUERY (a `{\"gremlin\": QUERY, \"bulkResults\": false}` request asking for GraphBinary 4;
 with --deflate also a deflated one), then serves the recordings on 127.0.0.1:--port (default
 8183) until Ctrl-C: each POST whose JSON body's `gremlin` is a recorded QUERY gets the recorded
-status, headers, chunks and trailers. Used by `cargo xtask bench` for its replayed rows.";
+status, headers, chunks and trailers. A ws:// --from (a TinkerPop 3 server) records each QUERY's
+WebSocket answer instead, in GraphBinary 1 and in GraphSON 3, served to WebSocket clients at
+ws://127.0.0.1:--port/gremlin (see replay/ws.rs). Used by `cargo xtask bench` for its replayed
+rows.";
 
 /// `cargo xtask replay ...`
 pub fn cli(args: &[String]) -> Result<()> {
@@ -617,9 +661,18 @@ pub fn cli(args: &[String]) -> Result<()> {
         }
     }
     ensure!(!queries.is_empty(), "no QUERY given\n\n{HELP}");
-    let recs = record_all(&from, &queries, deflate)?;
-    let server = serve(port, &recs, 2)?;
-    eprintln!("xtask replay: serving on {} (Ctrl-C stops)", server.url());
+    let (recs, ws_recs) = if from.starts_with("ws://") {
+        (Vec::new(), ws::record_all(&from, &queries)?)
+    } else {
+        (record_all(&from, &queries, deflate)?, Vec::new())
+    };
+    let server = serve(port, &recs, &ws_recs, 2)?;
+    let url = if ws_recs.is_empty() {
+        server.url()
+    } else {
+        server.ws_url()
+    };
+    eprintln!("xtask replay: serving on {url} (Ctrl-C stops)");
     let (tx, rx) = std::sync::mpsc::channel();
     ctrlc::set_handler(move || {
         let _ = tx.send(());
@@ -778,7 +831,8 @@ mod tests {
                 content_length: Some(60),
                 chunked: false,
                 deflate: true,
-                close: true
+                close: true,
+                websocket_key: None,
             }
         );
         let e = parse_head(b"POST / HTTP/1.0").unwrap_err();
@@ -789,7 +843,7 @@ mod tests {
 
     #[test]
     fn the_server_replays_over_keep_alive_connections() {
-        let server = serve(0, &[sample()], 1).unwrap();
+        let server = serve(0, &[sample()], &[], 1).unwrap();
         let mut sock = TcpStream::connect(server.addr).unwrap();
         let body = r#"{"gremlin":"g.V()"}"#;
         let req = format!(

@@ -129,9 +129,6 @@ async fn throughput(a: Args) -> serde_json::Value {
 
 /// Runs the measurement of `a` against a TinkerPop 3 server and prints its JSON line.
 pub fn main(a: Args) {
-    if a.compression {
-        super::usage("--compression deflate is not offered over WebSocket");
-    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

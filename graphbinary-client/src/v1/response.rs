@@ -1,6 +1,8 @@
 //! The GraphBinary 1 response message: one per WebSocket message, one batch of results each.
 
-use graphbinary_core::{Cursor, DecodeError, ErrorKind, FastResult, Limits};
+use std::collections::VecDeque;
+
+use graphbinary_core::{Cursor, DecodeError, ErrorKind, FastResult, Interner, Limits};
 use uuid::Uuid;
 
 use crate::model::Value;
@@ -66,16 +68,45 @@ pub fn decode_response_with(
     limits: &Limits,
     custom: &CustomTypes,
 ) -> Result<ResponseMessage, DecodeError> {
-    custom::scoped(custom, || decode_here(bytes, limits))
+    custom::scoped(custom, || decode_here(bytes, limits, None, None))
 }
 
-fn decode_here(bytes: &[u8], limits: &Limits) -> Result<ResponseMessage, DecodeError> {
+/// [`decode_response_with`], sharing labels and property keys through `interner`: kept across
+/// the messages of one request, a label repeated over its results is one allocation, not one
+/// per element (as the GraphBinary 4 reader's buffer does over a response).
+pub(crate) fn decode_response_interned(
+    bytes: &[u8],
+    limits: &Limits,
+    custom: &CustomTypes,
+    interner: &mut Interner,
+    into: Option<&mut VecDeque<(Value, i64)>>,
+) -> Result<ResponseMessage, DecodeError> {
+    custom::scoped(custom, || decode_here(bytes, limits, Some(interner), into))
+}
+
+/// Where the results of a List batch go: the message's `data` (and `bulks`), or, for a
+/// stream, straight onto its queue (no List built, then taken apart).
+type Sink<'a> = Option<&'a mut VecDeque<(Value, i64)>>;
+
+fn decode_here(
+    bytes: &[u8],
+    limits: &Limits,
+    interner: Option<&mut Interner>,
+    mut into: Sink<'_>,
+) -> Result<ResponseMessage, DecodeError> {
     let mut cur = Cursor::new(bytes, 0, limits);
-    let msg = complete(
-        decode(&mut cur),
-        bytes.len(),
-        "a GraphBinary 1 response message",
-    )?;
+    if let Some(i) = interner {
+        cur = cur.with_interner(i);
+    }
+    // A message that fails leaves the queue as it was.
+    let before = into.as_deref().map_or(0, VecDeque::len);
+    let r = decode(&mut cur, into.as_deref_mut());
+    if r.is_err() {
+        if let Some(q) = into {
+            q.truncate(before);
+        }
+    }
+    let msg = complete(r, bytes.len(), "a GraphBinary 1 response message")?;
     if cur.position() != bytes.len() {
         return Err(DecodeError::new(
             cur.offset(),
@@ -91,7 +122,7 @@ fn decode_here(bytes: &[u8], limits: &Limits) -> Result<ResponseMessage, DecodeE
     Ok(msg)
 }
 
-fn decode(cur: &mut Cursor<'_>) -> FastResult<ResponseMessage> {
+fn decode(cur: &mut Cursor<'_>, into: Sink<'_>) -> FastResult<ResponseMessage> {
     let at = cur.offset();
     let version = cur.read_u8()?;
     if version != 0x81 {
@@ -116,7 +147,7 @@ fn decode(cur: &mut Cursor<'_>) -> FastResult<ResponseMessage> {
     };
     let attributes = bare_map(cur, "status attributes")?;
     let meta = bare_map(cur, "result meta")?;
-    let (data, bulks) = decode_data(cur)?;
+    let (data, bulks) = decode_data(cur, into)?;
     Ok(ResponseMessage {
         request_id,
         status,
@@ -140,9 +171,29 @@ fn bare_map(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<(Value, 
     Ok(entries)
 }
 
+/// Where [`decode_data`] puts a List's items.
+enum Out<'a> {
+    Message(&'a mut Vec<Value>, &'a mut Vec<i64>),
+    Queue(&'a mut VecDeque<(Value, i64)>),
+}
+
+impl Out<'_> {
+    #[inline]
+    fn push(&mut self, v: Value, bulk: i64) {
+        match self {
+            Out::Message(items, bulks) => {
+                items.push(v);
+                bulks.push(bulk);
+            }
+            Out::Queue(q) => q.push_back((v, bulk)),
+        }
+    }
+}
+
 /// The result data; a List's Traverser items are unwrapped into (value, bulk) here, so that a
-/// BulkSet result stays distinguishable from a batch of Traversers.
-fn decode_data(cur: &mut Cursor<'_>) -> FastResult<(Value, Vec<i64>)> {
+/// BulkSet result stays distinguishable from a batch of Traversers. With `into`, a List's
+/// items go there and the data is left an empty List.
+fn decode_data(cur: &mut Cursor<'_>, into: Sink<'_>) -> FastResult<(Value, Vec<i64>)> {
     let rest = cur.remaining();
     if rest.len() < 2 || rest[0] != codes::LIST || rest[1] != 0x00 {
         return Ok((decode_value(cur)?, Vec::new()));
@@ -151,20 +202,29 @@ fn decode_data(cur: &mut Cursor<'_>) -> FastResult<(Value, Vec<i64>)> {
     cur.enter()?;
     let n = cur.read_count("result data")?;
     cur.require(n.saturating_mul(2))?;
-    let mut items = Vec::with_capacity(n);
-    let mut bulks = Vec::with_capacity(n);
+    let (mut items, mut bulks) = (Vec::new(), Vec::new());
+    let mut out = match into {
+        Some(q) => {
+            q.reserve(n);
+            Out::Queue(q)
+        }
+        None => {
+            items.reserve(n);
+            bulks.reserve(n);
+            Out::Message(&mut items, &mut bulks)
+        }
+    };
     for _ in 0..n {
         let r = cur.remaining();
         if r.len() >= 2 && r[0] == codes::TRAVERSER && r[1] == 0x00 {
             cur.read_array::<2>()?;
             cur.enter()?;
             let bulk = cur.read_i64()?;
-            items.push(decode_value(cur)?);
+            let v = decode_value(cur)?;
             cur.leave();
-            bulks.push(bulk);
+            out.push(v, bulk);
         } else {
-            items.push(decode_value(cur)?);
-            bulks.push(1);
+            out.push(decode_value(cur)?, 1);
         }
     }
     cur.leave();

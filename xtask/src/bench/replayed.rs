@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use anyhow::Result;
 
 use super::tables::{
-    median_wall_ok, throughput_header, throughput_rows, Latency, ThroughputColumns,
+    median_cpu_ok, median_wall_ok, throughput_header, throughput_rows, ThroughputColumns,
 };
 use super::{
     as_is, latency_vs_raw, median_of, name, yes, Opts, Report, Rounds, BIG_QUERY, CONTENDERS,
@@ -89,7 +89,7 @@ fn floor(
 pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: u16) -> Result<()> {
     let queries = [BIG_QUERY.to_string(), "g.V()".to_string()];
     let recs = replay::record_all(live_url, &queries, true)?;
-    let server = replay::serve(port, &recs, 2)?;
+    let server = replay::serve(port, &recs, &[], 2)?;
     let url = server.url();
     let reps = if o.quick { 1 } else { 5 };
     let rounds = Rounds {
@@ -149,12 +149,7 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
             per_round * reps
         )?;
         let med = |c: &str| median_wall_ok(&lat, c);
-        let cpu = |c: &str| {
-            lat.get(c)
-                .filter(|l| l.error.is_none())
-                .map(Latency::median_cpu)
-                .unwrap_or(f64::NAN)
-        };
+        let cpu = |c: &str| median_cpu_ok(&lat, c);
         let (raw, ours) = latency_vs_raw(&mut s, &REPLAY_LATENCY, &lat, &med)?;
         if q == BIG_QUERY {
             // A failed peer is no faster than ours: NaN compares false.
@@ -242,13 +237,7 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
          Target: throughput >= best peer at each concurrency, replayed: {}.\n",
         verdicts.join("; ")
     )?;
-    writeln!(
-        s,
-        "Replay server totals: {} responses served, {} requests refused, {} connections.\n",
-        server.stats.served.load(Ordering::Relaxed),
-        server.stats.refused.load(Ordering::Relaxed),
-        server.stats.connections.load(Ordering::Relaxed)
-    )?;
+    writeln!(s, "Replay server totals: {}.\n", server.stats.summary())?;
     rep.sections.push(s);
     Ok(())
 }

@@ -57,6 +57,14 @@ impl Latency {
     }
 }
 
+/// The median client CPU per request of `c` in `lat`, NaN when it has none or failed.
+pub fn median_cpu_ok(lat: &BTreeMap<&str, Latency>, c: &str) -> f64 {
+    lat.get(c)
+        .filter(|l| l.error.is_none())
+        .map(Latency::median_cpu)
+        .unwrap_or(f64::NAN)
+}
+
 /// The median wall time of `c` in `lat`, NaN when it has none or failed.
 pub fn median_wall_ok(lat: &BTreeMap<&str, Latency>, c: &str) -> f64 {
     lat.get(c)

@@ -12,10 +12,11 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::tables::{
-    latency_table, median_wall_ok, throughput_header, throughput_rows, LatencyColumns,
-    ThroughputColumns,
+    latency_table, median_cpu_ok, median_wall_ok, throughput_header, throughput_rows,
+    LatencyColumns, ThroughputColumns,
 };
-use super::{setup_sh, unavailable, Report, Rounds, BIG_QUERY};
+use super::{setup_sh, unavailable, yes, Report, Rounds, BIG_QUERY};
+use crate::replay;
 use crate::util::project_root;
 
 /// The TinkerPop 3 release the part runs against.
@@ -38,7 +39,7 @@ fn name(c: &str) -> &'static str {
     match c {
         "rust" => "**graphbinary-rs** (ours, `Client3`, GraphBinary 1)",
         "rust-drain" => "**graphbinary-rs**, streaming (each result dropped)",
-        "rust-mux" => "**graphbinary-rs**, all requests on one `Client3` connection",
+        "rust-default" => "**graphbinary-rs**, defaults (`Client::builder(url).build()`, one client for all tasks)",
         "gremlin-client" => "gremlin-client 0.8 (Rust incumbent, GraphSON 3)",
         "java3" => "Java driver 3.7.3 (GraphBinary 1)",
         "go3" => "gremlin-go v3.7.3 (GraphBinary 1)",
@@ -72,29 +73,56 @@ fn setup(rep: &mut Report) -> Result<(String, Vec<String>)> {
     Ok((p, built))
 }
 
-/// Measures every contender against a 3.7.3 server on `port` and adds the section to `rep`.
-pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()> {
+/// The throughput contenders: ours with one connection per task (as the peers' pools lend
+/// one connection per request), ours with its defaults, the peers.
+const THROUGHPUT_CONTENDERS: [&str; 6] = [
+    "rust",
+    "rust-default",
+    "gremlin-client",
+    "java3",
+    "go3",
+    "python3",
+];
+
+/// Where one pass over the workloads runs: live or replayed.
+struct Pass<'a> {
+    /// `"live"` or `"replayed"`, in the headings.
+    label: &'a str,
+    rounds: Rounds<'a>,
+}
+
+/// Measures every contender against a 3.7.3 server on `port`, then against the replay of its
+/// answers on `replay_port`, and adds the section to `rep`.
+pub fn run(
+    quick: bool,
+    port: u16,
+    replay_port: u16,
+    rep: &mut Report,
+    client: &Path,
+) -> Result<()> {
     let (peers, built) = setup(rep)?;
     let server = crate::server::Server::tp3(VERSION, "modern");
     let guard = server.ensure_running(port)?;
     let url = server.url(port);
     let available = |c: &str| !PEERS.contains(&c) || built.iter().any(|b| b == c);
     let reps = if quick { 1 } else { 3 };
-    // A peer that setup.sh did not build is not measured; `rust-mux` is ours with every
-    // task's requests on one connection.
+    // A peer that setup.sh did not build is not measured; `rust-default` is ours through
+    // `Client::builder(url).build()`, nothing set, one client for every task.
     let prepare = |c: &'static str| match c {
         _ if !available(c) => Err("not set up".to_string()),
-        "rust-mux" => Ok(("rust", vec!["--connections".to_string(), "1".to_string()])),
+        "rust-default" => Ok(("rust", vec!["--defaults".to_string()])),
         _ => Ok((c, Vec::new())),
     };
-    let rounds = Rounds {
-        client,
-        url: &url,
-        reps,
-        prepare: &prepare,
-    };
+    // `g.inject(0)`: gremlin-client's pool checks each connection with it before lending it.
+    let queries = [BIG_QUERY, "g.V()", "g.inject(0)"].map(String::from);
+    let recs = replay::ws::record_all(&url, &queries)?;
+    let replay = replay::serve(replay_port, &[], &recs, 2)?;
+    let replay_url = replay.ws_url();
     let mut s = String::new();
-    writeln!(s, "{SECTION_START}: Gremlin Server {VERSION} on loopback\n")?;
+    writeln!(
+        s,
+        "{SECTION_START}: Gremlin Server {VERSION} on loopback, live and replayed\n"
+    )?;
     writeln!(
         s,
         "`cargo xtask bench --only tp3`. Modern graph (TinkerGraph, `cargo xtask server3`), \
@@ -105,59 +133,177 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
          user+system time during the measured part. Contenders run interleaved, {reps} \
          round(s), each as a fresh process. One connection for latency; for throughput a pool \
          of as many connections as the concurrency (ours: that many `Client3`s, one task \
-         each; the drivers' pools sized to it), and ours once more with every task's requests \
-         multiplexed over one `Client3` connection (`--connections 1`; `Client3` routes \
-         responses by request id).\n"
+         each; the drivers' pools sized to it), and ours once more with its defaults: one \
+         `Client::builder(url).build()` with nothing set shared by every task (its pool of \
+         {} connections multiplexes the requests; `Client3` routes responses by request id).\n",
+        graphbinary_client::client::DEFAULT_POOL_SIZE
     )?;
     writeln!(s, "{peers}")?;
-
-    for (q, runs) in [
-        (BIG_QUERY, if quick { 2 } else { 3 }),
-        ("g.V()", if quick { 20 } else { 150 }),
-    ] {
-        let per_round = (runs / reps).max(1);
-        let lat = rounds.latency(rep, q, &CONTENDERS, per_round);
-        writeln!(
-            s,
-            "### TinkerPop 3: latency of `{q}` (median of {} requests, one connection)\n",
-            per_round * reps
-        )?;
-        let cols = LatencyColumns {
-            name,
-            bytes: false,
-            vs: &[("ours", median_wall_ok(&lat, "rust"))],
-        };
-        latency_table(&mut s, &cols, &CONTENDERS, &lat)?;
-        let counts: Vec<f64> = lat.values().filter_map(|l| l.results).collect();
-        if counts.windows(2).any(|w| w[0] != w[1]) {
-            writeln!(s, "\n**The contenders disagree on the result count.**")?;
-        }
-        writeln!(s)?;
-    }
-
-    let requests = if quick { 300 } else { 2000 };
     writeln!(
         s,
-        "### TinkerPop 3: throughput of `g.V()` ({requests} requests per measurement, pool = \
-         concurrency; median of {reps} round(s))\n"
+        "**Replayed**: every table once against the live server and once against \
+         `xtask/src/replay.rs`'s loopback server (the HTTP replay of section 2b, which takes a \
+         WebSocket upgrade on the same port: `xtask/src/replay/ws.rs`). It answers each request \
+         with the frames the 3.7.3 server sent for it once, recorded in this run (one \
+         WebSocket frame per response message, 64 results a message, the server's status and \
+         attributes), each message's request id replaced by the request's; requests are \
+         matched by their `gremlin` argument, and arguments that would change the answer \
+         (another `batchSize`, bindings, ...) are refused. It serves from memory on 2 threads \
+         of the bench process, so wall time and CPU are the clients' own. Recorded:\n"
+    )?;
+    writeln!(s, "| query | serializer | messages | frames | payload bytes | last status attributes |\n|---|---|---:|---:|---:|---|")?;
+    for r in &recs {
+        writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {} | `{}` |",
+            r.query,
+            r.mime,
+            r.statuses.len(),
+            r.frames.len(),
+            r.bytes(),
+            r.last_attributes.replace('|', "/")
+        )?;
+    }
+    writeln!(s)?;
+    let passes = [
+        Pass {
+            label: "live",
+            rounds: Rounds {
+                client,
+                url: &url,
+                reps,
+                prepare: &prepare,
+            },
+        },
+        Pass {
+            label: "replayed",
+            rounds: Rounds {
+                client,
+                url: &replay_url,
+                reps,
+                prepare: &prepare,
+            },
+        },
+    ];
+    let mut verdicts = Vec::new();
+    for q in [BIG_QUERY, "g.V()"] {
+        for p in &passes {
+            let runs = match (q == BIG_QUERY, quick, p.label) {
+                (true, true, _) => 2,
+                (true, false, "live") => 3,
+                (true, false, _) => 6,
+                (false, true, _) => 20,
+                (false, false, _) => 150,
+            };
+            latency_pass(&mut s, rep, p, q, (runs / reps).max(1), &mut verdicts)?;
+        }
+    }
+    let requests = if quick { 300 } else { 2000 };
+    for p in &passes {
+        throughput_pass(&mut s, rep, p, requests, &mut verdicts)?;
+    }
+    writeln!(
+        s,
+        "### TinkerPop 3: targets (issue 24)\n\n| target | measured | met? |\n|---|---|---|"
+    )?;
+    for v in &verdicts {
+        writeln!(s, "{v}")?;
+    }
+    writeln!(s, "\nReplay server totals: {}.\n", replay.stats.summary())?;
+    drop(replay);
+    drop(guard);
+    rep.sections.push(s);
+    Ok(())
+}
+
+/// The latency table of `q` in pass `p`, and its verdicts.
+fn latency_pass(
+    s: &mut String,
+    rep: &mut Report,
+    p: &Pass<'_>,
+    q: &str,
+    per_round: usize,
+    verdicts: &mut Vec<String>,
+) -> Result<()> {
+    let lat = p.rounds.latency(rep, q, &CONTENDERS, per_round);
+    writeln!(
+        s,
+        "### TinkerPop 3, {}: latency of `{q}` (median of {} requests, one connection)\n",
+        p.label,
+        per_round * p.rounds.reps
+    )?;
+    let cols = LatencyColumns {
+        name,
+        bytes: false,
+        vs: &[("ours", median_wall_ok(&lat, "rust"))],
+    };
+    latency_table(s, &cols, &CONTENDERS, &lat)?;
+    let counts: Vec<f64> = lat.values().filter_map(|l| l.results).collect();
+    if counts.windows(2).any(|w| w[0] != w[1]) {
+        writeln!(s, "\n**The contenders disagree on the result count.**")?;
+    }
+    writeln!(s)?;
+    let wall = |c: &str| median_wall_ok(&lat, c);
+    let cpu = |c: &str| median_cpu_ok(&lat, c);
+    if q == BIG_QUERY {
+        let (w, c) = (wall("rust") / wall("go3"), cpu("rust") / cpu("go3"));
+        verdicts.push(format!(
+            "| {}: 200k collect <= 0.8x gremlin-go's wall and CPU | wall {w:.2}x, CPU {c:.2}x | {} |",
+            p.label,
+            yes(w <= 0.8 && c <= 0.8)
+        ));
+        let (w, c) = (
+            wall("rust-drain") / wall("go3"),
+            cpu("rust-drain") / cpu("go3"),
+        );
+        verdicts.push(format!(
+            "| {}: 200k streaming <= 0.6x gremlin-go's wall and CPU | wall {w:.2}x, CPU {c:.2}x | {} |",
+            p.label,
+            yes(w <= 0.6 && c <= 0.6)
+        ));
+    } else {
+        let best = PEERS
+            .iter()
+            .map(|c| wall(c))
+            .filter(|m| m.is_finite())
+            .fold(f64::INFINITY, f64::min);
+        let ours = wall("rust").min(wall("rust-drain"));
+        verdicts.push(format!(
+            "| {}: `g.V()` latency, ours the lowest median | ours {} against the best peer's {} | {} |",
+            p.label,
+            super::fmt_secs(wall("rust")),
+            super::fmt_secs(best),
+            yes(wall("rust") < best && ours.is_finite())
+        ));
+    }
+    Ok(())
+}
+
+/// The throughput table of pass `p` at concurrency 64, 256 and 1000, and its verdicts.
+fn throughput_pass(
+    s: &mut String,
+    rep: &mut Report,
+    p: &Pass<'_>,
+    requests: usize,
+    verdicts: &mut Vec<String>,
+) -> Result<()> {
+    let reps = p.rounds.reps;
+    writeln!(
+        s,
+        "### TinkerPop 3, {}: throughput of `g.V()` ({requests} requests per measurement, pool = \
+         concurrency; median of {reps} round(s))\n",
+        p.label
     )?;
     let header = ThroughputColumns {
         name,
         extra: &["vs gremlin-client"],
         cells: &|_| Vec::new(),
     };
-    throughput_header(&mut s, &header)?;
-    let mut verdicts = Vec::new();
-    let throughput_contenders = [
-        "rust",
-        "rust-mux",
-        "gremlin-client",
-        "java3",
-        "go3",
-        "python3",
-    ];
+    throughput_header(s, &header)?;
     for conc in [64, 256, 1000] {
-        let (t, _) = rounds.throughput(rep, &throughput_contenders, (conc, requests), &|| 0);
+        let (t, _) = p
+            .rounds
+            .throughput(rep, &THROUGHPUT_CONTENDERS, (conc, requests), &|| 0);
         let med = |c: &str| t.median(c);
         let best_peer = t.best_of(&PEERS);
         let vs_incumbent = |c: &str| vec![format!("{:.2}x", med(c) / med("gremlin-client"))];
@@ -165,27 +311,16 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
             cells: &vs_incumbent,
             ..header
         };
-        throughput_rows(
-            &mut s,
-            &cols,
-            conc,
-            reps,
-            &throughput_contenders,
-            &t,
-            best_peer,
-        )?;
+        throughput_rows(s, &cols, conc, reps, &THROUGHPUT_CONTENDERS, &t, best_peer)?;
+        let (per_task, defaults) = (med("rust") / best_peer, med("rust-default") / best_peer);
         verdicts.push(format!(
-            "concurrency {conc}: ours {:.2}x gremlin-client and {:.2}x the best peer with one \
-             connection per task, {:.2}x and {:.2}x on one connection",
-            med("rust") / med("gremlin-client"),
-            med("rust") / best_peer,
-            med("rust-mux") / med("gremlin-client"),
-            med("rust-mux") / best_peer
+            "| {}: `g.V()` throughput at {conc} >= 1.2x the best peer | one connection per task {per_task:.2}x, defaults {defaults:.2}x | {} per task; {} defaults |",
+            p.label,
+            yes(per_task >= 1.2),
+            yes(defaults >= 1.2)
         ));
     }
-    writeln!(s, "\n{}.\n", verdicts.join("; "))?;
-    drop(guard);
-    rep.sections.push(s);
+    writeln!(s)?;
     Ok(())
 }
 

@@ -4,9 +4,9 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -22,23 +22,63 @@ use uuid::Uuid;
 use super::{sasl_plain, Error3, Options3, Result3, SlowConsumer};
 use crate::model::Value;
 use crate::transport::{parse_root_certificates, redact_url, HeaderMap, HttpRequest, Method, Url};
-use crate::v1::{decode_response_with, RequestMessage, ResponseMessage};
+use crate::v1::{decode_response_interned, decode_response_with, RequestMessage, ResponseMessage};
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-/// What the connection task hands a request's results stream: one whole response message.
-type Item = Result<Bytes, Error3>;
+/// Bytes tungstenite reads at most per call. It zeroes that much of its buffer before every
+/// read, the one that finds nothing too (its default, 128 KiB, was 80% of the instructions
+/// of a `g.V()` request under callgrind: 256 KiB zeroed for a 685-byte answer); 32 KiB still
+/// takes a 64-result batch of vertices (about 7 KB) in one read.
+const READ_BUFFER_SIZE: usize = 32 * 1024;
+
+/// What a request's connection task and its results stream share: one allocation per request
+/// (it was a channel, its block of slots and three `Arc`s).
+#[derive(Default)]
+struct Shared {
+    queue: Mutex<Queue>,
+    /// Notified when the stream takes a message (room in the budget, for
+    /// [`SlowConsumer::Wait`]).
+    taken: tokio::sync::Notify,
+}
+
+/// The whole response messages of one request, routed and not yet taken by its stream.
+#[derive(Default)]
+struct Queue {
+    messages: VecDeque<Bytes>,
+    /// Bytes of `messages`.
+    bytes: usize,
+    /// Nothing more will be queued: the last message was, or the request failed (`end` then
+    /// says why, reported after the queued messages).
+    ended: bool,
+    end: Option<Error3>,
+    /// The stream was dropped: what comes is discarded.
+    dropped: bool,
+    waker: Option<Waker>,
+}
+
+impl Queue {
+    /// Queues a message (or ends the request) and returns the stream's waker to wake once
+    /// the lock is released.
+    fn push(&mut self, bytes: Bytes, last: bool) -> Option<Waker> {
+        self.bytes += bytes.len();
+        self.messages.push_back(bytes);
+        self.ended |= last;
+        self.waker.take()
+    }
+
+    fn end(&mut self, error: Error3) -> Option<Waker> {
+        if !self.ended {
+            self.ended = true;
+            self.end = Some(error);
+        }
+        self.waker.take()
+    }
+}
 
 /// A request in flight on a connection.
 struct Entry {
-    tx: mpsc::Sender<Item>,
-    /// Set when the request ended abnormally while its queue was full (the queue's sender is
-    /// then dropped, and the stream reports this error after the queued messages).
-    end: Arc<Mutex<Option<Error3>>>,
-    /// Bytes of this request's messages queued and not yet taken by its stream.
-    queued: Arc<AtomicUsize>,
-    /// Notified when the stream takes a message (room in the byte budget).
-    taken: Arc<tokio::sync::Notify>,
+    shared: Arc<Shared>,
     /// Bytes of every message of this request so far (for `Limits::max_response_size`).
     total: u64,
 }
@@ -70,6 +110,17 @@ pub(crate) const CLIENT_CLOSED: &str = ": the client was closed";
 struct Stop {
     notify: tokio::sync::Notify,
     why: Mutex<String>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let q = lock(&self.queue);
+        f.debug_struct("Shared")
+            .field("messages", &q.messages.len())
+            .field("bytes", &q.bytes)
+            .field("ended", &q.ended)
+            .finish_non_exhaustive()
+    }
 }
 
 impl std::fmt::Debug for Entry {
@@ -228,6 +279,7 @@ impl Conn {
         let mut config = WebSocketConfig::default();
         config.max_message_size = Some(max);
         config.max_frame_size = Some(max);
+        config.read_buffer_size = READ_BUFFER_SIZE;
         let connect = connect_ws(request, config, tls);
         let ws = match options.connect_timeout {
             Some(t) => tokio::time::timeout(t, connect).await.map_err(|_| {
@@ -285,18 +337,12 @@ impl Conn {
     /// Sends `request` and returns its results stream.
     pub(crate) fn send(self: &Arc<Self>, request: &RequestMessage) -> Result<Results3, Error3> {
         let payload = request.encode_ws_with(&self.options.custom_types)?;
-        let (tx, rx) = mpsc::channel(self.options.request_backlog.max(1));
-        let end = Arc::new(Mutex::new(None));
-        let queued = Arc::new(AtomicUsize::new(0));
-        let taken = Arc::new(tokio::sync::Notify::new());
+        let shared = Arc::new(Shared::default());
         let id = request.request_id;
         lock(&self.pending).insert(
             id,
             Entry {
-                tx,
-                end: end.clone(),
-                queued: queued.clone(),
-                taken: taken.clone(),
+                shared: shared.clone(),
                 total: 0,
             },
         );
@@ -305,12 +351,10 @@ impl Conn {
             return Err(Error3::Closed(": the connection is closed".into()));
         }
         Ok(Results3 {
-            rx,
-            end,
-            queued,
-            taken,
+            shared,
             counters: None,
             batch: VecDeque::new(),
+            interner: graphbinary_core::Interner::new(),
             done: false,
             id,
             pending: Arc::downgrade(&self.pending),
@@ -334,12 +378,11 @@ impl Conn {
 /// way to cancel a request).
 #[derive(Debug)]
 pub struct Results3 {
-    rx: mpsc::Receiver<Item>,
-    end: Arc<Mutex<Option<Error3>>>,
-    queued: Arc<AtomicUsize>,
-    taken: Arc<tokio::sync::Notify>,
+    shared: Arc<Shared>,
     counters: Option<Arc<crate::transport::ByteCounters>>,
     batch: VecDeque<(Value, i64)>,
+    /// Labels and property keys of this request's results, shared across its messages.
+    interner: graphbinary_core::Interner,
     done: bool,
     id: Uuid,
     pending: Weak<Mutex<HashMap<Uuid, Entry>>>,
@@ -358,7 +401,7 @@ impl Results3 {
     /// [`Options3::request_backlog_bytes`] plus one message, and at most
     /// [`Options3::request_backlog`] messages).
     pub fn buffered_bytes(&self) -> usize {
-        self.queued.load(Ordering::Relaxed)
+        lock(&self.shared.queue).bytes
     }
 
     /// Counts each message's bytes into `counters` as it is taken.
@@ -391,39 +434,67 @@ impl Results3 {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<ResponseMessage, Error3>>> {
+        self.poll_decoded(cx, false)
+    }
+
+    /// [`Results3::poll_message`]; with `into_batch`, a List batch's results go straight onto
+    /// `self.batch` (the message's `data` is then an empty List).
+    fn poll_decoded(
+        &mut self,
+        cx: &mut Context<'_>,
+        into_batch: bool,
+    ) -> Poll<Option<Result<ResponseMessage, Error3>>> {
         if self.done {
             return Poll::Ready(None);
         }
-        let item = match self.rx.poll_recv(cx) {
-            Poll::Pending => return Poll::Pending,
-            Poll::Ready(item) => item,
+        let item = {
+            let mut q = lock(&self.shared.queue);
+            match q.messages.pop_front() {
+                Some(bytes) => {
+                    q.bytes -= bytes.len();
+                    Ok(bytes)
+                }
+                None if q.ended => Err(q
+                    .end
+                    .take()
+                    .unwrap_or_else(|| Error3::Closed(String::new()))),
+                None => {
+                    if !q.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                        q.waker = Some(cx.waker().clone());
+                    }
+                    return Poll::Pending;
+                }
+            }
         };
         let out = match item {
-            None => {
-                let e = lock(&self.end)
-                    .take()
-                    .unwrap_or_else(|| Error3::Closed(String::new()));
-                Err(e)
-            }
-            Some(Err(e)) => Err(e),
-            Some(Ok(bytes)) => {
-                self.queued.fetch_sub(bytes.len(), Ordering::Relaxed);
-                self.taken.notify_one();
+            Err(e) => Err(e),
+            Ok(bytes) => {
+                if self.conn.options.slow_consumer == SlowConsumer::Wait {
+                    self.shared.taken.notify_one();
+                }
                 if let Some(c) = &self.counters {
                     c.add_message(bytes.len() as u64);
                 }
-                match decode_response_with(
+                let before = self.batch.len();
+                let decoded = decode_response_interned(
                     &bytes,
                     &self.conn.options.limits,
                     &self.conn.options.custom_types,
-                ) {
+                    &mut self.interner,
+                    into_batch.then_some(&mut self.batch),
+                );
+                match decoded {
                     Err(e) => Err(Error3::Decode(e)),
                     Ok(msg) => match msg.status {
                         200 | 204 | 206 => Ok(msg),
-                        code => Err(Error3::Server {
-                            code,
-                            message: msg.message.unwrap_or_default(),
-                            attributes: msg.attributes,
+                        code => Err({
+                            // An error message's results (if any) are not yielded.
+                            self.batch.truncate(before);
+                            Error3::Server {
+                                code,
+                                message: msg.message.unwrap_or_default(),
+                                attributes: msg.attributes,
+                            }
                         }),
                     },
                 }
@@ -438,7 +509,13 @@ impl Results3 {
 
     fn finish(&mut self) {
         self.done = true;
-        self.rx.close();
+        {
+            let mut q = lock(&self.shared.queue);
+            q.dropped = true;
+            q.messages.clear();
+            q.bytes = 0;
+        }
+        self.shared.taken.notify_one();
         if let Some(p) = self.pending.upgrade() {
             lock(&p).remove(&self.id);
         }
@@ -462,10 +539,11 @@ impl Stream for Results3 {
             if let Some(r) = this.batch.pop_front() {
                 return Poll::Ready(Some(Ok(r)));
             }
-            match this.poll_message(cx) {
+            match this.poll_decoded(cx, true) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(None) => return Poll::Ready(None),
                 Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(e))),
+                // A List batch is on `batch` already; other data (one value) is added here.
                 Poll::Ready(Some(Ok(msg))) => this.batch.extend(msg.results()),
             }
         }
@@ -525,7 +603,7 @@ async fn run(
             }
             out = out_rx.recv() => {
                 let Some(out) = out else { break "the client is gone".to_string() };
-                if let Err(e) = ws.send(out).await {
+                if let Err(e) = send_queued(&mut ws, out, &mut out_rx).await {
                     break format!(": sending a request: {e}");
                 }
             }
@@ -561,6 +639,20 @@ async fn run(
     let _ = tokio::time::timeout(std::time::Duration::from_secs(1), ws.close(None)).await;
 }
 
+/// Writes `first` and every request queued behind it, then flushes once: requests that
+/// arrived together share a write (one system call where there was one per request).
+async fn send_queued(
+    ws: &mut Ws,
+    first: Message,
+    out_rx: &mut mpsc::UnboundedReceiver<Message>,
+) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+    ws.feed(first).await?;
+    while let Ok(more) = out_rx.try_recv() {
+        ws.feed(more).await?;
+    }
+    ws.flush().await
+}
+
 async fn tick(ping: &mut Option<tokio::time::Interval>) {
     match ping {
         Some(i) => {
@@ -570,10 +662,11 @@ async fn tick(ping: &mut Option<tokio::time::Interval>) {
     }
 }
 
-/// Ends a request with `error`: queued if there is room, else reported after its queue.
+/// Ends a request with `error`, reported after the messages it has queued.
 fn fail(e: Entry, error: Error3) {
-    if let Err(mpsc::error::TrySendError::Full(Err(error))) = e.tx.try_send(Err(error)) {
-        *lock(&e.end) = Some(error);
+    let waker = lock(&e.shared.queue).end(error);
+    if let Some(w) = waker {
+        w.wake();
     }
 }
 
@@ -617,7 +710,7 @@ async fn route(
     }
     let last = status != 206;
     let len = bytes.len();
-    let (tx, queued, end, taken) = {
+    let shared = {
         let mut map = lock(pending);
         let Some(entry) = map.get_mut(&id) else {
             // Its stream was dropped: discard.
@@ -638,68 +731,47 @@ async fn route(
                 return Ok(());
             }
         }
-        let out = (
-            entry.tx.clone(),
-            entry.queued.clone(),
-            entry.end.clone(),
-            entry.taken.clone(),
-        );
+        let shared = entry.shared.clone();
         if last {
             map.remove(&id);
         }
-        out
+        shared
     };
-    let budget = options.request_backlog_bytes;
-    let over = |queued: &AtomicUsize| {
-        let q = queued.load(Ordering::Relaxed);
-        q > 0 && q + len > budget
-    };
-    match options.slow_consumer {
-        SlowConsumer::Wait => {
-            // Room in the byte budget, then in the message queue; a dropped stream ends both.
-            loop {
-                let notified = taken.notified();
-                if !over(&queued) {
-                    break;
-                }
-                tokio::select! {
-                    () = notified => {}
-                    () = tx.closed() => {
-                        lock(pending).remove(&id);
-                        return Ok(());
-                    }
-                }
-            }
-            queued.fetch_add(len, Ordering::Relaxed);
-            if tx.send(Ok(bytes)).await.is_err() {
+    let (budget, backlog) = (
+        options.request_backlog_bytes,
+        options.request_backlog.max(1),
+    );
+    // Whether the queue has no room for this message (one message always fits an empty queue).
+    let full = |q: &Queue| q.messages.len() >= backlog || (q.bytes > 0 && q.bytes + len > budget);
+    let waker = loop {
+        let notified = shared.taken.notified();
+        {
+            let mut q = lock(&shared.queue);
+            if q.dropped {
+                drop(q);
                 lock(pending).remove(&id);
+                return Ok(());
             }
-        }
-        SlowConsumer::Fail => {
-            let full = over(&queued) || {
-                queued.fetch_add(len, Ordering::Relaxed);
-                match tx.try_send(Ok(bytes)) {
-                    Ok(()) => false,
-                    Err(mpsc::error::TrySendError::Closed(_)) => {
-                        lock(pending).remove(&id);
-                        false
-                    }
-                    Err(mpsc::error::TrySendError::Full(_)) => {
-                        queued.fetch_sub(len, Ordering::Relaxed);
-                        true
-                    }
-                }
-            };
-            if full {
+            if !full(&q) {
+                break q.push(bytes, last);
+            }
+            if options.slow_consumer == SlowConsumer::Fail {
                 // Not held back: this request ends (after what it has queued), the others go
                 // on.
-                lock(pending).remove(&id);
-                *lock(&end) = Some(Error3::SlowConsumer {
+                let w = q.end(Error3::SlowConsumer {
                     backlog: options.request_backlog,
                     backlog_bytes: budget,
                 });
+                drop(q);
+                lock(pending).remove(&id);
+                break w;
             }
         }
+        // SlowConsumer::Wait: room in the budget once the stream takes a message (or drops).
+        notified.await;
+    };
+    if let Some(w) = waker {
+        w.wake();
     }
     Ok(())
 }

@@ -19,14 +19,19 @@
 //!   (8 MiB) and [`Options3::request_backlog`] messages (1024), see
 //!   [`Results3::buffered_bytes`]; decoding happens in the consumer, not in the connection's
 //!   reader. What happens when a consumer falls that far behind is
-//!   [`Options3::slow_consumer`]: by default ([`SlowConsumer::Fail`]) that request alone ends
-//!   with [`Error3::SlowConsumer`] and the connection reads on, so one stalled consumer never
-//!   holds back the others' messages; [`SlowConsumer::Wait`] stops reading the connection
-//!   until the consumer catches up instead (nothing is lost; TCP pushes back on the server,
-//!   and the other requests of that connection wait too). TinkerPop 3 has no per-request flow
-//!   control, so these are the only two bounded choices. The budget is in bytes because a
-//!   fast server outruns any consumer by many small messages (a 16-message queue overflowed
-//!   against a local 3.7.3 with a consumer doing nothing but count).
+//!   [`Options3::slow_consumer`]: by default ([`SlowConsumer::Wait`]) the connection stops
+//!   reading until the consumer catches up (nothing is lost; TCP pushes back on the server),
+//!   and the other requests multiplexed on that connection wait with it: a consumer that
+//!   stops reading for good holds up its connection's other requests (new ones go to the
+//!   connections with fewer requests in flight). [`SlowConsumer::Fail`] ends that request alone
+//!   with [`Error3::SlowConsumer`] instead and reads on, so one stalled consumer never holds
+//!   back the others' messages. TinkerPop 3 has no per-request flow control, so these are the
+//!   only two bounded choices. `Wait` is the default because a server on a fast link outruns
+//!   a consumer that merely collects: the 20 MB, 3137-message answer of a 200k-result query,
+//!   served at loopback speed (`cargo xtask bench`'s replay), overflowed the 8 MiB under `Fail`
+//!   while `all()` was collecting it. The budget is in bytes because a fast server outruns any
+//!   consumer by many small messages (a 16-message queue overflowed against a local 3.7.3 with
+//!   a consumer doing nothing but count).
 //! * **Keep-alive**: with [`Options3::ping_interval`] (default 60 s) a connection idle that long
 //!   sends a WebSocket ping; no frame within the next interval closes it.
 //! * **Reconnection**: when a connection drops (the server closed it, a ping went unanswered,
@@ -172,10 +177,10 @@ pub enum Error3 {
 pub enum SlowConsumer {
     /// End that request with [`Error3::SlowConsumer`] (after the messages it has queued); the
     /// connection's other requests go on unaffected.
-    #[default]
     Fail,
     /// Stop reading the connection until the consumer catches up: nothing is lost, but the
-    /// other requests of that connection wait too.
+    /// other requests of that connection wait too (the default).
+    #[default]
     Wait,
 }
 
