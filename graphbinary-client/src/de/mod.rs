@@ -84,8 +84,8 @@
 mod error;
 mod owned;
 mod response;
-pub(crate) use response::convert;
 #[cfg(feature = "http")]
+pub(crate) use response::convert;
 mod to_value;
 mod value;
 
@@ -97,7 +97,6 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visit
 use serde::Deserialize;
 
 pub use error::Error;
-#[cfg(feature = "http")]
 #[cfg(feature = "http")]
 pub use to_value::to_literal;
 pub use to_value::{to_value, LiteralError};

@@ -5,6 +5,9 @@
 //! request's parameters as gremlin-lang literals (TinkerPop 4), the traversal API writes whole
 //! traversals. Its public items are re-exported by [`process`](crate::process).
 
+// Without the client (feature `http`), only `de::to_value`'s literal conversion uses it.
+#![cfg_attr(not(feature = "http"), allow(dead_code, unused_imports))]
+
 mod lit;
 mod lit_parse;
 #[rustfmt::skip]
