@@ -162,6 +162,39 @@ async fn each_request_has_a_span_with_what_it_did() {
 }
 
 #[tokio::test]
+async fn http_connections_opened_are_counted_per_host_and_are_events() {
+    let Some(_) =
+        gremlin_server::client("http_connections_opened_are_counted_per_host_and_are_events").await
+    else {
+        return;
+    };
+    let cap = Capture::default();
+    let _g = cap.install();
+    let client = gremlin_server::builder().pool_size(3).build().unwrap();
+    let key = {
+        let u = graphbinary_client::client::Url::parse(client.url()).unwrap();
+        format!("http://{}:{}", u.host_str().unwrap(), u.port().unwrap())
+    };
+    assert!(client.stats().connections.is_empty());
+    // Three at once need three connections (each response is read to its end).
+    let counts = futures::future::join_all((0..3).map(|_| idempotent_count(&client))).await;
+    assert_eq!(counts, [6, 6, 6]);
+    let opened = client.stats().connections[&key].opened;
+    assert!((1..=3).contains(&opened), "{:?}", client.stats());
+    // Requests one after the other reuse them: no connection opened.
+    for _ in 0..5 {
+        assert_eq!(idempotent_count(&client).await, 6);
+    }
+    let c = client.stats().connections[&key];
+    assert_eq!(c.opened, opened, "{c:?}");
+    // reqwest does not report closes.
+    assert_eq!((c.closed, c.open()), (None, None));
+    let events = cap.events("HTTP connection opened");
+    assert_eq!(events.len() as u64, opened, "{}", cap.all_text());
+    assert!(events.iter().all(|e| e["host"] == key), "{events:?}");
+}
+
+#[tokio::test]
 async fn the_query_text_is_recorded_only_when_asked() {
     let Some(_) = gremlin_server::client("the_query_text_is_recorded_only_when_asked").await else {
         return;
@@ -388,7 +421,7 @@ async fn ws_request_has_its_span_and_its_connection_events() {
     };
     let cap = Capture::default();
     let _g = cap.install();
-    let client = Client::new(url).unwrap();
+    let client = Client::new(url.as_str()).unwrap();
     let names: Vec<_> = client
         .submit("g.V().values('name')")
         .await
@@ -400,8 +433,19 @@ async fn ws_request_has_its_span_and_its_connection_events() {
     let s = &client.stats();
     assert_eq!((s.requests, s.succeeded, s.in_flight), (1, 1, 0), "{s:?}");
     assert!(s.bytes_in > 0);
+    // One connection, open, under its host's key.
+    let port = url.rsplit(':').next().unwrap().split('/').next().unwrap();
+    let key = format!("ws://127.0.0.1:{port}");
+    let c = s.connections[&key];
+    assert_eq!(
+        (c.opened, c.closed, c.open()),
+        (1, Some(0), Some(1)),
+        "{s:?}"
+    );
     assert_eq!(client.close(Duration::from_secs(5)).await, 0);
     tokio::time::sleep(Duration::from_millis(50)).await;
+    let c = client.stats().connections[&key];
+    assert_eq!((c.opened, c.closed, c.open()), (1, Some(1), Some(0)));
     let spans = cap.requests();
     assert_eq!(spans.len(), 1, "{spans:?}");
     assert_eq!(spans[0]["protocol"], "ws");

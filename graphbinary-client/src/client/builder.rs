@@ -336,13 +336,18 @@ impl ClientBuilder {
         }
         self.take_url_credentials(&mut urls)?;
         let url = urls[0].clone();
+        let connections = crate::transport::ConnectionTally::default();
         let transport = if tinkerpop3 {
+            let mut options = self.ws_options();
+            options.connections = connections.clone();
             Transport::Ws(Box::new(super::ws3::Ws3::new(
                 url.as_str().to_owned(),
-                self.ws_options(),
+                options,
             )))
         } else {
-            Transport::Http(std::sync::RwLock::new(Some(self.http_client()?)))
+            Transport::Http(std::sync::RwLock::new(Some(
+                self.http_client(&connections)?,
+            )))
         };
         let mut headers = HeaderMap::new();
         headers.insert(ACCEPT, HeaderValue::from_static(GRAPHBINARY_MIME));
@@ -371,6 +376,7 @@ impl ClientBuilder {
                 observer: Arc::new(super::observe::Observer::new(
                     self.listener.clone(),
                     self.trace_query_text,
+                    connections,
                 )),
                 closing: Default::default(),
                 read_timeout: self.read_timeout,
@@ -422,8 +428,12 @@ impl ClientBuilder {
 
     /// The HTTP client of an `http://` or `https://` URL (reqwest over hyper, rustls): HTTP/1.1,
     /// the pool, timeouts, proxy and root certificates of this builder.
-    fn http_client(&self) -> Result<reqwest::Client, Error> {
+    fn http_client(
+        &self,
+        connections: &crate::transport::ConnectionTally,
+    ) -> Result<reqwest::Client, Error> {
         let mut b = reqwest::Client::builder()
+            .connector_layer(crate::transport::http::CountConnects(connections.clone()))
             .http1_only()
             .tls_backend_rustls()
             .pool_max_idle_per_host(self.pool_size)

@@ -119,7 +119,7 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 
 pub use crate::transport::http::BodyReader;
-pub use crate::transport::ByteCounters;
+pub use crate::transport::{ByteCounters, ConnectionCounts, ConnectionTally};
 pub use builder::ClientBuilder;
 pub use convert::ConversionError;
 pub use request::{MaterializeProperties, RawResponse, RequestBuilder};

@@ -15,8 +15,8 @@
 //!
 //! Events: a retry (`WARN`, with the attempt, host, delay and error), a host marked down
 //! (`WARN`) or up again (`INFO`), a request waiting for a pool slot (`DEBUG`), and for
-//! `ws://` a connection opened or closed (`DEBUG`; reqwest does not report the HTTP pool's
-//! connections). No field ever holds a password, key or token: URLs go through
+//! a connection opened (`DEBUG`: `HTTP connection opened`, `WebSocket connection opened`) and,
+//! for `ws://`, closed (reqwest's pool does not report when it drops an HTTP connection). No field ever holds a password, key or token: URLs go through
 //! [`redact_url`](super::redact_url) and errors' messages hold no credentials.
 //!
 //! `tracing` is a dependency, not a feature: with no subscriber installed each span and event
@@ -151,6 +151,10 @@ pub struct ClientStats {
     pub bytes_out: u64,
     /// Time from the start of each request to its end.
     pub latency: Latency,
+    /// Connections opened (and, for `ws://`, closed and open now) per host, keyed by
+    /// `scheme://host:port`. For HTTP only opens are counted: reqwest's pool does not report
+    /// when it drops a connection.
+    pub connections: BTreeMap<String, crate::transport::ConnectionCounts>,
 }
 
 const SUB: usize = 16;
@@ -240,6 +244,7 @@ pub(crate) struct Observer {
     pub(crate) listener: Option<Arc<dyn RequestListener>>,
     /// Whether spans carry the script and its parameters.
     pub(crate) query_text: bool,
+    connections: crate::transport::ConnectionTally,
 }
 
 impl std::fmt::Debug for Observer {
@@ -252,7 +257,11 @@ impl std::fmt::Debug for Observer {
 }
 
 impl Observer {
-    pub(crate) fn new(listener: Option<Arc<dyn RequestListener>>, query_text: bool) -> Self {
+    pub(crate) fn new(
+        listener: Option<Arc<dyn RequestListener>>,
+        query_text: bool,
+        connections: crate::transport::ConnectionTally,
+    ) -> Self {
         Observer {
             requests: AtomicU64::new(0),
             succeeded: AtomicU64::new(0),
@@ -264,6 +273,7 @@ impl Observer {
             latency: Histogram::new(),
             listener,
             query_text,
+            connections,
         }
     }
 
@@ -282,6 +292,7 @@ impl Observer {
             bytes_in: self.bytes_in.load(Ordering::Relaxed),
             bytes_out: self.bytes_out.load(Ordering::Relaxed),
             latency: self.latency.summary(),
+            connections: self.connections.snapshot(),
         }
     }
 

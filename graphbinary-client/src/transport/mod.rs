@@ -61,6 +61,90 @@ impl ByteCounters {
     }
 }
 
+/// Connections opened and closed, per host: what
+/// [`ClientStats::connections`](crate::client::ClientStats::connections) reports. A cheap
+/// handle: clones count into the same tally. The key of a host is its scheme, host and port
+/// (`http://127.0.0.1:8182`), never credentials.
+#[derive(Debug, Clone, Default)]
+pub struct ConnectionTally {
+    hosts: std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<String, ConnectionCounts>>>,
+}
+
+/// The connections of one host (see [`ConnectionTally`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConnectionCounts {
+    /// Connections opened (TCP connected, and for `ws://` the WebSocket handshake done).
+    pub opened: u64,
+    /// Connections closed, when the transport reports closes: `ws://` does; for HTTP the pool
+    /// of reqwest (hyper) does not say when it drops a connection, so this stays `None` there.
+    pub closed: Option<u64>,
+}
+
+impl ConnectionCounts {
+    /// Connections open now, when closes are reported (`opened - closed`).
+    pub fn open(&self) -> Option<u64> {
+        self.closed.map(|c| self.opened.saturating_sub(c))
+    }
+}
+
+/// The tally's key of a URL: `scheme://host:port`, or the redacted URL when it does not parse.
+pub(crate) fn host_key(url: &str) -> String {
+    match Url::parse(url) {
+        Ok(u) => match (u.host_str(), u.port_or_known_default()) {
+            (Some(h), Some(p)) => format!("{}://{h}:{p}", u.scheme()),
+            (Some(h), None) => format!("{}://{h}", u.scheme()),
+            _ => redact_url(url).into_owned(),
+        },
+        Err(_) => redact_url(url).into_owned(),
+    }
+}
+
+impl ConnectionTally {
+    fn with(&self, key: String, f: impl FnOnce(&mut ConnectionCounts)) {
+        let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
+        f(hosts.entry(key).or_default());
+    }
+
+    /// Counts a connection opened to the host of `key` (see [`host_key`]) whose close will
+    /// not be reported.
+    pub(crate) fn opened_key(&self, key: String) {
+        self.with(key, |c| c.opened += 1);
+    }
+
+    /// Counts a connection opened to `url`; dropping the guard counts its close.
+    pub(crate) fn open_guard(&self, url: &str) -> ConnectionGuard {
+        let key = host_key(url);
+        self.with(key.clone(), |c| {
+            c.opened += 1;
+            c.closed.get_or_insert(0);
+        });
+        ConnectionGuard {
+            tally: self.clone(),
+            key,
+        }
+    }
+
+    /// The counts per host, by key.
+    pub fn snapshot(&self) -> std::collections::BTreeMap<String, ConnectionCounts> {
+        self.hosts.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// Counts a close into its [`ConnectionTally`] when dropped.
+#[derive(Debug)]
+pub(crate) struct ConnectionGuard {
+    tally: ConnectionTally,
+    key: String,
+}
+
+impl Drop for ConnectionGuard {
+    fn drop(&mut self) {
+        let key = std::mem::take(&mut self.key);
+        self.tally.with(key, |c| *c.closed.get_or_insert(0) += 1);
+    }
+}
+
 /// What [`Client::close`](crate::Client::close) tells the requests and bodies of a client.
 #[derive(Debug, Default)]
 pub(crate) struct Closing {

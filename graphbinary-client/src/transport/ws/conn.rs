@@ -296,14 +296,20 @@ impl Conn {
         let pending: Pending = Arc::default();
         let alive = Arc::new(AtomicBool::new(true));
         let stop = Arc::new(Stop::default());
-        let task = tokio::spawn(run(
+        // Counted closed when the task ends (or is aborted): the guard lives in it.
+        let opened = options.connections.open_guard(url);
+        let running = run(
             ws,
             out_rx,
             pending.clone(),
             alive.clone(),
             options.clone(),
             stop.clone(),
-        ));
+        );
+        let task = tokio::spawn(async move {
+            let _opened = opened;
+            running.await
+        });
         Ok(Arc::new(Conn {
             out,
             pending,

@@ -223,6 +223,11 @@ pub struct Options3 {
     /// adds them for HTTP (the builder passes its roots here for a `wss://` URL). Both transports
     /// verify with the same verifier (`rustls-platform-verifier`). Empty by default.
     pub root_certificates: Vec<Vec<u8>>,
+    /// Where the pool counts the connections it opens and closes (per host); a fresh tally by
+    /// default. [`Client3::connections`] reads it; the
+    /// [`Client`](crate::client::Client) passes its own, which
+    /// [`Client::stats`](crate::client::Client::stats) reads.
+    pub connections: crate::transport::ConnectionTally,
 }
 
 impl Default for Options3 {
@@ -241,6 +246,7 @@ impl Default for Options3 {
             connect_timeout: Some(Duration::from_secs(10)),
             interceptors: Vec::new(),
             root_certificates: Vec::new(),
+            connections: Default::default(),
         }
     }
 }
@@ -408,6 +414,14 @@ impl Client3 {
     /// The options the client was built with.
     pub fn options(&self) -> &Options3 {
         &self.inner.options
+    }
+
+    /// The connections this pool opened and closed, per host (`ws://host:port`): see
+    /// [`ConnectionTally`](crate::transport::ConnectionTally).
+    pub fn connections(
+        &self,
+    ) -> std::collections::BTreeMap<String, crate::transport::ConnectionCounts> {
+        self.inner.options.connections.snapshot()
     }
 
     /// Evaluates a script; see [`Client3::eval`].
