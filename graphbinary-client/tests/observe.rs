@@ -561,5 +561,15 @@ mod metrics_facade {
         assert_eq!(rec.get("gremlin_client_requests_in_flight"), 0.0);
         assert!(rec.get("gremlin_client_bytes_received_total") > 0.0);
         assert!(rec.get("gremlin_client_bytes_sent_total") > 0.0);
+        // The connection the first request opened, by host (one at a time: one connection).
+        let u = graphbinary_client::client::Url::parse(client.url()).unwrap();
+        let host = format!("http://{}:{}", u.host_str().unwrap(), u.port().unwrap());
+        assert_eq!(
+            rec.get(&format!(
+                "gremlin_client_connections_opened_total,host={host}"
+            )),
+            client.stats().connections[&host].opened as f64
+        );
+        assert!(client.stats().connections[&host].opened >= 1);
     }
 }

@@ -19,6 +19,21 @@
 //! for `ws://`, closed (reqwest's pool does not report when it drops an HTTP connection). No field ever holds a password, key or token: URLs go through
 //! [`redact_url`](super::redact_url) and errors' messages hold no credentials.
 //!
+//! # Metrics
+//!
+//! With feature `metrics`, through whichever recorder the application installed:
+//!
+//! | name | kind | labels |
+//! |---|---|---|
+//! | `gremlin_client_requests_total` | counter | `protocol` |
+//! | `gremlin_client_requests_in_flight` | gauge | |
+//! | `gremlin_client_request_duration_seconds` | histogram | `protocol` |
+//! | `gremlin_client_errors_total` | counter | `kind` ([`Error::kind`](super::Error::kind)) |
+//! | `gremlin_client_retries_total` | counter | |
+//! | `gremlin_client_bytes_received_total`, `gremlin_client_bytes_sent_total` | counter | |
+//! | `gremlin_client_connections_opened_total` | counter | `host` (`scheme://host:port`) |
+//! | `gremlin_client_connections_closed_total` (`ws://` only) | counter | `host` |
+//!
 //! `tracing` is a dependency, not a feature: with no subscriber installed each span and event
 //! costs one check of a static flag.
 

@@ -109,12 +109,18 @@ impl ConnectionTally {
     /// Counts a connection opened to the host of `key` (see [`host_key`]) whose close will
     /// not be reported.
     pub(crate) fn opened_key(&self, key: String) {
+        #[cfg(feature = "metrics")]
+        metrics::counter!("gremlin_client_connections_opened_total", "host" => key.clone())
+            .increment(1);
         self.with(key, |c| c.opened += 1);
     }
 
     /// Counts a connection opened to `url`; dropping the guard counts its close.
     pub(crate) fn open_guard(&self, url: &str) -> ConnectionGuard {
         let key = host_key(url);
+        #[cfg(feature = "metrics")]
+        metrics::counter!("gremlin_client_connections_opened_total", "host" => key.clone())
+            .increment(1);
         self.with(key.clone(), |c| {
             c.opened += 1;
             c.closed.get_or_insert(0);
@@ -141,6 +147,9 @@ pub(crate) struct ConnectionGuard {
 impl Drop for ConnectionGuard {
     fn drop(&mut self) {
         let key = std::mem::take(&mut self.key);
+        #[cfg(feature = "metrics")]
+        metrics::counter!("gremlin_client_connections_closed_total", "host" => key.clone())
+            .increment(1);
         self.tally.with(key, |c| *c.closed.get_or_insert(0) += 1);
     }
 }
