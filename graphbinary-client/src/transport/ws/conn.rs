@@ -55,6 +55,10 @@ struct Queue {
     /// The stream was dropped: what comes is discarded.
     dropped: bool,
     waker: Option<Waker>,
+    /// The connection's reader waits for room ([`SlowConsumer::Wait`]): the stream wakes it
+    /// once the queue is down to half the backlog, not at each message it takes, so that a
+    /// reader and a slower consumer do not trade a wake-up per message.
+    reader_waits: bool,
 }
 
 impl Queue {
@@ -453,11 +457,22 @@ impl Results3 {
         if self.done {
             return Poll::Ready(None);
         }
+        let mut wake_reader = false;
         let item = {
             let mut q = lock(&self.shared.queue);
             match q.messages.pop_front() {
                 Some(bytes) => {
                     q.bytes -= bytes.len();
+                    if q.reader_waits {
+                        let o = &self.conn.options;
+                        // Half the backlog (a queue of 1 message: empty).
+                        if q.messages.len() <= o.request_backlog.max(1) / 2
+                            && (q.messages.is_empty() || q.bytes <= o.request_backlog_bytes / 2)
+                        {
+                            q.reader_waits = false;
+                            wake_reader = true;
+                        }
+                    }
                     Ok(bytes)
                 }
                 None if q.ended => Err(q
@@ -475,7 +490,7 @@ impl Results3 {
         let out = match item {
             Err(e) => Err(e),
             Ok(bytes) => {
-                if self.conn.options.slow_consumer == SlowConsumer::Wait {
+                if wake_reader {
                     self.shared.taken.notify_one();
                 }
                 if let Some(c) = &self.counters {
@@ -761,7 +776,9 @@ async fn route(
             if !full(&q) {
                 break q.push(bytes, last);
             }
-            if options.slow_consumer == SlowConsumer::Fail {
+            if options.slow_consumer == SlowConsumer::Wait {
+                q.reader_waits = true;
+            } else {
                 // Not held back: this request ends (after what it has queued), the others go
                 // on.
                 let w = q.end(Error3::SlowConsumer {
@@ -773,7 +790,8 @@ async fn route(
                 break w;
             }
         }
-        // SlowConsumer::Wait: room in the budget once the stream takes a message (or drops).
+        // SlowConsumer::Wait: room once the stream has taken the queue down to half the
+        // backlog (or is dropped).
         notified.await;
     };
     if let Some(w) = waker {
