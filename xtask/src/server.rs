@@ -125,8 +125,8 @@ under target/gremlin-server3/.
   --janusgraph V  a JanusGraph Server 1.1.0 instead (in-memory backend, modern graph, edge ids
                   are GraphBinary 1 custom types); default port 8199
   --backend B     with --janusgraph: inmemory (default) or berkeleyje: persistent on BerkeleyJE
-                  with a Lucene mixed index `byText` over `name` (TEXT), `tag` (STRING) and
-                  `place` (Geoshape), `shape` (Geoshape) unindexed; query.force-index=true (a
+                  with a Lucene mixed index `byText` over `name` (TEXT), `tag` (STRING),
+                  `place` and `area` (Geoshape), `shape` (Geoshape) unindexed; query.force-index=true (a
                   query no index answers is refused); starts empty, keeps what is written across
                   restarts in target/gremlin-server3/janusgraph-berkeleyje-<port>/; default port 8200
   --fresh         with --backend berkeleyje: delete that data directory first
