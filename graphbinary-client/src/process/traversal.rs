@@ -434,10 +434,11 @@ impl GraphTraversal {
     /// [`gremlin_lang`](Self::gremlin_lang); with `groovy`, for a TinkerPop 3 server that
     /// evaluates the text as Groovy: a literal that has no Groovy form (a Byte `1B`, Short `2S`,
     /// UUID `UUID("...")`, Set `{...}`, BigInteger `3N`, BigDecimal `1.5M`, Char, Duration
-    /// `Duration(s,n)` or Binary `Binary("...")`, also inside a List or Map) is sent as a
-    /// generated
-    /// parameter `_gb3_N` (a binding; Groovy takes a variable wherever an expression goes),
-    /// unless the source is literal-only.
+    /// `Duration(s,n)`, Binary `Binary("...")` or a provider's PDT such as a JanusGraph
+    /// Geoshape, also inside a List or Map) is sent as a generated parameter `_gb3_N` (a
+    /// binding; Groovy takes a variable wherever an expression goes), unless the source is
+    /// literal-only; so is a JanusGraph predicate ([`super::janusgraph`]), which a
+    /// literal-only source refuses.
     pub(crate) fn gremlin_lang_for(&self, groovy: bool) -> Result<GremlinLang, BuildError> {
         let literal_only = self.source.as_ref().is_some_and(|s| s.literal_only);
         let mut w = Writer {
