@@ -2,7 +2,9 @@
 //! 1.1.0 (`spec/vectors-v1/janusgraph-1.1.0.toml`, our own captures): without a reader the
 //! response fails naming the type and offset; with `CustomTypes::janusgraph()` the edge and
 //! vertex-property ids read as the server reported them, re-encode byte for byte, and read the
-//! same on both paths however the bytes arrive.
+//! same on both paths however the bytes arrive. JanusGraph's Geoshape (every shape) and
+//! JanusGraphP, written by our writer, read the same on both paths too, and fail cleanly at
+//! every truncation and corruption.
 
 mod common;
 
@@ -104,7 +106,14 @@ fn without_a_reader_a_custom_type_fails_naming_it_and_its_offset() {
 #[test]
 fn janusgraph_ids_read_as_the_server_reported_them_and_re_encode_byte_for_byte() {
     let custom = CustomTypes::janusgraph();
-    assert_eq!(custom.names(), ["janusgraph.RelationIdentifier"]);
+    assert_eq!(
+        custom.names(),
+        [
+            "janusgraph.Geoshape",
+            "janusgraph.P",
+            "janusgraph.RelationIdentifier"
+        ]
+    );
     for (c, bytes) in captured() {
         let msg = v1::decode_response_with(&bytes, &Limits::default(), &custom)
             .unwrap_or_else(|e| panic!("{} ({}): {e}", c.name, c.request));
@@ -467,4 +476,83 @@ fn what_would_not_read_back_is_not_written() {
     assert!(DerivedCustom::<RelationIdentifier>::new()
         .encode(&Value::Long(1), &mut Vec::new())
         .is_err());
+}
+
+/// A List of every Geoshape kind and two JanusGraphPs, written by our writer.
+fn geo_data() -> (Value, Vec<u8>) {
+    use graphbinary_client::v1::{Geoshape, JanusGraphP};
+    let ring = [(0.0, 0.0), (0.0, 1.0), (1.0, 1.0), (0.0, 0.0)];
+    let shapes = vec![
+        Geoshape::point(37.97, 23.72),
+        Geoshape::circle(37.97, 23.72, 50.0),
+        Geoshape::box_(37.0, 23.0, 38.5, 24.5),
+        Geoshape::line([(1.0, 2.0), (3.0, 4.0)]),
+        Geoshape::polygon(ring),
+        Geoshape::multi_point([(1.0, 2.0)]),
+        Geoshape::multi_line([vec![(1.0, 2.0), (3.0, 4.0)]]),
+        Geoshape::multi_polygon([ring.to_vec(), ring.to_vec()]),
+        Geoshape::collection([Geoshape::point(1.0, 2.0), Geoshape::polygon(ring)]),
+    ];
+    let mut items: Vec<Value> = shapes.iter().map(Geoshape::to_value).collect();
+    items.push(
+        JanusGraphP::new("textContainsFuzzy", "athens")
+            .unwrap()
+            .to_value(),
+    );
+    items.push(
+        JanusGraphP::new("geoWithin", Geoshape::circle(1.0, 2.0, 3.0))
+            .unwrap()
+            .to_value(),
+    );
+    let value = Value::List(items);
+    let mut bytes = Vec::new();
+    v1::encode_value_with(&value, &mut bytes, &CustomTypes::janusgraph()).unwrap();
+    (value, bytes)
+}
+
+#[test]
+fn geoshapes_and_janusgraph_predicates_read_the_same_on_both_paths_however_they_arrive() {
+    let custom = CustomTypes::janusgraph();
+    let (value, data) = geo_data();
+    assert_eq!(
+        v1::decode_slice_with(&data, &Limits::default(), &custom).unwrap(),
+        value
+    );
+    for fast in [true, false] {
+        for split in 0..data.len() {
+            let pieces = if split == 0 {
+                Pieces::chunks(&data, 1)
+            } else {
+                Pieces::split(&data, &[split])
+            };
+            let mut buf = ReadBuffer::with_capacity(1 << 12, pieces).with_fast_path(fast);
+            let v = block_on(v1::read_value_with(&mut buf, &custom))
+                .unwrap_or_else(|e| panic!("split {split}, fast {fast}: {e}"));
+            assert_eq!(v, value, "split {split}, fast {fast}");
+        }
+    }
+    // Without the registry both paths fail naming the first one.
+    let mut buf = ReadBuffer::new(&data[..]).with_fast_path(false);
+    let e = block_on(v1::read_value(&mut buf)).unwrap_err();
+    assert!(e.kind().to_string().contains("janusgraph.Geoshape"), "{e}");
+}
+
+#[test]
+fn hostile_geoshapes_fail_cleanly() {
+    let custom = CustomTypes::janusgraph();
+    let (_, data) = geo_data();
+    for end in 0..data.len() {
+        let e = v1::decode_slice_with(&data[..end], &Limits::default(), &custom).unwrap_err();
+        assert_eq!(e.offset(), end as u64);
+    }
+    // No corruption of any byte panics or hangs; a read that succeeds re-encodes.
+    for at in 0..data.len() {
+        for b in [0x00, 0x01, 0x02, 0x7f, 0x80, 0xff] {
+            let mut bad = data.clone();
+            bad[at] = b;
+            if let Ok(v) = v1::decode_slice_with(&bad, &Limits::default(), &custom) {
+                let _ = v1::encode_value_with(&v, &mut Vec::new(), &custom);
+            }
+        }
+    }
 }

@@ -8,7 +8,9 @@
 //! against the same two servers (`ci/examples.rs`; the `tinkerpop3` one in the TinkerPop 3
 //! step); the SigV4 test (`--features sigv4`,
 //! checked against botocore); `cargo xtask failover` over three servers; the TinkerPop 3
-//! WebSocket tests against 3.7.3, 3.8.1, 3.7.3 with SASL and JanusGraph 1.1.0; TinkerPop
+//! WebSocket tests against 3.7.3, 3.8.1, 3.7.3 with SASL and JanusGraph 1.1.0; JanusGraph 1.1.0
+//! on BerkeleyJE + Lucene (index-answered text and geo predicates, Geoshapes, a restart on the
+//! same data: [`janusgraph_berkeleyje_tests`]); TinkerPop
 //! 3.7.3's Gherkin suite through the WebSocket client (`cargo xtask features --tinkerpop
 //! 3.7.3`); TinkerPop 4's Gherkin
 //! feature suite in both modes against the integration server (`cargo xtask features --mode
@@ -29,6 +31,7 @@ mod examples;
 
 const HELP: &str =
     "usage: cargo xtask ci [--no-server] [--port N] [--features-port N] [--tinkerpop3-only]
+                      [--janusgraph-index-only]
 
 Runs regen --check, fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
@@ -39,7 +42,9 @@ servers on 8195-8197 or env GREMLIN_FAILOVER_PORTS=A,B,C (`cargo xtask failover 
 idempotent reads in flight, a host stopped with SIGTERM, then two killed with SIGKILL, each
 restarted), the TinkerPop 3 WebSocket tests (tests/ws3.rs, tests/ws3_janusgraph.rs, tests/faults.rs, tests/soak.rs)
 against Gremlin Server 3.7.3, 3.8.1, 3.7.3 with SASL, JanusGraph 1.1.0 and 3.7.3 with SASL over
-TLS (wss://) on 8186-8190 or env GREMLIN_WS_CI_PORTS=A,B,C,D,E, TinkerPop 3.7.3's Gherkin suite through the WebSocket client
+TLS (wss://) on 8186-8190 or env GREMLIN_WS_CI_PORTS=A,B,C,D,E, JanusGraph 1.1.0 on BerkeleyJE with a
+Lucene mixed index and query.force-index (tests/ws3_janusgraph_index.rs: text and geo predicates,
+Geoshapes, then a restart on the same data) on 8191 or env GREMLIN_JANUSGRAPH_BDB_PORT, TinkerPop 3.7.3's Gherkin suite through the WebSocket client
 (`cargo xtask features --tinkerpop 3.7.3`, its own 3.7.3 server on 8186), then TinkerPop's
 Gherkin feature suite in both modes (`cargo xtask features
 --mode all`) and through the traversal API in plain mode (`--via api`, `--via api-params`; and
@@ -50,6 +55,7 @@ toolchain).
 
   --tinkerpop3-only  only the TinkerPop 3 step: start the five 3.x servers, run the ws3
                      tests against them, stop them
+  --janusgraph-index-only  only the JanusGraph BerkeleyJE step (write, restart, read)
   --no-server        run the tests without a server (GREMLIN_URL unset: end-to-end tests
                      skip) and no feature suite
   --port N           server port (default 8182, or GREMLIN_SERVER_PORT)
@@ -228,6 +234,84 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
     outcome.and(examples)
 }
 
+/// The port of CI's JanusGraph on BerkeleyJE + Lucene (env `GREMLIN_JANUSGRAPH_BDB_PORT`;
+/// default 8191, clear of the TinkerPop 3 step's 8186-8190 and the failover step's 8195-8197).
+fn janusgraph_berkeleyje_port() -> Result<u16> {
+    match std::env::var("GREMLIN_JANUSGRAPH_BDB_PORT") {
+        Ok(p) => p
+            .parse()
+            .map_err(|e| anyhow::anyhow!("GREMLIN_JANUSGRAPH_BDB_PORT={p:?}: {e}")),
+        Err(_) => Ok(8191),
+    }
+}
+
+/// JanusGraph 1.1.0 on BerkeleyJE with a Lucene mixed index and `query.force-index=true`, on
+/// a fresh data directory: `tests/ws3_janusgraph_index.rs` writes (text and geo predicates
+/// answered by the index, a query it cannot answer refused, Geoshapes of every shape read
+/// back), the server is stopped and started again on the same directory, and the test reads
+/// what was written.
+fn janusgraph_berkeleyje_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Result<()> {
+    let port = janusgraph_berkeleyje_port()?;
+    server::remove_berkeleyje_data(port)?;
+    // A word in every name this run writes (the data directory is fresh, but a test run by
+    // hand against the same directory must not count it).
+    let run_word = format!(
+        "r{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)?
+            .as_millis()
+    );
+    let mut phase = |guard: &server::Guard, phase: &str| {
+        run_tests(
+            client_tests(cargo(), &["ws3_janusgraph_index"])
+                .args(["--", &format!("{phase}_phase")])
+                .env("GREMLIN_WS_JANUSGRAPH_BDB_URL", guard.url())
+                .env("JANUSGRAPH_BDB_RUN", &run_word)
+                .env("JANUSGRAPH_BDB_PHASE", phase),
+            totals,
+        )
+    };
+    let t = Instant::now();
+    let guard = server::start_janusgraph_berkeleyje(port)?;
+    eprintln!(
+        "xtask: JanusGraph (BerkeleyJE + Lucene) up in {}",
+        secs(t.elapsed())
+    );
+    let written = phase(&guard, "write");
+    // SIGTERM: JanusGraph closes the graph; the same directory is opened again.
+    drop(guard);
+    let t = Instant::now();
+    let guard = server::start_janusgraph_berkeleyje(port)?;
+    eprintln!("xtask: JanusGraph restarted in {}", secs(t.elapsed()));
+    let reopened = phase(&guard, "reopened");
+    drop(guard);
+    written.and(reopened)
+}
+
+/// `cargo xtask ci --janusgraph-index-only`.
+fn janusgraph_index_only() -> Result<()> {
+    let root = project_root();
+    let cargo = || {
+        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cmd.current_dir(&root);
+        cmd
+    };
+    let started = Instant::now();
+    let mut totals = TestTotals::default();
+    let outcome = janusgraph_berkeleyje_tests(&cargo, &mut totals);
+    eprintln!(
+        "xtask: JanusGraph BerkeleyJE step in {}",
+        secs(started.elapsed())
+    );
+    println!(
+        "tests: {} passed, {} failed, {} skipped",
+        totals.passed(),
+        totals.failed,
+        totals.skipped()
+    );
+    outcome
+}
+
 /// `cargo xtask ci --tinkerpop3-only`.
 fn tinkerpop3_only() -> Result<()> {
     let root = project_root();
@@ -259,6 +343,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         match arg.as_str() {
             "--no-server" => with_server = false,
             "--tinkerpop3-only" => return tinkerpop3_only(),
+            "--janusgraph-index-only" => return janusgraph_index_only(),
             "--port" => {
                 port = match it.next().map(|p| p.parse()) {
                     Some(Ok(p)) => p,
@@ -381,6 +466,9 @@ pub fn cli(args: &[String]) -> Result<()> {
         });
         step("tinkerpop 3 (ws3 tests)", &mut || {
             tinkerpop3_tests(&cargo, &mut totals)
+        });
+        step("janusgraph berkeleyje", &mut || {
+            janusgraph_berkeleyje_tests(&cargo, &mut totals)
         });
         // TinkerPop 3.7.3's own Gherkin suite through the WebSocket client, on a 3.7.3 server
         // with the suite's graphs that the command starts (and stops) itself.

@@ -4,8 +4,10 @@
 //! * Gremlin Server 4.0.0-beta.3 with TinkerGraph (HTTP, GraphBinary 4; [`Kind::Tp4`]), state in
 //!   `.gremlin-server/` at the repository root;
 //! * Gremlin Server 3.7.3 / 3.8.1 (WebSocket, GraphBinary 1 and GraphSON 3; [`Kind::Tp3`]) and
-//!   JanusGraph Server 1.1.0 (in-memory backend, the modern graph loaded by a script;
-//!   [`Kind::JanusGraph`]), state in `target/gremlin-server3/`.
+//!   JanusGraph Server 1.1.0 ([`Kind::JanusGraph`]): in-memory with the modern graph loaded by a
+//!   script, or with `--backend berkeleyje` persistent on BerkeleyJE with a Lucene mixed index,
+//!   its schema made by a script and `query.force-index=true` ([`Backend`]); state in
+//!   `target/gremlin-server3/` (BerkeleyJE's data in `janusgraph-berkeleyje-<port>/` there).
 //!
 //! Every kind goes the same way: its jars resolved with Maven ([`resolve`]), its config rendered
 //! from its templates ([`config`]), one `java` process (output on the terminal, or in
@@ -108,7 +110,8 @@ const START_TIMEOUT: Duration = Duration::from_secs(180);
 const HELP: &str = "usage: cargo xtask server [--dataset NAME] [--port N] [--detach] [--stop]
        cargo xtask server --tinkerpop 3.7.3|3.8.1 [--dataset modern|integration] [--auth] [--tls]
                           [--port N] [--detach] [--stop]
-       cargo xtask server --janusgraph 1.1.0 [--auth] [--port N] [--detach] [--stop]
+       cargo xtask server --janusgraph 1.1.0 [--backend inmemory|berkeleyje [--fresh]] [--auth]
+                          [--port N] [--detach] [--stop]
        cargo xtask server3 ...   (the same, TinkerPop 3.7.3 unless --tinkerpop or --janusgraph)
 
 Runs a real server on 127.0.0.1, resolved with Maven. Needs java 17+ and mvn on PATH.
@@ -121,6 +124,12 @@ under target/gremlin-server3/.
                   are tried as given)
   --janusgraph V  a JanusGraph Server 1.1.0 instead (in-memory backend, modern graph, edge ids
                   are GraphBinary 1 custom types); default port 8199
+  --backend B     with --janusgraph: inmemory (default) or berkeleyje: persistent on BerkeleyJE
+                  with a Lucene mixed index `byText` over `name` (TEXT), `tag` (STRING),
+                  `place` and `area` (Geoshape), `shape` (Geoshape) unindexed; query.force-index=true (a
+                  query no index answers is refused); starts empty, keeps what is written across
+                  restarts in target/gremlin-server3/janusgraph-berkeleyje-<port>/; default port 8200
+  --fresh         with --backend berkeleyje: delete that data directory first
   --dataset NAME  4.0: modern (default), classic, crew, grateful, sink, airroutes, zoo;
                   integration: TinkerPop's integration-server layout (g/ggraph empty, gmodern,
                   gclassic, gcrew, ggrateful, gsink, gzoo, gmultilabel, gimmutable, gtx, plus
@@ -153,10 +162,22 @@ pub enum Kind {
     JanusGraph(String),
 }
 
+/// JanusGraph's storage backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// `storage.backend=inmemory`, the modern graph loaded at start.
+    InMemory,
+    /// `storage.backend=berkeleyje` with a Lucene mixed index and `query.force-index=true`:
+    /// persistent in [`berkeleyje_data_dir`], the schema of `berkeleyje-schema.groovy`.
+    BerkeleyJe,
+}
+
 /// A server to run: its kind, dataset and options (where it runs is the port given with it).
 #[derive(Debug, Clone)]
 pub struct Server {
     kind: Kind,
+    /// JanusGraph's storage backend (in-memory for the others).
+    backend: Backend,
     dataset: String,
     /// `--auth` (3.x): SASL PLAIN over the credentials graph.
     auth: bool,
@@ -198,9 +219,18 @@ impl Server {
     fn new(kind: Kind, dataset: &str) -> Server {
         Server {
             kind,
+            backend: Backend::InMemory,
             dataset: dataset.to_string(),
             auth: false,
             tls: false,
+        }
+    }
+
+    /// JanusGraph Server [`JANUSGRAPH_VERSION`] on BerkeleyJE with a Lucene mixed index.
+    pub fn janusgraph_berkeleyje() -> Server {
+        Server {
+            backend: Backend::BerkeleyJe,
+            ..Server::new(Kind::JanusGraph(JANUSGRAPH_VERSION.to_owned()), "modern")
         }
     }
 
@@ -219,8 +249,13 @@ impl Server {
         match &self.kind {
             Kind::Tp4 => format!("Gremlin Server {TINKERPOP_VERSION} ({})", self.dataset),
             _ => format!(
-                "{}{}{}",
+                "{}{}{}{}",
                 self.product(),
+                if self.backend == Backend::BerkeleyJe {
+                    " (BerkeleyJE + Lucene)"
+                } else {
+                    ""
+                },
                 if self.auth { " (auth)" } else { "" },
                 if self.tls { " (tls)" } else { "" }
             ),
@@ -241,6 +276,7 @@ impl Server {
         Ok(match &self.kind {
             Kind::Tp4 => default_port()?,
             Kind::Tp3(v) => default_port3(v, self.auth),
+            Kind::JanusGraph(_) if self.backend == Backend::BerkeleyJe => 8200,
             Kind::JanusGraph(_) => 8199,
         })
     }
@@ -256,6 +292,10 @@ impl Server {
     /// Refuses what this kind does not have; warns about an untested version.
     fn check(&self) -> Result<()> {
         let dataset = self.dataset.as_str();
+        ensure!(
+            self.backend == Backend::InMemory || matches!(self.kind, Kind::JanusGraph(_)),
+            "--backend is for --janusgraph"
+        );
         match &self.kind {
             Kind::Tp4 => {
                 ensure!(
@@ -291,7 +331,15 @@ impl Server {
             Kind::JanusGraph(version) => {
                 ensure!(
                     dataset == "modern",
-                    "--janusgraph serves the modern graph only (no --dataset {dataset})"
+                    "{}",
+                    match self.backend {
+                        Backend::InMemory => format!(
+                            "--janusgraph serves the modern graph only (no --dataset {dataset})"
+                        ),
+                        Backend::BerkeleyJe => format!(
+                            "--backend berkeleyje holds what was written to it (no --dataset {dataset})"
+                        ),
+                    }
                 );
                 ensure!(
                     !self.tls,
@@ -328,6 +376,12 @@ impl Server {
                 "xtask/gremlin3/pom.xml",
                 "tp.version",
                 format!("lib-{v}"),
+                v,
+            ),
+            Kind::JanusGraph(v) if self.backend == Backend::BerkeleyJe => (
+                "xtask/gremlin3/janusgraph/pom-berkeleyje.xml",
+                "jg.version",
+                format!("lib-janusgraph-{v}-berkeleyje"),
                 v,
             ),
             Kind::JanusGraph(v) => (
@@ -526,7 +580,7 @@ fn run_cli(args: &[String], default: Kind) -> Result<()> {
     let mut server = Server::new(default, "modern");
     let (mut tinkerpop, mut janusgraph) = (None, None);
     let mut port = None;
-    let (mut detach, mut stop) = (false, false);
+    let (mut detach, mut stop, mut fresh) = (false, false, false);
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -549,6 +603,14 @@ fn run_cli(args: &[String], default: Kind) -> Result<()> {
                         .context("--port needs a number 1-65535")?,
                 )
             }
+            "--backend" => {
+                server.backend = match it.next().map(String::as_str) {
+                    Some("inmemory") => Backend::InMemory,
+                    Some("berkeleyje") => Backend::BerkeleyJe,
+                    other => bail!("--backend needs inmemory or berkeleyje, not {other:?}"),
+                }
+            }
+            "--fresh" => fresh = true,
             "--auth" => server.auth = true,
             "--tls" => server.tls = true,
             "--detach" => detach = true,
@@ -574,10 +636,21 @@ fn run_cli(args: &[String], default: Kind) -> Result<()> {
         return stop_detached(port, &server.state_dir()?);
     }
     server.check()?;
+    ensure!(
+        !fresh || server.backend == Backend::BerkeleyJe,
+        "--fresh is for --backend berkeleyje"
+    );
     let url = server.url(port);
     if let Ok(answer) = server.probe(port, Duration::from_secs(2)) {
+        ensure!(
+            !fresh,
+            "a server already answers on {url} ({answer}); stop it before --fresh"
+        );
         println!("A Gremlin Server already answers on {url} ({answer}); reusing it.");
         return Ok(());
+    }
+    if fresh {
+        remove_berkeleyje_data(port)?;
     }
     let mode = if detach {
         Mode::Detached
@@ -726,6 +799,48 @@ pub fn start_for_tests(servers: &[(Option<&str>, bool, bool, u16)]) -> Result<Ve
         r?;
     }
     Ok(guards)
+}
+
+/// Where a BerkeleyJE JanusGraph on `port` keeps its data (`storage/`, Lucene's `index/`):
+/// `target/gremlin-server3/janusgraph-berkeleyje-<port>/`.
+pub fn berkeleyje_data_dir(port: u16) -> Result<PathBuf> {
+    Ok(state_dir(STATE_3)?.join(format!("janusgraph-berkeleyje-{port}")))
+}
+
+/// Deletes [`berkeleyje_data_dir`] of `port` (nothing to do when there is none).
+pub fn remove_berkeleyje_data(port: u16) -> Result<()> {
+    let dir = berkeleyje_data_dir(port)?;
+    if dir.exists() {
+        fs::remove_dir_all(&dir).with_context(|| format!("deleting {}", dir.display()))?;
+        eprintln!("xtask: deleted {}", dir.display());
+    }
+    Ok(())
+}
+
+/// Starts a JanusGraph Server on BerkeleyJE + Lucene on `port` for tests (the data directory
+/// kept as it is: delete it first with [`remove_berkeleyje_data`] for an empty graph) and
+/// waits until it answers; the guard stops it (SIGTERM: JanusGraph closes the graph). Fails if
+/// something already listens on the port.
+pub fn start_janusgraph_berkeleyje(port: u16) -> Result<Guard> {
+    let server = Server::janusgraph_berkeleyje();
+    server.check()?;
+    ensure!(
+        TcpStream::connect_timeout(
+            &SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+            Duration::from_millis(300)
+        )
+        .is_err(),
+        "port {port} is taken: cannot start {} there",
+        server.name()
+    );
+    let mut child = server.spawn(port, Mode::Logged)?;
+    server.await_up(&mut child, port, Mode::Logged)?;
+    Ok(Guard {
+        child: Some(child),
+        port,
+        name: server.name(),
+        url: server.url(port),
+    })
 }
 
 #[derive(Clone, Copy, PartialEq)]

@@ -142,6 +142,7 @@ mod arg;
 mod grammar_check;
 #[rustfmt::skip]
 mod generated;
+pub mod janusgraph;
 mod predicate;
 mod strategy;
 mod traversal;

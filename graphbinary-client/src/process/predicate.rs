@@ -3,6 +3,7 @@
 use super::arg::{describe, match_forms, Arg, IntoArgs};
 use super::traversal::StepOn;
 use super::traversal::{find_def, StepDef};
+use crate::lang::Lit;
 
 /// A predicate, for `has`, `is`, `where`, ...: `P::gt(30)`, `P::within(["a", "b"])`,
 /// `TextP::starting_with("ma")`, combined with [`P::and`], [`P::or`], [`P::negate`].
@@ -35,6 +36,12 @@ pub(crate) enum PNode {
     And(Box<P>, Box<P>),
     Or(Box<P>, Box<P>),
     Negate(Box<P>),
+    /// A provider's predicate held as a value (JanusGraph's `janusgraph.P`), sent only as a
+    /// TinkerPop 3 binding; `shown` names it in errors.
+    Provider {
+        lit: Lit,
+        shown: String,
+    },
     /// Arguments that fit no form of the predicate.
     Invalid(String),
 }

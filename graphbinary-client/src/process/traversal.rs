@@ -434,11 +434,12 @@ impl GraphTraversal {
     /// [`gremlin_lang`](Self::gremlin_lang); with `groovy`, for a TinkerPop 3 server that
     /// evaluates the text as Groovy: a literal that has no Groovy form (a Byte `1B`, Short `2S`,
     /// UUID `UUID("...")`, Set `{...}`, BigInteger `3N`, BigDecimal `1.5M`, Char, Duration
-    /// `Duration(s,n)` or Binary `Binary("...")`, also inside a List or Map) is sent as a
-    /// generated
-    /// parameter `_gb3_N` (a binding; Groovy takes a variable wherever an expression goes),
-    /// unless the source is literal-only.
-    fn gremlin_lang_for(&self, groovy: bool) -> Result<GremlinLang, BuildError> {
+    /// `Duration(s,n)`, Binary `Binary("...")` or a provider's PDT such as a JanusGraph
+    /// Geoshape, also inside a List or Map) is sent as a generated parameter `_gb3_N` (a
+    /// binding; Groovy takes a variable wherever an expression goes), unless the source is
+    /// literal-only; so is a JanusGraph predicate ([`super::janusgraph`]), which a
+    /// literal-only source refuses.
+    pub(crate) fn gremlin_lang_for(&self, groovy: bool) -> Result<GremlinLang, BuildError> {
         let literal_only = self.source.as_ref().is_some_and(|s| s.literal_only);
         let mut w = Writer {
             out: String::new(),
@@ -680,7 +681,10 @@ fn needs_binding(l: &Lit) -> bool {
         | Lit::BigDecimal(_)
         | Lit::Char(_)
         | Lit::Duration(_)
-        | Lit::Binary(_) => true,
+        | Lit::Binary(_)
+        // A provider's type (a JanusGraph Geoshape): the binding carries its custom type.
+        | Lit::PrimitivePdt(_)
+        | Lit::CompositePdt(_) => true,
         Lit::List(items) => items.iter().any(needs_binding),
         Lit::Map(entries) => entries
             .iter()
@@ -889,6 +893,24 @@ impl Writer {
             PNode::Negate(a) => {
                 self.predicate(a)?;
                 self.out.push_str(".negate()");
+                Ok(())
+            }
+            PNode::Provider { lit, shown } => {
+                if !self.groovy {
+                    return Err(format!(
+                        "{shown} is a JanusGraph predicate: it has no gremlin-lang form and is \
+                         sent only to a TinkerPop 3 server (ws://), as a janusgraph.P binding"
+                    ));
+                }
+                if self.literal_only {
+                    return Err(format!(
+                        "{shown} is a JanusGraph predicate, sent as a janusgraph.P binding: a \
+                         literal-only source cannot send it"
+                    ));
+                }
+                let name = format!("_gb3_{}", self.params.len());
+                self.params.push((name.clone(), lit.clone()));
+                self.out.push_str(&name);
                 Ok(())
             }
             PNode::Invalid(e) => Err(e.clone()),

@@ -85,9 +85,14 @@ impl CustomTypes {
         Self::default()
     }
 
-    /// JanusGraph's types this crate reads: `janusgraph.RelationIdentifier`.
+    /// JanusGraph's types this crate reads and writes: `janusgraph.RelationIdentifier`
+    /// ([`RelationIdentifier`]), `janusgraph.Geoshape` ([`Geoshape`](super::Geoshape)) and
+    /// `janusgraph.P` ([`JanusGraphP`](super::JanusGraphP), the text and geo predicates).
     pub fn janusgraph() -> Self {
-        Self::new().with(RelationIdentifierType)
+        Self::new()
+            .with(RelationIdentifierType)
+            .with(super::janusgraph::GeoshapeType)
+            .with(super::janusgraph::JanusGraphPType)
     }
 
     /// Adds (or replaces) the reader and writer of `t.name()`.

@@ -16,7 +16,7 @@
 //! | TinkerGraph 0x10 | `Graph` |
 //! | Class, Barrier, Cardinality, Column, Operator, Order, Pick, Pop, Scope, DT, GType, InetAddress | `PrimitivePdt` named by the GraphSON 3 type (`g:Class`, `g:Barrier`, ..., `gx:InetAddress`), the value as text |
 //! | Binding, Bytecode, Lambda, P, TextP, TraversalStrategy, Metrics, TraversalMetrics, LocalDate, LocalDateTime, LocalTime, MonthDay, OffsetTime, Period, Year, YearMonth, ZoneOffset | `CompositePdt` named by the GraphSON 3 type (`g:P`, `gx:LocalDate`, ...), with named fields |
-//! | Custom 0x00 | through the reader registered for its name ([`CustomTypes`]; JanusGraph's `janusgraph.RelationIdentifier` gives a `CompositePdt` of that name), else an error naming the name and offset (its value is not self-delimiting) |
+//! | Custom 0x00 | through the reader registered for its name ([`CustomTypes`]; JanusGraph's `janusgraph.RelationIdentifier`, `janusgraph.Geoshape` and `janusgraph.P` give `CompositePdt`s of those names: [`RelationIdentifier`], [`Geoshape`], [`JanusGraphP`]), else an error naming the name and offset (its value is not self-delimiting) |
 //!
 //! A typed null keeps its GraphBinary 1 type code (`Value::Null(0x04)` is a null Date).
 //! Vertex, Edge and VertexProperty labels are single Strings in GraphBinary 1 ([`Labels::One`](crate::model::Labels::One)).
@@ -49,6 +49,7 @@ pub mod codes;
 mod custom;
 mod dialect;
 mod graphson3;
+mod janusgraph;
 mod reader;
 mod request;
 mod response;
@@ -60,6 +61,7 @@ pub use custom::{
     RelationIdentifierType,
 };
 pub use graphson3::{to_graphson3, write_graphson3};
+pub use janusgraph::{GeoPoint, Geoshape, GeoshapeType, JanusGraphP, JanusGraphPType};
 pub use reader::{
     date_time_from_millis, decode_slice, decode_slice_with, decode_value, read_value,
     read_value_with, traverser,

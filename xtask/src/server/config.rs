@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::{Kind, Server, AUTH_PASSWORD, AUTH_USER, INTEGRATION, TX_DATASET};
+use super::{Backend, Kind, Server, AUTH_PASSWORD, AUTH_USER, INTEGRATION, TX_DATASET};
 use crate::util::{secs, show};
 
 /// Writes the config of `server` on `port` (and the files it names) into `state/conf/`;
@@ -60,7 +60,12 @@ pub fn write(server: &Server, state: &Path, lib: &Path, port: u16) -> Result<Pat
                 let (templates, files, template): (_, &[&str], _) = if janusgraph {
                     (
                         dir("gremlin3/janusgraph"),
-                        &["janusgraph-inmemory.properties", "load-modern.groovy"],
+                        match server.backend {
+                            Backend::InMemory => {
+                                &["janusgraph-inmemory.properties", "load-modern.groovy"]
+                            }
+                            Backend::BerkeleyJe => &["berkeleyje-schema.groovy"],
+                        },
                         "janusgraph-server.yaml.in",
                     )
                 } else {
@@ -77,17 +82,20 @@ pub fn write(server: &Server, state: &Path, lib: &Path, port: u16) -> Result<Pat
                     )
                 };
                 let name = format!(
-                    "server-{}{version}{}-{port}.yaml",
+                    "server-{}{version}{}{}-{port}.yaml",
                     if janusgraph { "janusgraph-" } else { "" },
-                    if integration { "-integration" } else { "" }
+                    if integration { "-integration" } else { "" },
+                    if server.backend == Backend::BerkeleyJe {
+                        "-berkeleyje"
+                    } else {
+                        ""
+                    }
                 );
-                (
-                    templates,
-                    files,
-                    template,
-                    tp3_vars(server, &conf, lib)?,
-                    name,
-                )
+                let mut vars = tp3_vars(server, &conf, lib)?;
+                if janusgraph {
+                    vars.extend(janusgraph_vars(server, &conf, port)?);
+                }
+                (templates, files, template, vars, name)
             }
         };
     for file in files {
@@ -153,6 +161,33 @@ fn tp3_vars(server: &Server, conf: &Path, lib: &Path) -> Result<Vec<(&'static st
         ("@SCRIPT@", script.to_string()),
         ("@AUTHENTICATION@", authentication),
         ("ssl: { enabled: false }", ssl),
+    ])
+}
+
+/// The placeholders of the JanusGraph template: the graph's properties file and its start-up
+/// script, by backend. BerkeleyJE's properties are rendered per port, naming the data
+/// directories of [`super::berkeleyje_data_dir`].
+fn janusgraph_vars(server: &Server, conf: &Path, port: u16) -> Result<Vec<(&'static str, String)>> {
+    let (props, script) = match server.backend {
+        Backend::InMemory => (
+            conf.join("janusgraph-inmemory.properties"),
+            conf.join("load-modern.groovy"),
+        ),
+        Backend::BerkeleyJe => {
+            let data = super::berkeleyje_data_dir(port)?;
+            let props = conf.join(format!("janusgraph-berkeleyje-{port}.properties"));
+            let template = crate::util::project_root()
+                .join("xtask/gremlin3/janusgraph/janusgraph-berkeleyje.properties.in");
+            let text = fs::read_to_string(&template)?
+                .replace("@STORAGE_DIR@", &data.join("storage").display().to_string())
+                .replace("@INDEX_DIR@", &data.join("index").display().to_string());
+            fs::write(&props, text)?;
+            (props, conf.join("berkeleyje-schema.groovy"))
+        }
+    };
+    Ok(vec![
+        ("@JG_PROPERTIES@", props.display().to_string()),
+        ("@JG_SCRIPT@", script.display().to_string()),
     ])
 }
 
