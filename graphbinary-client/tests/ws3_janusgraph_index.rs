@@ -419,8 +419,7 @@ async fn write_phase_predicates_are_answered_by_the_index_and_shapes_read_back_e
     ) else {
         return;
     };
-    // Each added vertex comes back whole (its `place` a Geoshape read by our reader);
-    // `iterate()` would append `discard()`, which JanusGraph's TinkerPop 3.7.3 lacks.
+    // Each added vertex comes back whole (its `place` a Geoshape read by our reader).
     for (i, (_, tag, lat, lon)) in PLACES.iter().enumerate() {
         c.g.add_v("place")
             .property(("name", c.place(i)))

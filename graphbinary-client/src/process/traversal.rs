@@ -760,7 +760,20 @@ impl Writer {
                 return Err("a child traversal must be anonymous: start it with __, not with a GraphTraversalSource".into())
             }
         }
-        for s in &t.steps {
+        for (i, s) in t.steps.iter().enumerate() {
+            // A root traversal's last `discard()` (what `iterate` adds) is Groovy's
+            // `.iterate()` for a TinkerPop 3 server: `discard()` is a step of 3.8 only (3.7 and
+            // JanusGraph 1.1 call it `none()`, which 3.8 made a filter); `iterate()` discards
+            // the results alike on every 3.x.
+            if self.groovy
+                && root
+                && i + 1 == t.steps.len()
+                && s.name == "discard"
+                && s.args.is_empty()
+            {
+                self.out.push_str(".iterate()");
+                continue;
+            }
             self.step(s)?;
         }
         Ok(())
@@ -938,6 +951,23 @@ mod tests {
     use super::*;
     use crate::model::Duration;
     use crate::process::GraphTraversalSource;
+
+    #[test]
+    fn for_groovy_a_last_discard_is_iterate() {
+        let g = GraphTraversalSource::detached();
+        let t = g.v(()).discard();
+        assert_eq!(t.gremlin_lang_for(true).unwrap().gremlin, "g.V().iterate()");
+        assert_eq!(
+            t.gremlin_lang_for(false).unwrap().gremlin,
+            "g.V().discard()"
+        );
+        // Only the root traversal's last step.
+        let t = g.v(()).discard().count(());
+        assert_eq!(
+            t.gremlin_lang_for(true).unwrap().gremlin,
+            "g.V().discard().count()"
+        );
+    }
 
     #[test]
     fn for_groovy_durations_and_binaries_become_bindings() {
