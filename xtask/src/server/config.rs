@@ -60,7 +60,11 @@ pub fn write(server: &Server, state: &Path, lib: &Path, port: u16) -> Result<Pat
                 let (templates, files, template): (_, &[&str], _) = if janusgraph {
                     (
                         dir("gremlin3/janusgraph"),
-                        &["janusgraph-inmemory.properties", "load-modern.groovy"],
+                        &[
+                            "janusgraph-inmemory.properties",
+                            "load-modern.groovy",
+                            "bind-g.groovy",
+                        ],
                         "janusgraph-server.yaml.in",
                     )
                 } else {
@@ -81,13 +85,11 @@ pub fn write(server: &Server, state: &Path, lib: &Path, port: u16) -> Result<Pat
                     if janusgraph { "janusgraph-" } else { "" },
                     if integration { "-integration" } else { "" }
                 );
-                (
-                    templates,
-                    files,
-                    template,
-                    tp3_vars(server, &conf, lib)?,
-                    name,
-                )
+                let mut vars = tp3_vars(server, &conf, lib)?;
+                if janusgraph {
+                    vars.extend(janusgraph_vars(server, &conf, port)?);
+                }
+                (templates, files, template, vars, name)
             }
         };
     for file in files {
@@ -153,6 +155,44 @@ fn tp3_vars(server: &Server, conf: &Path, lib: &Path) -> Result<Vec<(&'static st
         ("@SCRIPT@", script.to_string()),
         ("@AUTHENTICATION@", authentication),
         ("ssl: { enabled: false }", ssl),
+    ])
+}
+
+/// The graph and start-up script of a JanusGraph Server: the in-memory backend with the modern
+/// graph, or (on Cassandra) a properties file of its own naming the node and keyspace, and a
+/// script that only binds `g` (the shared graph is never loaded twice).
+fn janusgraph_vars(server: &Server, conf: &Path, port: u16) -> Result<Vec<(&'static str, String)>> {
+    let Some(cql) = &server.cql else {
+        return Ok(vec![
+            (
+                "@JG_PROPERTIES@",
+                conf.join("janusgraph-inmemory.properties")
+                    .display()
+                    .to_string(),
+            ),
+            ("@JG_SCRIPT@", "load-modern.groovy".to_string()),
+        ]);
+    };
+    let props = conf.join(format!("janusgraph-cql-{port}.properties"));
+    fs::write(
+        &props,
+        format!(
+            "# Written by `cargo xtask cluster`: JanusGraph on the Cassandra node of 127.0.0.1:{p}.\n\
+             gremlin.graph=org.janusgraph.core.JanusGraphFactory\n\
+             storage.backend=cql\n\
+             storage.hostname=127.0.0.1\n\
+             storage.port={p}\n\
+             storage.cql.keyspace={ks}\n\
+             storage.cql.local-datacenter=datacenter1\n\
+             # Off, so that every server reads the others' writes at once.\n\
+             cache.db-cache=false\n",
+            p = cql.port,
+            ks = cql.keyspace
+        ),
+    )?;
+    Ok(vec![
+        ("@JG_PROPERTIES@", props.display().to_string()),
+        ("@JG_SCRIPT@", "bind-g.groovy".to_string()),
     ])
 }
 
