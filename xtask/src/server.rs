@@ -398,6 +398,11 @@ impl Server {
             (Kind::Tp4, Err(_)) => cmd.args(JVM_HEAP_4).args(JVM_OPENS_4),
             _ => cmd.args(JVM_HEAP_3),
         };
+        if self.cql.is_some() {
+            // The cluster's servers are killed and restarted again and again on 2 busy cores:
+            // C1 only starts them in a fraction of the CPU time (their load is light).
+            cmd.arg("-XX:TieredStopAtLevel=1");
+        }
         let main_class = match self.kind {
             Kind::JanusGraph(_) => JANUSGRAPH_MAIN_CLASS,
             _ => MAIN_CLASS,

@@ -56,6 +56,8 @@ const SCHEMA: &str = "mgmt = graph.openManagement(); \
 const WRITE: &str = "g.addV('chaos').property('k', k).id()";
 const READ: &str = "g.V().limit(20).count()";
 const VERIFY: &str = "g.V().hasLabel('chaos').values('k')";
+/// The read-back is a scan of the whole graph: longer than the servers' `evaluationTimeout`.
+const VERIFY_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Every write's outcome, by key.
 #[derive(Default)]
@@ -281,7 +283,9 @@ fn drive(
             client
                 .request(VERIFY)
                 .idempotent(true)
-                .timeout(Duration::from_secs(300))
+                .batch_size(2000)
+                .timeout_millis(VERIFY_TIMEOUT.as_millis() as u64)
+                .timeout(VERIFY_TIMEOUT)
                 .await?
                 .all()
                 .await

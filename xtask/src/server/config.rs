@@ -185,7 +185,10 @@ fn janusgraph_vars(server: &Server, conf: &Path, port: u16) -> Result<Vec<(&'sta
              storage.cql.keyspace={ks}\n\
              storage.cql.local-datacenter=datacenter1\n\
              # Off, so that every server reads the others' writes at once.\n\
-             cache.db-cache=false\n",
+             cache.db-cache=false\n\
+             # Creating a keyspace's tables on 2 busy cores can take longer than the default 12 s.\n\
+             storage.cql.request-timeout=60000\n\
+             storage.connection-timeout=60000\n",
             p = cql.port,
             ks = cql.keyspace
         ),
