@@ -181,6 +181,13 @@ impl ClientBuilder {
     ///     .add_host("http://gremlin-3.example.internal:8182/gremlin")
     ///     .build()?;
     /// assert_eq!(client.hosts().len(), 3);
+    /// // The JanusGraph Servers of one storage cluster (TinkerPop 3, a pool per host, each
+    /// // connected at its first request):
+    /// let janus = graphbinary_client::Client::builder("ws://janusgraph-1.example.internal:8182/gremlin")
+    ///     .add_host("ws://janusgraph-2.example.internal:8182/gremlin")
+    ///     .build()?;
+    /// assert!(janus.is_tinkerpop3());
+    /// assert_eq!(janus.hosts().len(), 2);
     /// # Ok(()) }
     /// ```
     pub fn add_host(mut self, url: impl Into<String>) -> Self {
@@ -315,8 +322,9 @@ impl ClientBuilder {
         self
     }
 
-    /// Builds the client. Fails on an invalid URL or certificate, and on credentials given
-    /// twice or differing between hosts (see
+    /// Builds the client. Fails on an invalid URL or certificate, on hosts of both protocols
+    /// (`http`/`https` and `ws`/`wss`), and on credentials given twice or differing between
+    /// hosts (see
     /// [Credentials in the URL](ClientBuilder#credentials-in-the-url)).
     pub fn build(mut self) -> Result<Client, Error> {
         // Checked here for both transports, so that a bad PEM is named (reqwest only says
