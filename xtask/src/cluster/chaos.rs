@@ -20,8 +20,8 @@
 //! server answered its result), *failed* (nothing was sent, [`TransportKind::Connect`], or
 //! the server answered an error: its transaction was rolled back) or *unknown* (the
 //! connection died or the deadline passed after it was sent: it may or may not have been
-//! applied). At the end every key is read back through a server that was not killed last;
-//! the run fails if an acknowledged write is missing (lost) or any key is there twice
+//! applied). At the end every key is read back (one scan of the graph, through the same
+//! client, once the writers and readers have stopped); the run fails if an acknowledged write is missing (lost) or any key is there twice
 //! (duplicated), if a write that was never sent is there, or if a read issued after a kill was
 //! detected failed. Its last line:
 //!
