@@ -40,7 +40,7 @@ already answers there with the modern graph is reused) and a transactional one (
 tinkerpop3, the 3.7.3 and JanusGraph ones), the SigV4 test (feature sigv4, against botocore), the failover test over three
 servers on 8195-8197 or env GREMLIN_FAILOVER_PORTS=A,B,C (`cargo xtask failover --mixed`: 256
 idempotent reads in flight, a host stopped with SIGTERM, then two killed with SIGKILL, each
-restarted), the TinkerPop 3 WebSocket tests (tests/ws3.rs, tests/ws3_janusgraph.rs, tests/faults.rs, tests/soak.rs)
+restarted), the TinkerPop 3 WebSocket tests (tests/ws3.rs, tests/ws3_janusgraph.rs, tests/ws3_hosts.rs, tests/faults.rs, tests/soak.rs)
 against Gremlin Server 3.7.3, 3.8.1, 3.7.3 with SASL, JanusGraph 1.1.0 and 3.7.3 with SASL over
 TLS (wss://) on 8186-8190 or env GREMLIN_WS_CI_PORTS=A,B,C,D,E, JanusGraph 1.1.0 on BerkeleyJE with a
 Lucene mixed index and query.force-index (tests/ws3_janusgraph_index.rs: text and geo predicates,
@@ -203,6 +203,8 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
             &[
                 "ws3",
                 "ws3_janusgraph",
+                // Several ws:// hosts, one killed (forwarders of ours in front of 3.7.3 / 3.8.1).
+                "ws3_hosts",
                 // Every route's values read back from 3.7.3, 3.8.1 and JanusGraph.
                 "roundtrip",
                 // SASL with URL credentials against the --auth server.

@@ -4,6 +4,7 @@
 
 mod bench;
 mod ci;
+mod cluster;
 mod demo;
 mod failover;
 mod features;
@@ -14,7 +15,7 @@ mod server;
 mod util;
 
 const USAGE: &str =
-    "usage: cargo xtask <regen|server|server3|demo|features|ci|bench|replay|fuzz|failover> [options]
+    "usage: cargo xtask <regen|server|server3|demo|features|ci|bench|replay|fuzz|failover|cluster> [options]
   demo [--port N]    start a local server if none answers and run a few queries
   bench [--quick] [--only inproc|e2e|memory|process|tp3] [--port N] [--port3 N]
                      run the benchmarks and write BENCHMARKS.md
@@ -34,6 +35,9 @@ const USAGE: &str =
                      run every check and test (see `cargo xtask ci --help`)
   failover [--ports A,B,C]
                      several hosts: 1000 queries over three servers, one stopped and restarted
+  cluster up|down|chaos [--servers 2|3] [--secs N]
+                     a JanusGraph cluster on Cassandra; chaos: writes and reads while servers
+                     are killed, every acknowledged write checked (see `cargo xtask cluster --help`)
   fuzz [--seconds N] [TARGET...]
                      seed the fuzz corpora from spec/vectors and run each cargo-fuzz target N s";
 
@@ -46,6 +50,7 @@ fn main() {
         Some("server3") => server::cli3(rest),
         Some("ci") => ci::cli(rest),
         Some("failover") => failover::cli(rest),
+        Some("cluster") => cluster::cli(rest),
         Some("demo") => demo::cli(rest),
         Some("features") => features::cli(rest),
         Some("bench") => bench::cli(rest),

@@ -183,6 +183,20 @@ pub struct Server {
     auth: bool,
     /// `--tls` (TinkerPop 3.x): `wss://` with a certificate signed by [`tls_root`]'s test CA.
     tls: bool,
+    /// JanusGraph only: on Apache Cassandra (CQL backend) instead of the in-memory backend.
+    cql: Option<Cql>,
+}
+
+/// Where a JanusGraph Server on Cassandra keeps its graph (`cargo xtask cluster`): the CQL
+/// (native transport) port of a node on 127.0.0.1 and the keyspace. Servers given the same
+/// share one graph; the graph starts empty (no dataset is loaded) and `db-cache` is off, so
+/// that each server reads the others' writes at once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cql {
+    /// The node's native transport port.
+    pub port: u16,
+    /// The keyspace (created by the first server that opens it).
+    pub keyspace: String,
 }
 
 /// What answered a probe of a running server.
@@ -216,6 +230,14 @@ impl Server {
         Server::new(Kind::Tp3(version.to_string()), dataset)
     }
 
+    /// A JanusGraph Server [`JANUSGRAPH_VERSION`] on Cassandra (see [`Cql`]).
+    pub fn janusgraph_cql(cql: Cql) -> Server {
+        Server {
+            cql: Some(cql),
+            ..Server::new(Kind::JanusGraph(JANUSGRAPH_VERSION.to_string()), "modern")
+        }
+    }
+
     fn new(kind: Kind, dataset: &str) -> Server {
         Server {
             kind,
@@ -223,6 +245,7 @@ impl Server {
             dataset: dataset.to_string(),
             auth: false,
             tls: false,
+            cql: None,
         }
     }
 
@@ -240,6 +263,9 @@ impl Server {
         match &self.kind {
             Kind::Tp4 => "Gremlin Server".to_string(),
             Kind::Tp3(v) => format!("Gremlin Server {v}"),
+            Kind::JanusGraph(v) if self.cql.is_some() => {
+                format!("JanusGraph Server {v} (Cassandra)")
+            }
             Kind::JanusGraph(v) => format!("JanusGraph Server {v}"),
         }
     }
@@ -330,6 +356,10 @@ impl Server {
             }
             Kind::JanusGraph(version) => {
                 ensure!(
+                    self.cql.is_none() || !self.auth,
+                    "a JanusGraph Server on Cassandra runs without --auth"
+                );
+                ensure!(
                     dataset == "modern",
                     "{}",
                     match self.backend {
@@ -360,7 +390,12 @@ impl Server {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         Ok(match (&self.kind, self.tls) {
             (Kind::Tp4, _) => Answer::Count(probe::vertex_count(addr, timeout)?),
-            (_, false) => Answer::Status(ws_probe::status(addr, timeout)?),
+            (_, false) if self.cql.is_some() => {
+                let status = ws_probe::status(addr, timeout, None)?;
+                ensure!(status == 200, "status {status} to g.V().count()");
+                Answer::Status(status)
+            }
+            (_, false) => Answer::Status(ws_probe::status(addr, timeout, Some(6))?),
             (_, true) => {
                 TcpStream::connect_timeout(&addr, timeout)?;
                 Answer::Accepts
@@ -371,6 +406,12 @@ impl Server {
     /// The directory of the server's jars, resolved on first use.
     fn lib(&self, state: &Path) -> Result<PathBuf> {
         let (pom, property, lib, version) = match &self.kind {
+            Kind::JanusGraph(v) if self.cql.is_some() => (
+                "xtask/gremlin3/janusgraph/pom-cql.xml",
+                "jg.version",
+                format!("lib-janusgraph-{v}-cql"),
+                v,
+            ),
             Kind::Tp4 => return resolve::ensure_jars4(state),
             Kind::Tp3(v) => (
                 "xtask/gremlin3/pom.xml",
@@ -411,6 +452,11 @@ impl Server {
             (Kind::Tp4, Err(_)) => cmd.args(JVM_HEAP_4).args(JVM_OPENS_4),
             _ => cmd.args(JVM_HEAP_3),
         };
+        if self.cql.is_some() {
+            // The cluster's servers are killed and restarted again and again on 2 busy cores:
+            // C1 only starts them in a fraction of the CPU time (their load is light).
+            cmd.arg("-XX:TieredStopAtLevel=1");
+        }
         let main_class = match self.kind {
             Kind::JanusGraph(_) => JANUSGRAPH_MAIN_CLASS,
             _ => MAIN_CLASS,
@@ -532,6 +578,25 @@ impl Server {
         self.await_up(&mut child, port, Mode::Logged)?;
         Ok(guard(Some(child)))
     }
+}
+
+/// Fails if something accepts connections on 127.0.0.1:`port`, where `what` is to start.
+pub fn ensure_free(port: u16, what: &str) -> Result<()> {
+    ensure!(
+        TcpStream::connect_timeout(
+            &SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+            Duration::from_millis(300)
+        )
+        .is_err(),
+        "port {port} is taken: cannot start {what} there"
+    );
+    Ok(())
+}
+
+/// Stops the TinkerPop 3 or JanusGraph server that [`start_all`] detached on `port`
+/// (as `cargo xtask server --stop --port P`).
+pub fn stop(port: u16) -> Result<()> {
+    stop_detached(port, &state_dir(STATE_3)?)
 }
 
 /// The port to use for TinkerPop 4 when `--port` is not given: `GREMLIN_SERVER_PORT`, else
@@ -715,6 +780,11 @@ impl Guard {
         self.child.is_none()
     }
 
+    /// Leaves the server this guard started running after this process; its pid.
+    pub fn detach(mut self) -> Option<u32> {
+        self.child.take().map(|c| c.id())
+    }
+
     /// Kills the server this guard started with SIGKILL (a crash: no shutdown hooks, open
     /// connections reset) and waits for it to exit. A reused server is left alone.
     pub fn kill(mut self) {
@@ -741,34 +811,40 @@ impl Drop for Guard {
 }
 
 /// Starts TinkerPop 3 servers for tests, each `(tinkerpop, auth, tls, port)`: `tinkerpop` a 3.x
-/// version, or `None` for JanusGraph Server [`JANUSGRAPH_VERSION`]. Jars and configs are
-/// prepared one after the other (Maven and the shared conf directory are not raced), then the
-/// JVMs start together and are awaited in parallel. Fails if something already listens on a
-/// port (a server of unknown kind is never reused for tests); every server started is stopped
-/// on failure.
+/// version, or `None` for JanusGraph Server [`JANUSGRAPH_VERSION`]; see [`start_all`].
 pub fn start_for_tests(servers: &[(Option<&str>, bool, bool, u16)]) -> Result<Vec<Guard>> {
+    let servers: Vec<(Server, u16)> = servers
+        .iter()
+        .map(|&(tinkerpop, auth, tls, port)| {
+            let kind = match tinkerpop {
+                Some(v) => Kind::Tp3(v.to_owned()),
+                None => Kind::JanusGraph(JANUSGRAPH_VERSION.to_owned()),
+            };
+            let server = Server {
+                auth,
+                tls,
+                ..Server::new(kind, "modern")
+            };
+            (server, port)
+        })
+        .collect();
+    start_all(&servers, false)
+}
+
+/// Starts TinkerPop 3 or JanusGraph `servers`, each on its port: jars and configs are prepared
+/// one after the other (Maven and the shared conf directory are not raced), then the JVMs
+/// start together and are awaited in parallel. Fails if something already listens on a port
+/// (a server of unknown kind is never reused); every server started is stopped on failure.
+/// With `detach`, each runs in its own process group with a pid file, as with `--detach`
+/// ([`Guard::detach`] then leaves it running; [`stop`] stops it).
+pub fn start_all(servers: &[(Server, u16)], detach: bool) -> Result<Vec<Guard>> {
+    let mode = if detach { Mode::Detached } else { Mode::Logged };
     let mut started = Vec::new();
-    for &(tinkerpop, auth, tls, port) in servers {
-        let kind = match tinkerpop {
-            Some(v) => Kind::Tp3(v.to_owned()),
-            None => Kind::JanusGraph(JANUSGRAPH_VERSION.to_owned()),
-        };
-        let server = Server {
-            auth,
-            tls,
-            ..Server::new(kind, "modern")
-        };
+    for (server, port) in servers {
+        let port = *port;
         server.check()?;
-        ensure!(
-            TcpStream::connect_timeout(
-                &SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
-                Duration::from_millis(300)
-            )
-            .is_err(),
-            "port {port} is taken: cannot start {} there",
-            server.product()
-        );
-        let child = server.spawn(port, Mode::Logged)?;
+        ensure_free(port, &server.product())?;
+        let child = server.spawn(port, mode)?;
         let guard = Guard {
             child: Some(child),
             port,
@@ -783,7 +859,7 @@ pub fn start_for_tests(servers: &[(Option<&str>, bool, bool, u16)]) -> Result<Ve
             .map(|(server, g)| {
                 let child = g.child.as_mut().expect("started above");
                 let port = g.port;
-                scope.spawn(move || server.await_up(child, port, Mode::Logged))
+                scope.spawn(move || server.await_up(child, port, mode))
             })
             .collect();
         handles

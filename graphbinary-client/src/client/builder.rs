@@ -170,6 +170,9 @@ impl ClientBuilder {
     /// are available; see [`Client::hosts`] and the host rules in the
     /// [`client`](super) documentation. Credentials in its URL must be those of the other URLs
     /// that have some (see [Credentials in the URL](ClientBuilder#credentials-in-the-url)).
+    /// Every host speaks the protocol of the first URL: `http://` / `https://` hosts
+    /// (TinkerPop 4) or `ws://` / `wss://` hosts (TinkerPop 3, a connection pool per host);
+    /// [`ClientBuilder::build`] refuses a mix.
     ///
     /// ```
     /// # fn demo() -> Result<(), graphbinary_client::client::Error> {
@@ -178,6 +181,13 @@ impl ClientBuilder {
     ///     .add_host("http://gremlin-3.example.internal:8182/gremlin")
     ///     .build()?;
     /// assert_eq!(client.hosts().len(), 3);
+    /// // The JanusGraph Servers of one storage cluster (TinkerPop 3, a pool per host, each
+    /// // connected at its first request):
+    /// let janus = graphbinary_client::Client::builder("ws://janusgraph-1.example.internal:8182/gremlin")
+    ///     .add_host("ws://janusgraph-2.example.internal:8182/gremlin")
+    ///     .build()?;
+    /// assert!(janus.is_tinkerpop3());
+    /// assert_eq!(janus.hosts().len(), 2);
     /// # Ok(()) }
     /// ```
     pub fn add_host(mut self, url: impl Into<String>) -> Self {
@@ -312,8 +322,9 @@ impl ClientBuilder {
         self
     }
 
-    /// Builds the client. Fails on an invalid URL or certificate, and on credentials given
-    /// twice or differing between hosts (see
+    /// Builds the client. Fails on an invalid URL or certificate, on hosts of both protocols
+    /// (`http`/`https` and `ws`/`wss`), and on credentials given twice or differing between
+    /// hosts (see
     /// [Credentials in the URL](ClientBuilder#credentials-in-the-url)).
     pub fn build(mut self) -> Result<Client, Error> {
         // Checked here for both transports, so that a bad PEM is named (reqwest only says
@@ -321,18 +332,27 @@ impl ClientBuilder {
         crate::transport::ws::parse_root_certificates(&self.root_certificates)
             .map_err(Error::Config)?;
         let tinkerpop3 = is_ws_url(&self.url.0);
-        if tinkerpop3 && !self.extra_hosts.is_empty() {
-            return Err(Error::Config(
-                "several hosts are not supported for ws:// URLs (TinkerPop 3) yet".into(),
-            ));
-        }
         let mut urls = vec![if tinkerpop3 {
             parse_ws_url(&self.url.0)?
         } else {
             parse_url(&self.url.0)?
         }];
-        for u in &self.extra_hosts {
-            urls.push(parse_url(&u.0)?);
+        for (i, u) in self.extra_hosts.iter().enumerate() {
+            if is_ws_url(&u.0) != tinkerpop3 {
+                return Err(Error::Config(format!(
+                    "host {} ({}) is {}, the first URL is {}: every host of a client speaks one \
+                     protocol (http/https for TinkerPop 4, ws/wss for TinkerPop 3)",
+                    i + 1,
+                    redact_url(&u.0),
+                    if tinkerpop3 { "not ws/wss" } else { "ws/wss" },
+                    if tinkerpop3 { "ws/wss" } else { "http/https" },
+                )));
+            }
+            urls.push(if tinkerpop3 {
+                parse_ws_url(&u.0)?
+            } else {
+                parse_url(&u.0)?
+            });
         }
         self.take_url_credentials(&mut urls)?;
         let url = urls[0].clone();
@@ -341,7 +361,7 @@ impl ClientBuilder {
             let mut options = self.ws_options();
             options.connections = connections.clone();
             Transport::Ws(Box::new(super::ws3::Ws3::new(
-                url.as_str().to_owned(),
+                urls.iter().map(|u| u.as_str().to_owned()).collect(),
                 options,
             )))
         } else {
@@ -575,6 +595,31 @@ mod tests {
         assert!(matches!(b.build(), Err(Error::Config(m)) if m.contains("host 1")));
         let b = ClientBuilder::new("ws://u:p@h1/g".into()).auth(BasicAuth::new("u", "p"));
         assert!(matches!(b.build(), Err(Error::Config(m)) if m.contains("give them once")));
+    }
+
+    #[test]
+    fn ws_hosts_are_several_hosts_and_protocols_do_not_mix() {
+        let c = ClientBuilder::new("ws://u:p@h1:8182/gremlin".into())
+            .add_host("ws://u:p@h2:8182/gremlin")
+            .add_host("wss://h3:8182/gremlin")
+            .build()
+            .unwrap();
+        assert!(c.is_tinkerpop3());
+        let urls: Vec<String> = c.hosts().into_iter().map(|h| h.url).collect();
+        assert_eq!(
+            urls,
+            [
+                "ws://h1:8182/gremlin",
+                "ws://h2:8182/gremlin",
+                "wss://h3:8182/gremlin"
+            ]
+        );
+        let b = ClientBuilder::new("ws://h1/g".into()).add_host("http://u:secret@h2/g");
+        assert!(
+            matches!(b.build(), Err(Error::Config(m)) if m.contains("host 1") && !m.contains("secret"))
+        );
+        let b = ClientBuilder::new("http://h1/g".into()).add_host("ws://h2/g");
+        assert!(matches!(b.build(), Err(Error::Config(m)) if m.contains("one protocol")));
     }
 
     #[test]

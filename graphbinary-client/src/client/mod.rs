@@ -60,7 +60,9 @@
 //!
 //! # Several hosts
 //!
-//! [`ClientBuilder::add_host`] adds endpoints serving the same graph. Requests are dealt
+//! [`ClientBuilder::add_host`] adds endpoints serving the same graph: `http://` hosts
+//! (TinkerPop 4) or `ws://` hosts (TinkerPop 3, e.g. the JanusGraph Servers of one storage
+//! cluster; a WebSocket pool per host), the same rules for both. Requests are dealt
 //! round-robin over the hosts in the rotation. A host that refuses connections or fails on the
 //! connection leaves the rotation for a backoff ([`ClientBuilder::host_retry_backoff`],
 //! doubling up to [`ClientBuilder::host_retry_backoff_max`]); the next request after it is its
@@ -358,11 +360,37 @@ impl Client {
         matches!(self.inner.transport, Transport::Ws(_))
     }
 
-    /// The TinkerPop 3 connection pool of a `ws://` client (connected at the first use);
-    /// [`Error::InvalidRequest`] for an HTTP client.
+    /// The TinkerPop 3 connection pool of a `ws://` client (connected at the first use); with
+    /// several hosts, the pool of the next host in the rotation that can be connected to
+    /// (a host that cannot is marked down, as a request to it would). [`Error::InvalidRequest`]
+    /// for an HTTP client.
     pub async fn tinkerpop3(&self) -> Result<&crate::transport::ws::Client3, Error> {
         match &self.inner.transport {
-            Transport::Ws(ws) => ws.client().await,
+            Transport::Ws(ws) => {
+                let hosts = &self.inner.hosts;
+                let mut tried = Vec::new();
+                loop {
+                    let Some(i) = hosts.pick(&tried) else {
+                        return Err(Error::Config("the client has no host".to_owned()));
+                    };
+                    tried.push(i);
+                    match ws.client(i).await {
+                        Ok(c) => {
+                            hosts.succeeded(i);
+                            return Ok(c);
+                        }
+                        Err(e) if ws3::unreachable(&e) && tried.len() < hosts.len() => {
+                            hosts.failed(i);
+                        }
+                        Err(e) => {
+                            if ws3::unreachable(&e) {
+                                hosts.failed(i);
+                            }
+                            return Err(ws3::from_error3(e));
+                        }
+                    }
+                }
+            }
             Transport::Http(_) => Err(Error::InvalidRequest(format!(
                 "{} is not a ws:// URL (TinkerPop 3)",
                 self.inner.url

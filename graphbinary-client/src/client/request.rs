@@ -440,7 +440,9 @@ impl RequestBuilder {
             return Err(e);
         }
         let t = self.timeout.or(self.client.inner.request_timeout);
-        self.send_ws_once(t).await
+        let (stream, host) = self.send_ws_once(None, t).await.map_err(|f| f.error)?;
+        self.client.inner.hosts.succeeded(host);
+        Ok(stream)
     }
 
     /// Sends an idempotent request, again while it fails before its first result in a way
@@ -511,22 +513,23 @@ impl RequestBuilder {
     ) -> Result<ResultStream, Failed> {
         let inner = &self.client.inner;
         if matches!(inner.transport, Transport::Ws(_)) {
-            let send = async {
-                let mut stream = self.send_ws_once(left).await?;
-                stream.peek_first().await?;
-                Ok(stream)
+            let (mut stream, host) = self.send_ws_once(avoid, left).await?;
+            return match stream.peek_first().await {
+                Ok(()) => {
+                    inner.hosts.succeeded(host);
+                    Ok(stream)
+                }
+                Err(error) => {
+                    if retry::host_is_down(&error) && !matches!(error, Error::Server(_)) {
+                        inner.hosts.failed(host);
+                    }
+                    Err(Failed {
+                        error,
+                        host: Some(host),
+                        retry_after: None,
+                    })
+                }
             };
-            let res = match left {
-                Some(t) => tokio::time::timeout(t, send)
-                    .await
-                    .unwrap_or_else(|_| Err(timeout_error(t))),
-                None => send.await,
-            };
-            return res.map_err(|error| Failed {
-                error,
-                host: None,
-                retry_after: None,
-            });
         }
         let (raw, host) = self.send_attempts(None, avoid, left).await?;
         let mut stream = ResultStream::new(raw, inner.read_options);
@@ -545,29 +548,78 @@ impl RequestBuilder {
         }
     }
 
-    async fn send_ws_once(&self, t: Option<Duration>) -> Result<ResultStream, Error> {
-        let Transport::Ws(ws) = &self.client.inner.transport else {
-            return Err(Error::InvalidRequest("not a ws:// client".into()));
+    /// Sends the request to a `ws://` host (another than `avoid` when there is one), moving to
+    /// the next host while one cannot be reached (nothing was sent: no connection could be
+    /// opened, or the one picked closed before the request was queued on it); `t` bounds it
+    /// to the end of its results. Returns the results and the host they come from.
+    async fn send_ws_once(
+        &self,
+        avoid: Option<usize>,
+        t: Option<Duration>,
+    ) -> Result<(ResultStream, usize), Failed> {
+        let inner = &self.client.inner;
+        let failed = |error: Error, host: Option<usize>| Failed {
+            error,
+            host,
+            retry_after: None,
         };
-        let request = self.eval_v1()?.to_request();
-        let send = async {
-            let client = ws.client().await?;
-            client
-                .send_message(&request)
-                .await
-                .map_err(super::ws3::from_error3)
+        let Transport::Ws(ws) = &inner.transport else {
+            return Err(failed(
+                Error::InvalidRequest("not a ws:// client".into()),
+                None,
+            ));
         };
-        let results = match t {
-            Some(t) => tokio::time::timeout(t, send)
-                .await
-                .map_err(|_| timeout_error(t))??,
-            None => send.await?,
-        };
-        Ok(ResultStream::from_ws(
-            results,
-            t,
-            self.client.inner.read_timeout,
-        ))
+        let request = self.eval_v1().map_err(|e| failed(e, None))?.to_request();
+        let started = tokio::time::Instant::now();
+        let mut tried: Vec<usize> = Vec::new();
+        loop {
+            let pick = match avoid {
+                Some(a) if tried.is_empty() && inner.hosts.len() > 1 => inner.hosts.pick(&[a]),
+                _ => inner.hosts.pick(&tried),
+            };
+            let Some(host) = pick else {
+                return Err(failed(
+                    Error::Config("the client has no host".to_owned()),
+                    None,
+                ));
+            };
+            tried.push(host);
+            tracing::Span::current().record(
+                "host",
+                super::redact_url(inner.hosts.url(host).as_str()).as_ref(),
+            );
+            inner.hosts.attempt(host);
+            let send = async { ws.client(host).await?.send_message(&request).await };
+            let left = t.map(|t| t.saturating_sub(started.elapsed()));
+            let res = match (t, left) {
+                (Some(t), Some(left)) => match tokio::time::timeout(left, send).await {
+                    Ok(res) => res,
+                    Err(_) => return Err(failed(timeout_error(t), Some(host))),
+                },
+                _ => send.await,
+            };
+            match res {
+                Ok(results) => {
+                    let stream = ResultStream::from_ws(results, left, inner.read_timeout);
+                    return Ok((stream, host));
+                }
+                Err(e) if super::ws3::unreachable(&e) => {
+                    inner.hosts.failed(host);
+                    let error = super::ws3::unreachable_error(e);
+                    if tried.len() < inner.hosts.len() {
+                        tracing::debug!(
+                            target: "graphbinary_client",
+                            host = %super::redact_url(inner.hosts.url(host).as_str()),
+                            error = %error,
+                            "host unreachable, nothing sent: trying the next one"
+                        );
+                        continue;
+                    }
+                    return Err(failed(error, Some(host)));
+                }
+                Err(e) => return Err(failed(super::ws3::from_error3(e), Some(host))),
+            }
+        }
     }
 
     /// [`send_raw`](Self::send_raw), also returning the index of the host that answered.

@@ -46,9 +46,9 @@ use super::error::{Error, TransportKind};
 ///   of a response with no result (a GraphBinary footer, a TinkerPop 3 status message).
 ///
 /// A timeout is not retried (the deadline is the caller's), nor is any error after a result
-/// was yielded. Over HTTP a retry goes to another host when the client has several; over
-/// `ws://` (one host) it goes to the same server on a connection of the pool (a connection
-/// that dropped is replaced). Between attempts the client waits an exponential backoff with
+/// was yielded. A retry goes to another host when the client has several, over HTTP and over
+/// `ws://` alike; with one `ws://` host it goes to the same server on a connection of the pool
+/// (a connection that dropped is replaced). Between attempts the client waits an exponential backoff with
 /// jitter, or what the server's `Retry-After` asks (seconds) when that is longer, never past
 /// the request's deadline ([`RequestBuilder::timeout`](super::RequestBuilder::timeout) /
 /// [`ClientBuilder::request_timeout`](super::ClientBuilder::request_timeout), which bounds

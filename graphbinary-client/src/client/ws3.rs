@@ -1,6 +1,8 @@
 //! The TinkerPop 3 side of [`Client`](super::Client): a `ws://` or `wss://` URL sends every
-//! request through a [`Client3`] pool (GraphBinary 1 over WebSocket), connected at the first
-//! request, and hands its results to the same [`ResultStream`](super::ResultStream).
+//! request through a [`Client3`] pool (GraphBinary 1 over WebSocket), one pool per host
+//! ([`ClientBuilder::add_host`](super::ClientBuilder::add_host)), each connected at the first
+//! request that goes to its host, and hands its results to the same
+//! [`ResultStream`](super::ResultStream).
 //!
 //! A request's parameters are typed values ([`RequestBuilder::param`](super::RequestBuilder::param)),
 //! sent as GraphBinary 1 `bindings` of their own types.
@@ -11,40 +13,82 @@ use super::error::{Error, ServerError, TransportKind};
 use crate::model::Value;
 use crate::transport::ws::{Client3, Error3, Options3};
 
-/// The TinkerPop 3 pool of a client, opened on first use.
+/// The TinkerPop 3 pools of a client, one per host (in the order of the client's hosts), each
+/// opened on first use.
 #[derive(Debug)]
 pub(super) struct Ws3 {
-    url: String,
+    pools: Vec<Pool>,
     options: Options3,
+}
+
+#[derive(Debug)]
+struct Pool {
+    url: String,
     client: OnceCell<Client3>,
 }
 
 impl Ws3 {
-    pub(super) fn new(url: String, options: Options3) -> Self {
+    /// The pools of `urls` (at least one; credentials already taken out).
+    pub(super) fn new(urls: Vec<String>, options: Options3) -> Self {
         Ws3 {
-            url,
+            pools: urls
+                .into_iter()
+                .map(|url| Pool {
+                    url,
+                    client: OnceCell::new(),
+                })
+                .collect(),
             options,
-            client: OnceCell::new(),
         }
     }
 
-    /// The pool, connecting its first connection if this is the first request.
-    pub(super) async fn client(&self) -> Result<&Client3, Error> {
-        self.client
-            .get_or_try_init(|| Client3::connect_with(&self.url, self.options.clone()))
+    /// The pool of host `i`, connecting its first connection if this is its first request (a
+    /// failed connect leaves it unopened: the next request tries again).
+    pub(super) async fn client(&self, i: usize) -> Result<&Client3, Error3> {
+        let pool = &self.pools[i];
+        pool.client
+            .get_or_try_init(|| Client3::connect_with(&pool.url, self.options.clone()))
             .await
-            .map_err(from_error3)
+    }
+
+    /// Closes the pools that were opened (see [`Client3::close`]); the requests still in
+    /// flight when `grace` ended, over all of them.
+    pub(super) async fn close(&self, grace: std::time::Duration) -> usize {
+        let closing = self
+            .pools
+            .iter()
+            .filter_map(|p| p.client.get())
+            .map(|c| c.close(grace));
+        futures::future::join_all(closing).await.into_iter().sum()
     }
 }
 
-impl Ws3 {
-    /// Closes the pool if it was opened (see [`Client3::close`]); the requests still in flight
-    /// when `grace` ended.
-    pub(super) async fn close(&self, grace: std::time::Duration) -> usize {
-        match self.client.get() {
-            Some(c) => c.close(grace).await,
-            None => 0,
-        }
+/// Whether `e`, returned by [`Client3::send_message`] (so before the request was handed to a
+/// connection), says the host could not be reached: nothing was sent, and the request may go
+/// to another host whether it is idempotent or not. A connection that could not be opened
+/// (refused, reset during the handshake, connect timeout) or that closed before the request
+/// was queued on it.
+pub(super) fn unreachable(e: &Error3) -> bool {
+    matches!(
+        e,
+        Error3::WebSocket(_) | Error3::Closed(_) | Error3::Timeout(_)
+    )
+}
+
+/// The client error for an [`unreachable`] host: [`TransportKind::Connect`] (nothing was
+/// sent) for a connection that closed before the request was queued on it, else what
+/// [`from_error3`] says (`Connect`; `Timeout` for a connect timeout, `Tls` for a failed TLS
+/// handshake).
+pub(super) fn unreachable_error(e: Error3) -> Error {
+    match from_error3(e) {
+        Error::Transport {
+            kind: TransportKind::Io,
+            source,
+        } => Error::Transport {
+            kind: TransportKind::Connect,
+            source,
+        },
+        other => other,
     }
 }
 

@@ -61,9 +61,11 @@ pub fn write(server: &Server, state: &Path, lib: &Path, port: u16) -> Result<Pat
                     (
                         dir("gremlin3/janusgraph"),
                         match server.backend {
-                            Backend::InMemory => {
-                                &["janusgraph-inmemory.properties", "load-modern.groovy"]
-                            }
+                            Backend::InMemory => &[
+                                "janusgraph-inmemory.properties",
+                                "load-modern.groovy",
+                                "bind-g.groovy",
+                            ],
                             Backend::BerkeleyJe => &["berkeleyje-schema.groovy"],
                         },
                         "janusgraph-server.yaml.in",
@@ -165,9 +167,37 @@ fn tp3_vars(server: &Server, conf: &Path, lib: &Path) -> Result<Vec<(&'static st
 }
 
 /// The placeholders of the JanusGraph template: the graph's properties file and its start-up
-/// script, by backend. BerkeleyJE's properties are rendered per port, naming the data
-/// directories of [`super::berkeleyje_data_dir`].
+/// script. On Cassandra (`cargo xtask cluster`) a properties file of its own naming the node and
+/// keyspace, and a script that only binds `g` (the shared graph is never loaded twice);
+/// otherwise by backend: in memory with the modern graph, or BerkeleyJE, whose properties are
+/// rendered per port, naming the data directories of [`super::berkeleyje_data_dir`].
 fn janusgraph_vars(server: &Server, conf: &Path, port: u16) -> Result<Vec<(&'static str, String)>> {
+    if let Some(cql) = &server.cql {
+        let props = conf.join(format!("janusgraph-cql-{port}.properties"));
+        fs::write(
+            &props,
+            format!(
+                "# Written by `cargo xtask cluster`: JanusGraph on the Cassandra node of 127.0.0.1:{p}.\n\
+                 gremlin.graph=org.janusgraph.core.JanusGraphFactory\n\
+                 storage.backend=cql\n\
+                 storage.hostname=127.0.0.1\n\
+                 storage.port={p}\n\
+                 storage.cql.keyspace={ks}\n\
+                 storage.cql.local-datacenter=datacenter1\n\
+                 # Off, so that every server reads the others' writes at once.\n\
+                 cache.db-cache=false\n\
+                 # Creating a keyspace's tables on 2 busy cores can take longer than the default 12 s.\n\
+                 storage.cql.request-timeout=60000\n\
+                 storage.connection-timeout=60000\n",
+                p = cql.port,
+                ks = cql.keyspace
+            ),
+        )?;
+        return Ok(vec![
+            ("@JG_PROPERTIES@", props.display().to_string()),
+            ("@JG_SCRIPT@", conf.join("bind-g.groovy").display().to_string()),
+        ]);
+    }
     let (props, script) = match server.backend {
         Backend::InMemory => (
             conf.join("janusgraph-inmemory.properties"),
