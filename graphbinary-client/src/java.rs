@@ -380,15 +380,7 @@ mod tests {
     #[test]
     fn datetimes_render_like_java() {
         let dt = |year, month, day, nanos, offset_seconds| {
-            DateTime {
-                year,
-                month,
-                day,
-                nanos,
-                offset_seconds,
-                kind: Default::default(),
-            }
-            .to_string()
+            DateTime::new(year, month, day, nanos, offset_seconds).to_string()
         };
         assert_eq!(
             dt(1970, 1, 1, 1_481_295_000_000, 0),
