@@ -559,6 +559,19 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
                 #with_value
             }
 
+            /// Every token, class by class in the grammar's order, each class's values as in
+            /// its `ALL`.
+            ///
+            /// ```
+            /// use graphbinary_client::process::{Order, Token};
+            /// assert!(Token::all().any(|t| t == Token::Order(Order::Desc)));
+            /// assert_eq!(Token::all().filter(|t| t.to_string() == "T.id").count(), 1);
+            /// ```
+            pub fn all() -> impl Iterator<Item = Token> {
+                ::core::iter::empty()
+                    #( .chain(#class_idents::ALL.into_iter().map(Token::#class_idents)) )*
+            }
+
             /// Appends `Class.value`.
             pub(crate) fn write(&self, out: &mut String) {
                 use ::core::fmt::Write as _;
