@@ -182,34 +182,6 @@ pub(crate) fn skip_labels(cur: &mut Cursor<'_>) -> FastResult<()> {
     Ok(())
 }
 
-/// The header of a fully-qualified, nullable List (`09 00`, `09 01` or `FE 01`): whether a
-/// List follows.
-pub(crate) fn fq_opt_list_header(cur: &mut Cursor<'_>) -> FastResult<bool> {
-    let at = cur.offset();
-    let found = cur.read_u8()?;
-    if found != codes::LIST && found != codes::UNSPECIFIED_NULL {
-        return Err(cur.error_at(
-            at,
-            ErrorKind::UnexpectedTypeCode {
-                what: "List",
-                expected: codes::LIST,
-                found,
-            },
-        ));
-    }
-    let present = cur.read_nullable_flag("List")?;
-    if present && found == codes::UNSPECIFIED_NULL {
-        return Err(cur.error_at(
-            at + 1,
-            ErrorKind::InvalidValueFlag {
-                what: "unspecified null",
-                flag: 0x00,
-            },
-        ));
-    }
-    Ok(present)
-}
-
 /// A bare List of fully-qualified items of type `code`, each stepped over by `item`.
 fn skip_typed_items(
     cur: &mut Cursor<'_>,
@@ -288,4 +260,10 @@ fn skip_path(cur: &mut Cursor<'_>) -> FastResult<()> {
     skip_typed_items(cur, "List", codes::SET, "Set", skip_label_set)?;
     fq_typed_header(cur, codes::LIST, "List")?;
     skip_values(cur, "List")
+}
+
+/// The header of a fully-qualified, nullable List (`09 00`, `09 01` or `FE 01`): whether a
+/// List follows.
+pub(crate) fn fq_opt_list_header(cur: &mut Cursor<'_>) -> FastResult<bool> {
+    cur.read_fq_opt_header(codes::LIST, "List")
 }
