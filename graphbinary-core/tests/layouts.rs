@@ -87,30 +87,22 @@ where
     let mut data = one.clone();
     v.encode(&mut data).unwrap();
     assert_eq!(decode_all::<T>(&one).unwrap(), *v);
-    for cap in 1..=max_cap {
-        for sizes in chunkings(data.len(), false) {
-            for mode in MODES {
-                for fast in [true, false] {
-                    let ctx = format!("{v:?} cap={cap} {sizes:?} {mode:?} fast={fast}");
-                    let mut buf = ReadBuffer::with_capacity(cap, reader(&data, &sizes, mode))
-                        .with_fast_path(fast);
-                    block_on(async {
-                        assert_eq!(
-                            buf.read::<T>()
-                                .await
-                                .unwrap_or_else(|e| panic!("{ctx}: {e}")),
-                            *v,
-                            "{ctx}"
-                        );
-                        assert_eq!(buf.offset(), one.len() as u64, "{ctx}");
-                        assert_eq!(buf.read::<T>().await.unwrap(), *v, "{ctx}");
-                        assert!(buf.is_at_end().await.unwrap(), "{ctx}");
-                        assert_eq!(buf.depth(), 0);
-                    });
-                }
-            }
-        }
-    }
+    for_each_way(&data, max_cap, |ctx, mut buf| {
+        let ctx = format!("{v:?} {ctx}");
+        block_on(async {
+            assert_eq!(
+                buf.read::<T>()
+                    .await
+                    .unwrap_or_else(|e| panic!("{ctx}: {e}")),
+                *v,
+                "{ctx}"
+            );
+            assert_eq!(buf.offset(), one.len() as u64, "{ctx}");
+            assert_eq!(buf.read::<T>().await.unwrap(), *v, "{ctx}");
+            assert!(buf.is_at_end().await.unwrap(), "{ctx}");
+            assert_eq!(buf.depth(), 0);
+        });
+    });
 }
 
 #[test]
@@ -321,11 +313,7 @@ fn bad_value_flags() {
 fn fast_path_off_gives_identical_results_on_a_long_mixed_stream() {
     // Every sample, fully qualified, then lists and optionals, read with the fast path on and
     // off at several capacities: the same values and the same offsets after each.
-    let ps = samples();
-    let mut data = Vec::new();
-    for p in &ps {
-        p.encode_fq(&mut data);
-    }
+    let (ps, mut data) = samples_fq();
     FqOpt::<String>(None).encode(&mut data).unwrap();
     vec![vec![1i32], vec![]].encode(&mut data).unwrap();
     Nullable(Some(Bytes::from_static(b"zz")))
