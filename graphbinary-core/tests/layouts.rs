@@ -207,15 +207,16 @@ fn wrong_type_code_names_both_codes_and_the_offset() {
     );
 
     let e = error_everywhere::<FqOpt<String>>(&[0x01, 0x00, 0, 0, 0, 1]);
-    assert!(matches!(
-        e.kind(),
-        ErrorKind::UnexpectedTypeCode {
-            expected: 0x03,
-            found: 0x01,
-            ..
-        }
-    ));
-    assert_eq!(e.offset(), 0);
+    assert_error_at(&e, 0, |k| {
+        matches!(
+            k,
+            ErrorKind::UnexpectedTypeCode {
+                expected: 0x03,
+                found: 0x01,
+                ..
+            }
+        )
+    });
 
     // The third item of a List of Ints is a Long.
     let mut data = len_bytes(3).to_vec();

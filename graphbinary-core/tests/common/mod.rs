@@ -590,6 +590,12 @@ impl Prim {
     }
 }
 
+/// Asserts that `e` stands at `offset` and that its kind passes `kind`.
+pub fn assert_error_at(e: &DecodeError, offset: u64, kind: impl FnOnce(&ErrorKind) -> bool) {
+    assert!(kind(e.kind()), "{e:?}");
+    assert_eq!(e.offset(), offset, "{e}");
+}
+
 /// [`samples`] and their fully-qualified encodings one after the other.
 pub fn samples_fq() -> (Vec<Prim>, Vec<u8>) {
     let ps = samples();
