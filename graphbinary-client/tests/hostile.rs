@@ -88,23 +88,22 @@ fn assert_value_error(value: &[u8], offset: u64, check: impl Fn(&ErrorKind) -> b
 #[test]
 fn string_length_2_pow_31_minus_1_is_a_length_limit_at_the_length() {
     let v = [0x03, 0x00, 0x7f, 0xff, 0xff, 0xff, b'a', b'b'];
-    assert_value_error(&v, 2, |k| {
-        matches!(
-            k,
-            ErrorKind::LengthLimit { what: "String", length: 0x7fff_ffff, limit }
-                if *limit == Limits::DEFAULT.max_bytes_len as u64
-        )
-    });
+    assert_bytes_limit_at_the_length(&v, "String");
 }
 
 #[test]
 fn binary_length_2_pow_31_minus_1_is_a_length_limit_at_the_length() {
     let v = [0x25, 0x00, 0x7f, 0xff, 0xff, 0xff, 0x00];
-    assert_value_error(&v, 2, |k| {
+    assert_bytes_limit_at_the_length(&v, "Binary");
+}
+
+/// `value`, a `what` claiming 2^31 - 1 bytes, is the default byte-length limit at its length.
+fn assert_bytes_limit_at_the_length(value: &[u8], what: &str) {
+    assert_value_error(value, 2, |k| {
         matches!(
             k,
-            ErrorKind::LengthLimit { what: "Binary", length: 0x7fff_ffff, limit }
-                if *limit == Limits::DEFAULT.max_bytes_len as u64
+            ErrorKind::LengthLimit { what: w, length: 0x7fff_ffff, limit }
+                if *w == what && *limit == Limits::DEFAULT.max_bytes_len as u64
         )
     });
 }

@@ -274,16 +274,22 @@ async fn flood_then_answer(mut ws: ServerWs) {
     let _ = ws.next().await;
 }
 
-#[tokio::test]
-async fn a_slow_consumer_fails_alone_and_never_holds_back_the_other_requests() {
+/// A client of one connection with a backlog of 4 messages, whose slow consumers are handled
+/// as `slow_consumer` says, to a server that floods the first request (`flood_then_answer`).
+async fn flooded_client(slow_consumer: graphbinary_client::ws::SlowConsumer) -> Client3 {
     let url = serve(flood_then_answer).await;
     let options = Options3 {
         pool_size: 1,
         request_backlog: 4,
-        slow_consumer: graphbinary_client::ws::SlowConsumer::Fail,
+        slow_consumer,
         ..Options3::default()
     };
-    let c = Client3::connect_with(&url, options).await.unwrap();
+    Client3::connect_with(&url, options).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_slow_consumer_fails_alone_and_never_holds_back_the_other_requests() {
+    let c = flooded_client(graphbinary_client::ws::SlowConsumer::Fail).await;
     let mut slow = c.submit("a").await.unwrap();
     let other = c.submit("b").await.unwrap();
     // Not reading `slow` at all: `other` still gets its answer, sent after 40 messages.
@@ -312,14 +318,7 @@ async fn a_slow_consumer_fails_alone_and_never_holds_back_the_other_requests() {
 
 #[tokio::test]
 async fn with_slow_consumer_wait_nothing_is_lost() {
-    let url = serve(flood_then_answer).await;
-    let options = Options3 {
-        pool_size: 1,
-        request_backlog: 4,
-        slow_consumer: graphbinary_client::ws::SlowConsumer::Wait,
-        ..Options3::default()
-    };
-    let c = Client3::connect_with(&url, options).await.unwrap();
+    let c = flooded_client(graphbinary_client::ws::SlowConsumer::Wait).await;
     let slow = c.submit("a").await.unwrap();
     let other = c.submit("b").await.unwrap();
     let all: Vec<_> = slow.try_collect().await.unwrap();
