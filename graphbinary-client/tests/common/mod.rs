@@ -9,6 +9,16 @@ use std::path::PathBuf;
 
 use serde_json::Value as Json;
 
+/// Asserts that `e` is the end of the input (`UnexpectedEof`) at byte `at`; `ctx` says what
+/// was read, for the message.
+pub fn assert_eof_at(e: &graphbinary_core::DecodeError, at: u64, ctx: &str) {
+    assert!(
+        matches!(e.kind(), graphbinary_core::ErrorKind::UnexpectedEof { .. }),
+        "{ctx}: expected UnexpectedEof at {at}, got {e}"
+    );
+    assert_eq!(e.offset(), at, "{ctx}: {e}");
+}
+
 /// The shared directory: `GRAPHBINARY_SHARED`, else `../shared` next to the repository root
 /// (or next to one of its ancestors, for a worktree nested deeper).
 /// `None` (with a printed notice) when absent outside CI; a panic when absent in CI.
