@@ -204,6 +204,21 @@ where
     format!("ws://{addr}/gremlin")
 }
 
+/// A server that answers each request, on every connection, with the messages `answer`
+/// makes of the request's bytes and its id, in order.
+async fn serve_answers(answer: fn(&[u8], &[u8]) -> Vec<Vec<u8>>) -> String {
+    serve_each(move |_, mut ws| async move {
+        while let Some(Ok(m)) = ws.next().await {
+            let Message::Binary(b) = m else { continue };
+            let (id, _) = parse_request(&b);
+            for message in answer(&b, &id) {
+                send(&mut ws, message).await;
+            }
+        }
+    })
+    .await
+}
+
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
@@ -398,19 +413,17 @@ async fn an_idle_connection_pings_and_a_silent_peer_is_dropped() {
 #[tokio::test]
 async fn limits_bound_each_message_and_each_request() {
     // Messages of 4 + 40*6 bytes-ish: three batches of 40 Ints.
-    let url = serve_each(|_, mut ws| async move {
-        while let Some(Ok(m)) = ws.next().await {
-            let Message::Binary(b) = m else { continue };
-            let (id, _) = parse_request(&b);
-            let items: Vec<i32> = (0..40).collect();
-            let big: Vec<i32> = (0..400).collect();
-            if contains(&b, b"huge") {
-                send(&mut ws, response(&id, 200, "", Some(&big))).await;
-            } else {
-                send(&mut ws, response(&id, 206, "", Some(&items))).await;
-                send(&mut ws, response(&id, 206, "", Some(&items))).await;
-                send(&mut ws, response(&id, 200, "", Some(&items))).await;
-            }
+    let url = serve_answers(|b, id| {
+        let items: Vec<i32> = (0..40).collect();
+        let big: Vec<i32> = (0..400).collect();
+        if contains(b, b"huge") {
+            vec![response(id, 200, "", Some(&big))]
+        } else {
+            vec![
+                response(id, 206, "", Some(&items)),
+                response(id, 206, "", Some(&items)),
+                response(id, 200, "", Some(&items)),
+            ]
         }
     })
     .await;
@@ -553,20 +566,18 @@ async fn interceptors_see_and_change_the_upgrade_request() {
 #[tokio::test]
 async fn client_builder_with_a_ws_url_speaks_tinkerpop_3_through_the_same_api() {
     use graphbinary_client::client::{Client, Error};
-    let url = serve_each(|_, mut ws| async move {
-        while let Some(Ok(m)) = ws.next().await {
-            let Message::Binary(b) = m else { continue };
-            let (id, _) = parse_request(&b);
-            if contains(&b, b"boom") {
-                send(&mut ws, response(&id, 597, "boom", None)).await;
-            } else if contains(&b, b"\x08bindings") {
-                // bindings {who: 41 (Int)} -> 42
-                assert!(contains(&b, b"\x03who\x01\x00\x00\x00\x00\x29"), "{b:02x?}");
-                send(&mut ws, response(&id, 200, "", Some(&[42]))).await;
-            } else {
-                send(&mut ws, response(&id, 206, "", Some(&[1, 2]))).await;
-                send(&mut ws, response(&id, 200, "", Some(&[3]))).await;
-            }
+    let url = serve_answers(|b, id| {
+        if contains(b, b"boom") {
+            vec![response(id, 597, "boom", None)]
+        } else if contains(b, b"\x08bindings") {
+            // bindings {who: 41 (Int)} -> 42
+            assert!(contains(b, b"\x03who\x01\x00\x00\x00\x00\x29"), "{b:02x?}");
+            vec![response(id, 200, "", Some(&[42]))]
+        } else {
+            vec![
+                response(id, 206, "", Some(&[1, 2])),
+                response(id, 200, "", Some(&[3])),
+            ]
         }
     })
     .await;
