@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_eof_at, block_on, gbin_vectors, shared_dir, Pieces};
+use common::{assert_truncations_end_at_the_cut, block_on, gbin_vectors, shared_dir, Pieces};
 use graphbinary_client::model::Value;
 use graphbinary_core::{FqEncode, Limits, ReadBuffer};
 use tokio::io::AsyncRead;
@@ -76,19 +76,15 @@ fn every_truncation_is_an_error_naming_the_end() {
     let Some(dir) = shared_dir("conformance") else {
         return;
     };
-    for (name, bytes) in gbin_vectors(&dir) {
-        for cut in 0..bytes.len() {
-            // Both paths: `UnexpectedEof` at exactly the offset where the input ends.
-            let ctx = format!("{name} cut at {cut}");
-            let e = Value::from_bytes(&bytes[..cut]).expect_err(&name);
-            assert_eof_at(&e, cut as u64, &ctx);
-            block_on(async {
-                let mut buf = ReadBuffer::with_capacity(16, &bytes[..cut]);
-                let e = buf.read::<Value>().await.expect_err(&name);
-                assert_eof_at(&e, cut as u64, &ctx);
-            });
-        }
-    }
+    // Both paths: `UnexpectedEof` at exactly the offset where the input ends.
+    assert_truncations_end_at_the_cut(
+        &gbin_vectors(&dir),
+        |prefix, ctx| Value::from_bytes(prefix).expect_err(ctx),
+        |prefix, ctx| {
+            let mut buf = ReadBuffer::with_capacity(16, prefix);
+            block_on(buf.read::<Value>()).expect_err(ctx)
+        },
+    );
 }
 
 /// Every result is moved several times between the decoder and the caller (out of the
