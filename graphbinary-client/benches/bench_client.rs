@@ -26,22 +26,18 @@
 //! the requests over a few connections).
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use graphbinary_client::client::Client;
 use serde_json::json;
 
+#[path = "support/measure.rs"]
+mod measure;
 #[path = "support/tp3.rs"]
 mod tp3;
 
 struct Args {
     url: String,
-    query: String,
-    mode: String,
-    runs: usize,
-    concurrency: usize,
-    requests: usize,
-    warmup: Option<usize>,
+    plan: measure::Plan,
     compression: bool,
     consume: Consume,
     timeout_ms: u64,
@@ -86,12 +82,7 @@ fn usage(msg: &str) -> ! {
 fn parse() -> Args {
     let mut a = Args {
         url: "http://127.0.0.1:8182/gremlin".into(),
-        query: String::new(),
-        mode: String::new(),
-        runs: 5,
-        concurrency: 64,
-        requests: 1000,
-        warmup: None,
+        plan: measure::Plan::default(),
         compression: false,
         consume: Consume::All,
         timeout_ms: 600_000,
@@ -106,14 +97,13 @@ fn parse() -> Args {
                 .unwrap_or_else(|| usage(&format!("{flag} needs a value")))
         };
         let num = |s: String| -> usize { s.parse().unwrap_or_else(|_| usage("not a number")) };
+        match a.plan.flag(&flag, &mut val) {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(e) => usage(&e),
+        }
         match flag.as_str() {
             "--url" => a.url = val(),
-            "--query" => a.query = val(),
-            "--mode" => a.mode = val(),
-            "--runs" => a.runs = num(val()),
-            "--concurrency" => a.concurrency = num(val()),
-            "--requests" => a.requests = num(val()),
-            "--warmup" => a.warmup = Some(num(val())),
             "--timeout-ms" => a.timeout_ms = num(val()) as u64,
             "--connections" => a.connections = Some(num(val())),
             "--defaults" => a.defaults = true,
@@ -135,23 +125,10 @@ fn parse() -> Args {
             other => usage(&format!("unknown argument {other}")),
         }
     }
-    if a.query.is_empty() || !matches!(a.mode.as_str(), "latency" | "throughput") {
-        usage("--query and --mode latency|throughput are required");
+    if let Err(e) = a.plan.check() {
+        usage(&e);
     }
     a
-}
-
-/// User+system CPU seconds of this process so far (all threads), to the nanosecond: the
-/// 10 ms ticks of `/proc/self/stat` are too coarse for a few dozen short requests.
-fn cpu_secs() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant the kernel knows.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
-    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
 }
 
 /// Peak resident set size in KiB (`VmHWM`).
@@ -167,7 +144,7 @@ fn peak_rss_kib() -> u64 {
 /// One request, every result consumed; returns (results, body bytes).
 async fn one(client: &Client, a: &Args) -> Result<(u64, u64), String> {
     let stream = client
-        .request(a.query.clone())
+        .request(a.plan.query.clone())
         .bulk_results(false)
         .timeout_millis(a.timeout_ms)
         .send()
@@ -196,79 +173,37 @@ fn fail(msg: String) -> ! {
 }
 
 async fn latency(client: Client, a: Args) -> serde_json::Value {
-    let mut expected = None;
-    let mut check = |got: (u64, u64)| match expected {
-        None => expected = Some(got),
-        Some(e) if e.0 != got.0 => fail(format!("result count {} then {}", e.0, got.0)),
-        _ => {}
-    };
-    for _ in 0..a.warmup.unwrap_or(1) {
-        check(one(&client, &a).await.unwrap_or_else(|e| fail(e)));
-    }
-    let cpu0 = cpu_secs();
-    let mut runs = Vec::new();
-    for _ in 0..a.runs {
-        let t = Instant::now();
-        let got = one(&client, &a).await.unwrap_or_else(|e| fail(e));
-        runs.push(t.elapsed().as_secs_f64());
-        check(got);
-    }
-    let cpu = cpu_secs() - cpu0;
-    let (results, bytes) = expected.unwrap_or((0, 0));
+    let m = a
+        .plan
+        .latency(|r: &(u64, u64)| r.0, || one(&client, &a))
+        .await
+        .unwrap_or_else(|e| fail(e));
+    let (results, bytes) = m.first.unwrap_or((0, 0));
     json!({
-        "peer": "rust", "mode": "latency", "query": a.query,
+        "peer": "rust", "mode": "latency", "query": a.plan.query,
         "compression": if a.compression { "deflate" } else { "none" },
         "consume": a.consume.name(),
-        "runs": runs, "results": results, "bytes": bytes, "cpu_secs": cpu,
+        "runs": m.runs, "results": results, "bytes": bytes, "cpu_secs": m.cpu_secs,
         "peak_rss_kib": peak_rss_kib(),
     })
 }
 
 async fn throughput(client: Client, a: Args) -> serde_json::Value {
     let a = Arc::new(a);
-    let run = |total: usize| {
-        let client = client.clone();
+    let request = {
         let a = a.clone();
-        async move {
-            let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-            let mut tasks = Vec::new();
-            for _ in 0..a.concurrency.min(total.max(1)) {
-                let (client, a, next) = (client.clone(), a.clone(), next.clone());
-                tasks.push(tokio::spawn(async move {
-                    let mut seen: Option<u64> = None;
-                    while next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < total {
-                        let (n, _) = one(&client, &a).await.unwrap_or_else(|e| fail(e));
-                        if seen.is_some_and(|s| s != n) {
-                            fail(format!("result count {} then {n}", seen.unwrap()));
-                        }
-                        seen = Some(n);
-                    }
-                    seen
-                }));
-            }
-            let mut counts = Vec::new();
-            for t in tasks {
-                counts.extend(t.await.expect("task"));
-            }
-            counts.dedup();
-            if counts.len() > 1 {
-                fail(format!("responses disagree: {counts:?}"));
-            }
-            counts.first().copied().unwrap_or(0)
+        move |_: usize| {
+            let (client, a) = (client.clone(), a.clone());
+            async move { one(&client, &a).await.map(|(n, _)| n) }
         }
     };
-    run(a.warmup.unwrap_or(a.concurrency)).await;
-    let cpu0 = cpu_secs();
-    let t = Instant::now();
-    let results = run(a.requests).await;
-    let wall = t.elapsed().as_secs_f64();
-    let cpu = cpu_secs() - cpu0;
+    let m = a.plan.throughput(request).await.unwrap_or_else(|e| fail(e));
     json!({
-        "peer": "rust", "mode": "throughput", "query": a.query,
+        "peer": "rust", "mode": "throughput", "query": a.plan.query,
         "compression": if a.compression { "deflate" } else { "none" },
-        "concurrency": a.concurrency, "requests": a.requests, "wall_secs": wall,
-        "req_per_sec": a.requests as f64 / wall, "results": results, "bytes": null,
-        "cpu_secs": cpu, "peak_rss_kib": peak_rss_kib(),
+        "concurrency": a.plan.concurrency, "requests": a.plan.requests, "wall_secs": m.wall_secs,
+        "req_per_sec": a.plan.requests as f64 / m.wall_secs, "results": m.results, "bytes": null,
+        "cpu_secs": m.cpu_secs, "peak_rss_kib": peak_rss_kib(),
     })
 }
 
@@ -285,8 +220,8 @@ fn main() {
             return tp3::main(a);
         }
     }
-    let pool = if a.mode == "throughput" {
-        a.concurrency
+    let pool = if a.plan.mode == "throughput" {
+        a.plan.concurrency
     } else {
         1
     };
@@ -305,7 +240,7 @@ fn main() {
                 .build()
         }
         .unwrap_or_else(|e| fail(e.to_string()));
-        if a.mode == "latency" {
+        if a.plan.mode == "latency" {
             latency(client, a).await
         } else {
             throughput(client, a).await

@@ -128,6 +128,16 @@ pub(crate) fn push_date(s: &mut String, year: i64, month: i64, day: i64) {
     push_padded(s, day, 2);
 }
 
+/// `2007-12-03T10:15:30`, as Java's `LocalDateTime.toString()`: the date `[year, month, day]`
+/// and the time of day `nanos` (with `seconds`, the seconds always written, as
+/// `Instant.toString()` does).
+pub(crate) fn push_local_date_time(s: &mut String, date: [i64; 3], nanos: i64, seconds: bool) {
+    let [year, month, day] = date;
+    push_date(s, year, month, day);
+    s.push('T');
+    push_time(s, nanos, seconds);
+}
+
 /// A time of day from its nanoseconds, as Java's `LocalTime.toString()`: `10:15`,
 /// `10:15:30`, `10:15:30.001`; with `seconds` always `10:15:00` (as `Instant.toString()`).
 pub(crate) fn push_time(s: &mut String, nanos: i64, seconds: bool) {
@@ -167,14 +177,8 @@ impl Display for DateTime {
     /// `1970-01-01T00:24:41.295Z`, `+999999999-12-31T23:59:59.999999999-18:00`.
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let mut s = String::with_capacity(40);
-        push_date(
-            &mut s,
-            i64::from(self.year),
-            i64::from(self.month),
-            i64::from(self.day),
-        );
-        s.push('T');
-        push_time(&mut s, self.nanos, false);
+        let date = [self.year, self.month.into(), self.day.into()].map(i64::from);
+        push_local_date_time(&mut s, date, self.nanos, false);
         push_offset(&mut s, i64::from(self.offset_seconds));
         f.write_str(&s)
     }
@@ -380,15 +384,7 @@ mod tests {
     #[test]
     fn datetimes_render_like_java() {
         let dt = |year, month, day, nanos, offset_seconds| {
-            DateTime {
-                year,
-                month,
-                day,
-                nanos,
-                offset_seconds,
-                kind: Default::default(),
-            }
-            .to_string()
+            DateTime::new(year, month, day, nanos, offset_seconds).to_string()
         };
         assert_eq!(
             dt(1970, 1, 1, 1_481_295_000_000, 0),

@@ -66,6 +66,19 @@ fn slow_response(
     (read_response(reader, opts), alive)
 }
 
+/// The response of [`input`] read every way of [`ways`] through 3-byte pieces, each arriving
+/// `delay` after it is asked for: each way's options, its stream and its reader's token.
+fn delayed_responses(delay: Duration) -> Vec<(ReadOptions, ResponseStream<SlowReader>, Arc<()>)> {
+    let (bytes, _) = input();
+    ways()
+        .into_iter()
+        .map(|opts| {
+            let (s, alive) = slow_response(&bytes, 3, Some(delay), opts);
+            (opts, s, alive)
+        })
+        .collect()
+}
+
 /// Drops the stream `s` and checks that nothing else holds its reader.
 fn assert_released(s: ResponseStream<SlowReader>, alive: &Arc<()>, what: &str) {
     drop(s);
@@ -242,11 +255,10 @@ fn dropping_the_stream_at_every_await_point_leaks_nothing_and_panics_nowhere() {
 
 #[tokio::test(start_paused = true)]
 async fn a_timed_out_next_loses_nothing_and_the_stream_resumes() {
-    let (bytes, expected) = input();
-    for opts in ways() {
-        // Each chunk arrives 10 ms after it is asked for; next() gives up after 3 ms, so it
-        // times out at every await point that waits for bytes.
-        let (mut s, alive) = slow_response(&bytes, 3, Some(Duration::from_millis(10)), opts);
+    let (_, expected) = input();
+    // Each chunk arrives 10 ms after it is asked for; next() gives up after 3 ms, so it times
+    // out at every await point that waits for bytes.
+    for (opts, mut s, alive) in delayed_responses(Duration::from_millis(10)) {
         let mut items = Vec::new();
         let mut timeouts = 0;
         loop {
@@ -264,9 +276,7 @@ async fn a_timed_out_next_loses_nothing_and_the_stream_resumes() {
 
 #[tokio::test(start_paused = true)]
 async fn a_stream_dropped_after_a_timeout_releases_its_reader() {
-    let (bytes, _) = input();
-    for opts in ways() {
-        let (mut s, alive) = slow_response(&bytes, 3, Some(Duration::from_secs(3600)), opts);
+    for (opts, mut s, alive) in delayed_responses(Duration::from_secs(3600)) {
         assert!(tokio::time::timeout(Duration::from_millis(5), s.next())
             .await
             .is_err());
@@ -276,9 +286,8 @@ async fn a_stream_dropped_after_a_timeout_releases_its_reader() {
 
 #[tokio::test(start_paused = true)]
 async fn a_timed_out_for_each_result_loses_nothing_and_resumes() {
-    let (bytes, expected) = input();
-    for opts in ways() {
-        let (mut s, alive) = slow_response(&bytes, 3, Some(Duration::from_millis(10)), opts);
+    let (_, expected) = input();
+    for (opts, mut s, alive) in delayed_responses(Duration::from_millis(10)) {
         let mut items: Vec<Item> = Vec::new();
         let mut timeouts = 0;
         loop {

@@ -148,13 +148,20 @@ fn a_file_decodes_alike_by_every_route_and_read_size() {
     assert!(stderr(&missing).contains("cannot open /nonexistent/graphbinary.gb"));
 }
 
-#[test]
-fn bulked_results_print_once_per_bulk() {
+/// A bulked response of one result, the String "a" with `bulk`, and an OK status.
+fn bulked_a(bulk: i64) -> Vec<u8> {
     let mut body = vec![0x84, 0x01];
     body.extend(STR_A);
-    body.extend([0x02, 0x00, 0, 0, 0, 0, 0, 0, 0, 3]);
+    body.extend([0x02, 0x00]);
+    body.extend(bulk.to_be_bytes());
     body.extend([0xfd, 0x00, 0x00]);
     body.extend(OK);
+    body
+}
+
+#[test]
+fn bulked_results_print_once_per_bulk() {
+    let body = bulked_a(3);
     let o = run(&["decode"], &body);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stdout(&o), "a\na\na\n");
@@ -163,11 +170,7 @@ fn bulked_results_print_once_per_bulk() {
 
 #[test]
 fn a_huge_bulk_prints_once_with_its_bulk() {
-    let mut body = vec![0x84, 0x01];
-    body.extend(STR_A);
-    body.extend([0x02, 0x00, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
-    body.extend([0xfd, 0x00, 0x00]);
-    body.extend(OK);
+    let body = bulked_a(i64::MAX);
     let o = run(&["decode"], &body);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stdout(&o), format!("a (bulk {})\n", i64::MAX));

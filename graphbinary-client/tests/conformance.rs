@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::{block_on, gbin_vectors, shared_dir, Pieces};
+use common::{assert_truncations_end_at_the_cut, block_on, gbin_vectors, shared_dir, Pieces};
 use graphbinary_client::model::Value;
-use graphbinary_core::{ErrorKind, FqEncode, Limits, ReadBuffer};
+use graphbinary_core::{FqEncode, Limits, ReadBuffer};
 use tokio::io::AsyncRead;
 
 const EXPECTED_VECTORS: usize = 101;
@@ -71,32 +71,20 @@ fn every_vector_decodes_identically_however_it_arrives() {
     }
 }
 
-/// `e` is `UnexpectedEof` at byte `cut`.
-fn assert_eof_at(e: &graphbinary_core::DecodeError, cut: usize, name: &str) {
-    assert!(
-        matches!(e.kind(), ErrorKind::UnexpectedEof { .. }),
-        "{name} cut at {cut}: expected UnexpectedEof, got {e}"
-    );
-    assert_eq!(e.offset(), cut as u64, "{name} cut at {cut}: {e}");
-}
-
 #[test]
 fn every_truncation_is_an_error_naming_the_end() {
     let Some(dir) = shared_dir("conformance") else {
         return;
     };
-    for (name, bytes) in gbin_vectors(&dir) {
-        for cut in 0..bytes.len() {
-            // Both paths: `UnexpectedEof` at exactly the offset where the input ends.
-            let e = Value::from_bytes(&bytes[..cut]).expect_err(&name);
-            assert_eof_at(&e, cut, &name);
-            block_on(async {
-                let mut buf = ReadBuffer::with_capacity(16, &bytes[..cut]);
-                let e = buf.read::<Value>().await.expect_err(&name);
-                assert_eof_at(&e, cut, &name);
-            });
-        }
-    }
+    // Both paths: `UnexpectedEof` at exactly the offset where the input ends.
+    assert_truncations_end_at_the_cut(
+        &gbin_vectors(&dir),
+        |prefix, ctx| Value::from_bytes(prefix).expect_err(ctx),
+        |prefix, ctx| {
+            let mut buf = ReadBuffer::with_capacity(16, prefix);
+            block_on(buf.read::<Value>()).expect_err(ctx)
+        },
+    );
 }
 
 /// Every result is moved several times between the decoder and the caller (out of the

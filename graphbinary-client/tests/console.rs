@@ -11,10 +11,13 @@
 
 #[path = "common/console.rs"]
 mod console;
+#[path = "common/process.rs"]
+mod process;
 
 use std::process::Command;
 
 use console::{cancel_then_query, console, history_file, run, server, READY};
+use process::output_with_stdin;
 
 #[test]
 fn prompt_query_multiline_completion_and_tables() {
@@ -167,22 +170,13 @@ fn without_a_terminal_the_console_reads_lines() {
     ) else {
         return;
     };
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_graphbinary"))
-        .args(["console", "--url", &url, "--format", "text"])
-        .env("GRAPHBINARY_HISTORY", history_file("pipe"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"g.V(1).values('name')\n:timing on\ng.V().count()\n")
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_graphbinary"));
+    cmd.args(["console", "--url", &url, "--format", "text"])
+        .env("GRAPHBINARY_HISTORY", history_file("pipe"));
+    let o = output_with_stdin(
+        &mut cmd,
+        b"g.V(1).values('name')\n:timing on\ng.V().count()\n",
+    );
     assert!(o.status.success());
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("marko\n") && out.contains("6\n"), "{out}");

@@ -18,12 +18,15 @@ use console::{cancel_then_query, history_file, run, server, READY};
 const USER: &str = "stephen";
 const PASSWORD: &str = "password";
 
+/// The TinkerPop 3.7.3 server with SASL (`GREMLIN_WS_AUTH_URL_373`), or `None` (the `test`
+/// reported as skipped).
+fn auth_server(test: &str) -> Option<String> {
+    server("GREMLIN_WS_AUTH_URL_373", &format!("console3 {test}"))
+}
+
 #[test]
 fn tinkerpop3_with_sasl_asks_the_password_and_cancels_cleanly() {
-    let Some(url) = server(
-        "GREMLIN_WS_AUTH_URL_373",
-        "console3 tinkerpop3_with_sasl_asks_the_password",
-    ) else {
+    let Some(url) = auth_server("tinkerpop3_with_sasl_asks_the_password") else {
         return;
     };
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_graphbinary"));
@@ -60,10 +63,8 @@ fn tinkerpop3_with_sasl_asks_the_password_and_cancels_cleanly() {
 
 #[test]
 fn query_authenticates_with_the_password_from_the_environment() {
-    let Some(url) = server(
-        "GREMLIN_WS_AUTH_URL_373",
-        "console3 query_authenticates_with_the_password_from_the_environment",
-    ) else {
+    let Some(url) = auth_server("query_authenticates_with_the_password_from_the_environment")
+    else {
         return;
     };
     let query = |pw: &str| {

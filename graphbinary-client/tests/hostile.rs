@@ -70,6 +70,26 @@ fn on_test_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T
         .unwrap()
 }
 
+/// Reads a response of `items` both ways with `max_response_size` = `limit`, asserting that
+/// it ends in an error at `offset` that passes `check`; returns each way's values.
+fn within_response_size(
+    limit: u64,
+    items: &[u8],
+    offset: u64,
+    check: impl Fn(&ErrorKind) -> bool,
+) -> Vec<(&'static str, Vec<Value>)> {
+    let mut out = Vec::new();
+    for (way, mut opts, chunk) in ways() {
+        opts.limits.max_response_size = Some(limit);
+        let (values, e) = read_all(response(items), opts, chunk);
+        let e = e.unwrap_or_else(|| panic!("{way}: no error"));
+        assert_eq!(e.offset(), offset, "{way}: {e}");
+        assert!(check(e.kind()), "{way}: {e}");
+        out.push((way, values));
+    }
+    out
+}
+
 /// Asserts that `value` fails with `check` at `offset` as a lone value (fast path) and at
 /// `offset + 2` inside a response read both ways.
 fn assert_value_error(value: &[u8], offset: u64, check: impl Fn(&ErrorKind) -> bool) {
@@ -88,23 +108,22 @@ fn assert_value_error(value: &[u8], offset: u64, check: impl Fn(&ErrorKind) -> b
 #[test]
 fn string_length_2_pow_31_minus_1_is_a_length_limit_at_the_length() {
     let v = [0x03, 0x00, 0x7f, 0xff, 0xff, 0xff, b'a', b'b'];
-    assert_value_error(&v, 2, |k| {
-        matches!(
-            k,
-            ErrorKind::LengthLimit { what: "String", length: 0x7fff_ffff, limit }
-                if *limit == Limits::DEFAULT.max_bytes_len as u64
-        )
-    });
+    assert_bytes_limit_at_the_length(&v, "String");
 }
 
 #[test]
 fn binary_length_2_pow_31_minus_1_is_a_length_limit_at_the_length() {
     let v = [0x25, 0x00, 0x7f, 0xff, 0xff, 0xff, 0x00];
-    assert_value_error(&v, 2, |k| {
+    assert_bytes_limit_at_the_length(&v, "Binary");
+}
+
+/// `value`, a `what` claiming 2^31 - 1 bytes, is the default byte-length limit at its length.
+fn assert_bytes_limit_at_the_length(value: &[u8], what: &str) {
+    assert_value_error(value, 2, |k| {
         matches!(
             k,
-            ErrorKind::LengthLimit { what: "Binary", length: 0x7fff_ffff, limit }
-                if *limit == Limits::DEFAULT.max_bytes_len as u64
+            ErrorKind::LengthLimit { what: w, length: 0x7fff_ffff, limit }
+                if *w == what && *limit == Limits::DEFAULT.max_bytes_len as u64
         )
     });
 }
@@ -321,23 +340,16 @@ fn nesting_up_to_the_limit_decodes_on_a_2_mib_stack_both_paths() {
 fn a_length_beyond_what_the_response_can_still_hold_is_an_error_before_allocation() {
     // 100-byte response limit; a String claiming 1000 bytes at offset 4 (room: 100 - 8 = 92).
     let v = [0x03, 0x00, 0x00, 0x00, 0x03, 0xe8, b'a'];
-    for (way, mut opts, chunk) in ways() {
-        opts.limits.max_response_size = Some(100);
-        let (_, e) = read_all(response(&v), opts, chunk);
-        let e = e.unwrap();
-        assert_eq!(e.offset(), 4, "{way}: {e}");
-        assert!(
-            matches!(
-                e.kind(),
-                ErrorKind::LengthLimit {
-                    what: "String",
-                    length: 1000,
-                    limit: 92
-                }
-            ),
-            "{way}: {e}"
-        );
-    }
+    within_response_size(100, &v, 4, |k| {
+        matches!(
+            k,
+            ErrorKind::LengthLimit {
+                what: "String",
+                length: 1000,
+                limit: 92
+            }
+        )
+    });
     // The same through Value::from_bytes_with.
     let limits = Limits {
         max_response_size: Some(100),
@@ -358,15 +370,9 @@ fn a_length_beyond_what_the_response_can_still_hold_is_an_error_before_allocatio
 #[test]
 fn a_response_larger_than_max_response_size_is_a_response_limit() {
     let items: Vec<u8> = (0..100u8).flat_map(|i| [0x01, 0x00, 0, 0, 0, i]).collect();
-    for (way, mut opts, chunk) in ways() {
-        opts.limits.max_response_size = Some(64);
-        let (values, e) = read_all(response(&items), opts, chunk);
-        let e = e.unwrap();
-        assert_eq!(e.offset(), 64, "{way}: {e}");
-        assert!(
-            matches!(e.kind(), ErrorKind::ResponseLimit { limit: 64 }),
-            "{way}: {e}"
-        );
+    for (way, values) in within_response_size(64, &items, 64, |k| {
+        matches!(k, ErrorKind::ResponseLimit { limit: 64 })
+    }) {
         assert!(values.len() <= 10, "{way}");
     }
 }

@@ -4,6 +4,8 @@
 //! fast path over the whole bytes; truncation anywhere is a clean error at the offset where
 //! the input ended; bad UTF-8 across a read boundary is caught at the String's offset.
 
+mod common;
+
 use std::fmt;
 
 use graphbinary_client::model::Value;
@@ -315,11 +317,7 @@ fn assert_truncated_at(bytes: &[u8], cut: usize) {
                 // A value before the cut that is not bytes fails that way first.
                 continue;
             }
-            assert!(
-                matches!(e.kind(), ErrorKind::UnexpectedEof { .. }),
-                "{ctx}, {route}: {e}"
-            );
-            assert_eq!(e.offset(), cut as u64, "{ctx}, {route}: {e}");
+            common::assert_eof_at(&e, cut as u64, &format!("{ctx}, {route}"));
         }
     }
 }

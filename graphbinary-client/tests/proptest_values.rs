@@ -49,14 +49,7 @@ fn leaf() -> impl Strategy<Value = Value> {
             any::<i32>()
         )
             .prop_map(|(year, month, day, nanos, offset_seconds)| Value::DateTime(
-                DateTime {
-                    year,
-                    month,
-                    day,
-                    nanos,
-                    offset_seconds,
-                    kind: Default::default(),
-                }
+                DateTime::new(year, month, day, nanos, offset_seconds)
             )),
         any::<u64>().prop_map(|b| Value::Double(f64::from_bits(b))),
         any::<u32>().prop_map(|b| Value::Float(f32::from_bits(b))),

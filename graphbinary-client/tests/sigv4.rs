@@ -8,6 +8,8 @@
 #![cfg(feature = "sigv4")]
 
 mod capture;
+#[path = "common/process.rs"]
+mod process;
 #[path = "common/results.rs"]
 mod results;
 
@@ -19,6 +21,7 @@ use aws_credential_types::Credentials;
 use graphbinary_client::client::{interceptor_fn, Client, SigV4};
 
 use capture::{Captured, Responder};
+use process::output_with_stdin;
 use results::{one_as, Sent};
 
 /// 2026-01-02T03:04:05Z.
@@ -123,21 +126,15 @@ fn botocore_sign(
         "service": "neptune-db",
         "epoch": EPOCH,
     });
-    let mut child = Command::new(python)
-        .args(["-c", BOTOCORE_SIGN])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write as _;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "botocore failed");
+    let out = output_with_stdin(
+        Command::new(python).args(["-c", BOTOCORE_SIGN]),
+        input.to_string().as_bytes(),
+    );
+    assert!(
+        out.status.success(),
+        "botocore failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let s = |k: &str| v[k].as_str().unwrap().to_owned();
     Expected {

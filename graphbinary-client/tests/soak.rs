@@ -100,49 +100,35 @@ async fn worker(client: Client, seed: u64, end: Instant, full: usize, tally: Arc
     while Instant::now() < end {
         let idempotent = rng.below(2) == 0;
         match rng.below(5) {
-            0 => match client.request("g.V().count()").idempotent(idempotent).await {
-                Ok(s) => match s.one::<i64>().await {
+            0 => {
+                let count = async {
+                    let s = client
+                        .request("g.V().count()")
+                        .idempotent(idempotent)
+                        .await?;
+                    s.one::<i64>().await
+                };
+                match count.await {
                     Ok(6) => tally.whole.fetch_add(1, Ordering::Relaxed),
                     Ok(n) => panic!("count {n}"),
-                    Err(e) => {
-                        if fail(&e, "a count", &tally) {
-                            return;
-                        }
-                        0
-                    }
-                },
-                Err(e) => {
-                    if fail(&e, "a count", &tally) {
-                        return;
-                    }
-                    0
+                    Err(e) if fail(&e, "a count", &tally) => return,
+                    Err(_) => 0,
                 }
-            },
-            1 => match client
-                .request(BIG)
-                .batch_size(16)
-                .idempotent(idempotent)
-                .await
-            {
-                Ok(s) => match s.all().await {
+            }
+            1 => {
+                let read = async {
+                    let s = client.request(BIG).batch_size(16).idempotent(idempotent);
+                    s.await?.all().await
+                };
+                match read.await {
                     Ok(v) => {
                         assert_eq!(v.len(), full);
                         tally.whole.fetch_add(1, Ordering::Relaxed)
                     }
-                    Err(e) => {
-                        if fail(&e, "a read", &tally) {
-                            return;
-                        }
-                        0
-                    }
-                },
-                Err(e) => {
-                    if fail(&e, "a read", &tally) {
-                        return;
-                    }
-                    0
+                    Err(e) if fail(&e, "a read", &tally) => return,
+                    Err(_) => 0,
                 }
-            },
+            }
             2 => {
                 // Dropped midway.
                 let keep = 1 + rng.below(60) as usize;

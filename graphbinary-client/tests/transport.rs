@@ -184,10 +184,15 @@ async fn zlib_body_is_decoded_per_response_header_across_tiny_chunks() {
 
 #[tokio::test]
 async fn corrupt_zlib_is_a_decompress_error() {
+    // Raw deflate without the zlib header: what a wrong decoder choice would produce.
+    assert_decompress_error(&[0x4b, 0x4c, 0x4a, 0x06, 0x00]).await;
+}
+
+/// A deflate-encoded response whose body is `deflated` fails to read with `Error::Decompress`.
+async fn assert_decompress_error(deflated: &[u8]) {
     let resp = chunked_response(
         &format!("Content-Type: {GRAPHBINARY_MIME}\r\nContent-Encoding: deflate\r\n"),
-        // Raw deflate without the zlib header: what a wrong decoder choice would produce.
-        &[0x4b, 0x4c, 0x4a, 0x06, 0x00],
+        deflated,
         100,
     );
     let (url, _server) = serve_once(resp, 1000, Duration::ZERO).await;
@@ -271,16 +276,7 @@ async fn tls_handshake_failure_is_a_tls_error() {
 async fn bytes_after_the_zlib_stream_are_a_decompress_error() {
     let mut body = zlib(&COUNT_BODY);
     body.extend_from_slice(b"junk");
-    let resp = chunked_response(
-        &format!("Content-Type: {GRAPHBINARY_MIME}\r\nContent-Encoding: deflate\r\n"),
-        &body,
-        100,
-    );
-    let (url, _server) = serve_once(resp, 1000, Duration::ZERO).await;
-    let client = Client::new(&url).unwrap();
-    let mut raw = client.request("x").send_raw().await.unwrap();
-    let e = read_all(&mut raw.body).await.unwrap_err();
-    assert!(matches!(e, Error::Decompress(_)), "{e:?}");
+    assert_decompress_error(&body).await;
 }
 
 /// A TLS responder for `localhost` with a fresh self-signed certificate: answers the first

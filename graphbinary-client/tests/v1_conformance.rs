@@ -8,7 +8,9 @@ mod common;
 
 use std::path::Path;
 
-use common::{block_on, shared_dir, v1_gbin_vectors as v1_vectors, Pieces};
+use common::{
+    assert_truncations_end_at_the_cut, block_on, shared_dir, v1_gbin_vectors as v1_vectors, Pieces,
+};
 use graphbinary_client::model::{DateTime, DateTimeKind, Value};
 use graphbinary_client::v1;
 use graphbinary_core::{ErrorKind, Limits, ReadBuffer};
@@ -478,20 +480,13 @@ fn every_truncation_is_an_error_naming_the_end_and_no_corruption_panics() {
     let Some(dir) = shared_dir("v1 conformance") else {
         return;
     };
-    for (name, bytes) in v1_vectors(&dir) {
-        for end in 0..bytes.len() {
-            let e = decode(&bytes[..end]).unwrap_err();
-            assert!(
-                matches!(e.kind(), ErrorKind::UnexpectedEof { .. }) && e.offset() == end as u64,
-                "{name} cut at {end}: {e:?}"
-            );
-            let e = block_on(v1::read_value(&mut ReadBuffer::new(&bytes[..end]))).unwrap_err();
-            assert_eq!(
-                e.offset(),
-                end as u64,
-                "{name} cut at {end}, refilling: {e:?}"
-            );
-        }
+    let vectors = v1_vectors(&dir);
+    assert_truncations_end_at_the_cut(
+        &vectors,
+        |prefix, ctx| decode(prefix).expect_err(ctx),
+        |prefix, ctx| block_on(v1::read_value(&mut ReadBuffer::new(prefix))).expect_err(ctx),
+    );
+    for (_, bytes) in &vectors {
         for at in 0..bytes.len() {
             for b in [0x00, 0x7f, 0xff] {
                 let mut bad = bytes.clone();

@@ -241,6 +241,15 @@ fn rel(out: JanusVertexId, inv: Option<JanusVertexId>) -> RelationIdentifier {
 }
 
 /// Every shape of id: Long and String vertex ids, with and without an in-vertex.
+/// `r` written bare and fully qualified (as a custom value).
+fn encoded(r: &RelationIdentifier) -> (Vec<u8>, Vec<u8>) {
+    let mut bare = Vec::new();
+    r.encode_v1(&mut bare).unwrap();
+    let mut fq = Vec::new();
+    r.encode_fq_v1(&mut fq).unwrap();
+    (bare, fq)
+}
+
 fn shapes() -> Vec<RelationIdentifier> {
     use JanusVertexId::{Long, String as Str};
     vec![
@@ -276,10 +285,7 @@ fn through<T: graphbinary_core::Decode>(
 fn derived_relation_identifiers_read_alike_on_both_paths_and_write_back() {
     let limits = Limits::default();
     for r in shapes() {
-        let mut bare = Vec::new();
-        r.encode_v1(&mut bare).unwrap();
-        let mut fq = Vec::new();
-        r.encode_fq_v1(&mut fq).unwrap();
+        let (bare, fq) = encoded(&r);
         // The whole custom value is `{0x00}{name}{info}{0x00}` then the bare one.
         let name = RelationIdentifier::NAME.as_bytes();
         assert_eq!(fq[0], 0x00);
@@ -348,8 +354,7 @@ use graphbinary_client::v1::CustomType as _;
 fn derived_relation_identifiers_fail_cleanly_at_every_byte() {
     let limits = Limits::default();
     for r in shapes() {
-        let mut fq = Vec::new();
-        r.encode_fq_v1(&mut fq).unwrap();
+        let (_, fq) = encoded(&r);
         // Every truncation: "need more" on the fast path, an end-of-stream error at the end
         // on the slow path, never a panic.
         for end in 0..fq.len() {

@@ -192,12 +192,16 @@ async fn a_session_commits_and_rolls_back_its_writes() {
     let s = c.session().await.unwrap();
     let tag = format!("s{}", s.id().simple());
     let count = format!("g.V().has('tag','{tag}').count()");
+    // Adds a vertex with the session's tag, inside the session.
+    let add_tagged = |n: i32| {
+        let q = format!("g.addV('tagged').property('tag','{tag}').property('n',{n}).id()");
+        let s = &s;
+        async move {
+            s.all(&q).await.unwrap();
+        }
+    };
     // Written in the session, not committed: invisible outside.
-    s.all(&format!(
-        "g.addV('tagged').property('tag','{tag}').property('n',1).id()"
-    ))
-    .await
-    .unwrap();
+    add_tagged(1).await;
     assert_eq!(
         s.all(&count).await.unwrap(),
         vec![(Value::Long(1), 1)],
@@ -215,11 +219,7 @@ async fn a_session_commits_and_rolls_back_its_writes() {
         "committed"
     );
     // A second write rolled back: gone.
-    s.all(&format!(
-        "g.addV('tagged').property('tag','{tag}').property('n',2).id()"
-    ))
-    .await
-    .unwrap();
+    add_tagged(2).await;
     assert_eq!(s.all(&count).await.unwrap(), vec![(Value::Long(2), 1)]);
     s.rollback().await.unwrap();
     assert_eq!(
@@ -228,11 +228,7 @@ async fn a_session_commits_and_rolls_back_its_writes() {
         "rolled back"
     );
     // A third write left open when the session closes: rolled back by the server.
-    s.all(&format!(
-        "g.addV('tagged').property('tag','{tag}').property('n',3).id()"
-    ))
-    .await
-    .unwrap();
+    add_tagged(3).await;
     s.close().await.unwrap();
     assert_eq!(
         outside(count.clone()).await,

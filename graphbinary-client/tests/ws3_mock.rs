@@ -204,6 +204,21 @@ where
     format!("ws://{addr}/gremlin")
 }
 
+/// A server that answers each request, on every connection, with the messages `answer`
+/// makes of the request's bytes and its id, in order.
+async fn serve_answers(answer: fn(&[u8], &[u8]) -> Vec<Vec<u8>>) -> String {
+    serve_each(move |_, mut ws| async move {
+        while let Some(Ok(m)) = ws.next().await {
+            let Message::Binary(b) = m else { continue };
+            let (id, _) = parse_request(&b);
+            for message in answer(&b, &id) {
+                send(&mut ws, message).await;
+            }
+        }
+    })
+    .await
+}
+
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
@@ -274,16 +289,22 @@ async fn flood_then_answer(mut ws: ServerWs) {
     let _ = ws.next().await;
 }
 
-#[tokio::test]
-async fn a_slow_consumer_fails_alone_and_never_holds_back_the_other_requests() {
+/// A client of one connection with a backlog of 4 messages, whose slow consumers are handled
+/// as `slow_consumer` says, to a server that floods the first request (`flood_then_answer`).
+async fn flooded_client(slow_consumer: graphbinary_client::ws::SlowConsumer) -> Client3 {
     let url = serve(flood_then_answer).await;
     let options = Options3 {
         pool_size: 1,
         request_backlog: 4,
-        slow_consumer: graphbinary_client::ws::SlowConsumer::Fail,
+        slow_consumer,
         ..Options3::default()
     };
-    let c = Client3::connect_with(&url, options).await.unwrap();
+    Client3::connect_with(&url, options).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_slow_consumer_fails_alone_and_never_holds_back_the_other_requests() {
+    let c = flooded_client(graphbinary_client::ws::SlowConsumer::Fail).await;
     let mut slow = c.submit("a").await.unwrap();
     let other = c.submit("b").await.unwrap();
     // Not reading `slow` at all: `other` still gets its answer, sent after 40 messages.
@@ -312,14 +333,7 @@ async fn a_slow_consumer_fails_alone_and_never_holds_back_the_other_requests() {
 
 #[tokio::test]
 async fn with_slow_consumer_wait_nothing_is_lost() {
-    let url = serve(flood_then_answer).await;
-    let options = Options3 {
-        pool_size: 1,
-        request_backlog: 4,
-        slow_consumer: graphbinary_client::ws::SlowConsumer::Wait,
-        ..Options3::default()
-    };
-    let c = Client3::connect_with(&url, options).await.unwrap();
+    let c = flooded_client(graphbinary_client::ws::SlowConsumer::Wait).await;
     let slow = c.submit("a").await.unwrap();
     let other = c.submit("b").await.unwrap();
     let all: Vec<_> = slow.try_collect().await.unwrap();
@@ -399,19 +413,17 @@ async fn an_idle_connection_pings_and_a_silent_peer_is_dropped() {
 #[tokio::test]
 async fn limits_bound_each_message_and_each_request() {
     // Messages of 4 + 40*6 bytes-ish: three batches of 40 Ints.
-    let url = serve_each(|_, mut ws| async move {
-        while let Some(Ok(m)) = ws.next().await {
-            let Message::Binary(b) = m else { continue };
-            let (id, _) = parse_request(&b);
-            let items: Vec<i32> = (0..40).collect();
-            let big: Vec<i32> = (0..400).collect();
-            if contains(&b, b"huge") {
-                send(&mut ws, response(&id, 200, "", Some(&big))).await;
-            } else {
-                send(&mut ws, response(&id, 206, "", Some(&items))).await;
-                send(&mut ws, response(&id, 206, "", Some(&items))).await;
-                send(&mut ws, response(&id, 200, "", Some(&items))).await;
-            }
+    let url = serve_answers(|b, id| {
+        let items: Vec<i32> = (0..40).collect();
+        let big: Vec<i32> = (0..400).collect();
+        if contains(b, b"huge") {
+            vec![response(id, 200, "", Some(&big))]
+        } else {
+            vec![
+                response(id, 206, "", Some(&items)),
+                response(id, 206, "", Some(&items)),
+                response(id, 200, "", Some(&items)),
+            ]
         }
     })
     .await;
@@ -554,20 +566,18 @@ async fn interceptors_see_and_change_the_upgrade_request() {
 #[tokio::test]
 async fn client_builder_with_a_ws_url_speaks_tinkerpop_3_through_the_same_api() {
     use graphbinary_client::client::{Client, Error};
-    let url = serve_each(|_, mut ws| async move {
-        while let Some(Ok(m)) = ws.next().await {
-            let Message::Binary(b) = m else { continue };
-            let (id, _) = parse_request(&b);
-            if contains(&b, b"boom") {
-                send(&mut ws, response(&id, 597, "boom", None)).await;
-            } else if contains(&b, b"\x08bindings") {
-                // bindings {who: 41 (Int)} -> 42
-                assert!(contains(&b, b"\x03who\x01\x00\x00\x00\x00\x29"), "{b:02x?}");
-                send(&mut ws, response(&id, 200, "", Some(&[42]))).await;
-            } else {
-                send(&mut ws, response(&id, 206, "", Some(&[1, 2]))).await;
-                send(&mut ws, response(&id, 200, "", Some(&[3]))).await;
-            }
+    let url = serve_answers(|b, id| {
+        if contains(b, b"boom") {
+            vec![response(id, 597, "boom", None)]
+        } else if contains(b, b"\x08bindings") {
+            // bindings {who: 41 (Int)} -> 42
+            assert!(contains(b, b"\x03who\x01\x00\x00\x00\x00\x29"), "{b:02x?}");
+            vec![response(id, 200, "", Some(&[42]))]
+        } else {
+            vec![
+                response(id, 206, "", Some(&[1, 2])),
+                response(id, 200, "", Some(&[3])),
+            ]
         }
     })
     .await;

@@ -851,16 +851,6 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
     ) -> Result<(), DecodeError> {
         let at = self.offset;
         let found = self.read_u8().await?;
-        if found != expected {
-            return Err(DecodeError::new(
-                at,
-                ErrorKind::UnexpectedTypeCode {
-                    what,
-                    expected,
-                    found,
-                },
-            ));
-        }
-        Ok(())
+        crate::cursor::check_type_code(at, found, expected, what)
     }
 }

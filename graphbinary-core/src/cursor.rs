@@ -5,6 +5,7 @@
 //! that sees `NeedMore` throws the cursor away: nothing has been committed, so the same value
 //! can be decoded again once more bytes are buffered.
 
+use crate::codes;
 use crate::error::{DecodeError, ErrorKind, FastError, FastResult};
 use crate::intern::Interner;
 use crate::limits::Limits;
@@ -327,23 +328,64 @@ impl<'a> Cursor<'a> {
         Ok(())
     }
 
+    /// Reads the header of a fully-qualified nullable value of type `code`, in either dialect:
+    /// `{code}{0x00}` (`true`: a value follows), or a null, `{code}{0x01}` or `FE 01`
+    /// (`false`). What [`FqOpt`](crate::FqOpt) reads before its value.
+    pub fn read_fq_opt_header(&mut self, code: u8, what: &'static str) -> FastResult<bool> {
+        let at = self.offset();
+        let found = self.read_u8()?;
+        if found != code && found != codes::UNSPECIFIED_NULL {
+            return Err(self.error_at(
+                at,
+                ErrorKind::UnexpectedTypeCode {
+                    what,
+                    expected: code,
+                    found,
+                },
+            ));
+        }
+        let present = self.read_nullable_flag(what)?;
+        if present && found == codes::UNSPECIFIED_NULL {
+            return Err(self.error_at(
+                at + 1,
+                ErrorKind::InvalidValueFlag {
+                    what: "unspecified null",
+                    flag: 0x00,
+                },
+            ));
+        }
+        Ok(present)
+    }
+
     /// Reads a type code and requires it to equal `expected`.
     #[inline]
     pub fn expect_type_code(&mut self, expected: u8, what: &'static str) -> FastResult<()> {
         let at = self.offset();
         let found = self.read_u8()?;
-        if found != expected {
-            return Err(self.error_at(
-                at,
-                ErrorKind::UnexpectedTypeCode {
-                    what,
-                    expected,
-                    found,
-                },
-            ));
-        }
-        Ok(())
+        check_type_code(at, found, expected, what).map_err(FastError::Invalid)
     }
+}
+
+/// `Ok` when `found`, the type code read at `at`, is `expected`; else the error that says so
+/// (both paths' `expect_type_code`).
+#[inline]
+pub(crate) fn check_type_code(
+    at: u64,
+    found: u8,
+    expected: u8,
+    what: &'static str,
+) -> Result<(), DecodeError> {
+    if found == expected {
+        return Ok(());
+    }
+    Err(DecodeError::new(
+        at,
+        ErrorKind::UnexpectedTypeCode {
+            what,
+            expected,
+            found,
+        },
+    ))
 }
 
 /// Checks a 4-byte length field: not negative, not above `limit`.

@@ -13,7 +13,7 @@ use tokio::io::AsyncRead;
 use crate::buffer::ReadBuffer;
 use crate::codes;
 use crate::cursor::Cursor;
-use crate::error::{DecodeError, EncodeError, ErrorKind, FastResult};
+use crate::error::{DecodeError, EncodeError, FastResult};
 use crate::traits::{
     decode_fq_typed, decode_fq_typed_slow, encode_fq_typed, Decode, Encode, FqDecode, FqEncode,
     Typed,
@@ -51,38 +51,6 @@ impl<T: FqEncode> Encode for Fq<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct FqOpt<T>(pub Option<T>);
 
-/// The header of a fully-qualified nullable value in either dialect: `{code}{0x00}` (true: a
-/// value follows), `{code}{0x01}` or `FE 01` (false: null).
-pub(crate) fn fq_opt_header(
-    cur: &mut Cursor<'_>,
-    code: u8,
-    what: &'static str,
-) -> FastResult<bool> {
-    let at = cur.offset();
-    let found = cur.read_u8()?;
-    if found != code && found != codes::UNSPECIFIED_NULL {
-        return Err(cur.error_at(
-            at,
-            ErrorKind::UnexpectedTypeCode {
-                what,
-                expected: code,
-                found,
-            },
-        ));
-    }
-    let present = cur.read_nullable_flag(what)?;
-    if present && found == codes::UNSPECIFIED_NULL {
-        return Err(cur.error_at(
-            at + 1,
-            ErrorKind::InvalidValueFlag {
-                what: "unspecified null",
-                flag: 0x00,
-            },
-        ));
-    }
-    Ok(present)
-}
-
 /// [`FqOpt`]'s fast path in either dialect: the header of `code`, then `W` (`T` itself, or
 /// `V1<T>`) unwrapped by `unwrap`.
 #[inline]
@@ -91,7 +59,7 @@ pub(crate) fn decode_fq_opt<W: Decode, T>(
     code: u8,
     unwrap: impl FnOnce(W) -> T,
 ) -> FastResult<Option<T>> {
-    if fq_opt_header(cur, code, W::EXPECTED)? {
+    if cur.read_fq_opt_header(code, W::EXPECTED)? {
         W::decode(cur).map(|v| Some(unwrap(v)))
     } else {
         Ok(None)
@@ -108,7 +76,7 @@ pub(crate) async fn decode_fq_opt_slow<W: Decode, T, R: AsyncRead + Unpin + Send
     unwrap: impl FnOnce(W) -> T + Send,
 ) -> Result<Option<T>, DecodeError> {
     let present = buf
-        .read_with(|cur| fq_opt_header(cur, code, W::EXPECTED), W::EXPECTED)
+        .read_with(|cur| cur.read_fq_opt_header(code, W::EXPECTED), W::EXPECTED)
         .await?;
     if present {
         buf.read::<W>().await.map(|v| Some(unwrap(v)))

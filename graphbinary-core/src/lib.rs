@@ -32,6 +32,27 @@
 
 #![warn(missing_docs)]
 
+/// Calls the macro `$m` with the primitive types whose layout and type code are the same in
+/// GraphBinary 4 and 1: one list for `primitives` (their fully-qualified impls) and `v1`
+/// (the GraphBinary 1 impls that forward to the GraphBinary 4 ones).
+macro_rules! with_primitives_of_both_versions {
+    ($($m:tt)*) => {
+        $($m)*!(
+            i8,
+            i16,
+            i32,
+            i64,
+            f32,
+            f64,
+            bool,
+            uuid::Uuid,
+            char,
+            String,
+            std::sync::Arc<str>
+        );
+    };
+}
+
 mod buffer;
 pub mod codes;
 mod cursor;

@@ -185,17 +185,6 @@ impl Typed for Bytes {
     const TYPE_CODE: u8 = codes::BINARY;
 }
 
-crate::impl_fq_via_typed!(
-    i8,
-    i16,
-    i32,
-    i64,
-    f32,
-    f64,
-    bool,
-    uuid::Uuid,
-    char,
-    String,
-    Bytes,
-    std::sync::Arc<str>
-);
+with_primitives_of_both_versions!(crate::impl_fq_via_typed);
+// GraphBinary 1's Binary is another type (a ByteBuffer).
+crate::impl_fq_via_typed!(Bytes);

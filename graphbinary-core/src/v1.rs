@@ -259,19 +259,7 @@ macro_rules! same_in_both {
     )*};
 }
 
-same_in_both!(
-    i8,
-    i16,
-    i32,
-    i64,
-    f32,
-    f64,
-    bool,
-    uuid::Uuid,
-    char,
-    String,
-    Arc<str>
-);
+with_primitives_of_both_versions!(same_in_both);
 
 /// A bare List of fully-qualified GraphBinary 1 items.
 impl<T: FqDecodeV1> DecodeV1 for Vec<T> {

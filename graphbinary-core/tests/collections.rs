@@ -21,21 +21,11 @@ fn round_trip<T>(v: &T)
 where
     T: Encode + graphbinary_core::Decode + PartialEq + std::fmt::Debug,
 {
-    let data = enc(v);
-    for cap in 1..=24 {
-        for sizes in chunkings(data.len(), false) {
-            for mode in MODES {
-                for fast in [true, false] {
-                    let ctx = format!("cap={cap} {sizes:?} {mode:?} fast={fast}");
-                    let mut buf = ReadBuffer::with_capacity(cap, reader(&data, &sizes, mode))
-                        .with_fast_path(fast);
-                    let got = block_on(buf.read::<T>()).unwrap_or_else(|e| panic!("{ctx}: {e}"));
-                    assert_eq!(got, *v, "{ctx}");
-                    assert!(block_on(buf.is_at_end()).unwrap(), "{ctx}");
-                }
-            }
-        }
-    }
+    for_each_way(&enc(v), 24, |ctx, mut buf| {
+        let got = block_on(buf.read::<T>()).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+        assert_eq!(got, *v, "{ctx}");
+        assert!(block_on(buf.is_at_end()).unwrap(), "{ctx}");
+    });
 }
 
 #[test]

@@ -120,15 +120,16 @@ fn byte_length_limit_is_inclusive() {
         }
     ));
     let e = fails_everywhere::<Bytes>(&enc(&Bytes::from_static(b"123456")), limits);
-    assert!(matches!(
-        e.kind(),
-        ErrorKind::LengthLimit {
-            length: 6,
-            limit: 5,
-            ..
-        }
-    ));
-    assert_eq!(e.offset(), 1);
+    assert_error_at(&e, 1, |k| {
+        matches!(
+            k,
+            ErrorKind::LengthLimit {
+                length: 6,
+                limit: 5,
+                ..
+            }
+        )
+    });
 }
 
 #[test]

@@ -120,6 +120,23 @@ fn stream(rng: &mut Rng, n: usize) -> (Vec<Item>, Vec<u8>, Vec<u64>) {
     (items, data, ends)
 }
 
+/// Random streams for seeds 1 to `seeds`: each generator seeded from `seed * mul`, its stream
+/// of 1 to `max_items` items; `check` gets the seed, the generator (for its own choices) and
+/// the stream's items, bytes and item ends.
+fn for_each_stream(
+    seeds: u64,
+    mul: u64,
+    max_items: usize,
+    mut check: impl FnMut(u64, &mut Rng, Vec<Item>, Vec<u8>, Vec<u64>),
+) {
+    for seed in 1..=seeds {
+        let mut rng = Rng(seed.wrapping_mul(mul));
+        let count = 1 + rng.below(max_items);
+        let (items, data, ends) = stream(&mut rng, count);
+        check(seed, &mut rng, items, data, ends);
+    }
+}
+
 fn random_reader(rng: &mut Rng, data: &[u8]) -> ScriptReader {
     let sizes: Vec<usize> = (0..rng.below(6) + 1).map(|_| rng.below(40) + 1).collect();
     let mut r = ScriptReader::split(data, &sizes);
@@ -134,93 +151,99 @@ fn random_reader(rng: &mut Rng, data: &[u8]) -> ScriptReader {
 
 #[test]
 fn random_streams_read_back_exactly() {
-    for seed in 1..=400u64 {
-        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-        let count = 1 + rng.below(30);
-        let (items, data, ends) = stream(&mut rng, count);
-        let cap = [1, 2, 3, 5, 8, 13, 16, 17, 31, 64, 100, 4096][rng.below(12)];
-        let fast = rng.chance(70);
-        let r = random_reader(&mut rng, &data);
-        let mut buf = ReadBuffer::with_capacity(cap, r).with_fast_path(fast);
-        block_on(async {
-            for (it, end) in items.iter().zip(&ends) {
-                it.read_check(&mut buf)
-                    .await
-                    .unwrap_or_else(|e| panic!("seed {seed}: {it:?}: {e}"));
-                assert_eq!(buf.offset(), *end, "seed {seed}");
-            }
-            assert!(buf.is_at_end().await.unwrap(), "seed {seed}");
-        });
-    }
+    for_each_stream(
+        400,
+        0x9e37_79b9_7f4a_7c15,
+        30,
+        |seed, rng, items, data, ends| {
+            let cap = [1, 2, 3, 5, 8, 13, 16, 17, 31, 64, 100, 4096][rng.below(12)];
+            let fast = rng.chance(70);
+            let r = random_reader(rng, &data);
+            let mut buf = ReadBuffer::with_capacity(cap, r).with_fast_path(fast);
+            block_on(async {
+                for (it, end) in items.iter().zip(&ends) {
+                    it.read_check(&mut buf)
+                        .await
+                        .unwrap_or_else(|e| panic!("seed {seed}: {it:?}: {e}"));
+                    assert_eq!(buf.offset(), *end, "seed {seed}");
+                }
+                assert!(buf.is_at_end().await.unwrap(), "seed {seed}");
+            });
+        },
+    );
 }
 
 #[test]
 fn random_truncations_end_in_eof_at_the_cut() {
-    for seed in 1..=400u64 {
-        let mut rng = Rng(seed.wrapping_mul(0xd1b5_4a32_d192_ed03));
-        let count = 1 + rng.below(12);
-        let (items, data, ends) = stream(&mut rng, count);
-        let cut = rng.below(data.len() + 1);
-        let cap = [1, 2, 4, 7, 16, 33, 64, 4096][rng.below(8)];
-        let fast = rng.chance(60);
-        let r = random_reader(&mut rng, &data[..cut]);
-        let mut buf = ReadBuffer::with_capacity(cap, r).with_fast_path(fast);
-        block_on(async {
-            for (it, end) in items.iter().zip(&ends) {
-                if *end <= cut as u64 {
-                    it.read_check(&mut buf).await.unwrap();
-                } else {
-                    let e = it.read_check(&mut buf).await.unwrap_err();
-                    assert_eof(&e, cut as u64);
-                    return;
+    for_each_stream(
+        400,
+        0xd1b5_4a32_d192_ed03,
+        12,
+        |_, rng, items, data, ends| {
+            let cut = rng.below(data.len() + 1);
+            let cap = [1, 2, 4, 7, 16, 33, 64, 4096][rng.below(8)];
+            let fast = rng.chance(60);
+            let r = random_reader(rng, &data[..cut]);
+            let mut buf = ReadBuffer::with_capacity(cap, r).with_fast_path(fast);
+            block_on(async {
+                for (it, end) in items.iter().zip(&ends) {
+                    if *end <= cut as u64 {
+                        it.read_check(&mut buf).await.unwrap();
+                    } else {
+                        let e = it.read_check(&mut buf).await.unwrap_err();
+                        assert_eof(&e, cut as u64);
+                        return;
+                    }
                 }
-            }
-            assert_eq!(cut, data.len());
-            assert!(buf.is_at_end().await.unwrap());
-        });
-    }
+                assert_eq!(cut, data.len());
+                assert!(buf.is_at_end().await.unwrap());
+            });
+        },
+    );
 }
 
 #[test]
 fn random_cancellations_when_everything_fits() {
-    for seed in 1..=300u64 {
-        let mut rng = Rng(seed.wrapping_mul(0x94d0_49bb_1331_11eb));
-        let count = 1 + rng.below(20);
-        let (items, data, ends) = stream(&mut rng, count);
-        let (g, feeder) = gate();
-        // Everything fits: every read through the fast path is cancel safe.
-        let mut buf = ReadBuffer::with_capacity(4096, g);
-        let mut fed = 0;
-        for (it, end) in items.iter().zip(&ends) {
-            loop {
-                if rng.chance(50) && fed < data.len() {
-                    let n = (rng.below(7) + 1).min(data.len() - fed);
-                    feeder.feed(&data[fed..fed + n]);
-                    fed += n;
-                }
-                let before = (buf.offset(), buf.buffered().len());
-                let done = {
-                    let mut fut = pin!(it.read_check(&mut buf));
-                    match poll_once(fut.as_mut()) {
-                        std::task::Poll::Ready(r) => {
-                            r.unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-                            true
-                        }
-                        std::task::Poll::Pending => false,
+    for_each_stream(
+        300,
+        0x94d0_49bb_1331_11eb,
+        20,
+        |seed, rng, items, data, ends| {
+            let (g, feeder) = gate();
+            // Everything fits: every read through the fast path is cancel safe.
+            let mut buf = ReadBuffer::with_capacity(4096, g);
+            let mut fed = 0;
+            for (it, end) in items.iter().zip(&ends) {
+                loop {
+                    if rng.chance(50) && fed < data.len() {
+                        let n = (rng.below(7) + 1).min(data.len() - fed);
+                        feeder.feed(&data[fed..fed + n]);
+                        fed += n;
                     }
-                };
-                if done {
-                    break;
+                    let before = (buf.offset(), buf.buffered().len());
+                    let done = {
+                        let mut fut = pin!(it.read_check(&mut buf));
+                        match poll_once(fut.as_mut()) {
+                            std::task::Poll::Ready(r) => {
+                                r.unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+                                true
+                            }
+                            std::task::Poll::Pending => false,
+                        }
+                    };
+                    if done {
+                        break;
+                    }
+                    // Dropped while pending: nothing consumed, nothing lost.
+                    assert_eq!(buf.offset(), before.0, "seed {seed}");
+                    assert!(buf.buffered().len() >= before.1, "seed {seed}");
                 }
-                // Dropped while pending: nothing consumed, nothing lost.
-                assert_eq!(buf.offset(), before.0, "seed {seed}");
-                assert!(buf.buffered().len() >= before.1, "seed {seed}");
+                assert_eq!(buf.offset(), *end, "seed {seed}");
             }
-            assert_eq!(buf.offset(), *end, "seed {seed}");
-        }
-        feeder.close();
-        assert!(block_on(buf.is_at_end()).unwrap());
-    }
+            feeder.close();
+            assert!(block_on(buf.is_at_end()).unwrap());
+        },
+    );
 }
 
 impl Item {
@@ -281,44 +304,46 @@ fn read_corrupted(
 #[test]
 fn corrupted_streams_never_panic_or_hang_and_both_paths_agree() {
     let mut agreed = 0;
-    for seed in 1..=2000u64 {
-        let mut rng = Rng(seed.wrapping_mul(0xa076_1d64_78bd_642f));
-        let count = 1 + rng.below(10);
-        let (items, mut data, _) = stream(&mut rng, count);
-        for _ in 0..1 + rng.below(3) {
-            if data.is_empty() {
-                break;
-            }
-            let at = rng.below(data.len());
-            match rng.below(5) {
-                0 => data[at] ^= 1 << rng.below(8),
-                1 => data[at] = 0,
-                2 => data[at] = 0xff,
-                3 => {
-                    data.remove(at);
+    for_each_stream(
+        2000,
+        0xa076_1d64_78bd_642f,
+        10,
+        |seed, rng, items, mut data, _| {
+            for _ in 0..1 + rng.below(3) {
+                if data.is_empty() {
+                    break;
                 }
-                _ => data.insert(at, rng.next() as u8),
+                let at = rng.below(data.len());
+                match rng.below(5) {
+                    0 => data[at] ^= 1 << rng.below(8),
+                    1 => data[at] = 0,
+                    2 => data[at] = 0xff,
+                    3 => {
+                        data.remove(at);
+                    }
+                    _ => data.insert(at, rng.next() as u8),
+                }
             }
-        }
-        let cap = [1, 3, 16, 64, 4096][rng.below(5)];
-        let sizes = [vec![], vec![1], vec![5, 2]][rng.below(3)].clone();
-        let (fast_vals, fast_end) = read_corrupted(&items, &data, cap, true, &sizes);
-        let (slow_vals, slow_end) = read_corrupted(&items, &data, cap, false, &sizes);
-        let ctx = format!("seed {seed}: {fast_end} / {slow_end}");
-        // The values both paths read agree. Where they stop may differ only when the input is
-        // both invalid and truncated: a lower bound the fast path derives from a claimed count
-        // can reach the end of stream before the slow path reaches the bad byte.
-        let n = fast_vals.len().min(slow_vals.len());
-        assert_eq!(fast_vals[..n], slow_vals[..n], "{ctx}");
-        if fast_end == slow_end {
-            assert_eq!(fast_vals, slow_vals, "{ctx}");
-            agreed += 1;
-        } else {
-            // Only the fast path may stop early at the end of stream, waiting for a claimed
-            // count's lower bound, where the slow path reaches the corrupted byte first.
-            assert_eq!(fast_end, "EOF", "{ctx}");
-            assert!(slow_end != "done", "{ctx}");
-        }
-    }
+            let cap = [1, 3, 16, 64, 4096][rng.below(5)];
+            let sizes = [vec![], vec![1], vec![5, 2]][rng.below(3)].clone();
+            let (fast_vals, fast_end) = read_corrupted(&items, &data, cap, true, &sizes);
+            let (slow_vals, slow_end) = read_corrupted(&items, &data, cap, false, &sizes);
+            let ctx = format!("seed {seed}: {fast_end} / {slow_end}");
+            // The values both paths read agree. Where they stop may differ only when the input is
+            // both invalid and truncated: a lower bound the fast path derives from a claimed count
+            // can reach the end of stream before the slow path reaches the bad byte.
+            let n = fast_vals.len().min(slow_vals.len());
+            assert_eq!(fast_vals[..n], slow_vals[..n], "{ctx}");
+            if fast_end == slow_end {
+                assert_eq!(fast_vals, slow_vals, "{ctx}");
+                agreed += 1;
+            } else {
+                // Only the fast path may stop early at the end of stream, waiting for a claimed
+                // count's lower bound, where the slow path reaches the corrupted byte first.
+                assert_eq!(fast_end, "EOF", "{ctx}");
+                assert!(slow_end != "done", "{ctx}");
+            }
+        },
+    );
     assert!(agreed > 1500, "{agreed}");
 }

@@ -328,11 +328,7 @@ fn large_payload_is_read_in_large_reads_not_byte_by_byte() {
 
 #[test]
 fn reads_wake_and_complete_with_pending_before_every_read() {
-    let ps = samples();
-    let mut data = Vec::new();
-    for p in &ps {
-        p.encode_fq(&mut data);
-    }
+    let (ps, data) = samples_fq();
     for cap in [1, 5, 16, 100] {
         let mut r = ScriptReader::new(split(&data, &[3, 1, 8])).pending_each();
         {

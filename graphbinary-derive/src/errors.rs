@@ -65,12 +65,17 @@ pub(crate) mod msg {
 
     /// A name inside `#[graphbinary(...)]` that is not an attribute of this position.
     pub(crate) fn unknown(name: impl Display, expected: &[&str]) -> String {
-        let expected = expected
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let expected = one_of(expected, |n| format!("`{n}`"));
         format!("unknown graphbinary attribute `{name}`; expected one of: {expected}")
+    }
+
+    /// The choices, each as `show` writes it, separated by commas.
+    fn one_of(choices: &[&str], show: impl Fn(&str) -> String) -> String {
+        choices
+            .iter()
+            .map(|n| show(n))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The same attribute given twice.
@@ -85,11 +90,7 @@ pub(crate) mod msg {
 
     /// `v1 = ...` on a field with a layout name the derive does not know.
     pub(crate) fn v1_layout_unknown(known: &[&str]) -> String {
-        let known = known
-            .iter()
-            .map(|n| format!("`{V1} = \"{n}\"`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let known = one_of(known, |n| format!("`{V1} = \"{n}\"`"));
         format!("unknown GraphBinary 1 field layout; expected one of: {known}")
     }
 

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{check, check_err, unhex};
+use common::{assert_wrong_code, check, check_err, unhex};
 use graphbinary_core::{Decode, ErrorKind, Fq, Typed};
 use graphbinary_derive::GraphBinary;
 
@@ -175,15 +175,7 @@ fn wrong_value_type_and_null_map() {
     let mut bytes = unhex(SPEC_POINT);
     bytes[24] = 0x02; // x: a Long header where an Int is expected
     let e = check_err::<Point>(&bytes);
-    assert_eq!(e.offset(), 24);
-    assert!(matches!(
-        e.kind(),
-        ErrorKind::UnexpectedTypeCode {
-            expected: 0x01,
-            found: 0x02,
-            ..
-        }
-    ));
+    assert_wrong_code(&e, 24, 0x01, 0x02);
     let e = check_err::<Point>(&unhex("03 00 00 00 00 05 50 6F 69 6E 74  0A 01"));
     assert_eq!(e.offset(), 12);
     assert!(matches!(

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{check, check_err, unhex};
+use common::{assert_wrong_code, check, check_err, unhex};
 use graphbinary_core::{Decode, ErrorKind, Fq, Typed};
 use graphbinary_derive::GraphBinary;
 
@@ -97,15 +97,7 @@ fn unknown_variant_is_an_error_naming_value_and_offset() {
 #[test]
 fn not_a_string_is_an_error() {
     let e = check_err::<Direction>(&unhex("01 00 00 00 00 01"));
-    assert_eq!(e.offset(), 0);
-    assert!(matches!(
-        e.kind(),
-        ErrorKind::UnexpectedTypeCode {
-            expected: 0x03,
-            found: 0x01,
-            ..
-        }
-    ));
+    assert_wrong_code(&e, 0, 0x03, 0x01);
     let e = check_err::<Direction>(&unhex("03 01"));
     assert_eq!(e.offset(), 1);
     assert!(matches!(e.kind(), ErrorKind::UnexpectedNull { .. }));

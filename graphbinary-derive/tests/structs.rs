@@ -2,8 +2,8 @@
 
 mod common;
 
-use common::{check, check_err, unhex};
-use graphbinary_core::{Decode, ErrorKind, Fq, Typed};
+use common::{assert_wrong_code, check, check_err, unhex};
+use graphbinary_core::{Decode, Fq, Typed};
 use graphbinary_derive::GraphBinary;
 
 /// One field of every kind.
@@ -119,15 +119,7 @@ fn errors_name_the_offset() {
     let mut bytes = unhex(ALL_KINDS);
     bytes[23] = 0x01;
     let e = check_err::<AllKinds>(&bytes);
-    assert_eq!(e.offset(), 23);
-    assert!(matches!(
-        e.kind(),
-        ErrorKind::UnexpectedTypeCode {
-            expected: 0x02,
-            found: 0x01,
-            ..
-        }
-    ));
+    assert_wrong_code(&e, 23, 0x02, 0x01);
     // The wrong type code in front of the fully-qualified form.
     let e = check_err::<Fq<AllKinds>>(&[0x80, 0x00]);
     assert_eq!(e.offset(), 0);

@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{check, check_err, unhex};
+use common::{assert_wrong_code, check, check_err, unhex};
 use graphbinary_core::v1::{FqEncodeV1, OneString, V1};
 use graphbinary_core::{Encode, EncodeError, ErrorKind, FqEncode};
 use graphbinary_derive::GraphBinary;
@@ -109,18 +109,7 @@ fn the_v1_type_code_is_its_own() {
     let mut bad =
         unhex("00 00 00 00 00 00 00 07 00 00 00 01 61 0b 00 00 00 00 00 01 00 0b 00 00 00 00 00");
     let e = check_err::<V1<Elem>>(&bad);
-    assert!(
-        matches!(
-            e.kind(),
-            ErrorKind::UnexpectedTypeCode {
-                expected: 0x09,
-                found: 0x0b,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
-    assert_eq!(e.offset(), 13);
+    assert_wrong_code(&e, 13, 0x09, 0x0b);
     // Cut short: end of input at the offset where it ended, refilling.
     bad.truncate(13);
     let e = common::block_on(graphbinary_core::ReadBuffer::new(&bad[..]).read::<V1<Elem>>())

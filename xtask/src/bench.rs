@@ -208,26 +208,17 @@ fn run(o: &Opts) -> Result<()> {
             &mut rep,
             &client,
         )?;
-        if o.parts == ["tp3"] {
-            return splice_alone(
-                &mut rep,
-                tp3::SECTION_START,
-                "TinkerPop 3",
-                started,
-                &load_before,
-            );
-        }
     }
     if o.parts.iter().any(|p| p == "console") {
         console::run(o.quick, o.port3, &mut rep)?;
-        if o.parts == ["console"] {
-            return splice_alone(
-                &mut rep,
-                console::SECTION_START,
-                "console",
-                started,
-                &load_before,
-            );
+    }
+    // A part with a section of its own, run alone, replaces only its section.
+    for (part, start, title) in [
+        ("tp3", tp3::SECTION_START, "TinkerPop 3"),
+        ("console", console::SECTION_START, "console"),
+    ] {
+        if o.parts == [part] {
+            return splice_alone(&mut rep, start, title, started, &load_before);
         }
     }
     let load_after = loadavg();

@@ -7,7 +7,7 @@ use std::process::Command;
 use anyhow::Result;
 
 use crate::server;
-use crate::util::{project_root, run};
+use crate::util::run;
 
 const HELP: &str = "usage: cargo xtask demo [--port N]
 
@@ -52,20 +52,8 @@ pub fn cli(args: &[String]) -> Result<()> {
             other => anyhow::bail!("unknown argument `{other}`\n\n{HELP}"),
         }
     }
-    let root = project_root();
     // Build first, so the server does not wait on the compiler.
-    run(Command::new(cargo()).current_dir(&root).args([
-        "build",
-        "--release",
-        "-q",
-        "-p",
-        "graphbinary-client",
-        "--features",
-        "cli",
-        "--bin",
-        "graphbinary",
-    ]))?;
-    let bin = root.join("target/release/graphbinary");
+    let bin = crate::util::build_cli(true, &mut |_| {})?;
     let _server = server::ensure_running("modern", port)?;
     let url = format!("http://127.0.0.1:{port}/gremlin");
     for (what, gremlin) in QUERIES {
@@ -79,8 +67,4 @@ pub fn cli(args: &[String]) -> Result<()> {
         run(&mut cmd)?;
     }
     Ok(())
-}
-
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
 }

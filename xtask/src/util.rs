@@ -59,6 +59,28 @@ pub fn run(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
+/// `cargo build --release` of the `graphbinary` command line tool (feature `cli`), shown to
+/// `note` before it runs; returns the binary's path.
+pub fn build_cli(quiet: bool, note: &mut dyn FnMut(&Command)) -> Result<PathBuf> {
+    let root = project_root();
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build.current_dir(&root).args(["build", "--release"]);
+    if quiet {
+        build.arg("-q");
+    }
+    build.args([
+        "-p",
+        "graphbinary-client",
+        "--features",
+        "cli",
+        "--bin",
+        "graphbinary",
+    ]);
+    note(&build);
+    run(&mut build)?;
+    Ok(root.join("target/release/graphbinary"))
+}
+
 /// A command line as a human would type it, for messages.
 pub fn show(cmd: &Command) -> String {
     let mut s = cmd.get_program().to_string_lossy().into_owned();

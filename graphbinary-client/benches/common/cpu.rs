@@ -9,16 +9,12 @@ use std::time::Duration;
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::Throughput;
 
+#[path = "../support/clock.rs"]
+mod clock;
+
 /// The calling thread's CPU time.
 pub fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    clock::cpu_time(libc::CLOCK_THREAD_CPUTIME_ID)
 }
 
 /// Thread CPU time, for `Criterion::with_measurement`.

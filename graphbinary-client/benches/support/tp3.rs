@@ -7,20 +7,18 @@
 //! the 3.x drivers' pools lend a connection to one request at a time; fewer connections
 //! multiplex the tasks' requests, which `Client3` routes by request id).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 use futures::StreamExt;
 use graphbinary_client::ws::{Client3, Eval};
 use serde_json::json;
 
-use super::{cpu_secs, fail, peak_rss_kib, Args, Consume};
+use super::{fail, peak_rss_kib, Args, Consume};
 
 /// One request, every result consumed; returns the result count (bulks included).
 async fn one(client: &Client3, a: &Args) -> Result<u64, String> {
     let mut stream = client
-        .eval(Eval::new(a.query.clone()))
+        .eval(Eval::new(a.plan.query.clone()))
         .await
         .map_err(|e| e.to_string())?;
     if a.consume == Consume::Drain {
@@ -47,28 +45,15 @@ async fn connect(url: &str) -> Client3 {
 
 async fn latency(a: Args) -> serde_json::Value {
     let client = connect(&a.url).await;
-    let mut expected = None;
-    let mut check = |got: u64| match expected {
-        None => expected = Some(got),
-        Some(e) if e != got => fail(format!("result count {e} then {got}")),
-        _ => {}
-    };
-    for _ in 0..a.warmup.unwrap_or(1) {
-        check(one(&client, &a).await.unwrap_or_else(|e| fail(e)));
-    }
-    let cpu0 = cpu_secs();
-    let mut runs = Vec::new();
-    for _ in 0..a.runs {
-        let t = Instant::now();
-        let got = one(&client, &a).await.unwrap_or_else(|e| fail(e));
-        runs.push(t.elapsed().as_secs_f64());
-        check(got);
-    }
-    let cpu = cpu_secs() - cpu0;
+    let m = a
+        .plan
+        .latency(|n: &u64| *n, || one(&client, &a))
+        .await
+        .unwrap_or_else(|e| fail(e));
     json!({
-        "peer": "rust", "mode": "latency", "query": a.query, "compression": "none",
+        "peer": "rust", "mode": "latency", "query": a.plan.query, "compression": "none",
         "consume": a.consume.name(), "protocol": "graphbinary-v1 websocket",
-        "runs": runs, "results": expected.unwrap_or(0), "bytes": null, "cpu_secs": cpu,
+        "runs": m.runs, "results": m.first.unwrap_or(0), "bytes": null, "cpu_secs": m.cpu_secs,
         "peak_rss_kib": peak_rss_kib(),
     })
 }
@@ -76,54 +61,24 @@ async fn latency(a: Args) -> serde_json::Value {
 async fn throughput(a: Args) -> serde_json::Value {
     let a = Arc::new(a);
     let mut clients = Vec::new();
-    for _ in 0..a.connections.unwrap_or(a.concurrency).max(1) {
+    for _ in 0..a.connections.unwrap_or(a.plan.concurrency).max(1) {
         clients.push(connect(&a.url).await);
     }
     let clients = Arc::new(clients);
-    let run = |total: usize| {
+    let request = {
         let (clients, a) = (clients.clone(), a.clone());
-        async move {
-            let next = Arc::new(AtomicUsize::new(0));
-            let mut tasks = Vec::new();
-            for i in 0..a.concurrency.min(total.max(1)) {
-                let (clients, a, next) = (clients.clone(), a.clone(), next.clone());
-                tasks.push(tokio::spawn(async move {
-                    let mut seen: Option<u64> = None;
-                    while next.fetch_add(1, Ordering::Relaxed) < total {
-                        let n = one(&clients[i % clients.len()], &a)
-                            .await
-                            .unwrap_or_else(|e| fail(e));
-                        if seen.is_some_and(|s| s != n) {
-                            fail(format!("result count {} then {n}", seen.unwrap_or(0)));
-                        }
-                        seen = Some(n);
-                    }
-                    seen
-                }));
-            }
-            let mut counts = Vec::new();
-            for t in tasks {
-                counts.extend(t.await.unwrap_or_else(|e| fail(e.to_string())));
-            }
-            counts.dedup();
-            if counts.len() > 1 {
-                fail(format!("responses disagree: {counts:?}"));
-            }
-            counts.first().copied().unwrap_or(0)
+        move |i: usize| {
+            let (clients, a) = (clients.clone(), a.clone());
+            async move { one(&clients[i % clients.len()], &a).await }
         }
     };
-    run(a.warmup.unwrap_or(a.concurrency)).await;
-    let cpu0 = cpu_secs();
-    let t = Instant::now();
-    let results = run(a.requests).await;
-    let wall = t.elapsed().as_secs_f64();
-    let cpu = cpu_secs() - cpu0;
+    let m = a.plan.throughput(request).await.unwrap_or_else(|e| fail(e));
     json!({
-        "peer": "rust", "mode": "throughput", "query": a.query, "compression": "none",
+        "peer": "rust", "mode": "throughput", "query": a.plan.query, "compression": "none",
         "protocol": "graphbinary-v1 websocket", "connections": clients.len(),
-        "concurrency": a.concurrency, "requests": a.requests, "wall_secs": wall,
-        "req_per_sec": a.requests as f64 / wall, "results": results, "bytes": null,
-        "cpu_secs": cpu, "peak_rss_kib": peak_rss_kib(),
+        "concurrency": a.plan.concurrency, "requests": a.plan.requests, "wall_secs": m.wall_secs,
+        "req_per_sec": a.plan.requests as f64 / m.wall_secs, "results": m.results, "bytes": null,
+        "cpu_secs": m.cpu_secs, "peak_rss_kib": peak_rss_kib(),
     })
 }
 
@@ -134,7 +89,7 @@ pub fn main(a: Args) {
         .build()
         .expect("tokio runtime");
     let line = rt.block_on(async move {
-        if a.mode == "latency" {
+        if a.plan.mode == "latency" {
             latency(a).await
         } else {
             throughput(a).await

@@ -507,14 +507,7 @@ pub(crate) fn parse_datetime(s: &str) -> Option<DateTime> {
             sign * (h.parse::<i32>().ok()? * 3600 + m.parse::<i32>().ok()? * 60)
         }
     };
-    Some(DateTime {
-        year,
-        month,
-        day,
-        nanos,
-        offset_seconds,
-        kind: Default::default(),
-    })
+    Some(DateTime::new(year, month, day, nanos, offset_seconds))
 }
 
 fn big_decimal(s: &str) -> Option<BigDecimal> {

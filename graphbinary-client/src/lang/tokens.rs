@@ -1298,6 +1298,36 @@ impl Token {
             Token::IO(IO::Graphson) | Token::IO(IO::Graphml)
         )
     }
+    /// Every token, class by class in the grammar's order, each class's values as in
+    /// its `ALL`.
+    ///
+    /// ```
+    /// use graphbinary_client::process::{Order, Token};
+    /// assert!(Token::all().any(|t| t == Token::Order(Order::Desc)));
+    /// assert_eq!(Token::all().filter(|t| t.to_string() == "T.id").count(), 1);
+    /// ```
+    pub fn all() -> impl Iterator<Item = Token> {
+        ::core::iter::empty()
+            .chain(T::ALL.into_iter().map(Token::T))
+            .chain(Order::ALL.into_iter().map(Token::Order))
+            .chain(Scope::ALL.into_iter().map(Token::Scope))
+            .chain(Column::ALL.into_iter().map(Token::Column))
+            .chain(Direction::ALL.into_iter().map(Token::Direction))
+            .chain(Cardinality::ALL.into_iter().map(Token::Cardinality))
+            .chain(Pop::ALL.into_iter().map(Token::Pop))
+            .chain(Operator::ALL.into_iter().map(Token::Operator))
+            .chain(Merge::ALL.into_iter().map(Token::Merge))
+            .chain(Pick::ALL.into_iter().map(Token::Pick))
+            .chain(DT::ALL.into_iter().map(Token::DT))
+            .chain(GType::ALL.into_iter().map(Token::GType))
+            .chain(Barrier::ALL.into_iter().map(Token::Barrier))
+            .chain(WithOptions::ALL.into_iter().map(Token::WithOptions))
+            .chain(IO::ALL.into_iter().map(Token::IO))
+            .chain(ConnectedComponent::ALL.into_iter().map(Token::ConnectedComponent))
+            .chain(PageRank::ALL.into_iter().map(Token::PageRank))
+            .chain(PeerPressure::ALL.into_iter().map(Token::PeerPressure))
+            .chain(ShortestPath::ALL.into_iter().map(Token::ShortestPath))
+    }
     /// Appends `Class.value`.
     pub(crate) fn write(&self, out: &mut String) {
         use ::core::fmt::Write as _;

@@ -64,30 +64,11 @@ fn skip_structured(cur: &mut Cursor<'_>, code: u8, flag: u8) -> FastResult<()> {
 fn skip_structured_here(cur: &mut Cursor<'_>, code: u8, flag: u8) -> FastResult<()> {
     match code {
         codes::DATE_TIME => DateTime::decode(cur).map(drop),
-        codes::LIST if flag == 0x02 => {
-            cur.enter()?;
-            let n = cur.read_count("List")?;
-            cur.require(n.saturating_mul(10))?;
-            for _ in 0..n {
-                skip_value(cur)?;
-                cur.read_i64()?;
-            }
-            cur.leave();
-            Ok(())
-        }
+        // A bulked List: each value with its Long bulk.
+        codes::LIST if flag == 0x02 => skip_pairs(cur, "List", 10, |c| c.read_i64().map(drop)),
         codes::LIST => skip_values(cur, "List"),
         codes::SET => skip_values(cur, "Set"),
-        codes::MAP => {
-            cur.enter()?;
-            let n = cur.read_count("Map")?;
-            cur.require(n.saturating_mul(4))?;
-            for _ in 0..n {
-                skip_value(cur)?;
-                skip_value(cur)?;
-            }
-            cur.leave();
-            Ok(())
-        }
+        codes::MAP => skip_pairs(cur, "Map", 4, skip_value),
         codes::EDGE => nested(cur, skip_edge),
         codes::PATH => nested(cur, skip_path),
         codes::PROPERTY => nested(cur, skip_property),
@@ -123,6 +104,26 @@ fn nested(cur: &mut Cursor<'_>, f: fn(&mut Cursor<'_>) -> FastResult<()>) -> Fas
     Ok(())
 }
 
+/// A count, then that many pairs of a value and what `second` steps over (each pair at
+/// least `min_bytes` long), one nesting level down.
+#[inline]
+fn skip_pairs(
+    cur: &mut Cursor<'_>,
+    what: &'static str,
+    min_bytes: usize,
+    mut second: impl FnMut(&mut Cursor<'_>) -> FastResult<()>,
+) -> FastResult<()> {
+    cur.enter()?;
+    let n = cur.read_count(what)?;
+    cur.require(n.saturating_mul(min_bytes))?;
+    for _ in 0..n {
+        skip_value(cur)?;
+        second(cur)?;
+    }
+    cur.leave();
+    Ok(())
+}
+
 fn skip_values(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<()> {
     cur.enter()?;
     let n = cur.read_count(what)?;
@@ -136,15 +137,7 @@ fn skip_values(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<()> {
 
 fn skip_tree(cur: &mut Cursor<'_>) -> FastResult<()> {
     stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-        cur.enter()?;
-        let n = cur.read_count("Tree")?;
-        cur.require(n.saturating_mul(6))?;
-        for _ in 0..n {
-            skip_value(cur)?;
-            skip_tree(cur)?;
-        }
-        cur.leave();
-        Ok(())
+        skip_pairs(cur, "Tree", 6, skip_tree)
     })
 }
 
@@ -180,34 +173,6 @@ pub(crate) fn skip_labels(cur: &mut Cursor<'_>) -> FastResult<()> {
     }
     cur.leave();
     Ok(())
-}
-
-/// The header of a fully-qualified, nullable List (`09 00`, `09 01` or `FE 01`): whether a
-/// List follows.
-pub(crate) fn fq_opt_list_header(cur: &mut Cursor<'_>) -> FastResult<bool> {
-    let at = cur.offset();
-    let found = cur.read_u8()?;
-    if found != codes::LIST && found != codes::UNSPECIFIED_NULL {
-        return Err(cur.error_at(
-            at,
-            ErrorKind::UnexpectedTypeCode {
-                what: "List",
-                expected: codes::LIST,
-                found,
-            },
-        ));
-    }
-    let present = cur.read_nullable_flag("List")?;
-    if present && found == codes::UNSPECIFIED_NULL {
-        return Err(cur.error_at(
-            at + 1,
-            ErrorKind::InvalidValueFlag {
-                what: "unspecified null",
-                flag: 0x00,
-            },
-        ));
-    }
-    Ok(present)
 }
 
 /// A bare List of fully-qualified items of type `code`, each stepped over by `item`.
@@ -288,4 +253,10 @@ fn skip_path(cur: &mut Cursor<'_>) -> FastResult<()> {
     skip_typed_items(cur, "List", codes::SET, "Set", skip_label_set)?;
     fq_typed_header(cur, codes::LIST, "List")?;
     skip_values(cur, "List")
+}
+
+/// The header of a fully-qualified, nullable List (`09 00`, `09 01` or `FE 01`): whether a
+/// List follows.
+pub(crate) fn fq_opt_list_header(cur: &mut Cursor<'_>) -> FastResult<bool> {
+    cur.read_fq_opt_header(codes::LIST, "List")
 }

@@ -61,6 +61,25 @@ impl DateTimeKind {
 }
 
 impl DateTime {
+    /// An `OffsetDateTime`: the date, `nanos` since its midnight, at `offset_seconds` east of
+    /// UTC. Nothing is checked here; writing a value out of range is an error.
+    ///
+    /// ```
+    /// use graphbinary_client::model::DateTime;
+    /// let dt = DateTime::new(2024, 2, 29, 3_600_000_000_000, 7200);
+    /// assert_eq!(dt.to_string(), "2024-02-29T01:00+02:00");
+    /// ```
+    pub fn new(year: i32, month: i8, day: i8, nanos: i64, offset_seconds: i32) -> DateTime {
+        DateTime {
+            year,
+            month,
+            day,
+            nanos,
+            offset_seconds,
+            kind: DateTimeKind::OffsetDateTime,
+        }
+    }
+
     /// The same date-time as another Java type.
     pub fn with_kind(mut self, kind: DateTimeKind) -> DateTime {
         self.kind = kind;

@@ -25,7 +25,10 @@
 
 use super::reader::date_time_from_millis;
 use crate::graphson::Writer;
-use crate::java::{base64, java_double, java_float, push_date, push_offset, push_time, push_year};
+use crate::java::{
+    base64, java_double, java_float, push_date, push_local_date_time, push_offset, push_time,
+    push_year,
+};
 use crate::model::{
     epoch, CompositePdt, DateTime, DateTimeKind, Edge, Labels, Value, Vertex, VertexProperty,
 };
@@ -269,18 +272,9 @@ impl G3<'_> {
                 let days = secs.div_euclid(86_400);
                 let day = date_time_from_millis(days.saturating_mul(86_400_000));
                 let mut s = String::with_capacity(32);
-                push_date(
-                    &mut s,
-                    i64::from(day.year),
-                    i64::from(day.month),
-                    i64::from(day.day),
-                );
-                s.push('T');
-                push_time(
-                    &mut s,
-                    secs.rem_euclid(86_400) * 1_000_000_000 + nanos,
-                    true,
-                );
+                let date = [day.year, day.month.into(), day.day.into()].map(i64::from);
+                let time = secs.rem_euclid(86_400) * 1_000_000_000 + nanos;
+                push_local_date_time(&mut s, date, time, true);
                 s.push('Z');
                 self.w.typed_str("gx:Instant", &s);
             }
@@ -316,14 +310,8 @@ impl G3<'_> {
                 int_field(p, "day"),
             ),
             "gx:LocalDateTime" => {
-                push_date(
-                    &mut s,
-                    int_field(p, "year"),
-                    int_field(p, "month"),
-                    int_field(p, "day"),
-                );
-                s.push('T');
-                push_time(&mut s, int_field(p, "nanos"), false);
+                let date = ["year", "month", "day"].map(|f| int_field(p, f));
+                push_local_date_time(&mut s, date, int_field(p, "nanos"), false);
             }
             "gx:LocalTime" => push_time(&mut s, int_field(p, "nanos"), false),
             "gx:OffsetTime" => {

@@ -9,6 +9,35 @@ use std::path::PathBuf;
 
 use serde_json::Value as Json;
 
+/// Asserts that `e` is the end of the input (`UnexpectedEof`) at byte `at`; `ctx` says what
+/// was read, for the message.
+pub fn assert_eof_at(e: &graphbinary_core::DecodeError, at: u64, ctx: &str) {
+    assert!(
+        matches!(e.kind(), graphbinary_core::ErrorKind::UnexpectedEof { .. }),
+        "{ctx}: expected UnexpectedEof at {at}, got {e}"
+    );
+    assert_eq!(e.offset(), at, "{ctx}: {e}");
+}
+
+/// Asserts that every proper prefix of every vector fails with the end of the input at the
+/// cut, read by `whole` (the prefix at once) and by `refilling` (through a reader); both get
+/// the prefix and a text naming it.
+pub fn assert_truncations_end_at_the_cut(
+    vectors: &[(String, Vec<u8>)],
+    whole: impl Fn(&[u8], &str) -> graphbinary_core::DecodeError,
+    refilling: impl Fn(&[u8], &str) -> graphbinary_core::DecodeError,
+) {
+    for (name, bytes) in vectors {
+        for cut in 0..bytes.len() {
+            let ctx = format!("{name} cut at {cut}");
+            let prefix = &bytes[..cut];
+            assert_eof_at(&whole(prefix, &ctx), cut as u64, &ctx);
+            let ctx = format!("{ctx}, refilling");
+            assert_eof_at(&refilling(prefix, &ctx), cut as u64, &ctx);
+        }
+    }
+}
+
 /// The shared directory: `GRAPHBINARY_SHARED`, else `../shared` next to the repository root
 /// (or next to one of its ancestors, for a worktree nested deeper).
 /// `None` (with a printed notice) when absent outside CI; a panic when absent in CI.

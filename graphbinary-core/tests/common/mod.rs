@@ -213,6 +213,28 @@ pub enum Mode {
 pub const MODES: [Mode; 3] = [Mode::Plain, Mode::Pending, Mode::Short];
 
 /// A reader delivering `data` in `sizes` chunks in `mode`.
+/// Calls `check` with a read buffer over `data` at every capacity 1..=`max_cap`, every
+/// chunking ([`chunkings`], not all triples) and mode, fast path on and off, and a text that
+/// names the combination.
+pub fn for_each_way(
+    data: &[u8],
+    max_cap: usize,
+    mut check: impl FnMut(&str, ReadBuffer<ScriptReader>),
+) {
+    for cap in 1..=max_cap {
+        for sizes in chunkings(data.len(), false) {
+            for mode in MODES {
+                for fast in [true, false] {
+                    let ctx = format!("cap={cap} {sizes:?} {mode:?} fast={fast}");
+                    let buf = ReadBuffer::with_capacity(cap, reader(data, &sizes, mode))
+                        .with_fast_path(fast);
+                    check(&ctx, buf);
+                }
+            }
+        }
+    }
+}
+
 pub fn reader(data: &[u8], sizes: &[usize], mode: Mode) -> ScriptReader {
     let r = ScriptReader::split(data, sizes);
     match mode {
@@ -566,6 +588,22 @@ impl Prim {
     pub fn fixed_width(&self) -> bool {
         !matches!(self, Prim::Str(_) | Prim::Bin(_))
     }
+}
+
+/// Asserts that `e` stands at `offset` and that its kind passes `kind`.
+pub fn assert_error_at(e: &DecodeError, offset: u64, kind: impl FnOnce(&ErrorKind) -> bool) {
+    assert!(kind(e.kind()), "{e:?}");
+    assert_eq!(e.offset(), offset, "{e}");
+}
+
+/// [`samples`] and their fully-qualified encodings one after the other.
+pub fn samples_fq() -> (Vec<Prim>, Vec<u8>) {
+    let ps = samples();
+    let mut data = Vec::new();
+    for p in &ps {
+        p.encode_fq(&mut data);
+    }
+    (ps, data)
 }
 
 /// Every primitive, with minimum, maximum and special values.

@@ -97,6 +97,19 @@ pub fn check<T: Decode + Encode + PartialEq + Debug>(bytes: &[u8], expected: &T)
     assert_eq!(hex(&out), hex(bytes), "re-encoding");
 }
 
+/// Asserts that `e` is a wrong type code: `found` at `offset` where `expected` belongs.
+pub fn assert_wrong_code(e: &graphbinary_core::DecodeError, offset: u64, expected: u8, found: u8) {
+    assert_eq!(e.offset(), offset, "{e}");
+    assert!(
+        matches!(
+            e.kind(),
+            graphbinary_core::ErrorKind::UnexpectedTypeCode { expected: x, found: f, .. }
+                if *x == expected && *f == found
+        ),
+        "{e:?}"
+    );
+}
+
 /// The error every way of reading `bytes` as a `T` gives; they must agree on the offset.
 pub fn check_err<T: Decode + Debug>(bytes: &[u8]) -> graphbinary_core::DecodeError {
     let fast_err = match fast::<T>(bytes) {

@@ -126,21 +126,7 @@ fn time_one(c: &mut Command, expect: u64) -> Result<(f64, f64)> {
 
 /// Builds the `graphbinary` binary (release, feature `cli`) and returns its path.
 pub(super) fn build_graphbinary(rep: &mut Report) -> Result<std::path::PathBuf> {
-    let root = project_root();
-    let mut build = Command::new("cargo");
-    build.current_dir(&root).args([
-        "build",
-        "--release",
-        "-p",
-        "graphbinary-client",
-        "--features",
-        "cli",
-        "--bin",
-        "graphbinary",
-    ]);
-    rep.cmd(&build);
-    crate::util::run(&mut build)?;
-    Ok(root.join("target/release/graphbinary"))
+    crate::util::build_cli(false, &mut |c| rep.cmd(c))
 }
 
 pub(super) fn process(o: &Opts, rep: &mut Report) -> Result<()> {

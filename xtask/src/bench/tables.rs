@@ -107,16 +107,7 @@ pub fn latency_table(
     for &c in contenders {
         let l = &lat[c];
         if let Some(e) = &l.error {
-            write!(
-                s,
-                "| {} | failed: {} |",
-                (cols.name)(c),
-                e.replace('|', "/")
-            )?;
-            for _ in 0..4 + cols.vs.len() {
-                write!(s, " |")?;
-            }
-            writeln!(s)?;
+            failed_row(s, &format!("| {} |", (cols.name)(c)), e, 4 + cols.vs.len())?;
             continue;
         }
         let m = l.median_wall();
@@ -243,16 +234,12 @@ pub fn throughput_rows(
     for &c in contenders {
         if !t.succeeded(c) {
             let e = t.errs.get(c).cloned().unwrap_or_default();
-            write!(
+            failed_row(
                 s,
-                "| {conc} | {} | failed: {} |",
-                name(c),
-                e.replace('|', "/")
+                &format!("| {conc} | {} |", name(c)),
+                &e,
+                2 + cols.extra.len(),
             )?;
-            for _ in 0..2 + cols.extra.len() {
-                write!(s, " |")?;
-            }
-            writeln!(s)?;
             continue;
         }
         let note = if t.errs.contains_key(c) {
@@ -273,6 +260,16 @@ pub fn throughput_rows(
         writeln!(s, " {:.2}x |", t.median(c) / best_peer)?;
     }
     Ok(())
+}
+
+/// A table row of a contender that failed: `lead` (its first cells), the error, then `empty`
+/// empty cells.
+fn failed_row(s: &mut String, lead: &str, error: &str, empty: usize) -> fmt::Result {
+    write!(s, "{lead} failed: {} |", error.replace('|', "/"))?;
+    for _ in 0..empty {
+        write!(s, " |")?;
+    }
+    writeln!(s)
 }
 
 #[cfg(test)]

@@ -38,6 +38,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use graphbinary_client::client::Error as ClientError;
+use graphbinary_client::model::{Edge, Vertex};
 use graphbinary_client::ws::Client3;
 use graphbinary_client::{Client, Value};
 
@@ -1093,21 +1094,14 @@ fn check_result(rest: &str, step: &gherkin::Step, st: &State) -> Result<()> {
             let Some(Value::Graph(g)) = results.first() else {
                 bail!("expected a subgraph; got {}", show(results));
             };
-            let ok = if head == "vertices" {
-                let got: Vec<Value> = g
-                    .vertices
-                    .iter()
-                    .map(|v| Value::Vertex(Box::new(v.clone())))
-                    .collect();
-                compare::unordered_by(&got, &want, lk, compare::same_element)
+            let got: Vec<Value> = if head == "vertices" {
+                let each = |v: &Vertex| Value::Vertex(Box::new(v.clone()));
+                g.vertices.iter().map(each).collect()
             } else {
-                let got: Vec<Value> = g
-                    .edges
-                    .iter()
-                    .map(|e| Value::Edge(Box::new(e.clone())))
-                    .collect();
-                compare::unordered_by(&got, &want, lk, compare::same_element)
+                let each = |e: &Edge| Value::Edge(Box::new(e.clone()));
+                g.edges.iter().map(each).collect()
             };
+            let ok = compare::unordered_by(&got, &want, lk, compare::same_element);
             if !ok {
                 bail!(
                     "expected a subgraph with {head} {}; got {} vertices, {} edges",

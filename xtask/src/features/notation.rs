@@ -69,24 +69,17 @@ pub fn parse(s: &str) -> Result<Typed> {
     if let Some(rest) = s.strip_prefix("d[") {
         return parse_number(rest).with_context(|| format!("bad number {s:?}"));
     }
-    for (suffix, which) in [(".id", 0), (".sid", 1)] {
-        if let Some(body) = s.strip_suffix(suffix) {
-            if let Some(name) = inner(body, "v[") {
-                let name = name.to_string();
-                return Ok(if which == 0 {
-                    Typed::VertexId(name)
-                } else {
-                    Typed::VertexSid(name)
-                });
-            }
-            if let Some(name) = inner(body, "e[") {
-                let name = name.to_string();
-                return Ok(if which == 0 {
-                    Typed::EdgeId(name)
-                } else {
-                    Typed::EdgeSid(name)
-                });
-            }
+    // `v[name].id`, `v[name].sid`, `e[name].id`, `e[name].sid`.
+    type Named = fn(String) -> Typed;
+    let ids: [(&str, &str, Named); 4] = [
+        ("v[", ".id", Typed::VertexId),
+        ("v[", ".sid", Typed::VertexSid),
+        ("e[", ".id", Typed::EdgeId),
+        ("e[", ".sid", Typed::EdgeSid),
+    ];
+    for (prefix, suffix, typed) in ids {
+        if let Some(name) = s.strip_suffix(suffix).and_then(|b| inner(b, prefix)) {
+            return Ok(typed(name.to_string()));
         }
     }
     if let Some(x) = inner(s, "l[") {

@@ -5,9 +5,8 @@
 
 use anyhow::{bail, Context, Result};
 use graphbinary_client::process::{
-    Arg, Barrier, Cardinality, Column, ConnectedComponent, Direction, GType, GValue,
-    GraphTraversal, GraphTraversalSource, Lit, Merge, Operator, Order, PageRank, PeerPressure,
-    Pick, Pop, Scope, ShortestPath, StepOn, Strategy, Token, WithOptions, DT, IO, P, STEPS, T,
+    Arg, Cardinality, GValue, GraphTraversal, GraphTraversalSource, Lit, StepOn, Strategy, Token,
+    P, STEPS,
 };
 
 use super::gremlin_lang::{self, Call, Expr};
@@ -30,36 +29,6 @@ pub fn parse(text: &str) -> Result<Expr> {
     gremlin_lang::parse(text, is_predicate)
 }
 
-/// Every token of the API.
-fn all_tokens() -> Vec<Token> {
-    let mut v: Vec<Token> = Vec::new();
-    macro_rules! add {
-        ($($e:ident),*) => {$( v.extend($e::ALL.into_iter().map(Token::from)); )*};
-    }
-    add!(
-        T,
-        Order,
-        Scope,
-        Column,
-        Direction,
-        Cardinality,
-        Pop,
-        Operator,
-        Merge,
-        Pick,
-        DT,
-        GType,
-        Barrier,
-        WithOptions,
-        IO,
-        ConnectedComponent,
-        PageRank,
-        PeerPressure,
-        ShortestPath
-    );
-    v
-}
-
 /// The tokens named `Class.name`, or `name` with any class (`Direction.from` / `to` are
 /// the grammar's aliases of `OUT` / `IN`).
 pub fn tokens(class: Option<&str>, name: &str) -> Vec<Token> {
@@ -68,8 +37,7 @@ pub fn tokens(class: Option<&str>, name: &str) -> Vec<Token> {
         (Some("Direction") | None, "to") => "IN",
         _ => name,
     };
-    all_tokens()
-        .into_iter()
+    Token::all()
         .filter(|t| {
             let s = t.to_string();
             match class {
@@ -78,6 +46,49 @@ pub fn tokens(class: Option<&str>, name: &str) -> Vec<Token> {
             }
         })
         .collect()
+}
+
+/// A call on the traversal source before the spawn step.
+pub enum SourceCall<'a> {
+    /// The grammar's source `with(key[, value])`: the API's `with`.
+    With(&'a str, Option<&'a Expr>),
+    /// A source step (`withSack`, `withStrategies`, ...).
+    Step(&'a Call),
+}
+
+/// The calls of a traversal from `g`, as the grammar reads them.
+pub struct Rooted<'a> {
+    /// The source calls, in order.
+    pub source: Vec<SourceCall<'a>>,
+    /// The spawn step (`V`, `E`, `inject`, ...).
+    pub spawn: &'a Call,
+    /// The steps after it.
+    pub steps: &'a [Call],
+}
+
+impl<'a> Rooted<'a> {
+    /// Splits `steps` (a traversal from `g`) at its spawn step.
+    pub fn split(steps: &'a [Call]) -> Result<Self> {
+        let mut source = Vec::new();
+        for (i, c) in steps.iter().enumerate() {
+            if c.name == "with" {
+                let key = match c.args.first() {
+                    Some(Expr::Lit(Lit::String(k))) => k.as_str(),
+                    _ => bail!("with(...) needs a string key"),
+                };
+                source.push(SourceCall::With(key, c.args.get(1)));
+            } else if has(StepOn::Source, &c.name) && !has(StepOn::Spawn, &c.name) {
+                source.push(SourceCall::Step(c));
+            } else {
+                return Ok(Rooted {
+                    source,
+                    spawn: c,
+                    steps: &steps[i + 1..],
+                });
+            }
+        }
+        bail!("a traversal without a spawn step")
+    }
 }
 
 /// What the interpreter needs: the scenario's parameters (name, value).
@@ -107,32 +118,24 @@ impl Interp<'_> {
     }
 
     fn rooted(&self, g: &GraphTraversalSource, steps: &[Call]) -> Result<GraphTraversal> {
+        let rooted = Rooted::split(steps)?;
         let mut g = g.clone();
-        let mut it = steps.iter().peekable();
-        while let Some(c) = it.peek() {
-            if c.name == "with" {
-                // The grammar's source `with(key[, value])`: the API's `with`.
-                let key = match c.args.first() {
-                    Some(Expr::Lit(Lit::String(k))) => k.clone(),
-                    _ => bail!("with(...) needs a string key"),
-                };
-                let value = match c.args.get(1) {
-                    Some(v) => self.lit(v)?,
-                    None => Lit::Bool(true),
-                };
-                g = g.with(key, value);
-            } else if has(StepOn::Source, &c.name) && !has(StepOn::Spawn, &c.name) {
-                let args = self.first_args(&c.args)?;
-                g = g.source_step(&c.name, args);
-            } else {
-                break;
-            }
-            it.next();
+        for c in &rooted.source {
+            g = match c {
+                SourceCall::With(key, value) => {
+                    let value = match value {
+                        Some(v) => self.lit(v)?,
+                        None => Lit::Bool(true),
+                    };
+                    g.with(key.to_string(), value)
+                }
+                SourceCall::Step(c) => g.source_step(&c.name, self.first_args(&c.args)?),
+            };
         }
-        let c = it.next().context("a traversal without a spawn step")?;
+        let c = rooted.spawn;
         let alts = self.arg_alts(&c.args)?;
         let mut t = pick(alts, |a| g.spawn_step(&c.name, a));
-        for c in it {
+        for c in rooted.steps {
             t = self.step(t, c)?;
         }
         Ok(t)

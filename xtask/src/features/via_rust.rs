@@ -65,32 +65,25 @@ impl Emitter<'_> {
 
     fn traversal(&self, steps: &[Call], out: &mut String) -> Result<()> {
         out.push_str("g.clone()");
-        let mut it = steps.iter().peekable();
-        while let Some(c) = it.peek() {
-            if c.name == "with" {
-                let key = match c.args.first() {
-                    Some(Expr::Lit(Lit::String(k))) => k.clone(),
-                    _ => bail!("with(...) needs a string key"),
-                };
-                let value = match c.args.get(1) {
-                    Some(v) => self.lit_rust(&self.lit(v)?)?,
-                    None => "true".into(),
-                };
-                let _ = write!(out, ".with({key:?}, {value})");
-            } else if via_api::has(graphbinary_client::process::StepOn::Source, &c.name)
-                && !via_api::has(graphbinary_client::process::StepOn::Spawn, &c.name)
-            {
-                out.push('.');
-                self.call(On::Source, c, out)?;
-            } else {
-                break;
+        let rooted = via_api::Rooted::split(steps)?;
+        for c in &rooted.source {
+            match c {
+                via_api::SourceCall::With(key, value) => {
+                    let value = match value {
+                        Some(v) => self.lit_rust(&self.lit(v)?)?,
+                        None => "true".into(),
+                    };
+                    let _ = write!(out, ".with({key:?}, {value})");
+                }
+                via_api::SourceCall::Step(c) => {
+                    out.push('.');
+                    self.call(On::Source, c, out)?;
+                }
             }
-            it.next();
         }
-        let c = it.next().context("no spawn step")?;
         out.push('.');
-        self.call(On::Spawn, c, out)?;
-        for c in it {
+        self.call(On::Spawn, rooted.spawn, out)?;
+        for c in rooted.steps {
             out.push_str("\n        .");
             self.call(On::Step, c, out)?;
         }

@@ -80,6 +80,18 @@ pub enum On {
     Predicate,
 }
 
+impl On {
+    /// Its table in `spec/steps.toml` (`[[source]]`, `[[spawn]]`, `[[step]]`, `[[predicate]]`).
+    pub fn table(self) -> &'static str {
+        match self {
+            On::Source => "source",
+            On::Spawn => "spawn",
+            On::Step => "step",
+            On::Predicate => "predicate",
+        }
+    }
+}
+
 /// One argument position of a form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Slot {
@@ -234,12 +246,13 @@ pub fn parse(file: &str, text: &str) -> Result<StepsSpec, SpecErrors> {
     }
 
     let mut steps = Vec::new();
-    for (on, list, what) in [
-        (On::Source, &raw.source, "source"),
-        (On::Spawn, &raw.spawn, "spawn"),
-        (On::Step, &raw.step, "step"),
-        (On::Predicate, &raw.predicate, "predicate"),
+    for (on, list) in [
+        (On::Source, &raw.source),
+        (On::Spawn, &raw.spawn),
+        (On::Step, &raw.step),
+        (On::Predicate, &raw.predicate),
     ] {
+        let what = on.table();
         let mut gremlins = BTreeSet::new();
         let mut rusts = BTreeSet::new();
         for s in list.iter() {
@@ -559,6 +572,19 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
                 #with_value
             }
 
+            /// Every token, class by class in the grammar's order, each class's values as in
+            /// its `ALL`.
+            ///
+            /// ```
+            /// use graphbinary_client::process::{Order, Token};
+            /// assert!(Token::all().any(|t| t == Token::Order(Order::Desc)));
+            /// assert_eq!(Token::all().filter(|t| t.to_string() == "T.id").count(), 1);
+            /// ```
+            pub fn all() -> impl Iterator<Item = Token> {
+                ::core::iter::empty()
+                    #( .chain(#class_idents::ALL.into_iter().map(Token::#class_idents)) )*
+            }
+
             /// Appends `Class.value`.
             pub(crate) fn write(&self, out: &mut String) {
                 use ::core::fmt::Write as _;
@@ -782,13 +808,7 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
 pub fn counts(spec: &StepsSpec) -> BTreeMap<&'static str, usize> {
     let mut m = BTreeMap::new();
     for s in &spec.steps {
-        let k = match s.on {
-            On::Source => "source",
-            On::Spawn => "spawn",
-            On::Step => "step",
-            On::Predicate => "predicate",
-        };
-        *m.entry(k).or_insert(0) += 1;
+        *m.entry(s.on.table()).or_insert(0) += 1;
     }
     m.insert("token", spec.tokens.len());
     m

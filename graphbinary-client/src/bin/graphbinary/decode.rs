@@ -289,50 +289,28 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
             .map_err(|e| {
                 Failure::Input(format!("malformed GraphBinary value: {}", one_line(&e)))
             })?;
-        match buf.is_at_end().await {
-            Ok(true) => {}
-            Ok(false) => {
-                return Err(Failure::Input(format!(
-                    "malformed GraphBinary value: at byte {}: expected the end of input after the value",
-                    buf.offset()
-                )))
-            }
-            Err(e) => {
-                return Err(Failure::Input(format!(
-                    "malformed GraphBinary value: {}",
-                    one_line(&e)
-                )))
-            }
-        }
+        expect_end(&mut buf, "GraphBinary").await?;
         printer.print(&v, 1).map_err(io_failure)?;
         Ok(())
     } else if args.format == Format::Count {
         // Counting steps over each result without building it.
         let mut results = read_response(input, opts);
         let count = &mut printer.count;
-        match results
+        let r = results
             .for_each_skipped(|bulk| *count += u128::from(bulk.max(0) as u64))
-            .await
-        {
-            Ok(()) => Ok(()),
-            Err(ResponseError::Server(se)) => Err(Failure::Status(*se)),
-            Err(e @ ResponseError::Decode(_)) => Err(Failure::Input(one_line(&e))),
-        }
+            .await;
+        response_failure(r)
     } else if args.format == Format::CountValues {
         // Every result built as a `Value` (and dropped), in one synchronous loop per refill.
         let mut results = read_response(input, opts);
         let count = &mut printer.count;
-        match results
+        let r = results
             .for_each_result(|t| {
                 *count += u128::from(t.bulk.max(0) as u64);
                 drop(t.value);
             })
-            .await
-        {
-            Ok(()) => Ok(()),
-            Err(ResponseError::Server(se)) => Err(Failure::Status(*se)),
-            Err(e @ ResponseError::Decode(_)) => Err(Failure::Input(one_line(&e))),
-        }
+            .await;
+        response_failure(r)
     } else {
         let mut results = read_response(input, opts);
         let mut outcome = Ok(());
@@ -350,6 +328,31 @@ async fn decode(args: DecodeArgs) -> Result<(), Failure> {
     result
 }
 
+/// What a whole response's outcome means for the command: a server error is its status, a
+/// decoding error malformed input.
+fn response_failure(r: Result<(), ResponseError>) -> Result<(), Failure> {
+    match r {
+        Ok(()) => Ok(()),
+        Err(ResponseError::Server(se)) => Err(Failure::Status(*se)),
+        Err(e @ ResponseError::Decode(_)) => Err(Failure::Input(one_line(&e))),
+    }
+}
+
+/// After `--value`'s one value: the input must end there (`what`: the format, for the error).
+async fn expect_end(buf: &mut ReadBuffer<Input>, what: &str) -> Result<(), Failure> {
+    match buf.is_at_end().await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Failure::Input(format!(
+            "malformed {what} value: at byte {}: expected the end of input after the value",
+            buf.offset()
+        ))),
+        Err(e) => Err(Failure::Input(format!(
+            "malformed {what} value: {}",
+            one_line(&e)
+        ))),
+    }
+}
+
 /// `--graphbinary-version 1`: one value (refilling, with the slow path for values larger than
 /// the buffer), or one whole response message.
 async fn decode_v1<W: Write>(
@@ -364,21 +367,7 @@ async fn decode_v1<W: Write>(
         let v = v1::read_value_with(&mut buf, &custom).await.map_err(|e| {
             Failure::Input(format!("malformed GraphBinary 1 value: {}", one_line(&e)))
         })?;
-        match buf.is_at_end().await {
-            Ok(true) => {}
-            Ok(false) => {
-                return Err(Failure::Input(format!(
-                    "malformed GraphBinary 1 value: at byte {}: expected the end of input after the value",
-                    buf.offset()
-                )))
-            }
-            Err(e) => {
-                return Err(Failure::Input(format!(
-                    "malformed GraphBinary 1 value: {}",
-                    one_line(&e)
-                )))
-            }
-        }
+        expect_end(&mut buf, "GraphBinary 1").await?;
         return printer.print(&v, 1).map_err(io_failure);
     }
     // A response message is one WebSocket message: whole in memory, as the transport has it.

@@ -4,22 +4,19 @@
 //! of its `GResultSet` stream collected. Pool: `pool_size` = concurrency in throughput mode,
 //! 1 in latency mode.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 use futures::StreamExt;
 use gremlin_client::aio::GremlinClient;
 use gremlin_client::{ConnectionOptions, GraphSON, WebSocketOptions};
 
+// The measuring loops of `bench_client`, so that both Rust contenders time alike.
+#[path = "../../../../../graphbinary-client/benches/support/measure.rs"]
+mod measure;
+
 struct Args {
     url: String,
-    query: String,
-    mode: String,
-    runs: usize,
-    concurrency: usize,
-    requests: usize,
-    warmup: Option<usize>,
+    plan: measure::Plan,
 }
 
 fn usage(msg: &str) -> ! {
@@ -34,49 +31,28 @@ fn usage(msg: &str) -> ! {
 fn parse() -> Args {
     let mut a = Args {
         url: "ws://127.0.0.1:8186/gremlin".into(),
-        query: String::new(),
-        mode: String::new(),
-        runs: 5,
-        concurrency: 64,
-        requests: 1000,
-        warmup: None,
+        plan: measure::Plan::default(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let val = it
             .next()
             .unwrap_or_else(|| usage(&format!("{flag} needs a value")));
-        let num = |s: &str| -> usize { s.parse().unwrap_or_else(|_| usage("not a number")) };
+        match a.plan.flag(&flag, || val.clone()) {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(e) => usage(&e),
+        }
         match flag.as_str() {
             "--url" => a.url = val,
-            "--query" => a.query = val,
-            "--mode" => a.mode = val,
-            "--runs" => a.runs = num(&val),
-            "--concurrency" => a.concurrency = num(&val),
-            "--requests" => a.requests = num(&val),
-            "--warmup" => a.warmup = Some(num(&val)),
             "--compression" if val == "none" => {}
             other => usage(&format!("unknown argument {other} {val}")),
         }
     }
-    if a.query.is_empty() || !matches!(a.mode.as_str(), "latency" | "throughput") {
-        usage("--query and --mode latency|throughput are required");
-    }
-    if a.runs == 0 || a.concurrency == 0 || a.requests == 0 {
-        usage("--runs, --concurrency and --requests must be >= 1");
+    if let Err(e) = a.plan.check() {
+        usage(&e);
     }
     a
-}
-
-fn cpu_secs() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant the kernel knows.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0);
-    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
 }
 
 fn fail(msg: String) -> ! {
@@ -93,7 +69,10 @@ fn host_port(url: &str) -> (String, u16) {
     let (host, port) = authority
         .rsplit_once(':')
         .unwrap_or_else(|| usage("--url needs a port"));
-    (host.to_string(), port.parse().unwrap_or_else(|_| usage("bad port")))
+    (
+        host.to_string(),
+        port.parse().unwrap_or_else(|_| usage("bad port")),
+    )
 }
 
 async fn one(client: &GremlinClient, query: &str) -> Result<u64, String> {
@@ -122,8 +101,8 @@ fn escape(s: &str) -> String {
 #[tokio::main]
 async fn main() {
     let a = parse();
-    let pool = if a.mode == "throughput" {
-        a.concurrency
+    let pool = if a.plan.mode == "throughput" {
+        a.plan.concurrency
     } else {
         1
     };
@@ -145,80 +124,39 @@ async fn main() {
     let client = GremlinClient::connect(options)
         .await
         .unwrap_or_else(|e| fail(format!("connecting: {e}")));
-    let q = escape(&a.query);
-    if a.mode == "latency" {
-        let mut expected = None;
-        let mut check = |n: u64| match expected {
-            None => expected = Some(n),
-            Some(e) if e != n => fail(format!("result count {e} then {n}")),
-            _ => {}
-        };
-        for _ in 0..a.warmup.unwrap_or(1) {
-            check(one(&client, &a.query).await.unwrap_or_else(|e| fail(e)));
-        }
-        let cpu0 = cpu_secs();
-        let mut runs = Vec::new();
-        for _ in 0..a.runs {
-            let t = Instant::now();
-            let n = one(&client, &a.query).await.unwrap_or_else(|e| fail(e));
-            runs.push(t.elapsed().as_secs_f64());
-            check(n);
-        }
-        let cpu = cpu_secs() - cpu0;
+    let q = escape(&a.plan.query);
+    if a.plan.mode == "latency" {
+        let m = a
+            .plan
+            .latency(|n: &u64| *n, || one(&client, &a.plan.query))
+            .await
+            .unwrap_or_else(|e| fail(e));
         println!(
             "{{\"peer\":\"gremlin-client\",\"mode\":\"latency\",\"query\":\"{q}\",\
              \"compression\":\"none\",\"runs\":[{}],\"results\":{},\"bytes\":null,\
-             \"cpu_secs\":{cpu:.6}}}",
-            json_runs(&runs),
-            expected.unwrap_or(0)
+             \"cpu_secs\":{:.6}}}",
+            json_runs(&m.runs),
+            m.first.unwrap_or(0),
+            m.cpu_secs
         );
         return;
     }
     let client = Arc::new(client);
-    let query = Arc::new(a.query.clone());
-    let run = |total: usize| {
+    let query = Arc::new(a.plan.query.clone());
+    let request = move |_: usize| {
         let (client, query) = (client.clone(), query.clone());
-        let workers = a.concurrency.min(total.max(1));
-        async move {
-            let next = Arc::new(AtomicUsize::new(0));
-            let mut tasks = Vec::new();
-            for _ in 0..workers {
-                let (client, query, next) = (client.clone(), query.clone(), next.clone());
-                tasks.push(tokio::spawn(async move {
-                    let mut seen: Option<u64> = None;
-                    while next.fetch_add(1, Ordering::Relaxed) < total {
-                        let n = one(&client, &query).await.unwrap_or_else(|e| fail(e));
-                        if seen.is_some_and(|s| s != n) {
-                            fail(format!("result count {} then {n}", seen.unwrap_or(0)));
-                        }
-                        seen = Some(n);
-                    }
-                    seen
-                }));
-            }
-            let mut counts = Vec::new();
-            for t in tasks {
-                counts.extend(t.await.unwrap_or_else(|e| fail(e.to_string())));
-            }
-            counts.dedup();
-            if counts.len() > 1 {
-                fail(format!("responses disagree: {counts:?}"));
-            }
-            counts.first().copied().unwrap_or(0)
-        }
+        async move { one(&client, &query).await }
     };
-    run(a.warmup.unwrap_or(a.concurrency)).await;
-    let cpu0 = cpu_secs();
-    let t = Instant::now();
-    let results = run(a.requests).await;
-    let wall = t.elapsed().as_secs_f64();
-    let cpu = cpu_secs() - cpu0;
+    let m = a.plan.throughput(request).await.unwrap_or_else(|e| fail(e));
     println!(
         "{{\"peer\":\"gremlin-client\",\"mode\":\"throughput\",\"query\":\"{q}\",\
-         \"compression\":\"none\",\"concurrency\":{},\"requests\":{},\"wall_secs\":{wall:.6},\
-         \"req_per_sec\":{:.3},\"results\":{results},\"bytes\":null,\"cpu_secs\":{cpu:.6}}}",
-        a.concurrency,
-        a.requests,
-        a.requests as f64 / wall
+         \"compression\":\"none\",\"concurrency\":{},\"requests\":{},\"wall_secs\":{:.6},\
+         \"req_per_sec\":{:.3},\"results\":{},\"bytes\":null,\"cpu_secs\":{:.6}}}",
+        a.plan.concurrency,
+        a.plan.requests,
+        m.wall_secs,
+        a.plan.requests as f64 / m.wall_secs,
+        m.results,
+        m.cpu_secs
     );
 }
