@@ -195,7 +195,10 @@ fn janusgraph_vars(server: &Server, conf: &Path, port: u16) -> Result<Vec<(&'sta
         )?;
         return Ok(vec![
             ("@JG_PROPERTIES@", props.display().to_string()),
-            ("@JG_SCRIPT@", conf.join("bind-g.groovy").display().to_string()),
+            (
+                "@JG_SCRIPT@",
+                conf.join("bind-g.groovy").display().to_string(),
+            ),
         ]);
     }
     let (props, script) = match server.backend {
