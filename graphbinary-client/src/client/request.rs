@@ -513,31 +513,28 @@ impl RequestBuilder {
     ) -> Result<ResultStream, Failed> {
         let inner = &self.client.inner;
         if matches!(inner.transport, Transport::Ws(_)) {
-            let (mut stream, host) = self.send_ws_once(avoid, left).await?;
-            return match stream.peek_first().await {
-                Ok(()) => {
-                    inner.hosts.succeeded(host);
-                    Ok(stream)
-                }
-                Err(error) => {
-                    if retry::host_is_down(&error) && !matches!(error, Error::Server(_)) {
-                        inner.hosts.failed(host);
-                    }
-                    Err(Failed {
-                        error,
-                        host: Some(host),
-                        retry_after: None,
-                    })
-                }
-            };
+            let (stream, host) = self.send_ws_once(avoid, left).await?;
+            let stream = self.first_result(stream, host).await?;
+            inner.hosts.succeeded(host);
+            return Ok(stream);
         }
         let (raw, host) = self.send_attempts(None, avoid, left).await?;
-        let mut stream = ResultStream::new(raw, inner.read_options);
+        self.first_result(ResultStream::new(raw, inner.read_options), host)
+            .await
+    }
+
+    /// `stream`, sent to `host`, once its first result (or its end) has come; an error that
+    /// says the host is down (not a server's answer) marks it so.
+    async fn first_result(
+        &self,
+        mut stream: ResultStream,
+        host: usize,
+    ) -> Result<ResultStream, Failed> {
         match stream.peek_first().await {
             Ok(()) => Ok(stream),
             Err(error) => {
                 if retry::host_is_down(&error) && !matches!(error, Error::Server(_)) {
-                    inner.hosts.failed(host);
+                    self.client.inner.hosts.failed(host);
                 }
                 Err(Failed {
                     error,
