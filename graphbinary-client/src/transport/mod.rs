@@ -118,11 +118,9 @@ impl ConnectionTally {
     /// Counts a connection opened to `url`; dropping the guard counts its close.
     pub(crate) fn open_guard(&self, url: &str) -> ConnectionGuard {
         let key = host_key(url);
-        #[cfg(feature = "metrics")]
-        metrics::counter!("gremlin_client_connections_opened_total", "host" => key.clone())
-            .increment(1);
+        self.opened_key(key.clone());
+        // This host's closes are reported: counted from 0.
         self.with(key.clone(), |c| {
-            c.opened += 1;
             c.closed.get_or_insert(0);
         });
         ConnectionGuard {
