@@ -292,30 +292,19 @@ fn janusgraph_berkeleyje_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTot
 
 /// `cargo xtask ci --janusgraph-index-only`.
 fn janusgraph_index_only() -> Result<()> {
-    let root = project_root();
-    let cargo = || {
-        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        cmd.current_dir(&root);
-        cmd
-    };
-    let started = Instant::now();
-    let mut totals = TestTotals::default();
-    let outcome = janusgraph_berkeleyje_tests(&cargo, &mut totals);
-    eprintln!(
-        "xtask: JanusGraph BerkeleyJE step in {}",
-        secs(started.elapsed())
-    );
-    println!(
-        "tests: {} passed, {} failed, {} skipped",
-        totals.passed(),
-        totals.failed,
-        totals.skipped()
-    );
-    outcome
+    one_step("JanusGraph BerkeleyJE", janusgraph_berkeleyje_tests)
 }
 
 /// `cargo xtask ci --tinkerpop3-only`.
 fn tinkerpop3_only() -> Result<()> {
+    one_step("TinkerPop 3", tinkerpop3_tests)
+}
+
+/// One test step of `ci` run alone (its servers started by `step`), timed, with its totals.
+fn one_step(
+    name: &str,
+    step: fn(&dyn Fn() -> Command, &mut TestTotals) -> Result<()>,
+) -> Result<()> {
     let root = project_root();
     let cargo = || {
         let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
@@ -324,8 +313,8 @@ fn tinkerpop3_only() -> Result<()> {
     };
     let started = Instant::now();
     let mut totals = TestTotals::default();
-    let outcome = tinkerpop3_tests(&cargo, &mut totals);
-    eprintln!("xtask: TinkerPop 3 step in {}", secs(started.elapsed()));
+    let outcome = step(&cargo, &mut totals);
+    eprintln!("xtask: {name} step in {}", secs(started.elapsed()));
     println!(
         "tests: {} passed, {} failed, {} skipped",
         totals.passed(),
