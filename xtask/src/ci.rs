@@ -29,9 +29,14 @@ use crate::util::{project_root, run, secs};
 
 mod examples;
 
+/// How long the CI chaos run's writers and readers run, and how many kills (shorter than
+/// `cargo xtask cluster chaos`'s 120 s and 3 so the step stays near 4 minutes).
+const CHAOS_SECS: u64 = 60;
+const CHAOS_CYCLES: usize = 2;
+
 const HELP: &str =
     "usage: cargo xtask ci [--no-server] [--port N] [--features-port N] [--tinkerpop3-only]
-                      [--janusgraph-index-only]
+                      [--janusgraph-index-only] [--chaos-only]
 
 Runs regen --check, fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
@@ -44,7 +49,10 @@ restarted), the TinkerPop 3 WebSocket tests (tests/ws3.rs, tests/ws3_janusgraph.
 against Gremlin Server 3.7.3, 3.8.1, 3.7.3 with SASL, JanusGraph 1.1.0 and 3.7.3 with SASL over
 TLS (wss://) on 8186-8190 or env GREMLIN_WS_CI_PORTS=A,B,C,D,E, JanusGraph 1.1.0 on BerkeleyJE with a
 Lucene mixed index and query.force-index (tests/ws3_janusgraph_index.rs: text and geo predicates,
-Geoshapes, then a restart on the same data) on 8191 or env GREMLIN_JANUSGRAPH_BDB_PORT, TinkerPop 3.7.3's Gherkin suite through the WebSocket client
+Geoshapes, then a restart on the same data) on 8191 or env GREMLIN_JANUSGRAPH_BDB_PORT, the
+chaos run of a JanusGraph cluster on Cassandra (`cargo xtask cluster chaos --secs 60 --cycles 2`:
+no acknowledged write lost or duplicated while servers are killed; ports 8340-8342, 8350-8352),
+TinkerPop 3.7.3's Gherkin suite through the WebSocket client
 (`cargo xtask features --tinkerpop 3.7.3`, its own 3.7.3 server on 8186), then TinkerPop's
 Gherkin feature suite in both modes (`cargo xtask features
 --mode all`) and through the traversal API in plain mode (`--via api`, `--via api-params`; and
@@ -56,6 +64,7 @@ toolchain).
   --tinkerpop3-only  only the TinkerPop 3 step: start the five 3.x servers, run the ws3
                      tests against them, stop them
   --janusgraph-index-only  only the JanusGraph BerkeleyJE step (write, restart, read)
+  --chaos-only       only the cluster chaos step
   --no-server        run the tests without a server (GREMLIN_URL unset: end-to-end tests
                      skip) and no feature suite
   --port N           server port (default 8182, or GREMLIN_SERVER_PORT)
@@ -335,6 +344,7 @@ pub fn cli(args: &[String]) -> Result<()> {
             "--no-server" => with_server = false,
             "--tinkerpop3-only" => return tinkerpop3_only(),
             "--janusgraph-index-only" => return janusgraph_index_only(),
+            "--chaos-only" => return crate::cluster::chaos::run(3, CHAOS_SECS, CHAOS_CYCLES),
             "--port" => {
                 port = match it.next().map(|p| p.parse()) {
                     Some(Ok(p)) => p,
@@ -460,6 +470,13 @@ pub fn cli(args: &[String]) -> Result<()> {
         });
         step("janusgraph berkeleyje", &mut || {
             janusgraph_berkeleyje_tests(&cargo, &mut totals)
+        });
+        // Issue 28's chaos run, shortened for CI: one Cassandra node and three JanusGraph
+        // Servers of its own, writers and idempotent readers through one client while two
+        // servers are killed (SIGKILL) and restarted; fails on a lost or duplicated
+        // acknowledged write or a read failed after the kill was detected.
+        step("cluster chaos", &mut || {
+            crate::cluster::chaos::run(3, CHAOS_SECS, CHAOS_CYCLES)
         });
         // TinkerPop 3.7.3's own Gherkin suite through the WebSocket client, on a 3.7.3 server
         // with the suite's graphs that the command starts (and stops) itself.

@@ -18,7 +18,7 @@
 //!
 //! `chaos` ([`chaos`]) starts a cluster of its own, drives it and stops it.
 
-mod chaos;
+pub mod chaos;
 
 use std::fs;
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
