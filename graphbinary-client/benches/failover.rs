@@ -2,20 +2,23 @@
 //! starts the servers, and stops and restarts one when this program asks on stdout).
 //!
 //! Protocol: this program prints `STOP <port>` (SIGTERM), `KILL <port>` (SIGKILL) and
-//! `START <port>` lines on stdout, and the driver answers `stopped` / `started` on stdin;
-//! everything else it prints is a report. Arguments: the three ports, the number of cycles
-//! (default 3), and how hosts are stopped: `term`, `kill` or `mixed` (the first cycle
-//! SIGTERM, the others SIGKILL; default `term`).
+//! `START <port>` lines on stdout, and the driver answers `stopped <port>` / `started <port>`
+//! (or `failed <port>`) on stdin, a restart in the background; everything else it prints is a
+//! report. Arguments: the three ports, the number of cycles
+//! (default 3), how hosts are stopped: `term`, `kill` or `mixed` (the first cycle
+//! SIGTERM, the others SIGKILL; default `term`), and the seconds between two kills (default 10).
 //!
 //! 256 tasks send idempotent reads (`g.V().count()`, marked
 //! [`idempotent`](graphbinary_client::client::RequestBuilder::idempotent), so that the client
 //! retries them on another host) through one client over the three hosts, without pause, for
-//! the whole run. After a warm-up, one host after the other is stopped (killed with
-//! `--kill`) and restarted, a kill every 10 s (or, when a restart takes longer, as soon as the
-//! host killed before is back and has served requests again), for `CYCLES` cycles (argument
-//! 2, default 3). It fails (exit 1) when a read issued after a kill was detected (the host
-//! marked unavailable) fails, when a read gives a wrong count, or when a restarted host gets
-//! no requests again.
+//! the whole run. After a warm-up, the second and the third host are stopped (killed with
+//! `--kill`) in turn, one every 10 s, each restarted at once while the reads go on, so that
+//! a kill may fall while the host killed before is still restarting (then both are down and
+//! the first host serves all); a host is killed again only once it is back and has served
+//! requests again. `CYCLES` kills (argument 2, default 3). It fails (exit 1) when a read fails
+//! that was issued while every kill so far had been detected (its host marked unavailable)
+//! and finished before the next kill, when a read gives a wrong count, or when a restarted
+//! host gets no requests again.
 //!
 //! ```text
 //! cargo xtask failover [--kill] [--cycles N]
@@ -25,13 +28,14 @@
 //! plain `cargo bench` leaves it out); `cargo xtask failover` builds and runs it.
 
 use std::io::BufRead as _;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use graphbinary_client::client::{Client, Error, RetryPolicy};
 
 const CONCURRENCY: usize = 256;
+/// The default time between two kills (argument 4 sets another, in seconds).
 const KILL_EVERY: Duration = Duration::from_secs(10);
 
 #[derive(Default)]
@@ -45,9 +49,14 @@ struct Tally {
     latencies: Mutex<Vec<u32>>,
 }
 
-/// Whether a kill was detected and its host is not back yet: a read issued then must not fail.
+/// Which reads must not fail: those issued while every kill so far was detected
+/// (`undetected` 0) and finished before the next kill (`kills` unchanged).
+#[derive(Default)]
 struct Window {
-    detected: AtomicBool,
+    /// Hosts killed whose failure the client has not noticed yet.
+    undetected: AtomicUsize,
+    /// Kills so far.
+    kills: AtomicU64,
 }
 
 async fn query(client: &Client) -> Result<i64, Error> {
@@ -59,39 +68,42 @@ async fn query(client: &Client) -> Result<i64, Error> {
         .await
 }
 
-/// The lines of stdin, read on a thread of their own so that queries go on meanwhile.
-fn stdin_lines() -> std::sync::mpsc::Receiver<String> {
-    let (tx, rx) = std::sync::mpsc::channel();
+/// The driver's answers, read from stdin on a thread of their own so that queries go on
+/// meanwhile; [`wait_for`] takes them out.
+type Answers = Arc<Mutex<Vec<String>>>;
+
+fn stdin_answers() -> Answers {
+    let answers = Answers::default();
+    let sink = answers.clone();
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
             let Ok(line) = line else { return };
-            if tx.send(line.trim().to_owned()).is_err() {
-                return;
-            }
+            sink.lock().unwrap().push(line.trim().to_owned());
         }
     });
-    rx
+    answers
 }
 
-/// Waits for `word` on stdin without blocking the runtime.
-async fn wait_for(
-    lines: &Arc<Mutex<std::sync::mpsc::Receiver<String>>>,
-    word: &str,
-) -> Result<(), String> {
-    let lines = lines.clone();
-    let word = word.to_owned();
-    tokio::task::spawn_blocking(move || {
-        let rx = lines.lock().unwrap();
-        loop {
-            match rx.recv_timeout(Duration::from_secs(300)) {
-                Ok(l) if l == word => return Ok(()),
-                Ok(_) => {}
-                Err(e) => return Err(format!("no {word:?} on stdin: {e}")),
+/// Waits (at most `limit`) for the answer `word <port>`; `failed <port>` is an error.
+async fn wait_for(answers: &Answers, word: &str, port: u16, limit: Duration) -> Result<(), String> {
+    let (want, failed) = (format!("{word} {port}"), format!("failed {port}"));
+    let t = Instant::now();
+    loop {
+        {
+            let mut a = answers.lock().unwrap();
+            if let Some(i) = a.iter().position(|l| *l == want) {
+                a.remove(i);
+                return Ok(());
+            }
+            if a.contains(&failed) {
+                return Err(format!("the driver could not restart port {port}"));
             }
         }
-    })
-    .await
-    .map_err(|e| e.to_string())?
+        if t.elapsed() > limit {
+            return Err(format!("no {want:?} on stdin after {limit:?}"));
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -118,6 +130,10 @@ async fn run() -> Result<(), String> {
         None => 3,
     };
     let mode = args.next().unwrap_or_else(|| "term".to_owned());
+    let kill_every = match args.next() {
+        Some(s) => Duration::from_secs(s.parse().map_err(|_| format!("bad interval {s:?}"))?),
+        None => KILL_EVERY,
+    };
     if !matches!(mode.as_str(), "term" | "kill" | "mixed") {
         return Err(format!("bad mode {mode:?}: term, kill or mixed"));
     }
@@ -138,11 +154,9 @@ async fn run() -> Result<(), String> {
         )
         .build()
         .map_err(|e| e.to_string())?;
-    let lines = Arc::new(Mutex::new(stdin_lines()));
+    let answers = stdin_answers();
     let tally = Arc::new(Tally::default());
-    let window = Arc::new(Window {
-        detected: AtomicBool::new(false),
-    });
+    let window = Arc::new(Window::default());
     let stop = Arc::new(AtomicBool::new(false));
     let started = Instant::now();
     let workers: Vec<_> = (0..CONCURRENCY)
@@ -152,7 +166,9 @@ async fn run() -> Result<(), String> {
             tokio::spawn(async move {
                 let mut lat = Vec::new();
                 while !stop.load(Ordering::Relaxed) {
-                    let in_window = window.detected.load(Ordering::Acquire);
+                    // Kills first, then undetected (a kill raises them the other way round).
+                    let kills = window.kills.load(Ordering::SeqCst);
+                    let must_succeed = window.undetected.load(Ordering::SeqCst) == 0;
                     let t = Instant::now();
                     let res = query(&client).await;
                     lat.push(t.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
@@ -166,7 +182,7 @@ async fn run() -> Result<(), String> {
                         Err(e) => chain(&e),
                     };
                     tally.failed.fetch_add(1, Ordering::Relaxed);
-                    if in_window {
+                    if must_succeed && window.kills.load(Ordering::SeqCst) == kills {
                         tally.failed_after_detection.fetch_add(1, Ordering::Relaxed);
                     }
                     tally.first_error.lock().unwrap().get_or_insert(err);
@@ -190,67 +206,93 @@ async fn run() -> Result<(), String> {
 
     let mut detect_times = Vec::new();
     let mut outcome = Ok(());
+    // Per victim (hosts 1 and 2), its restart under way: the task ends when the host is back
+    // and serving, with its report line.
+    let mut restarting: [Option<tokio::task::JoinHandle<Result<String, String>>>; 3] =
+        [None, None, None];
+    let mut last_kill: Option<Instant> = None;
     for cycle in 0..cycles {
         let victim = 1 + cycle % 2;
         let port = ports[victim];
-        let kill_at = Instant::now();
-        let failed_before = tally.failed.load(Ordering::Relaxed);
-        let run_before = tally.run.load(Ordering::Relaxed);
-        let kill = mode == "kill" || (mode == "mixed" && cycle > 0);
-        println!("{} {port}", if kill { "KILL" } else { "STOP" });
-        // Detection: the host leaves the rotation (a reset, a refused connect).
-        let detect = {
-            let client = client.clone();
-            let window = window.clone();
-            tokio::spawn(async move {
-                loop {
-                    if !client.hosts()[victim].available {
-                        window.detected.store(true, Ordering::Release);
-                        return kill_at.elapsed();
-                    }
-                    tokio::time::sleep(Duration::from_millis(2)).await;
+        // A host is killed again only once it is back and serving.
+        if let Some(back) = restarting[victim].take() {
+            match back.await.map_err(|e| e.to_string())? {
+                Ok(line) => println!("{line}"),
+                Err(e) => {
+                    outcome = Err(e);
+                    break;
                 }
-            })
-        };
-        wait_for(&lines, "stopped").await?;
-        let stopped = kill_at.elapsed();
-        let detected = tokio::time::timeout(Duration::from_secs(30), detect)
-            .await
-            .map_err(|_| format!("the stop of port {port} was never detected"))?
-            .map_err(|e| e.to_string())?;
-        detect_times.push(detected);
-        println!("START {port}");
-        wait_for(&lines, "started").await?;
-        let up = kill_at.elapsed();
-        // The restarted host back in the rotation, serving again.
-        let before = client.hosts()[victim].requests;
-        let back = Instant::now();
-        while client.hosts()[victim].requests <= before || !client.hosts()[victim].available {
-            if back.elapsed() > Duration::from_secs(15) {
-                outcome = Err(format!("the restarted host {port} got no requests again"));
-                break;
             }
-            tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        let back_after = back.elapsed();
-        window.detected.store(false, Ordering::Release);
-        if let Some(rest) = KILL_EVERY.checked_sub(kill_at.elapsed()) {
+        if let Some(rest) = last_kill.and_then(|t| kill_every.checked_sub(t.elapsed())) {
             tokio::time::sleep(rest).await;
         }
-        println!(
-            "cycle {}: port {port} {} {:.1} s after the ask, detected unavailable after {:.3} s, \
-             up again {:.1} s after the kill and serving {:.3} s after that; {} reads in the cycle, {} failed",
-            cycle + 1,
-            if kill { "killed (SIGKILL)" } else { "stopped (SIGTERM)" },
-            stopped.as_secs_f64(),
-            detected.as_secs_f64(),
-            up.as_secs_f64(),
-            back_after.as_secs_f64(),
-            tally.run.load(Ordering::Relaxed) - run_before,
-            tally.failed.load(Ordering::Relaxed) - failed_before,
+        let kill_at = Instant::now();
+        last_kill = Some(kill_at);
+        let (failed_before, run_before) = (
+            tally.failed.load(Ordering::Relaxed),
+            tally.run.load(Ordering::Relaxed),
         );
-        if outcome.is_err() {
-            break;
+        let kill = mode == "kill" || (mode == "mixed" && cycle > 0);
+        window.undetected.fetch_add(1, Ordering::SeqCst);
+        window.kills.fetch_add(1, Ordering::SeqCst);
+        let others_down = restarting
+            .iter()
+            .flatten()
+            .filter(|r| !r.is_finished())
+            .count();
+        println!("{} {port}", if kill { "KILL" } else { "STOP" });
+        wait_for(&answers, "stopped", port, Duration::from_secs(60)).await?;
+        let stopped = kill_at.elapsed();
+        // Detection: the host leaves the rotation (a reset, a refused connect).
+        let detected = loop {
+            if !client.hosts()[victim].available {
+                window.undetected.fetch_sub(1, Ordering::SeqCst);
+                break kill_at.elapsed();
+            }
+            if kill_at.elapsed() > Duration::from_secs(30) {
+                return Err(format!("the stop of port {port} was never detected"));
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        };
+        detect_times.push(detected);
+        println!("START {port}");
+        let (client, tally, answers) = (client.clone(), tally.clone(), answers.clone());
+        restarting[victim] = Some(tokio::spawn(async move {
+            wait_for(&answers, "started", port, Duration::from_secs(180)).await?;
+            let up = kill_at.elapsed();
+            // The restarted host back in the rotation, serving again.
+            let before = client.hosts()[victim].requests;
+            let back = Instant::now();
+            while client.hosts()[victim].requests <= before || !client.hosts()[victim].available {
+                if back.elapsed() > Duration::from_secs(15) {
+                    return Err(format!("the restarted host {port} got no requests again"));
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            Ok(format!(
+                "cycle {}: port {port} {} {:.1} s after the ask ({others_down} other host(s) \
+                 still restarting), detected unavailable after {:.3} s, up again {:.1} s after the \
+                 kill and serving {:.3} s after that; {} reads from the kill until then, {} failed",
+                cycle + 1,
+                if kill {
+                    "killed (SIGKILL)"
+                } else {
+                    "stopped (SIGTERM)"
+                },
+                stopped.as_secs_f64(),
+                detected.as_secs_f64(),
+                up.as_secs_f64(),
+                back.elapsed().as_secs_f64(),
+                tally.run.load(Ordering::Relaxed) - run_before,
+                tally.failed.load(Ordering::Relaxed) - failed_before,
+            ))
+        }));
+    }
+    for back in restarting.into_iter().flatten() {
+        match back.await.map_err(|e| e.to_string())? {
+            Ok(line) => println!("{line}"),
+            Err(e) => outcome = outcome.and(Err(e)),
         }
     }
     stop.store(true, Ordering::Relaxed);

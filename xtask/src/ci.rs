@@ -463,7 +463,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         step("failover", &mut || {
             let ports = crate::failover::ci_ports()?;
             // One run: a clean shutdown, then two crashes.
-            crate::failover::run(&ports, crate::failover::Stop::Mixed, 3)
+            crate::failover::run(&ports, crate::failover::Stop::Mixed, 3, 10)
         });
         step("tinkerpop 3 (ws3 tests)", &mut || {
             tinkerpop3_tests(&cargo, &mut totals)

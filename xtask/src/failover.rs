@@ -3,15 +3,17 @@
 //! Starts three servers (modern dataset) on 127.0.0.1, runs the failover driver of
 //! graphbinary-client (`benches/failover.rs`) against them, and stops (SIGTERM), kills
 //! (SIGKILL) and restarts the one it asks for (`STOP <port>` / `KILL <port>` / `START <port>`
-//! on its stdout, answered with `stopped` / `started` on its stdin). The driver keeps 256
-//! idempotent reads in flight over the three hosts while one host after the other is stopped
-//! and restarted, one every 10 s, and fails if a read issued after the failure was detected
-//! fails or if a restarted server gets no requests again; its report lines (figures included)
-//! are echoed. All servers this command started are stopped at the end, whatever happened.
+//! on its stdout, answered with `stopped <port>` / `started <port>` (or `failed <port>`) on its
+//! stdin; a restart runs on a thread of its own, so kills and restarts overlap). The driver
+//! keeps 256 idempotent reads in flight over the three hosts while a host is stopped or killed
+//! every 10 s and restarted at once, and fails if a read issued after every failure so far was
+//! detected fails or if a restarted server gets no requests again; its report lines (figures
+//! included) are echoed. All servers this command started are stopped at the end, whatever happened.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -19,24 +21,28 @@ use anyhow::{bail, Context, Result};
 use crate::server;
 use crate::util::{project_root, secs};
 
-const HELP: &str = "usage: cargo xtask failover [--ports A,B,C] [--kill | --mixed] [--cycles N]
+const HELP: &str = "usage: cargo xtask failover [--ports A,B,C] [--kill | --mixed] [--cycles N] [--every S]
 
 Starts three Gremlin Servers (modern) on 127.0.0.1 (default ports 8195,8196,8197), keeps 256
-idempotent reads in flight through one client over the three, stops one host after the other
-during the run (a stop every 10 s, or as soon as the one before is back) and restarts it, and
-checks that every read issued after a failure was detected succeeds and that each restarted
-server gets requests again. Prints the figures (reads, failures, retries, time to detect,
+idempotent reads in flight through one client over the three, stops the second and the third
+host in turn during the run, one every 10 s, each restarted at once in the background (a stop
+may fall while the host stopped before is still restarting; a host is stopped again only once
+it serves again), and checks that every read issued while all failures so far were detected
+succeeds and that each restarted server gets requests again. Prints the figures (reads, failures, retries, time to detect,
 latency percentiles).
 
   --kill      stop the servers with SIGKILL (a crash) instead of SIGTERM (a clean shutdown)
   --mixed     SIGTERM for the first stop, SIGKILL for the others
-  --cycles N  stops and restarts (default 3)";
+  --cycles N  stops and restarts (default 3)
+  --every S   seconds between two stops (default 10; shorter than a restart, stops overlap
+              restarts)";
 
 /// `cargo xtask failover ...`
 pub fn cli(args: &[String]) -> Result<()> {
     let mut ports = vec![8195u16, 8196, 8197];
     let mut mode = Stop::Term;
     let mut cycles = 3usize;
+    let mut every = 10u64;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -54,6 +60,11 @@ pub fn cli(args: &[String]) -> Result<()> {
                     .and_then(|n| n.parse().ok())
                     .context("--cycles needs a number")?;
             }
+            "--every" => {
+                every = crate::util::flag_value(&mut it, "--every", "a number of seconds")?
+                    .parse()
+                    .context("--every needs a number of seconds")?;
+            }
             "-h" | "--help" => {
                 println!("{HELP}");
                 return Ok(());
@@ -64,7 +75,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     if ports.len() != 3 {
         bail!("--ports needs exactly three ports");
     }
-    run(&ports, mode, cycles)
+    run(&ports, mode, cycles, every)
 }
 
 /// How the driver's hosts are stopped.
@@ -108,8 +119,9 @@ pub fn ci_ports() -> Result<Vec<u16>> {
     Ok(ports)
 }
 
-/// Runs the failover test on `ports` (three of them), `cycles` stops and restarts.
-pub fn run(ports: &[u16], mode: Stop, cycles: usize) -> Result<()> {
+/// Runs the failover test on `ports` (three of them), `cycles` stops and restarts, one every
+/// `every` seconds.
+pub fn run(ports: &[u16], mode: Stop, cycles: usize, every: u64) -> Result<()> {
     let mut guards: HashMap<u16, server::Guard> = HashMap::new();
     for &p in ports {
         let g = server::ensure_running("modern", p)?;
@@ -133,12 +145,24 @@ pub fn run(ports: &[u16], mode: Stop, cycles: usize) -> Result<()> {
         .arg(&list)
         .arg(cycles.to_string())
         .arg(mode.arg())
+        .arg(every.to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .context("starting the failover driver")?;
-    let mut stdin = child.stdin.take().context("piped stdin")?;
+    // The driver's asks: a stop or kill is done at once and answered `stopped <port>`; a
+    // restart runs on a thread of its own and is answered `started <port>` when the server
+    // answers, so that the next kill (every 10 s) may fall while a restart is still going on.
+    let stdin = Arc::new(Mutex::new(child.stdin.take().context("piped stdin")?));
     let stdout = child.stdout.take().context("piped stdout")?;
+    let guards = Arc::new(Mutex::new(guards));
+    let mut restarts = Vec::new();
+    let answer = |stdin: &Mutex<std::process::ChildStdin>, line: String| -> Result<()> {
+        let mut stdin = stdin.lock().expect("stdin lock");
+        writeln!(stdin, "{line}")?;
+        stdin.flush()?;
+        Ok(())
+    };
     for line in BufReader::new(stdout).lines() {
         let line = line?;
         let stop = line
@@ -148,7 +172,8 @@ pub fn run(ports: &[u16], mode: Stop, cycles: usize) -> Result<()> {
         if let Some((p, kill)) = stop {
             let p: u16 = p.trim().parse()?;
             let t = Instant::now();
-            match guards.remove(&p) {
+            let guard = guards.lock().expect("guards lock").remove(&p);
+            match guard {
                 Some(g) if kill => g.kill(),
                 other => drop(other),
             }
@@ -157,19 +182,36 @@ pub fn run(ports: &[u16], mode: Stop, cycles: usize) -> Result<()> {
                 "xtask: {how} the server on port {p} in {}",
                 secs(t.elapsed())
             );
-            writeln!(stdin, "stopped")?;
+            answer(&stdin, format!("stopped {p}"))?;
         } else if let Some(p) = line.strip_prefix("START ") {
             let p: u16 = p.trim().parse()?;
-            let t = Instant::now();
-            guards.insert(p, server::ensure_running("modern", p)?);
-            eprintln!(
-                "xtask: restarted the server on port {p} in {}",
-                secs(t.elapsed())
-            );
-            writeln!(stdin, "started")?;
+            let (guards, stdin) = (guards.clone(), stdin.clone());
+            restarts.push(std::thread::spawn(move || -> Result<()> {
+                let t = Instant::now();
+                let outcome = server::ensure_running("modern", p);
+                let reply = match outcome {
+                    Ok(g) => {
+                        guards.lock().expect("guards lock").insert(p, g);
+                        eprintln!(
+                            "xtask: restarted the server on port {p} in {}",
+                            secs(t.elapsed())
+                        );
+                        format!("started {p}")
+                    }
+                    Err(e) => {
+                        eprintln!("xtask: restarting the server on port {p} failed: {e:#}");
+                        format!("failed {p}")
+                    }
+                };
+                answer(&stdin, reply)
+            }));
         } else {
             println!("{line}");
         }
+    }
+    for r in restarts {
+        r.join()
+            .map_err(|_| anyhow::anyhow!("a restart thread panicked"))??;
     }
     let status = child.wait()?;
     eprintln!("xtask: failover run took {}", secs(started.elapsed()));
