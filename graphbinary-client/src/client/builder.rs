@@ -392,7 +392,6 @@ impl ClientBuilder {
                 slots: Arc::new(Semaphore::new(self.pool_size)),
                 pool_size: self.pool_size,
                 retry: self.retry,
-                retries: Default::default(),
                 observer: Arc::new(super::observe::Observer::new(
                     self.listener.clone(),
                     self.trace_query_text,

@@ -213,8 +213,6 @@ struct Inner {
     slots: Arc<Semaphore>,
     pool_size: usize,
     retry: RetryPolicy,
-    /// Retries made (see [`Client::retries`]).
-    retries: std::sync::atomic::AtomicU64,
     /// Spans, events, statistics, metrics and the listener.
     observer: Arc<observe::Observer>,
     /// Set by [`Client::close`]; read by every request and response body.
@@ -328,15 +326,13 @@ impl Client {
     /// # Ok(()) }
     /// ```
     pub fn stats(&self) -> ClientStats {
-        self.inner.observer.stats(self.retries())
+        self.inner.observer.stats()
     }
 
     /// Retries made so far by this client (and its clones): each further attempt of an
     /// [`idempotent`](RequestBuilder::idempotent) request counts once.
     pub fn retries(&self) -> u64 {
-        self.inner
-            .retries
-            .load(std::sync::atomic::Ordering::Relaxed)
+        self.inner.observer.retries()
     }
 
     /// A builder for a client of the server at `url`.

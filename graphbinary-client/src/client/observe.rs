@@ -251,6 +251,7 @@ pub(crate) struct Observer {
     requests: AtomicU64,
     succeeded: AtomicU64,
     cancelled: AtomicU64,
+    retries: AtomicU64,
     in_flight: AtomicI64,
     bytes_in: AtomicU64,
     bytes_out: AtomicU64,
@@ -281,6 +282,7 @@ impl Observer {
             requests: AtomicU64::new(0),
             succeeded: AtomicU64::new(0),
             cancelled: AtomicU64::new(0),
+            retries: AtomicU64::new(0),
             in_flight: AtomicI64::new(0),
             bytes_in: AtomicU64::new(0),
             bytes_out: AtomicU64::new(0),
@@ -292,7 +294,12 @@ impl Observer {
         }
     }
 
-    pub(crate) fn stats(&self, retries: u64) -> ClientStats {
+    /// Retries so far ([`Client::retries`](super::Client::retries)).
+    pub(crate) fn retries(&self) -> u64 {
+        self.retries.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn stats(&self) -> ClientStats {
         ClientStats {
             requests: self.requests.load(Ordering::Relaxed),
             succeeded: self.succeeded.load(Ordering::Relaxed),
@@ -302,7 +309,7 @@ impl Observer {
                 .unwrap_or_else(|e| e.into_inner())
                 .clone(),
             cancelled: self.cancelled.load(Ordering::Relaxed),
-            retries,
+            retries: self.retries(),
             in_flight: self.in_flight.load(Ordering::Relaxed).max(0) as u64,
             bytes_in: self.bytes_in.load(Ordering::Relaxed),
             bytes_out: self.bytes_out.load(Ordering::Relaxed),
@@ -369,8 +376,10 @@ impl Observer {
         }
     }
 
-    /// A retry: its event, counter and listener call.
+    /// A retry, just before its wait: the one place where retries are seen (its event,
+    /// counters and listener call).
     pub(crate) fn retry(&self, attempt: u32, host: &str, error: &Error, delay: Duration) {
+        self.retries.fetch_add(1, Ordering::Relaxed);
         let host = super::redact_url(host);
         tracing::warn!(
             target: "graphbinary_client",

@@ -489,15 +489,6 @@ impl RequestBuilder {
             }
             let url = host.map_or(inner.url.as_str(), |h| inner.hosts.url(h).as_str());
             inner.observer.retry(attempt, url, &error, delay);
-            retry::on_retry(
-                &inner.retries,
-                &retry::RetryEvent {
-                    attempt,
-                    host: url,
-                    error: &error,
-                    delay,
-                },
-            );
             tokio::time::sleep(delay).await;
             avoid = host;
             attempt += 1;

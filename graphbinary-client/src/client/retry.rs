@@ -182,30 +182,6 @@ pub(crate) fn host_is_down(e: &Error) -> bool {
     }
 }
 
-/// One retry about to happen: what failed and how long the client waits before the next
-/// attempt.
-// `host`, `error` and `delay` are read by nothing yet: they are the fields of the tracing
-// event and metrics that `on_retry` is the place for.
-#[allow(dead_code)]
-#[derive(Debug)]
-pub(crate) struct RetryEvent<'a> {
-    /// The attempt that failed (1 for the first).
-    pub(crate) attempt: u32,
-    /// The URL of the host that attempt went to (show it through `redact_url`).
-    pub(crate) host: &'a str,
-    /// Why it failed.
-    pub(crate) error: &'a Error,
-    /// The wait before the next attempt.
-    pub(crate) delay: Duration,
-}
-
-/// Called once for every retry, just before its wait: the one place where retries are seen
-/// (the hook for a tracing event and a retry counter). Counts it in `retries`
-/// ([`Client::retries`](super::Client::retries)).
-pub(crate) fn on_retry(retries: &AtomicU64, _event: &RetryEvent<'_>) {
-    retries.fetch_add(1, Ordering::Relaxed);
-}
-
 /// The wait a response's `Retry-After` header asks for, in seconds (an HTTP date is not
 /// honoured: it needs a clock shared with the server).
 pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
