@@ -202,6 +202,8 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
             cargo(),
             &[
                 "ws3",
+                // GraphSON 2/3, typed and untyped, against 3.7.3 (and SASL on the --auth one).
+                "ws3_graphson",
                 "ws3_janusgraph",
                 // Several ws:// hosts, one killed (forwarders of ours in front of 3.7.3 / 3.8.1).
                 "ws3_hosts",
