@@ -337,6 +337,9 @@ pub(crate) fn header(
 
 type R<T> = Result<T, DecodeError>;
 
+/// The longest number text read (a `gx:BigInteger` of 4000 digits is past any real id).
+const MAX_NUMBER_LEN: usize = 4096;
+
 struct Parser<'a> {
     b: &'a [u8],
     i: usize,
@@ -587,6 +590,18 @@ impl<'a> Parser<'a> {
                 self.unexpected("a digit")
             });
         }
+        if i - start > MAX_NUMBER_LEN {
+            // num-bigint parses decimal text in quadratic time: a length field merely claimed
+            // is not the only way to make a reader work for nothing.
+            return Err(self.err(
+                start,
+                ErrorKind::LengthLimit {
+                    what: "GraphSON number",
+                    length: (i - start) as u64,
+                    limit: MAX_NUMBER_LEN as u64,
+                },
+            ));
+        }
         self.i = i;
         // Digits and signs only: ASCII.
         Ok((std::str::from_utf8(&b[start..i]).unwrap_or("0"), float))
@@ -788,8 +803,19 @@ impl<'a> Parser<'a> {
             };
         }
         let (s, _) = self.number_text()?;
-        s.parse::<f64>()
-            .map_err(|_| self.invalid(at, what, format!("{s} is not a number")))
+        let x = s
+            .parse::<f64>()
+            .map_err(|_| self.invalid(at, what, format!("{s} is not a number")))?;
+        let finite = if what == "g:Float" {
+            (x as f32).is_finite()
+        } else {
+            x.is_finite()
+        };
+        if !finite {
+            // Infinities are the strings "Infinity" and "-Infinity".
+            return Err(self.invalid(at, what, format!("{s} is out of range")));
+        }
+        Ok(x)
     }
 
     fn typed_value(&mut self, ty: &str, ty_at: usize) -> R<Value> {
@@ -1152,7 +1178,7 @@ fn parse_duration(s: &str) -> Option<Duration> {
     let mut nanos: i128 = 0;
     if !days.is_empty() {
         let d: i128 = days.strip_suffix(['D', 'd'])?.parse().ok()?;
-        nanos += d * 86_400 * 1_000_000_000;
+        nanos = d.checked_mul(86_400 * 1_000_000_000)?;
     }
     let mut rest = time;
     while !rest.is_empty() {
@@ -1168,7 +1194,7 @@ fn parse_duration(s: &str) -> Option<Duration> {
         let (int, frac) = num.split_once('.').unwrap_or((num, ""));
         let sign: i128 = if int.starts_with('-') { -1 } else { 1 };
         let whole: i128 = int.parse().ok()?;
-        let mut part = whole * scale;
+        let mut part = whole.checked_mul(scale)?;
         if !frac.is_empty() {
             if unit != "S" && unit != "s"
                 || frac.len() > 9
@@ -1177,9 +1203,9 @@ fn parse_duration(s: &str) -> Option<Duration> {
                 return None;
             }
             let f: i128 = format!("{frac:0<9}").parse().ok()?;
-            part += sign * f;
+            part = part.checked_add(sign * f)?;
         }
-        nanos += part;
+        nanos = nanos.checked_add(part)?;
     }
     if neg {
         nanos = -nanos;
@@ -1341,6 +1367,9 @@ mod tests {
             (r#""a\q""#, "escape"),
             ("[1,]", "expected a value"),
             ("1e999", "out of range"),
+            (r#"{"@type":"g:Double","@value":1e999}"#, "out of range"),
+            (r#"{"@type":"g:Float","@value":1e39}"#, "out of range"),
+            (r#"{"@type":"gx:Byte","@value":128}"#, "out of range"),
         ];
         for (data, needle) in cases {
             let text = doc(data);
@@ -1395,6 +1424,53 @@ mod tests {
     }
 
     #[test]
+    fn every_byte_changed_is_an_error_or_a_value_never_a_panic() {
+        let text = doc(
+            r#"{"@type":"g:List","@value":[{"@type":"g:Edge","@value":{"id":{"@type":"g:Int32","@value":7},"label":"knows","inVLabel":"person","outVLabel":"person","inV":2,"outV":1,"properties":{"weight":{"@type":"g:Property","@value":{"key":"weight","value":{"@type":"g:Double","@value":0.5}}}}}},{"@type":"g:Path","@value":{"labels":{"@type":"g:List","@value":[{"@type":"g:Set","@value":["a"]}]},"objects":{"@type":"g:List","@value":[{"@type":"gx:Duration","@value":"PT1S"}]}}},{"@type":"g:BulkSet","@value":["x",{"@type":"g:Int64","@value":2}]}]}"#,
+        );
+        assert!(dec(&text, Serializer::GraphSon3).is_ok());
+        let mut bytes = text.into_bytes();
+        for i in 0..bytes.len() {
+            let was = bytes[i];
+            for b in [b'"', b'{', b']', b'9', b'-', b'e', 0xc3, b'\\'] {
+                bytes[i] = b;
+                for ser in [Serializer::GraphSon3, Serializer::GraphSon2Untyped] {
+                    let _ = decode_response(&bytes, ser, &Limits::default());
+                    let _ = header(&bytes, ser, &Limits::default());
+                }
+            }
+            bytes[i] = was;
+        }
+    }
+
+    #[test]
+    fn every_status_attribute_reaches_the_message_unknown_keys_too() {
+        let text = r#"{"requestId":"41d2e28a-20a4-4ab0-b379-d810dede3786","status":{"message":"Request rate is large","code":500,"attributes":{"x-ms-status-code":429,"x-ms-retry-after-ms":"00:00:00.1","x-ms-total-request-charge":2.5}},"result":{"data":null,"meta":{}}}"#;
+        let m = dec(text, Serializer::GraphSon2).unwrap();
+        assert_eq!(m.status, 500);
+        assert_eq!(m.message.as_deref(), Some("Request rate is large"));
+        assert_eq!(m.attribute("x-ms-status-code"), Some(&Value::Int(429)));
+        assert_eq!(
+            m.attribute("x-ms-retry-after-ms"),
+            Some(&Value::from("00:00:00.1"))
+        );
+        assert_eq!(
+            m.attribute("x-ms-total-request-charge"),
+            Some(&Value::Double(2.5))
+        );
+        assert!(m.results().is_empty());
+    }
+
+    #[test]
+    fn a_number_too_long_is_refused_before_it_is_parsed() {
+        let e = dec(&doc(&"9".repeat(100_000)), Serializer::GraphSon3).unwrap_err();
+        assert!(
+            e.to_string().contains("GraphSON number length 100000"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn the_header_is_read_without_the_data() {
         let text = doc("[1,2]");
         let (id, code) = header(text.as_bytes(), Serializer::GraphSon3, &Limits::default())
@@ -1434,5 +1510,11 @@ mod tests {
         assert_eq!(d("P2DT1S"), Some((172_801, 0)));
         assert_eq!(d("PTxS"), None);
         assert_eq!(d("1S"), None);
+        let (hours, days) = (
+            format!("PT{}H", "9".repeat(38)),
+            format!("P{}D", "9".repeat(30)),
+        );
+        assert_eq!(d(&hours), None);
+        assert_eq!(d(&days), None);
     }
 }

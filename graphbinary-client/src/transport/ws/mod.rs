@@ -1,4 +1,4 @@
-//! TinkerPop 3 transport: GraphBinary 1 over WebSocket.
+//! TinkerPop 3 transport: GraphBinary 1 (or GraphSON 2/3, [`Options3::serializer`]) over WebSocket.
 //!
 //! [`Client3`] keeps a pool of WebSocket connections to a TinkerPop 3.x Gremlin Server
 //! (`ws://host:port/gremlin`; `wss://` through rustls). Each request is one binary message
@@ -61,7 +61,8 @@
 //! * **Sessions**: [`Client3::session`] opens a [`Session3`] (the `session` op processor) on a
 //!   connection of its own.
 //!
-//! Results are decoded by the GraphBinary 1 reader ([`crate::v1`]) from each message's bytes.
+//! Results are decoded by the GraphBinary 1 reader ([`crate::v1`]) from each message's bytes, or
+//! by [`crate::graphson_ws`]'s GraphSON reader when [`Options3::serializer`] names GraphSON.
 //!
 //! ```no_run
 //! use futures::TryStreamExt;
