@@ -640,51 +640,44 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn array(&mut self) -> R<Vec<Value>> {
-        self.expect(b'[', "an array")?;
-        self.enter()?;
-        let mut items = Vec::new();
-        if self.peek("a value or ]")? == b']' {
-            self.i += 1;
+    /// Reads `open`, calls `item` for each of the comma-separated items (counted against
+    /// `max_collection_len`) and reads `close`; nested within `max_depth`.
+    fn seq(
+        &mut self,
+        open: u8,
+        close: u8,
+        what: &'static str,
+        mut item: impl FnMut(&mut Self) -> R<()>,
+    ) -> R<()> {
+        let (first, more) = if open == b'[' {
+            ("a value or ]", ", or ]")
         } else {
-            loop {
-                items.push(self.value()?);
-                self.count(items.len(), "GraphSON array")?;
-                match self.peek(", or ]")? {
-                    b',' => self.i += 1,
-                    b']' => {
-                        self.i += 1;
-                        break;
-                    }
-                    _ => return Err(self.unexpected(", or ]")),
-                }
-            }
-        }
-        self.depth -= 1;
-        Ok(items)
-    }
-
-    /// Calls `f` for each field of an object (the key read, the value next).
-    fn object_fields(&mut self, mut f: impl FnMut(&mut Self, &str) -> R<()>) -> R<()> {
-        self.expect(b'{', "an object")?;
+            ("a key or }", ", or }")
+        };
+        self.expect(
+            open,
+            if open == b'[' {
+                "an array"
+            } else {
+                "an object"
+            },
+        )?;
         self.enter()?;
-        if self.peek("a key or }")? == b'}' {
+        if self.peek(first)? == close {
             self.i += 1;
         } else {
             let mut n = 0;
             loop {
-                let key = self.string()?;
-                self.expect(b':', ":")?;
-                f(self, &key)?;
+                item(self)?;
                 n += 1;
-                self.count(n, "GraphSON object")?;
-                match self.peek(", or }")? {
+                self.count(n, what)?;
+                match self.peek(more)? {
                     b',' => self.i += 1,
-                    b'}' => {
+                    c if c == close => {
                         self.i += 1;
                         break;
                     }
-                    _ => return Err(self.unexpected(", or }")),
+                    _ => return Err(self.unexpected(more)),
                 }
             }
         }
@@ -692,73 +685,56 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// An object: a typed value, or a Map of String keys.
+    fn array(&mut self) -> R<Vec<Value>> {
+        let mut items = Vec::new();
+        self.seq(b'[', b']', "GraphSON array", |p| {
+            items.push(p.value()?);
+            Ok(())
+        })?;
+        Ok(items)
+    }
+
+    /// Calls `f` for each field of an object (the key read, the value next).
+    fn object_fields(&mut self, mut f: impl FnMut(&mut Self, &str) -> R<()>) -> R<()> {
+        self.seq(b'{', b'}', "GraphSON object", |p| {
+            let key = p.string()?;
+            p.expect(b':', ":")?;
+            f(p, &key)
+        })
+    }
+
+    /// An object: a typed value (`@type` its first key, `@value` its second and last), or a
+    /// Map of String keys.
     fn object(&mut self) -> R<Value> {
-        self.expect(b'{', "an object")?;
-        self.enter()?;
+        let may_be_typed = self.typed;
         let mut entries = Vec::new();
-        if self.peek("a key or }")? == b'}' {
-            self.i += 1;
-            self.depth -= 1;
-            return Ok(Value::Map(entries));
-        }
-        loop {
-            let key = self.string()?;
-            self.expect(b':', ":")?;
-            if self.typed && entries.is_empty() && key == "@type" {
-                let ty_at = self.i;
-                let ty = self.string()?;
-                self.expect(b',', ", then @value")?;
-                let k_at = self.i;
-                if self.string()? != "@value" {
-                    return Err(self.invalid(k_at, "GraphSON", "expected \"@value\"".into()));
-                }
-                self.expect(b':', ":")?;
-                let v = self.typed_value(&ty, ty_at)?;
-                self.expect(b'}', "} closing a typed value")?;
-                self.depth -= 1;
-                return Ok(v);
+        let mut typed = None;
+        self.object_fields(|p, key| {
+            if typed.is_some() {
+                return Err(p.invalid(p.i, "GraphSON typed value", "a key after @value".into()));
             }
-            let v = self.value()?;
-            entries.push((Value::String(key), v));
-            self.count(entries.len(), "GraphSON object")?;
-            match self.peek(", or }")? {
-                b',' => self.i += 1,
-                b'}' => {
-                    self.i += 1;
-                    break;
+            if may_be_typed && entries.is_empty() && key == "@type" {
+                let ty_at = p.i;
+                let ty = p.string()?;
+                p.expect(b',', ", then \"@value\"")?;
+                let k_at = p.i;
+                if p.string()? != "@value" {
+                    return Err(p.invalid(k_at, "GraphSON", "expected \"@value\"".into()));
                 }
-                _ => return Err(self.unexpected(", or }")),
+                p.expect(b':', ":")?;
+                typed = Some(p.typed_value(&ty, ty_at)?);
+            } else {
+                entries.push((Value::String(key.to_owned()), p.value()?));
             }
-        }
-        self.depth -= 1;
-        Ok(Value::Map(entries))
+            Ok(())
+        })?;
+        Ok(typed.unwrap_or(Value::Map(entries)))
     }
 
     /// Skips any value (checking its syntax and the limits).
     fn skip(&mut self) -> R<()> {
         match self.peek("a value")? {
-            b'[' => {
-                self.expect(b'[', "[")?;
-                self.enter()?;
-                if self.peek("a value or ]")? == b']' {
-                    self.i += 1;
-                } else {
-                    loop {
-                        self.skip()?;
-                        match self.peek(", or ]")? {
-                            b',' => self.i += 1,
-                            b']' => {
-                                self.i += 1;
-                                break;
-                            }
-                            _ => return Err(self.unexpected(", or ]")),
-                        }
-                    }
-                }
-                self.depth -= 1;
-                Ok(())
-            }
+            b'[' => self.seq(b'[', b']', "GraphSON array", Self::skip),
             b'{' => self.object_fields(|p, _| p.skip()),
             _ => {
                 // Scalars are cheap to read.
@@ -911,7 +887,7 @@ impl<'a> Parser<'a> {
             "gx:BigDecimal" => {
                 let (s, _) = self.number_or_string_text()?;
                 Value::BigDecimal(Box::new(
-                    big_decimal(&s)
+                    BigDecimal::parse_decimal(&s)
                         .ok_or_else(|| self.invalid(at, "gx:BigDecimal", s.to_string()))?,
                 ))
             }
@@ -1147,23 +1123,6 @@ fn untyped_number(s: &str, float: bool) -> Option<Value> {
     Some(Value::BigInteger(BigInteger::from(n)))
 }
 
-/// `1.5`, `-2E+3`: a BigDecimal.
-fn big_decimal(s: &str) -> Option<BigDecimal> {
-    let (mantissa, exp) = match s.find(['e', 'E']) {
-        Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),
-        None => (s, 0),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    if frac.starts_with(['-', '+']) {
-        return None;
-    }
-    let unscaled: num_bigint::BigInt = format!("{int}{frac}").parse().ok()?;
-    Some(BigDecimal {
-        scale: i32::try_from(frac.len()).ok()?.checked_sub(exp)?,
-        unscaled: BigInteger::from(unscaled),
-    })
-}
-
 /// Java's `Duration.toString()`: `PT8H6M12.345S`, `PT-0.5S`, `PT0S` (also `P2D...`).
 fn parse_duration(s: &str) -> Option<Duration> {
     let (neg, s) = match s.strip_prefix('-') {
@@ -1364,6 +1323,10 @@ mod tests {
             (r#"{"@type":"g:UUID","@value":"zz"}"#, "g:UUID"),
             (r#"{"@type":"g:Map","@value":[1]}"#, "odd"),
             (r#""\ud800""#, "surrogate"),
+            (
+                r#"{"@type":"g:Int32","@value":1,"x":2}"#,
+                "a key after @value",
+            ),
             (r#""a\q""#, "escape"),
             ("[1,]", "expected a value"),
             ("1e999", "out of range"),

@@ -354,7 +354,7 @@ impl Parser<'_> {
                 Some(b'f') => signed.parse().map(Lit::Float).map_err(bad),
                 // No suffix: a Double (the server answers `g.inject(1.50).asString()` "1.5").
                 Some(b'd') | None => signed.parse().map(Lit::Double).map_err(bad),
-                Some(b'm') => big_decimal(&signed)
+                Some(b'm') => BigDecimal::parse_decimal(&signed)
                     .map(|d| Lit::BigDecimal(Box::new(d)))
                     .ok_or_else(|| at("bad BigDecimal")),
                 Some(c) => Err(at(&format!("bad float suffix {:?}", c as char))),
@@ -508,19 +508,6 @@ pub(crate) fn parse_datetime(s: &str) -> Option<DateTime> {
         }
     };
     Some(DateTime::new(year, month, day, nanos, offset_seconds))
-}
-
-fn big_decimal(s: &str) -> Option<BigDecimal> {
-    let (mantissa, exp) = match s.find(['e', 'E']) {
-        Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),
-        None => (s, 0),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let unscaled: BigInt = format!("{int}{frac}").parse().ok()?;
-    Some(BigDecimal {
-        scale: i32::try_from(frac.len()).ok()?.checked_sub(exp)?,
-        unscaled: BigInteger::from(unscaled),
-    })
 }
 
 /// A version-4 UUID from the process's random hasher keys and the clock (no randomness crate).
