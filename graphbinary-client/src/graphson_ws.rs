@@ -804,16 +804,12 @@ impl<'a> Parser<'a> {
             "g:Double" => Value::Double(self.float_of("g:Double")?),
             "g:Float" => Value::Float(self.float_of("g:Float")? as f32),
             "g:Date" | "g:Timestamp" => {
-                let ms = self.ranged::<i64>(if ty == "g:Date" {
-                    "g:Date"
+                let (what, kind) = if ty == "g:Date" {
+                    ("g:Date", DateTimeKind::Date)
                 } else {
-                    "g:Timestamp"
-                })?;
-                let kind = if ty == "g:Date" {
-                    DateTimeKind::Date
-                } else {
-                    DateTimeKind::Timestamp
+                    ("g:Timestamp", DateTimeKind::Timestamp)
                 };
+                let ms = self.ranged::<i64>(what)?;
                 Value::DateTime(DateTime::from_epoch_millis(ms).with_kind(kind))
             }
             "g:UUID" => {
@@ -825,26 +821,10 @@ impl<'a> Parser<'a> {
             }
             "g:List" => Value::List(self.array()?),
             "g:Set" => Value::Set(self.array()?),
-            "g:Map" => {
-                let items = self.array()?;
-                if items.len() % 2 != 0 {
-                    return Err(self.invalid(at, "g:Map", "an odd number of items".into()));
-                }
-                let mut it = items.into_iter();
-                let mut entries = Vec::new();
-                while let (Some(k), Some(v)) = (it.next(), it.next()) {
-                    entries.push((k, v));
-                }
-                Value::Map(entries)
-            }
+            "g:Map" => Value::Map(self.pairs("g:Map")?),
             "g:BulkSet" => {
-                let items = self.array()?;
-                if items.len() % 2 != 0 {
-                    return Err(self.invalid(at, "g:BulkSet", "an odd number of items".into()));
-                }
-                let mut it = items.into_iter();
                 let mut entries = Vec::new();
-                while let (Some(v), Some(b)) = (it.next(), it.next()) {
+                for (v, b) in self.pairs("g:BulkSet")? {
                     let Value::Long(b) = b else {
                         return Err(self.invalid(
                             at,
@@ -994,6 +974,22 @@ impl<'a> Parser<'a> {
                 ))
             }
         })
+    }
+
+    /// An array of alternating items (`g:Map`'s keys and values, `g:BulkSet`'s values and
+    /// bulks) as pairs.
+    fn pairs(&mut self, what: &'static str) -> R<Vec<(Value, Value)>> {
+        let at = self.i;
+        let items = self.array()?;
+        if items.len() % 2 != 0 {
+            return Err(self.invalid(at, what, "an odd number of items".into()));
+        }
+        let mut it = items.into_iter();
+        let mut pairs = Vec::with_capacity(it.len() / 2);
+        while let (Some(a), Some(b)) = (it.next(), it.next()) {
+            pairs.push((a, b));
+        }
+        Ok(pairs)
     }
 
     fn number_or_string_text(&mut self) -> R<(String, bool)> {
