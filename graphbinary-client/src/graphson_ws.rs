@@ -35,8 +35,8 @@ use uuid::Uuid;
 
 use crate::graphson::Writer;
 use crate::model::{
-    BigDecimal, BigInteger, DateTime, DateTimeKind, Direction, Duration, Edge, Labels, Path,
-    Property, Value, Vertex, VertexProperty, T,
+    BigDecimal, BigInteger, CompositePdt, DateTime, DateTimeKind, Direction, Duration, Edge,
+    Labels, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
 use crate::v1::{RequestMessage, ResponseMessage};
 
@@ -893,6 +893,63 @@ impl<'a> Parser<'a> {
                         .ok_or_else(|| self.invalid(at, "gx:Duration", format!("{s:?}")))?,
                 )
             }
+            "g:Class" => {
+                let s = self.string()?;
+                Value::PrimitivePdt(Box::new(PrimitivePdt {
+                    type_name: "g:Class".into(),
+                    value: s,
+                }))
+            }
+            "gx:Instant" | "gx:OffsetDateTime" | "gx:ZonedDateTime" => {
+                let s = self.string()?;
+                // A ZonedDateTime's text ends with its zone id in brackets; the offset stays.
+                let text = s.split('[').next().unwrap_or_default();
+                let kind = match ty {
+                    "gx:Instant" => DateTimeKind::Instant,
+                    "gx:ZonedDateTime" => DateTimeKind::ZonedDateTime,
+                    _ => DateTimeKind::OffsetDateTime,
+                };
+                let d = DateTime::parse_iso(text)
+                    .ok_or_else(|| self.invalid(at, "GraphSON date-time", format!("{s:?}")))?;
+                Value::DateTime(d.with_kind(kind))
+            }
+            "g:Tree" => Value::Tree(self.tree_items(at)?),
+            "g:Metrics" | "g:TraversalMetrics" => {
+                let mut f = self.fields("g:Metrics")?;
+                // GraphSON writes the duration in milliseconds (a Double), GraphBinary 1 in
+                // nanoseconds (a Long): the model keeps GraphBinary 1's.
+                let dur = match f.take("dur") {
+                    Value::Double(ms) if ms.is_finite() => Value::Long((ms * 1e6).round() as i64),
+                    Value::Long(n) => Value::Long(n),
+                    other => {
+                        return Err(self.invalid(
+                            at,
+                            "g:Metrics",
+                            format!("dur {other:?}, expected a Double of milliseconds"),
+                        ))
+                    }
+                };
+                let names: &[&str] = if ty == "g:Metrics" {
+                    &["id", "name", "dur", "counts", "annotations", "metrics"]
+                } else {
+                    &["dur", "metrics"]
+                };
+                let mut fields = Vec::with_capacity(names.len());
+                for &n in names {
+                    let v = if n == "dur" { dur.clone() } else { f.take(n) };
+                    let v = match (n, v) {
+                        ("counts" | "annotations", Value::Null(_)) => Value::Map(Vec::new()),
+                        ("metrics", Value::Null(_)) => Value::List(Vec::new()),
+                        (_, v) => v,
+                    };
+                    fields.push((Value::String(n.into()), v));
+                }
+                Value::CompositePdt(Box::new(CompositePdt {
+                    type_name: ty.to_owned(),
+                    fields,
+                    ordered: false,
+                }))
+            }
             "g:Vertex" => {
                 let mut f = self.fields("g:Vertex")?;
                 let properties = f.opt("properties").map(|p| {
@@ -976,6 +1033,26 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// A `g:Tree`'s items: `[{"key":k,"value":{"@type":"g:Tree",...}}, ...]`.
+    fn tree_items(&mut self, at: usize) -> R<Tree> {
+        let mut out = Vec::new();
+        for item in self.array()? {
+            let mut f = Fields(into_fields(item));
+            let child = match f.take("value") {
+                Value::Tree(t) => t,
+                _ => {
+                    return Err(self.invalid(
+                        at,
+                        "g:Tree",
+                        "an item whose value is no g:Tree".into(),
+                    ))
+                }
+            };
+            out.push((f.take("key"), child));
+        }
+        Ok(Tree(out))
+    }
+
     /// An array of alternating items (`g:Map`'s keys and values, `g:BulkSet`'s values and
     /// bulks) as pairs.
     fn pairs(&mut self, what: &'static str) -> R<Vec<(Value, Value)>> {
@@ -1002,18 +1079,18 @@ impl<'a> Parser<'a> {
         Ok((s.to_owned(), float))
     }
 
-    /// The fields of an object value (of an element, a Path, a Traverser), by name.
+    /// The fields of an object value (of an element, a Path, a Traverser; a Metrics' is a
+    /// `g:Map` in GraphSON 3), by name.
     fn fields(&mut self, what: &'static str) -> R<Fields> {
-        if self.peek(what)? != b'{' {
-            return Err(self.unexpected("an object"));
+        let at = self.i;
+        match self.value()? {
+            Value::Map(entries) => Ok(Fields(into_fields(Value::Map(entries)))),
+            other => Err(self.invalid(
+                at,
+                what,
+                format!("{}, expected an object", kind_name(&other)),
+            )),
         }
-        let mut entries = Vec::new();
-        self.object_fields(|p, k| {
-            let v = p.value()?;
-            entries.push((k.to_owned(), v));
-            Ok(())
-        })?;
-        Ok(Fields(entries))
     }
 
     fn status_code(&self, v: Value) -> R<i32> {

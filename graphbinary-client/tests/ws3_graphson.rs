@@ -125,6 +125,46 @@ async fn typed_graphson_reads_what_graphbinary_1_reads() {
 }
 
 #[tokio::test]
+async fn trees_classes_java_time_and_profiles_read_as_through_graphbinary_1() {
+    let Some(url) =
+        server("ws3_graphson trees_classes_java_time_and_profiles_read_as_through_graphbinary_1")
+    else {
+        return;
+    };
+    let gb1 = connect(&url, Serializer::GraphBinary1).await;
+    for ser in TYPED {
+        let c = connect(&url, ser).await;
+        for q in [
+            "g.V(1).out().out().tree().by('name')",
+            "g.inject(Integer.class, java.time.Instant.ofEpochMilli(1500), \
+             java.time.OffsetDateTime.parse('2016-01-01T12:30:00.123+01:00'), \
+             java.time.ZonedDateTime.parse('2016-01-01T12:30:00Z'))",
+        ] {
+            let want = values(&gb1, q).await;
+            let got = values(&c, q).await;
+            assert_eq!(got, want, "{ser:?}: {q}");
+        }
+        // A profile: the same structure (the durations differ from run to run).
+        let p = values(&c, "g.V().out().profile()").await;
+        let Value::CompositePdt(m) = &p[0] else {
+            panic!("{ser:?}: {p:?}")
+        };
+        assert_eq!(m.type_name, "g:TraversalMetrics");
+        let Some(Value::List(steps)) = m.get("metrics") else {
+            panic!("{ser:?}: {m:?}")
+        };
+        assert!(!steps.is_empty());
+        assert!(steps
+            .iter()
+            .all(|s| matches!(s, Value::CompositePdt(s) if s.type_name == "g:Metrics")));
+        assert!(
+            matches!(m.get("dur"), Some(Value::Long(n)) if *n > 0),
+            "{m:?}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn paths_through_graphson_3_lack_the_element_properties() {
     let Some(url) = server("ws3_graphson paths_through_graphson_3_lack_the_element_properties")
     else {
