@@ -412,3 +412,24 @@ async fn the_client_builder_takes_the_serializer() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_session_keeps_its_variables_through_each_serializer() {
+    let Some(url) = server("ws3_graphson a_session_keeps_its_variables_through_each_serializer")
+    else {
+        return;
+    };
+    for ser in ALL {
+        let c = connect(&url, ser).await;
+        let s = c.session().await.unwrap();
+        s.all("x = 20")
+            .await
+            .unwrap_or_else(|e| panic!("{ser:?}: {e}"));
+        let r = s
+            .all("x + 1")
+            .await
+            .unwrap_or_else(|e| panic!("{ser:?}: {e}"));
+        assert_eq!(r, vec![(Value::Int(21), 1)], "{ser:?}");
+        s.close().await.unwrap_or_else(|e| panic!("{ser:?}: {e}"));
+    }
+}
