@@ -94,9 +94,10 @@ impl Serializer {
 /// GraphBinary 1 goes to [`RequestMessage::encode_ws`].
 ///
 /// Bindings are written as the format has them: GraphSON 3 typed can write every value
-/// ([`crate::v1::to_graphson3`]); GraphSON 2 typed writes scalars typed, lists and sets as
-/// arrays and maps with String keys as objects; untyped JSON only nulls, booleans, numbers,
-/// strings, lists, sets and String-keyed maps. Anything else is an
+/// ([`crate::v1::to_graphson3`]); GraphSON 2 typed writes scalars typed, lists as arrays and
+/// maps with String keys as objects (it has no Set, and elements, paths and trees are not
+/// written); untyped JSON only nulls, booleans, numbers, strings, lists and sets (as arrays)
+/// and String-keyed maps. Anything else is an
 /// [`EncodeError::Unrepresentable`].
 ///
 /// ```
@@ -203,6 +204,13 @@ fn write_arg(w: &mut Writer<'_>, v: &Value, typed: bool, depth: u32) -> Result<(
         });
     }
     match v {
+        // GraphSON 2 has no Set type: an array would arrive as a List (duplicates kept).
+        Value::Set(_) if typed => {
+            return Err(EncodeError::Unrepresentable {
+                what: format,
+                detail: "a Set (GraphSON 2 has no Set type; send a List, or use GraphSON 3)".into(),
+            })
+        }
         Value::List(items) | Value::Set(items) => {
             w.out.push('[');
             for (i, x) in items.iter().enumerate() {
@@ -1535,6 +1543,14 @@ mod tests {
         ));
         let e = encode_request(&req, Serializer::GraphSon2).unwrap_err();
         assert!(e.to_string().contains("String keys"), "{e}");
+        let mut req = RequestMessage::eval("x");
+        req.args.push((
+            "bindings".into(),
+            Value::Map(vec![(Value::from("s"), Value::Set(vec![]))]),
+        ));
+        let e = encode_request(&req, Serializer::GraphSon2).unwrap_err();
+        assert!(e.to_string().contains("no Set"), "{e}");
+        assert!(encode_request(&req, Serializer::GraphSon2Untyped).is_ok());
     }
 
     #[test]
