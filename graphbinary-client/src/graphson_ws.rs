@@ -241,14 +241,7 @@ fn write_arg(w: &mut Writer<'_>, v: &Value, typed: bool, depth: u32) -> Result<(
         Value::Null(_) => w.out.push_str("null"),
         Value::Boolean(b) => w.out.push_str(if *b { "true" } else { "false" }),
         Value::String(s) => w.string(s),
-        Value::Int(_)
-        | Value::Long(_)
-        | Value::Short(_)
-        | Value::Byte(_)
-        | Value::Double(_)
-        | Value::Float(_)
-            if !typed =>
-        {
+        _ if !typed => {
             let n = match v {
                 Value::Int(n) => n.to_string(),
                 Value::Long(n) => n.to_string(),
@@ -256,16 +249,16 @@ fn write_arg(w: &mut Writer<'_>, v: &Value, typed: bool, depth: u32) -> Result<(
                 Value::Byte(n) => n.to_string(),
                 Value::Double(x) if x.is_finite() => crate::java::java_double(*x),
                 Value::Float(x) if x.is_finite() => crate::java::java_float(*x),
-                _ => {
+                Value::Double(_) | Value::Float(_) => {
                     return Err(EncodeError::Unrepresentable {
                         what: format,
                         detail: "a NaN or infinite number (JSON has none)".into(),
                     })
                 }
+                _ => return Err(unrepresentable(format, v)),
             };
             w.out.push_str(&n);
         }
-        _ if !typed => return Err(unrepresentable(format, v)),
         Value::Int(_)
         | Value::Long(_)
         | Value::Short(_)
