@@ -261,7 +261,6 @@ pub(crate) const RFC4648_VECTORS: [(&str, &str); 7] = [
 
 /// Why a text is not standard padded base64 ([`base64_decode`]): the byte offset in the text
 /// and what was expected there.
-#[cfg(test)] // reads back what the encoder writes
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Base64Error {
     /// Byte offset in the text.
@@ -270,7 +269,6 @@ pub(crate) struct Base64Error {
     pub(crate) expected: &'static str,
 }
 
-#[cfg(test)] // reads back what the encoder writes
 impl Display for Base64Error {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(
@@ -281,7 +279,6 @@ impl Display for Base64Error {
     }
 }
 
-#[cfg(test)] // reads back what the encoder writes
 impl std::error::Error for Base64Error {}
 
 /// Decodes standard base64 with padding, the inverse of [`base64`], strictly (RFC 4648
@@ -291,7 +288,6 @@ impl std::error::Error for Base64Error {}
 /// encoding). The `base64` crate's standard engine decodes, with its defaults: canonical
 /// padding required, trailing bits refused. An error names the byte offset of the first
 /// offending character.
-#[cfg(test)] // reads back what the encoder writes
 pub(crate) fn base64_decode(text: &str) -> Result<Vec<u8>, Base64Error> {
     let s = text.as_bytes();
     STANDARD.decode(s).map_err(|e| base64_fault(s, s.len(), e))
@@ -300,7 +296,6 @@ pub(crate) fn base64_decode(text: &str) -> Result<Vec<u8>, Base64Error> {
 /// What the engine's error `e` on `s` (the text, of length `len`, or its complete groups
 /// followed by `AAAA`) means: the first offending character of the text and what was expected
 /// there, as [`base64_decode`] documents it.
-#[cfg(test)] // reads back what the encoder writes
 fn base64_fault(s: &[u8], len: usize, e: ::base64::DecodeError) -> Base64Error {
     use ::base64::DecodeError;
     const DIGIT: &str = "a base64 digit (A-Z, a-z, 0-9, +, /)";

@@ -86,6 +86,7 @@ pub use client::{Client, ClientBuilder, Error, ResultStream};
 pub mod de;
 mod drive;
 pub mod graphson;
+pub mod graphson_ws;
 mod java;
 #[cfg(any(feature = "http", feature = "serde"))]
 mod lang;

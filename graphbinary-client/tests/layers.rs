@@ -16,6 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["response"],
     &["drive"],
     &["v1"],
+    &["graphson_ws"],
     &["lang"],
     &["de"],
     &["transport"],

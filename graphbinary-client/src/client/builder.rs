@@ -62,6 +62,8 @@ pub struct ClientBuilder {
     credentials: Option<Credentials>,
     /// Readers of GraphBinary 1 custom types for TinkerPop 3 servers.
     custom_types: crate::v1::CustomTypes,
+    /// The serialization for TinkerPop 3 servers.
+    serializer: crate::graphson_ws::Serializer,
     retry: RetryPolicy,
     listener: Option<Arc<dyn super::RequestListener>>,
     trace_query_text: bool,
@@ -90,6 +92,7 @@ impl ClientBuilder {
             read_options: ReadOptions::default(),
             credentials: None,
             custom_types: crate::v1::CustomTypes::new(),
+            serializer: crate::graphson_ws::Serializer::GraphBinary1,
             retry: RetryPolicy::default(),
             listener: None,
             trace_query_text: false,
@@ -314,6 +317,29 @@ impl ClientBuilder {
         self
     }
 
+    /// For `ws://` / `wss://` URLs (TinkerPop 3): the serialization of requests and responses,
+    /// [`Serializer::GraphBinary1`](crate::graphson_ws::Serializer::GraphBinary1) by default,
+    /// or GraphSON 2 / 3, typed or untyped (e.g. GraphSON 2 for Azure Cosmos DB). A GraphSON
+    /// serializer with an `http://` / `https://` URL is an [`Error::Config`] at
+    /// [`build`](ClientBuilder::build): TinkerPop 4 speaks GraphBinary 4 here.
+    ///
+    /// ```
+    /// use graphbinary_client::graphson_ws::Serializer;
+    ///
+    /// let client = graphbinary_client::Client::builder("ws://127.0.0.1:8182/gremlin")
+    ///     .serializer(Serializer::GraphSon3)
+    ///     .build();
+    /// assert!(client.is_ok());
+    /// let http = graphbinary_client::Client::builder("http://127.0.0.1:8182/gremlin")
+    ///     .serializer(Serializer::GraphSon2)
+    ///     .build();
+    /// assert!(http.unwrap_err().to_string().contains("GraphSON"));
+    /// ```
+    pub fn serializer(mut self, serializer: crate::graphson_ws::Serializer) -> Self {
+        self.serializer = serializer;
+        self
+    }
+
     /// Trusts a PEM-encoded root certificate (a private CA, or one the platform lacks) in
     /// addition to the platform's trust store, for `https://` and for `wss://` URLs alike
     /// (the TinkerPop 3 transport gets it as [`Options3::root_certificates`](crate::transport::ws::Options3::root_certificates)).
@@ -332,6 +358,13 @@ impl ClientBuilder {
         crate::transport::ws::parse_root_certificates(&self.root_certificates)
             .map_err(Error::Config)?;
         let tinkerpop3 = is_ws_url(&self.url.0);
+        if !tinkerpop3 && self.serializer.is_graphson() {
+            return Err(Error::Config(format!(
+                "the GraphSON serializer {:?} needs a ws:// or wss:// URL (TinkerPop 3); over http/https \
+                 the client speaks GraphBinary 4",
+                self.serializer
+            )));
+        }
         let mut urls = vec![if tinkerpop3 {
             parse_ws_url(&self.url.0)?
         } else {
@@ -499,6 +532,7 @@ impl ClientBuilder {
             connect_timeout: self.connect_timeout,
             interceptors,
             custom_types: self.custom_types.clone(),
+            serializer: self.serializer,
             root_certificates: self.root_certificates.clone(),
             ..crate::transport::ws::Options3::default()
         }

@@ -354,7 +354,7 @@ impl Parser<'_> {
                 Some(b'f') => signed.parse().map(Lit::Float).map_err(bad),
                 // No suffix: a Double (the server answers `g.inject(1.50).asString()` "1.5").
                 Some(b'd') | None => signed.parse().map(Lit::Double).map_err(bad),
-                Some(b'm') => big_decimal(&signed)
+                Some(b'm') => BigDecimal::parse_decimal(&signed)
                     .map(|d| Lit::BigDecimal(Box::new(d)))
                     .ok_or_else(|| at("bad BigDecimal")),
                 Some(c) => Err(at(&format!("bad float suffix {:?}", c as char))),
@@ -419,7 +419,7 @@ impl Parser<'_> {
             message: m.to_owned(),
         };
         match (w.as_str(), args.as_slice()) {
-            ("datetime" | "DateTime", [Lit::String(s)]) => parse_datetime(s)
+            ("datetime" | "DateTime", [Lit::String(s)]) => DateTime::parse_iso(s)
                 .map(Lit::DateTime)
                 .ok_or_else(|| bad(&format!("bad datetime {s:?}"))),
             ("datetime" | "DateTime", _) => Err(bad("datetime(...) needs one string")),
@@ -458,69 +458,6 @@ impl Parser<'_> {
             _ => Err(bad("Binary(...) needs one string")),
         }
     }
-}
-
-/// An ISO 8601 date-time: `YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM]`.
-pub(crate) fn parse_datetime(s: &str) -> Option<DateTime> {
-    let (date, rest) = match s.find('T') {
-        Some(i) => (&s[..i], &s[i + 1..]),
-        None => (s, ""),
-    };
-    let mut d = date.splitn(3, '-');
-    let year: i32 = d.next()?.parse().ok()?;
-    let month: i8 = d.next()?.parse().ok()?;
-    let day: i8 = d.next()?.parse().ok()?;
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let (time, zone) = match rest.find(['Z', 'z', '+', '-']) {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, ""),
-    };
-    let mut nanos = 0i64;
-    if !time.is_empty() {
-        let mut parts = time.split(':');
-        let h: i64 = parts.next()?.parse().ok()?;
-        let m: i64 = parts.next()?.parse().ok()?;
-        let (sec, frac) = match parts.next() {
-            Some(x) => match x.split_once('.') {
-                Some((a, b)) => (a.parse::<i64>().ok()?, b),
-                None => (x.parse::<i64>().ok()?, ""),
-            },
-            None => (0, ""),
-        };
-        if h > 23 || m > 59 || sec > 60 || !frac.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        let mut f = frac.to_string();
-        f.truncate(9);
-        while f.len() < 9 {
-            f.push('0');
-        }
-        nanos = ((h * 60 + m) * 60 + sec) * 1_000_000_000 + f.parse::<i64>().ok()?;
-    }
-    let offset_seconds = match zone {
-        "" | "Z" | "z" => 0,
-        z => {
-            let sign = if z.starts_with('-') { -1 } else { 1 };
-            let (h, m) = z[1..].split_once(':').unwrap_or((&z[1..], "0"));
-            sign * (h.parse::<i32>().ok()? * 3600 + m.parse::<i32>().ok()? * 60)
-        }
-    };
-    Some(DateTime::new(year, month, day, nanos, offset_seconds))
-}
-
-fn big_decimal(s: &str) -> Option<BigDecimal> {
-    let (mantissa, exp) = match s.find(['e', 'E']) {
-        Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),
-        None => (s, 0),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let unscaled: BigInt = format!("{int}{frac}").parse().ok()?;
-    Some(BigDecimal {
-        scale: i32::try_from(frac.len()).ok()?.checked_sub(exp)?,
-        unscaled: BigInteger::from(unscaled),
-    })
 }
 
 /// A version-4 UUID from the process's random hasher keys and the clock (no randomness crate).

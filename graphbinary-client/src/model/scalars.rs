@@ -91,6 +91,24 @@ impl Typed for BigInteger {
 }
 
 impl BigDecimal {
+    /// A decimal text (`1.25`, `-2E+3`, Java's `BigDecimal.toString()` and JSON's number form)
+    /// as a BigDecimal; `None` if it is no such text (or its scale overflows).
+    pub(crate) fn parse_decimal(s: &str) -> Option<BigDecimal> {
+        let (mantissa, exp) = match s.find(['e', 'E']) {
+            Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),
+            None => (s, 0),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        if frac.starts_with(['-', '+']) {
+            return None;
+        }
+        let unscaled: BigInt = format!("{int}{frac}").parse().ok()?;
+        Some(BigDecimal {
+            scale: i32::try_from(frac.len()).ok()?.checked_sub(exp)?,
+            unscaled: BigInteger::from(unscaled),
+        })
+    }
+
     /// The value as Java's `BigDecimal.toString()` writes it, e.g. `12.34` or `1.234E+5`.
     pub fn to_java_string(&self) -> String {
         let unscaled = self.unscaled.to_bigint();

@@ -61,6 +61,57 @@ impl DateTimeKind {
 }
 
 impl DateTime {
+    /// An ISO 8601 date-time: `YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM]` (gremlin-lang's
+    /// `datetime(...)`, GraphSON's `gx:OffsetDateTime` and `gx:Instant`).
+    pub(crate) fn parse_iso(s: &str) -> Option<DateTime> {
+        let (date, rest) = match s.find('T') {
+            Some(i) => (&s[..i], &s[i + 1..]),
+            None => (s, ""),
+        };
+        let mut d = date.splitn(3, '-');
+        let year: i32 = d.next()?.parse().ok()?;
+        let month: i8 = d.next()?.parse().ok()?;
+        let day: i8 = d.next()?.parse().ok()?;
+        if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+            return None;
+        }
+        let (time, zone) = match rest.find(['Z', 'z', '+', '-']) {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, ""),
+        };
+        let mut nanos = 0i64;
+        if !time.is_empty() {
+            let mut parts = time.split(':');
+            let h: i64 = parts.next()?.parse().ok()?;
+            let m: i64 = parts.next()?.parse().ok()?;
+            let (sec, frac) = match parts.next() {
+                Some(x) => match x.split_once('.') {
+                    Some((a, b)) => (a.parse::<i64>().ok()?, b),
+                    None => (x.parse::<i64>().ok()?, ""),
+                },
+                None => (0, ""),
+            };
+            if h > 23 || m > 59 || sec > 60 || !frac.bytes().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            let mut f = frac.to_string();
+            f.truncate(9);
+            while f.len() < 9 {
+                f.push('0');
+            }
+            nanos = ((h * 60 + m) * 60 + sec) * 1_000_000_000 + f.parse::<i64>().ok()?;
+        }
+        let offset_seconds = match zone {
+            "" | "Z" | "z" => 0,
+            z => {
+                let sign = if z.starts_with('-') { -1 } else { 1 };
+                let (h, m) = z[1..].split_once(':').unwrap_or((&z[1..], "0"));
+                sign * (h.parse::<i32>().ok()? * 3600 + m.parse::<i32>().ok()? * 60)
+            }
+        };
+        Some(DateTime::new(year, month, day, nanos, offset_seconds))
+    }
+
     /// An `OffsetDateTime`: the date, `nanos` since its midnight, at `offset_seconds` east of
     /// UTC. Nothing is checked here; writing a value out of range is an error.
     ///

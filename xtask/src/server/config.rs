@@ -158,7 +158,16 @@ fn tp3_vars(server: &Server, conf: &Path, lib: &Path) -> Result<Vec<(&'static st
     } else {
         "ssl: { enabled: false }".to_string()
     };
+    // GraphSONUntypedMessageSerializerV3 is new in TinkerPop 3.7.
+    let untyped_v3 = match &server.kind {
+        Kind::Tp3(v) if !v.starts_with("3.5.") && !v.starts_with("3.6.") => {
+            "  - { className: org.apache.tinkerpop.gremlin.util.ser.GraphSONUntypedMessageSerializerV3 }\n"
+                .to_string()
+        }
+        _ => String::new(),
+    };
     Ok(vec![
+        ("@UNTYPED_V3@", untyped_v3),
         ("@GRAPHS@", graphs),
         ("@SCRIPT@", script.to_string()),
         ("@AUTHENTICATION@", authentication),

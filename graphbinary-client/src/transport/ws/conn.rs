@@ -346,7 +346,10 @@ impl Conn {
 
     /// Sends `request` and returns its results stream.
     pub(crate) fn send(self: &Arc<Self>, request: &RequestMessage) -> Result<Results3, Error3> {
-        let payload = request.encode_ws_with(&self.options.custom_types)?;
+        let payload = match self.options.serializer {
+            s if s.is_graphson() => crate::graphson_ws::encode_request(request, s)?,
+            _ => request.encode_ws_with(&self.options.custom_types)?,
+        };
         let shared = Arc::new(Shared::default());
         let id = request.request_id;
         lock(&self.pending).insert(
@@ -497,13 +500,18 @@ impl Results3 {
                     c.add_message(bytes.len() as u64);
                 }
                 let before = self.batch.len();
-                let decoded = decode_response_interned(
-                    &bytes,
-                    &self.conn.options.limits,
-                    &self.conn.options.custom_types,
-                    &mut self.interner,
-                    into_batch.then_some(&mut self.batch),
-                );
+                let options = &self.conn.options;
+                let decoded = if options.serializer.is_graphson() {
+                    crate::graphson_ws::decode_response(&bytes, options.serializer, &options.limits)
+                } else {
+                    decode_response_interned(
+                        &bytes,
+                        &options.limits,
+                        &options.custom_types,
+                        &mut self.interner,
+                        into_batch.then_some(&mut self.batch),
+                    )
+                };
                 match decoded {
                     Err(e) => Err(Error3::Decode(e)),
                     Ok(msg) => match msg.status {
@@ -698,7 +706,21 @@ async fn route(
     pending: &Pending,
     options: &Options3,
 ) -> Result<(), String> {
-    let (id, status) = match header(&bytes) {
+    let routed = if options.serializer.is_graphson() {
+        match crate::graphson_ws::header(&bytes, options.serializer, &options.limits) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                return Err(format!(
+                    ": undecodable GraphSON response message: offset {}: {}",
+                    e.offset(),
+                    e.kind()
+                ))
+            }
+        }
+    } else {
+        header(&bytes)
+    };
+    let (id, status) = match routed {
         Some(Some(h)) => h,
         // A message for no request (the server could not read the request's id).
         Some(None) => return Ok(()),
@@ -721,9 +743,11 @@ async fn route(
             }
             return Ok(());
         };
-        let payload = sasl_plain(id, user, password.expose())
-            .encode_ws()
-            .map_err(|e| format!(": writing the SASL answer: {e}"))?;
+        let payload = crate::graphson_ws::encode_request(
+            &sasl_plain(id, user, password.expose()),
+            options.serializer,
+        )
+        .map_err(|e| format!(": writing the SASL answer: {e}"))?;
         return ws
             .send(Message::Binary(payload.into()))
             .await

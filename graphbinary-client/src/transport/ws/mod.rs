@@ -1,4 +1,4 @@
-//! TinkerPop 3 transport: GraphBinary 1 over WebSocket.
+//! TinkerPop 3 transport: GraphBinary 1 (or GraphSON 2/3, [`Options3::serializer`]) over WebSocket.
 //!
 //! [`Client3`] keeps a pool of WebSocket connections to a TinkerPop 3.x Gremlin Server
 //! (`ws://host:port/gremlin`; `wss://` through rustls). Each request is one binary message
@@ -61,7 +61,8 @@
 //! * **Sessions**: [`Client3::session`] opens a [`Session3`] (the `session` op processor) on a
 //!   connection of its own.
 //!
-//! Results are decoded by the GraphBinary 1 reader ([`crate::v1`]) from each message's bytes.
+//! Results are decoded by the GraphBinary 1 reader ([`crate::v1`]) from each message's bytes, or
+//! by [`crate::graphson_ws`]'s GraphSON reader when [`Options3::serializer`] names GraphSON.
 //!
 //! ```no_run
 //! use futures::TryStreamExt;
@@ -110,11 +111,11 @@ pub enum Error3 {
     /// The WebSocket handshake or connection failed.
     #[error("WebSocket: {0}")]
     WebSocket(#[from] tokio_tungstenite::tungstenite::Error),
-    /// A response message is not valid GraphBinary 1.
-    #[error("GraphBinary 1 response: offset {}: {}", .0.offset(), .0.kind())]
+    /// A response message is not valid GraphBinary 1 (or GraphSON, as the serializer says).
+    #[error("response message: offset {}: {}", .0.offset(), .0.kind())]
     Decode(#[from] DecodeError),
     /// A request could not be written.
-    #[error("GraphBinary 1 request: {0}")]
+    #[error("request: {0}")]
     Encode(#[from] EncodeError),
     /// The server answered with an error status.
     #[error("server error {code}: {message}")]
@@ -200,6 +201,10 @@ pub struct Options3 {
     /// [`CustomTypes::janusgraph`] for JanusGraph's edge ids; none by default, so that a
     /// custom value fails its request naming the type.
     pub custom_types: CustomTypes,
+    /// The serialization of requests and responses: GraphBinary 1 by default, or GraphSON 2
+    /// or 3, typed or untyped ([`crate::graphson_ws`]); `custom_types` apply to GraphBinary 1
+    /// only.
+    pub serializer: crate::graphson_ws::Serializer,
     /// Connections in the pool (at least 1; default 4).
     pub pool_size: usize,
     /// Response messages one request may have queued (default [`REQUEST_BACKLOG`]).
@@ -238,6 +243,7 @@ impl Default for Options3 {
             max_message_size: 10 * 1024 * 1024,
             user_agent: format!("graphbinary-rs/{}", env!("CARGO_PKG_VERSION")),
             custom_types: CustomTypes::new(),
+            serializer: crate::graphson_ws::Serializer::GraphBinary1,
             pool_size: 4,
             request_backlog: REQUEST_BACKLOG,
             request_backlog_bytes: REQUEST_BACKLOG_BYTES,
