@@ -13,6 +13,14 @@ use gremlin_server as common;
 use graphbinary_client::client::Client;
 use graphbinary_client::model::Value;
 
+/// A client and a label of the test's own, or `None` (printed why) without a server.
+async fn scratch(test: &str) -> Option<(Client, String)> {
+    if !common::server_available(test).await {
+        return None;
+    }
+    Some((common::builder().build().unwrap(), unique_label()))
+}
+
 fn unique_label() -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
@@ -36,11 +44,9 @@ async fn drop_label(c: &Client, label: &str) {
 
 #[tokio::test]
 async fn meta_properties_read_back() {
-    if !common::server_available("meta_properties_read_back").await {
+    let Some((c, label)) = scratch("meta_properties_read_back").await else {
         return;
-    }
-    let c = common::builder().build().unwrap();
-    let label = unique_label();
+    };
     let added = c
         .request("g.addV(l).property('name','x','since',2010i,'by','me')")
         .param("l", label.as_str())
@@ -95,11 +101,9 @@ async fn meta_properties_read_back() {
 
 #[tokio::test]
 async fn typed_parameters_round_trip_through_properties() {
-    if !common::server_available("typed_parameters_round_trip").await {
+    let Some((c, label)) = scratch("typed_parameters_round_trip").await else {
         return;
-    }
-    let c = common::builder().build().unwrap();
-    let label = unique_label();
+    };
     let u = uuid::Uuid::from_u128(0x41d2e28a_20a4_4ab0_b379_d810dede3786);
     let hostile = "o'brien \\ \"q\" ']) , g.V().drop() // ☃ 𝄞\n\t\r\u{1}";
     c.request(
