@@ -18,6 +18,8 @@
 mod servers3;
 #[path = "common/skip.rs"]
 mod skip;
+#[path = "common/upstream.rs"]
+mod upstream;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,18 +43,12 @@ struct Host {
 
 impl Host {
     async fn start(url: &str) -> Host {
-        let rest = url.split_once("://").expect("a URL").1;
-        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-        let upstream = tokio::net::lookup_host(authority)
-            .await
-            .expect("the upstream address")
-            .next()
-            .expect("an upstream address");
+        let (upstream, path) = upstream::upstream(url).await;
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let host = Host {
             port: listener.local_addr().unwrap().port(),
             upstream,
-            path: path.to_owned(),
+            path,
             tasks: Arc::default(),
             accepted: Arc::default(),
         };
