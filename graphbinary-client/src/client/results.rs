@@ -296,7 +296,18 @@ impl TraverserStream {
                 };
             }
         };
-        match crate::drive::poll_one(inner, cx, fast, slow) {
+        let r = crate::drive::poll_one(inner, cx, fast, slow);
+        self.http_polled(r)
+    }
+
+    /// One poll of the HTTP response, accounted: a result counted, an error remembered as
+    /// how the stream ended, the end checked against the HTTP status and the request's
+    /// observation settled.
+    fn http_polled<T>(
+        &mut self,
+        r: Poll<Option<Result<T, ResponseError>>>,
+    ) -> Poll<Option<Result<T, Error>>> {
+        match r {
             Poll::Ready(Some(Ok(v))) => {
                 self.results += 1;
                 Poll::Ready(Some(Ok(v)))
@@ -307,7 +318,9 @@ impl TraverserStream {
             }
             Poll::Ready(None) => {
                 self.done = true;
-                Poll::Ready(self.end().err().map(Err))
+                let end = self.end().err();
+                self.settle();
+                Poll::Ready(end.map(Err))
             }
             Poll::Pending => Poll::Pending,
         }
@@ -418,23 +431,8 @@ impl Stream for TraverserStream {
                 return r;
             }
         };
-        match inner.poll_next_unpin(cx) {
-            Poll::Ready(Some(Ok(t))) => {
-                this.results += 1;
-                Poll::Ready(Some(Ok(t)))
-            }
-            Poll::Ready(Some(Err(e))) => {
-                this.done = true;
-                Poll::Ready(Some(Err(this.fail(e))))
-            }
-            Poll::Ready(None) => {
-                this.done = true;
-                let end = this.end().err();
-                this.settle();
-                Poll::Ready(end.map(Err))
-            }
-            Poll::Pending => Poll::Pending,
-        }
+        let r = inner.poll_next_unpin(cx);
+        this.http_polled(r)
     }
 }
 
