@@ -51,34 +51,14 @@ pub fn decode_slice_with(
 
 fn decode_slice_here(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
     let mut cur = Cursor::new(bytes, 0, limits);
-    let v = complete(decode_value(&mut cur), bytes.len(), "a GraphBinary 1 value")?;
-    if cur.position() != bytes.len() {
-        return Err(DecodeError::new(
-            cur.offset(),
-            ErrorKind::Invalid {
-                what: "GraphBinary 1 value",
-                detail: format!("{} bytes after the value", bytes.len() - cur.position()),
-            },
-        ));
-    }
+    let v = crate::model::complete(decode_value(&mut cur), bytes.len(), "a GraphBinary 1 value")?;
+    crate::model::expect_end(
+        &cur,
+        bytes.len(),
+        "GraphBinary 1 value",
+        "bytes after the value",
+    )?;
     Ok(v)
-}
-
-/// Turns a fast-path result over bytes that are all there is into a plain result: "need more"
-/// is the end of the input at `end`.
-pub(crate) fn complete<T>(
-    r: FastResult<T>,
-    end: usize,
-    expected: &'static str,
-) -> Result<T, DecodeError> {
-    match r {
-        Ok(v) => Ok(v),
-        Err(FastError::Invalid(e)) => Err(e),
-        Err(FastError::NeedMore(_)) => Err(DecodeError::new(
-            end as u64,
-            ErrorKind::UnexpectedEof { expected },
-        )),
-    }
 }
 
 /// Reads one fully-qualified GraphBinary 1 value from a [`ReadBuffer`]: the fast path on the

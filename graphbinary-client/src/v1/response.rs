@@ -5,11 +5,11 @@ use std::collections::VecDeque;
 use graphbinary_core::{Cursor, DecodeError, ErrorKind, FastResult, Interner, Limits};
 use uuid::Uuid;
 
-use crate::model::Value;
+use crate::model::{complete, Value};
 
 use super::codes;
 use super::custom::{self, CustomTypes};
-use super::reader::{complete, decode_value};
+use super::reader::decode_value;
 
 /// `{0x81}{request id: nullable UUID}{status Int}{message: nullable String}{attributes Map}
 /// {meta Map}{result data: one fq value}`.
@@ -108,18 +108,12 @@ fn decode_here(
         }
     }
     let msg = complete(r, bytes.len(), "a GraphBinary 1 response message")?;
-    if cur.position() != bytes.len() {
-        return Err(DecodeError::new(
-            cur.offset(),
-            ErrorKind::Invalid {
-                what: "GraphBinary 1 response message",
-                detail: format!(
-                    "{} bytes after the result data",
-                    bytes.len() - cur.position()
-                ),
-            },
-        ));
-    }
+    crate::model::expect_end(
+        &cur,
+        bytes.len(),
+        "GraphBinary 1 response message",
+        "bytes after the result data",
+    )?;
     Ok(msg)
 }
 
