@@ -189,14 +189,9 @@ pub(crate) fn decode_items<T>(
     item: impl Fn(&mut Cursor<'_>) -> FastResult<T>,
 ) -> FastResult<Vec<T>> {
     cur.enter()?;
-    let n = cur.read_count(what)?;
     // Every fully-qualified item takes at least 2 bytes: a claimed count that cannot fit in
     // what is buffered is reported at once, without decoding or allocating.
-    cur.require(n.saturating_mul(2))?;
-    let mut v = Vec::with_capacity(n);
-    for _ in 0..n {
-        v.push(item(cur)?);
-    }
+    let v = cur.read_counted(what, 2, item)?;
     cur.leave();
     Ok(v)
 }

@@ -463,12 +463,7 @@ pub(crate) fn put_fq_str<B: BufMut>(out: &mut B, s: &str) -> Result<(), EncodeEr
 #[inline]
 fn decode_values(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<Value>> {
     cur.enter()?;
-    let n = cur.read_count(what)?;
-    cur.require(n.saturating_mul(2))?;
-    let mut v = Vec::with_capacity(n);
-    for _ in 0..n {
-        v.push(decode_value(cur)?);
-    }
+    let v = cur.read_counted(what, 2, decode_value)?;
     cur.leave();
     Ok(v)
 }
@@ -476,14 +471,7 @@ fn decode_values(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<Val
 #[inline]
 fn decode_bulk_items(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, i64)>> {
     cur.enter()?;
-    let n = cur.read_count("List")?;
-    cur.require(n.saturating_mul(10))?;
-    let mut v = Vec::with_capacity(n);
-    for _ in 0..n {
-        let item = decode_value(cur)?;
-        let bulk = cur.read_i64()?;
-        v.push((item, bulk));
-    }
+    let v = cur.read_counted("List", 10, |cur| Ok((decode_value(cur)?, cur.read_i64()?)))?;
     cur.leave();
     Ok(v)
 }
@@ -491,14 +479,7 @@ fn decode_bulk_items(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, i64)>> {
 #[inline]
 pub(crate) fn decode_entries(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, Value)>> {
     cur.enter()?;
-    let n = cur.read_count("Map")?;
-    cur.require(n.saturating_mul(4))?;
-    let mut v = Vec::with_capacity(n);
-    for _ in 0..n {
-        let k = decode_value(cur)?;
-        let val = decode_value(cur)?;
-        v.push((k, val));
-    }
+    let v = cur.read_counted("Map", 4, |cur| Ok((decode_value(cur)?, decode_value(cur)?)))?;
     cur.leave();
     Ok(v)
 }

@@ -456,26 +456,12 @@ fn enum_string(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<(u64, Str
 
 /// `{n Int}{fq item}...`
 fn decode_items(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<Value>> {
-    let n = cur.read_count(what)?;
     // Each item is at least 2 bytes (a null): the count is a lower bound on what must be there.
-    cur.require(n.saturating_mul(2))?;
-    let mut items = Vec::with_capacity(n);
-    for _ in 0..n {
-        items.push(decode_value(cur)?);
-    }
-    Ok(items)
+    cur.read_counted(what, 2, decode_value)
 }
 
 fn decode_map(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, Value)>> {
-    let n = cur.read_count("Map")?;
-    cur.require(n.saturating_mul(4))?;
-    let mut entries = Vec::with_capacity(n);
-    for _ in 0..n {
-        let k = decode_value(cur)?;
-        let v = decode_value(cur)?;
-        entries.push((k, v));
-    }
-    Ok(entries)
+    cur.read_counted("Map", 4, |cur| Ok((decode_value(cur)?, decode_value(cur)?)))
 }
 
 /// Bytecode's `{n Int}{name String}{n Int}{fq arg}...`, as a List of Lists `[name, args...]`

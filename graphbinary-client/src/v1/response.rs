@@ -155,15 +155,7 @@ fn decode(cur: &mut Cursor<'_>, into: Sink<'_>) -> FastResult<ResponseMessage> {
 }
 
 fn bare_map(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<(Value, Value)>> {
-    let n = cur.read_count(what)?;
-    cur.require(n.saturating_mul(4))?;
-    let mut entries = Vec::with_capacity(n);
-    for _ in 0..n {
-        let k = decode_value(cur)?;
-        let v = decode_value(cur)?;
-        entries.push((k, v));
-    }
-    Ok(entries)
+    cur.read_counted(what, 4, |cur| Ok((decode_value(cur)?, decode_value(cur)?)))
 }
 
 /// Where [`decode_data`] puts a List's items.
