@@ -207,12 +207,7 @@ pub(crate) async fn decode_items_slow<W: Decode, T: Send, R: AsyncRead + Unpin +
     unwrap: impl Fn(W) -> T + Send,
 ) -> Result<Vec<T>, DecodeError> {
     buf.enter()?;
-    let n = buf.read_count(what).await?;
-    // Grow with what arrives, never to the claimed count up front.
-    let mut v = Vec::with_capacity(n.min(1024));
-    for _ in 0..n {
-        v.push(unwrap(buf.read::<W>().await?));
-    }
+    let v = buf.read_counted(what, unwrap).await?;
     buf.leave();
     Ok(v)
 }

@@ -236,15 +236,10 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
             )
         }
         BULK_SET => {
-            let n = cur.read_count("BulkSet")?;
             // The smallest item: a null `FE 01` and an 8-byte bulk.
-            cur.require(n.saturating_mul(10))?;
-            let mut items = Vec::with_capacity(n);
-            for _ in 0..n {
-                let item = decode_value(cur)?;
-                let bulk = cur.read_i64()?;
-                items.push((item, bulk));
-            }
+            let items = cur.read_counted("BulkSet", 10, |cur| {
+                Ok((decode_value(cur)?, cur.read_i64()?))
+            })?;
             Value::BulkList(items)
         }
         TREE => Value::Tree(decode_tree(cur)?),
@@ -578,15 +573,12 @@ fn read_label(cur: &mut Cursor<'_>) -> FastResult<Labels> {
 
 fn decode_tree(cur: &mut Cursor<'_>) -> FastResult<Tree> {
     cur.enter()?;
-    let n = cur.read_count("Tree")?;
     // A key (at least a 2-byte null) and an empty subtree (a 4-byte count).
-    cur.require(n.saturating_mul(6))?;
-    let mut entries = Vec::with_capacity(n);
-    for _ in 0..n {
+    let entries = cur.read_counted("Tree", 6, |cur| {
         let key = decode_value(cur)?;
         let child = stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || decode_tree(cur))?;
-        entries.push((key, child));
-    }
+        Ok((key, child))
+    })?;
     cur.leave();
     Ok(Tree(entries))
 }
@@ -594,31 +586,25 @@ fn decode_tree(cur: &mut Cursor<'_>) -> FastResult<Tree> {
 /// TinkerGraph (0x10): vertices with bare-List properties, edges whose in/out vertex labels are
 /// written `FE 01` (taken here from the graph's vertex list, as TinkerGraph does).
 fn decode_graph(cur: &mut Cursor<'_>) -> FastResult<Graph> {
-    let n = cur.read_count("TinkerGraph vertices")?;
     // The smallest vertex: id `FE 01`, empty label, no properties.
-    cur.require(n.saturating_mul(10))?;
-    let mut vertices = Vec::with_capacity(n);
-    for _ in 0..n {
+    let vertices = cur.read_counted("TinkerGraph vertices", 10, |cur| {
         let id = decode_value(cur)?;
         let label = read_label(cur)?;
-        let np = cur.read_count("TinkerGraph vertex properties")?;
-        cur.require(np.saturating_mul(14))?;
-        let mut props = Vec::with_capacity(np);
-        for _ in 0..np {
-            props.push(VertexProperty {
+        let props = cur.read_counted("TinkerGraph vertex properties", 14, |cur| {
+            Ok(VertexProperty {
                 id: decode_value(cur)?,
                 label: read_label(cur)?,
                 value: decode_value(cur)?,
                 parent: decode_value(cur)?,
                 properties: Some(decode_bare_properties(cur)?),
-            });
-        }
-        vertices.push(Vertex {
+            })
+        })?;
+        Ok(Vertex {
             id,
             label,
             properties: Some(props),
-        });
-    }
+        })
+    })?;
     let n = cur.read_count("TinkerGraph edges")?;
     cur.require(n.saturating_mul(20))?;
     let mut edges = Vec::with_capacity(n);
