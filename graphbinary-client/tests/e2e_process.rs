@@ -3,6 +3,8 @@
 //! rule), with parameters and in literal-only mode.
 
 mod gremlin_server;
+#[path = "common/readme.rs"]
+mod readme;
 #[path = "common/strings.rs"]
 mod strings;
 use gremlin_server as common;
@@ -528,14 +530,7 @@ async fn readme_example() {
     let Some((g, _)) = sources("readme_example").await else {
         return;
     };
-    let t = g
-        .v(())
-        .has(("person", "name", GValue::new("who", "marko")))
-        .out("knows")
-        .has(("age", P::gt(26)))
-        .order(())
-        .by(("age", Order::Desc))
-        .values("name");
+    let t = readme::friends(&g);
     let lang = t.gremlin_lang().unwrap();
     assert_eq!(
         lang.gremlin,
@@ -544,12 +539,5 @@ async fn readme_example() {
     assert_eq!(lang.parameters_text().unwrap(), r#"[who:"marko"]"#);
     let friends: Vec<String> = t.to_list_as().await.unwrap();
     assert_eq!(friends, ["josh", "vadas"]);
-    let n: Option<i64> = g
-        .v(())
-        .where_(__::out("created"))
-        .count(())
-        .next_as()
-        .await
-        .unwrap();
-    assert_eq!(n, Some(3));
+    assert_eq!(readme::creators(&g).await, Some(3));
 }

@@ -21,6 +21,8 @@
 #[path = "common/results.rs"]
 mod results;
 use results::Sent;
+#[path = "common/readme.rs"]
+mod readme;
 #[path = "common/servers3.rs"]
 mod servers3;
 #[path = "common/skip.rs"]
@@ -573,17 +575,10 @@ async fn the_one_client_api_over_ws_typed_results_and_errors() {
 
 #[tokio::test]
 async fn the_traversal_api_runs_on_3x_servers() {
-    use graphbinary_client::process::{GValue, GraphTraversalSource, Order, TextP, __, P, T};
+    use graphbinary_client::process::{GraphTraversalSource, TextP, __, P, T};
     for (version, url) in servers("the_traversal_api_runs_on_3x_servers") {
         let g = GraphTraversalSource::new(graphbinary_client::Client::new(url.as_str()).unwrap());
-        let friends: Vec<String> = g
-            .v(())
-            .has(("person", "name", GValue::new("who", "marko")))
-            .out("knows")
-            .has(("age", P::gt(26)))
-            .order(())
-            .by(("age", Order::Desc))
-            .values("name")
+        let friends: Vec<String> = readme::friends(&g)
             .to_list_as()
             .await
             .unwrap_or_else(|e| panic!("{version}: {e}"));
@@ -592,14 +587,7 @@ async fn the_traversal_api_runs_on_3x_servers() {
             vec!["josh".to_string(), "vadas".to_string()],
             "{version}"
         );
-        let n: Option<i64> = g
-            .v(())
-            .where_(__::out("created"))
-            .count(())
-            .next_as()
-            .await
-            .unwrap();
-        assert_eq!(n, Some(3), "{version}");
+        assert_eq!(readme::creators(&g).await, Some(3), "{version}");
         let within: Vec<String> = g
             .v(())
             .has(("name", P::within(("marko", "vadas"))))
