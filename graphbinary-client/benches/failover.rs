@@ -32,7 +32,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use graphbinary_client::client::{Client, Error, RetryPolicy};
+use graphbinary_client::client::{Client, Error};
+use graphbinary_client::text::one_line;
 
 const CONCURRENCY: usize = 256;
 /// The default time between two kills (argument 4 sets another, in seconds).
@@ -142,16 +143,7 @@ async fn run() -> Result<(), String> {
         .add_host(url(ports[1]))
         .add_host(url(ports[2]))
         .pool_size(48)
-        .connect_timeout(Duration::from_secs(2))
-        .read_timeout(Duration::from_secs(20))
-        .host_retry_backoff(Duration::from_millis(250))
-        .host_retry_backoff_max(Duration::from_secs(2))
-        .retry_policy(
-            RetryPolicy::default()
-                .max_attempts(4)
-                .initial_backoff(Duration::from_millis(20))
-                .max_backoff(Duration::from_millis(500)),
-        )
+        .failover_drill()
         .build()
         .map_err(|e| e.to_string())?;
     let answers = stdin_answers();
@@ -179,7 +171,7 @@ async fn run() -> Result<(), String> {
                             tally.wrong.fetch_add(1, Ordering::Relaxed);
                             format!("count {n}, not 6")
                         }
-                        Err(e) => chain(&e),
+                        Err(e) => one_line(&e),
                     };
                     tally.failed.fetch_add(1, Ordering::Relaxed);
                     if must_succeed && window.kills.load(Ordering::SeqCst) == kills {
@@ -335,16 +327,4 @@ async fn run() -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// The error and its causes on one line.
-fn chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut line = err.to_string();
-    let mut cause = err.source();
-    while let Some(c) = cause {
-        line.push_str(": ");
-        line.push_str(&c.to_string());
-        cause = c.source();
-    }
-    line
 }

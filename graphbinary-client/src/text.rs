@@ -2,6 +2,7 @@
 //! `e[7][1-knows->2]`, `vp[name->marko]`, `[k:v]`, ...). Numbers, dates and durations render
 //! as Java does (the crate-private `java` module, shared with GraphSON).
 
+use std::error::Error;
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::java::{base64, java_double, java_float};
@@ -164,5 +165,42 @@ impl Display for Value {
             Value::Char(v) => f.write_char(*v),
             Value::Duration(v) => v.fmt(f),
         }
+    }
+}
+
+/// Renders `err` and its chain of sources on one line, joined by `": "`, with line breaks
+/// inside a message turned into spaces (for a log line or stderr). The crate's errors print
+/// each cause once: a message never repeats its source, so the chain is joined as it is; a
+/// source with an empty message adds nothing.
+///
+/// ```
+/// use graphbinary_client::{text::one_line, Value};
+///
+/// let e = Value::from_bytes(&[0x99, 0x00]).unwrap_err();
+/// assert_eq!(one_line(&e), "at byte 0: unknown type code 0x99");
+/// ```
+pub fn one_line(err: &(dyn Error + 'static)) -> String {
+    let mut line = err.to_string();
+    let mut src = err.source();
+    while let Some(s) = src {
+        let msg = s.to_string();
+        if !msg.is_empty() {
+            line.push_str(": ");
+            line.push_str(&msg);
+        }
+        src = s.source();
+    }
+    line.replace(['\r', '\n'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+    use crate::model::Value;
+
+    #[test]
+    fn a_decode_error_prints_its_offset_and_rule_once() {
+        let e = Value::from_bytes(&[0x99, 0x00]).unwrap_err();
+        assert_eq!(one_line(&e), "at byte 0: unknown type code 0x99");
     }
 }

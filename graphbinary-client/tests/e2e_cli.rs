@@ -15,6 +15,13 @@ fn query(args: &[&str]) -> Output {
         .expect("run graphbinary")
 }
 
+/// `graphbinary query ARGS`'s stdout, after asserting that it succeeded (its stderr if not).
+fn query_ok(args: &[&str]) -> String {
+    let o = query(args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    stdout(&o)
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
@@ -28,13 +35,15 @@ async fn text_graphson_and_count() {
     if !common::server_available("cli text_graphson_and_count").await {
         return;
     }
-    let o = query(&["g.V().hasLabel('person').order().by('age').values('name')"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "vadas\nmarko\njosh\npeter\n");
+    assert_eq!(
+        query_ok(&["g.V().hasLabel('person').order().by('age').values('name')"]),
+        "vadas\nmarko\njosh\npeter\n"
+    );
 
-    let o = query(&["--format", "graphson", "g.V(1).values('age')"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "{\"@type\":\"g:Int32\",\"@value\":29}\n");
+    assert_eq!(
+        query_ok(&["--format", "graphson", "g.V(1).values('age')"]),
+        "{\"@type\":\"g:Int32\",\"@value\":29}\n"
+    );
 
     let o = query(&[
         "--format",
@@ -105,19 +114,24 @@ async fn typed_params_script_from_file_or_stdin_source_and_formats() {
         return;
     }
     // Typed: 29 is an Int, '29' a String (which matches nothing).
-    let o = query(&["--param", "a=29", "g.V().has('age', a).values('name')"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "marko\n");
-    let o = query(&["--param", "a='29'", "g.V().has('age', a).values('name')"]);
-    assert_eq!(stdout(&o), "");
-    let o = query(&[
-        "--param",
-        "names=['josh','peter']",
-        "--param",
-        "n=2L",
-        "g.V().has('name', within(names)).limit(n).values('age').order()",
-    ]);
-    assert_eq!(stdout(&o), "32\n35\n", "{}", stderr(&o));
+    assert_eq!(
+        query_ok(&["--param", "a=29", "g.V().has('age', a).values('name')"]),
+        "marko\n"
+    );
+    assert_eq!(
+        query_ok(&["--param", "a='29'", "g.V().has('age', a).values('name')"]),
+        ""
+    );
+    assert_eq!(
+        query_ok(&[
+            "--param",
+            "names=['josh','peter']",
+            "--param",
+            "n=2L",
+            "g.V().has('name', within(names)).limit(n).values('age').order()",
+        ]),
+        "32\n35\n"
+    );
     // A bad literal is a usage error, before anything is sent.
     let o = query(&["--param", "a=[1,", "g.V()"]);
     assert_eq!(o.status.code(), Some(64));
@@ -127,8 +141,7 @@ async fn typed_params_script_from_file_or_stdin_source_and_formats() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("q.gremlin");
     std::fs::write(&file, "g.V().\n  hasLabel('software').\n  count()\n").unwrap();
-    let o = query(&["--file", file.to_str().unwrap()]);
-    assert_eq!(stdout(&o), "2\n", "{}", stderr(&o));
+    assert_eq!(query_ok(&["--file", file.to_str().unwrap()]), "2\n");
     let o = query(&["--file", dir.join("missing").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(64));
     let o = query_stdin(&[], "g.V(1).values('name')");
@@ -137,20 +150,20 @@ async fn typed_params_script_from_file_or_stdin_source_and_formats() {
     assert_eq!(o.status.code(), Some(64));
 
     // -g: an alias the server does not have is its error.
-    let o = query(&["-g", "g", "g.V().count()"]);
-    assert_eq!(stdout(&o), "6\n");
+    assert_eq!(query_ok(&["-g", "g", "g.V().count()"]), "6\n");
     let o = query(&["-g", "nosuchsource", "g.V().count()"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 
-    let o = query(&["--format", "json", "g.V(1).valueMap('name')"]);
-    assert_eq!(stdout(&o), "{\"name\":[\"marko\"]}\n");
-    let o = query(&[
-        "--format",
-        "table",
-        "g.V().hasLabel('software').order().by('name').elementMap()",
-    ]);
     assert_eq!(
-        stdout(&o),
+        query_ok(&["--format", "json", "g.V(1).valueMap('name')"]),
+        "{\"name\":[\"marko\"]}\n"
+    );
+    assert_eq!(
+        query_ok(&[
+            "--format",
+            "table",
+            "g.V().hasLabel('software').order().by('name').elementMap()",
+        ]),
         "id | label    | name   | lang\n\
          ---+----------+--------+-----\n\
          3  | software | lop    | java\n\

@@ -10,8 +10,16 @@ use results::Sent;
 mod gremlin_server;
 use gremlin_server as common;
 
-use graphbinary_client::client::Client;
+use graphbinary_client::client::{Client, RequestBuilder};
 use graphbinary_client::model::Value;
+
+/// A client and a label of the test's own, or `None` (printed why) without a server.
+async fn scratch(test: &str) -> Option<(Client, String)> {
+    if !common::server_available(test).await {
+        return None;
+    }
+    Some((common::builder().build().unwrap(), unique_label()))
+}
 
 fn unique_label() -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
@@ -27,33 +35,35 @@ fn unique_label() -> String {
     )
 }
 
+/// A request of `script` with the test's label bound as `l`.
+fn labelled(c: &Client, script: &str, label: &str) -> RequestBuilder {
+    c.request(script).param("l", label)
+}
+
 async fn drop_label(c: &Client, label: &str) {
-    c.request("g.V().hasLabel(l).drop()")
-        .param("l", label)
+    labelled(c, "g.V().hasLabel(l).drop()", label)
         .expect_all()
         .await;
 }
 
 #[tokio::test]
 async fn meta_properties_read_back() {
-    if !common::server_available("meta_properties_read_back").await {
+    let Some((c, label)) = scratch("meta_properties_read_back").await else {
         return;
-    }
-    let c = common::builder().build().unwrap();
-    let label = unique_label();
-    let added = c
-        .request("g.addV(l).property('name','x','since',2010i,'by','me')")
-        .param("l", label.as_str())
-        .await
-        .unwrap()
-        .all()
-        .await;
+    };
+    let added = labelled(
+        &c,
+        "g.addV(l).property('name','x','since',2010i,'by','me')",
+        &label,
+    )
+    .await
+    .unwrap()
+    .all()
+    .await;
     let r = async {
         let added = added.unwrap();
         assert_eq!(added.len(), 1);
-        let r = c
-            .request("g.V().hasLabel(l).properties('name')")
-            .param("l", label.as_str())
+        let r = labelled(&c, "g.V().hasLabel(l).properties('name')", &label)
             .expect_all()
             .await;
         assert_eq!(r.len(), 1);
@@ -77,11 +87,7 @@ async fn meta_properties_read_back() {
             ]
         );
         // The same meta-properties inside the vertex itself.
-        let r = c
-            .request("g.V().hasLabel(l)")
-            .param("l", label.as_str())
-            .expect_all()
-            .await;
+        let r = labelled(&c, "g.V().hasLabel(l)", &label).expect_all().await;
         let Value::Vertex(v) = &r[0] else {
             panic!("{r:?}")
         };
@@ -95,19 +101,18 @@ async fn meta_properties_read_back() {
 
 #[tokio::test]
 async fn typed_parameters_round_trip_through_properties() {
-    if !common::server_available("typed_parameters_round_trip").await {
+    let Some((c, label)) = scratch("typed_parameters_round_trip").await else {
         return;
-    }
-    let c = common::builder().build().unwrap();
-    let label = unique_label();
+    };
     let u = uuid::Uuid::from_u128(0x41d2e28a_20a4_4ab0_b379_d810dede3786);
     let hostile = "o'brien \\ \"q\" ']) , g.V().drop() // ☃ 𝄞\n\t\r\u{1}";
-    c.request(
+    labelled(
+        &c,
         "g.addV(l).property('a', a).property('b', b).property('i', i).property('lg', lg)\
          .property('f', f).property('d', d).property('t', t).property('st', st)\
          .property('u', u).property('lst', lst).property('ch', ch)",
+        &label,
     )
-    .param("l", label.as_str())
     .param("a", -1i8)
     .param("b", -2i16)
     .param("i", 3i32)
@@ -121,13 +126,15 @@ async fn typed_parameters_round_trip_through_properties() {
     .param("ch", 'é')
     .expect_all()
     .await;
-    let got = c
-        .request("g.V().hasLabel(l).valueMap('a','b','i','lg','f','d','t','st','u','lst','ch')")
-        .param("l", label.as_str())
-        .await
-        .unwrap()
-        .all()
-        .await;
+    let got = labelled(
+        &c,
+        "g.V().hasLabel(l).valueMap('a','b','i','lg','f','d','t','st','u','lst','ch')",
+        &label,
+    )
+    .await
+    .unwrap()
+    .all()
+    .await;
     drop_label(&c, &label).await;
     let got = got.unwrap();
     let (Value::Map(entries) | Value::OrderedMap(entries)) = &got[0] else {

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use futures::TryStreamExt;
 use graphbinary_client::client::{Client, ClientBuilder, Error, RetryPolicy, TransportKind};
 use graphbinary_client::model::Value;
+use graphbinary_client::text::one_line;
 
 #[path = "support/fault_proxy.rs"]
 mod fault_proxy;
@@ -184,17 +185,6 @@ async fn check(proxy: &FaultProxy, client: &Client, full: &[String], cases: Vec<
             o.took
         );
     }
-}
-
-fn one_line(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut s = e.to_string();
-    let mut c = e.source();
-    while let Some(x) = c {
-        s.push_str(": ");
-        s.push_str(&x.to_string());
-        c = x.source();
-    }
-    s
 }
 
 fn timeout(e: &Error) -> bool {

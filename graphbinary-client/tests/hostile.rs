@@ -463,15 +463,8 @@ fn an_io_error_keeps_its_cause_and_offset_on_one_line() {
     };
     assert_eq!(io.kind(), std::io::ErrorKind::ConnectionReset);
     // Each cause once, along the chain of sources.
-    let mut line = e.to_string();
-    let mut src = std::error::Error::source(&e);
-    while let Some(s) = src {
-        line.push_str(": ");
-        line.push_str(&s.to_string());
-        src = s.source();
-    }
     assert_eq!(
-        line,
+        graphbinary_client::text::one_line(&e),
         "malformed response: at byte 3: I/O error: connection reset by peer"
     );
 }

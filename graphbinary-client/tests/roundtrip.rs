@@ -323,6 +323,35 @@ async fn collect(
 }
 
 /// Runs `cases()` generated values through `route`, each reading back equal; returns the count.
+/// A runner of `cases` cases that writes no failure file.
+fn runner(cases: u32) -> TestRunner {
+    TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    })
+}
+
+/// `got` is the one value `sent`, as the server keeps it.
+fn one_back(got: &[Value], sent: &Value) -> Result<(), TestCaseError> {
+    prop_assert_eq!(got.len(), 1, "{:?} came back as {:?}", sent, got);
+    prop_assert_eq!(canonical(&got[0]), canonical(sent), "not the value sent");
+    Ok(())
+}
+
+/// Route (e): `cases().min(20)` values of `gen` sent by `send`, each read back as itself
+/// (`what` names the server and route in the failure and the printed count).
+fn read_back(what: &str, gen: Gen, send: impl Fn(&Value) -> Result<Vec<Value>, String>) {
+    let n = cases().min(20);
+    let r = runner(n).run(&value(gen), |v| {
+        one_back(&send(&v).map_err(TestCaseError::fail)?, &v)
+    });
+    if let Err(e) = r {
+        panic!("{what}: {e}");
+    }
+    eprintln!("roundtrip: {what}: {n} cases equal");
+}
+
 fn check_route(
     rt: &tokio::runtime::Runtime,
     ctx: &Ctx,
@@ -331,23 +360,11 @@ fn check_route(
     strategy: impl Strategy<Value = Value>,
 ) -> u32 {
     let n = cases();
-    let mut runner = TestRunner::new(Config {
-        cases: n,
-        failure_persistence: None,
-        ..Config::default()
-    });
-    let result = runner.run(&strategy, |v| {
+    let result = runner(n).run(&strategy, |v| {
         let got = rt
             .block_on(route(ctx, &v))
             .map_err(|e| TestCaseError::fail(format!("{name}: {v:?}: {e}")))?;
-        prop_assert_eq!(got.len(), 1, "{}: {:?} came back as {:?}", name, v, got);
-        prop_assert_eq!(
-            canonical(&got[0]),
-            canonical(&v),
-            "{}: not the value sent",
-            name
-        );
-        Ok(())
+        one_back(&got, &v).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))
     });
     if let Err(e) = result {
         panic!("{e}");
@@ -406,11 +423,9 @@ fn all_routes(label: &str, url: &str, gen: Gen) {
 
 #[test]
 fn tinkerpop4_every_route_reads_back_what_was_sent() {
-    let Ok(url) = std::env::var("GREMLIN_URL") else {
-        return skip::skipped(
-            "tinkerpop4_every_route_reads_back_what_was_sent",
-            "GREMLIN_URL unset",
-        );
+    let test = "tinkerpop4_every_route_reads_back_what_was_sent";
+    let Some(url) = servers3::one(test, "GREMLIN_URL", "Gremlin Server 4") else {
+        return;
     };
     all_routes("4.0.0-beta.3", &url, Gen::Tp4);
 }
@@ -441,12 +456,7 @@ fn tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored() {
     for (label, url) in servers {
         let rt = runtime();
         let ctx = ctx(&rt, &url, Gen::Tp3);
-        let mut runner = TestRunner::new(Config {
-            cases: cases(),
-            failure_persistence: None,
-            ..Config::default()
-        });
-        let r = runner.run(&leaf(Gen::Tp3), |v| {
+        let r = runner(cases()).run(&leaf(Gen::Tp3), |v| {
             let Some(class) = java_class(&v) else {
                 return Ok(());
             };
@@ -499,41 +509,33 @@ fn tinkerpop3_bindings_keep_their_java_class_and_match_what_was_stored() {
         {
             let found = rt.block_on(async {
                 // A key per value: JanusGraph fixes a key's type at its first value.
-                let key = format!("rt_{}_{i}", std::process::id());
-                let id = ctx
-                    .client
-                    .request("g.addV('roundtrip').property(k, x).id()")
-                    .param("k", key.as_str())
-                    .param("x", v.clone())
-                    .send()
-                    .expect_all()
-                    .await
-                    .remove(0);
-                let read = ctx
-                    .client
-                    .request("g.V(vid).values(k)")
-                    .param("vid", id.clone())
-                    .param("k", key.as_str())
-                    .send()
-                    .expect_all()
-                    .await
-                    .remove(0);
-                let n = ctx
-                    .client
-                    .request("g.V(vid).has(k, x).count()")
-                    .param("vid", id.clone())
-                    .param("k", key.as_str())
-                    .param("x", read.clone())
-                    .send()
-                    .expect_one::<i64>()
-                    .await;
+                let k = Value::from(format!("rt_{}_{i}", std::process::id()));
+                // The first result of `script` with these bindings.
+                let first = async |script: &str, params: &[(&str, &Value)]| {
+                    let mut r = ctx.client.request(script);
+                    for &(name, value) in params {
+                        r = r.param(name, value.clone());
+                    }
+                    r.send().expect_all().await.remove(0)
+                };
+                let id = first(
+                    "g.addV('roundtrip').property(k, x).id()",
+                    &[("k", &k), ("x", &v)],
+                )
+                .await;
+                let read = first("g.V(vid).values(k)", &[("vid", &id), ("k", &k)]).await;
+                let n = first(
+                    "g.V(vid).has(k, x).count()",
+                    &[("vid", &id), ("k", &k), ("x", &read)],
+                )
+                .await;
                 ctx.client
                     .request("g.V(vid).drop()")
                     .param("vid", id)
                     .send()
                     .expect_count()
                     .await;
-                (read, n)
+                (read, i64::try_from(n).unwrap())
             });
             assert_eq!(canonical(&found.0), canonical(&v), "{label}: stored {v:?}");
             assert_eq!(found.1, 1, "{label}: has(k, {v:?} read back) finds it");
@@ -585,21 +587,14 @@ fn a_lossy_writer_is_caught() {
 /// (e): a TinkerPop 4 transaction's requests carry parameters as every request does.
 #[test]
 fn a_transactions_requests_read_back_what_was_sent() {
-    let Ok(url) = std::env::var("GREMLIN_TX_URL") else {
-        return skip::skipped(
-            "a_transactions_requests_read_back_what_was_sent",
-            "GREMLIN_TX_URL unset",
-        );
+    let test = "a_transactions_requests_read_back_what_was_sent";
+    let Some(url) = servers3::one(test, "GREMLIN_TX_URL", "transactional Gremlin Server 4") else {
+        return;
     };
     let rt = runtime();
     let client = rt.block_on(async { Client::builder(&url).build().unwrap() });
-    let mut runner = TestRunner::new(Config {
-        cases: cases().min(20),
-        failure_persistence: None,
-        ..Config::default()
-    });
-    let r = runner.run(&value(Gen::Tp4), |v| {
-        let got = rt.block_on(async {
+    read_back("4.0 transaction", Gen::Tp4, |v| {
+        rt.block_on(async {
             let tx = client.transaction().await.map_err(|e| e.to_string())?;
             let got = collect(
                 tx.request("g.addV('roundtrip').property('p', x).values('p')")
@@ -610,19 +605,8 @@ fn a_transactions_requests_read_back_what_was_sent() {
             .await;
             tx.rollback().await.map_err(|e| e.to_string())?;
             got
-        });
-        let got = got.map_err(TestCaseError::fail)?;
-        prop_assert_eq!(got.len(), 1);
-        prop_assert_eq!(canonical(&got[0]), canonical(&v));
-        Ok(())
+        })
     });
-    if let Err(e) = r {
-        panic!("{e}");
-    }
-    eprintln!(
-        "roundtrip: 4.0 transaction: {} cases equal",
-        cases().min(20)
-    );
 }
 
 /// (e): a TinkerPop 3 session's requests: the session's `Eval` bindings are values too.
@@ -636,13 +620,8 @@ fn a_tinkerpop3_sessions_requests_read_back_what_was_sent() {
                 .await
                 .unwrap()
         });
-        let mut runner = TestRunner::new(Config {
-            cases: cases().min(20),
-            failure_persistence: None,
-            ..Config::default()
-        });
-        let r = runner.run(&value(Gen::Tp3), |v| {
-            let got = rt.block_on(async {
+        read_back(&format!("{label} session"), Gen::Tp3, |v| {
+            rt.block_on(async {
                 let session = client.session().await.map_err(|e| e.to_string())?;
                 use futures::TryStreamExt;
                 let eval = graphbinary_client::ws::Eval::new("[x]").binding("x", v.clone());
@@ -655,18 +634,7 @@ fn a_tinkerpop3_sessions_requests_read_back_what_was_sent() {
                 .await;
                 let _ = session.close().await;
                 got
-            });
-            let got = got.map_err(TestCaseError::fail)?;
-            prop_assert_eq!(got.len(), 1);
-            prop_assert_eq!(canonical(&got[0]), canonical(&v));
-            Ok(())
+            })
         });
-        if let Err(e) = r {
-            panic!("{label}: {e}");
-        }
-        eprintln!(
-            "roundtrip: {label} session: {} cases equal",
-            cases().min(20)
-        );
     }
 }

@@ -21,6 +21,8 @@
 #[path = "common/results.rs"]
 mod results;
 use results::Sent;
+#[path = "common/readme.rs"]
+mod readme;
 #[path = "common/servers3.rs"]
 mod servers3;
 #[path = "common/skip.rs"]
@@ -573,17 +575,10 @@ async fn the_one_client_api_over_ws_typed_results_and_errors() {
 
 #[tokio::test]
 async fn the_traversal_api_runs_on_3x_servers() {
-    use graphbinary_client::process::{GValue, GraphTraversalSource, Order, TextP, __, P, T};
+    use graphbinary_client::process::{GraphTraversalSource, TextP, __, P, T};
     for (version, url) in servers("the_traversal_api_runs_on_3x_servers") {
         let g = GraphTraversalSource::new(graphbinary_client::Client::new(url.as_str()).unwrap());
-        let friends: Vec<String> = g
-            .v(())
-            .has(("person", "name", GValue::new("who", "marko")))
-            .out("knows")
-            .has(("age", P::gt(26)))
-            .order(())
-            .by(("age", Order::Desc))
-            .values("name")
+        let friends: Vec<String> = readme::friends(&g)
             .to_list_as()
             .await
             .unwrap_or_else(|e| panic!("{version}: {e}"));
@@ -592,14 +587,7 @@ async fn the_traversal_api_runs_on_3x_servers() {
             vec!["josh".to_string(), "vadas".to_string()],
             "{version}"
         );
-        let n: Option<i64> = g
-            .v(())
-            .where_(__::out("created"))
-            .count(())
-            .next_as()
-            .await
-            .unwrap();
-        assert_eq!(n, Some(3), "{version}");
+        assert_eq!(readme::creators(&g).await, Some(3), "{version}");
         let within: Vec<String> = g
             .v(())
             .has(("name", P::within(("marko", "vadas"))))
@@ -630,11 +618,12 @@ async fn the_traversal_api_runs_on_3x_servers() {
         assert_eq!(labels, vec!["software".to_string()]);
         // Literals with no Groovy form (Byte, Short, UUID, Set) travel as bindings.
         let u: uuid::Uuid = "41d2e28a-20a4-4ab0-b379-d810dede3786".parse().unwrap();
-        let injected = g
-            .inject((7i8, 300i16, u, vec![1i32, 2]))
-            .to_list()
-            .await
-            .unwrap_or_else(|e| panic!("{version}: inject: {e}"));
+        let injected = inject_all(
+            &g,
+            &format!("{version}: inject"),
+            (7i8, 300i16, u, vec![1i32, 2]),
+        )
+        .await;
         assert_eq!(
             injected,
             vec![
@@ -646,11 +635,12 @@ async fn the_traversal_api_runs_on_3x_servers() {
             "{version}"
         );
         // So do BigInteger, BigDecimal and Char.
-        let injected = g
-            .inject((u64::MAX, 'x'))
-            .to_list()
-            .await
-            .unwrap_or_else(|e| panic!("{version}: inject BigInteger, Char: {e}"));
+        let injected = inject_all(
+            &g,
+            &format!("{version}: inject BigInteger, Char"),
+            (u64::MAX, 'x'),
+        )
+        .await;
         assert_eq!(injected.len(), 2, "{version}: {injected:?}");
         assert!(
             matches!(&injected[0], Value::BigInteger(n) if n.to_string() == u64::MAX.to_string()),
@@ -683,18 +673,19 @@ async fn the_traversal_api_runs_on_3x_servers() {
             scale: 3,
             unscaled: (-1234567i64).into(),
         });
-        let injected = g
-            .inject((
+        let injected = inject_all(
+            &g,
+            &format!("{version}: inject Duration, Binary, BigDecimal"),
+            (
                 durations[0],
                 durations[1],
                 Lit::binary(bytes.clone()),
                 Lit::binary(Vec::new()),
                 Lit::BigDecimal(dec.clone()),
                 Lit::list([Lit::binary(*b"f"), Lit::Duration(durations[0])]),
-            ))
-            .to_list()
-            .await
-            .unwrap_or_else(|e| panic!("{version}: inject Duration, Binary, BigDecimal: {e}"));
+            ),
+        )
+        .await;
         assert_eq!(
             injected,
             vec![
@@ -726,68 +717,74 @@ async fn the_traversal_api_runs_on_3x_servers() {
             .await
             .unwrap_or_else(|e| panic!("{version}: dedup: {e}"));
         assert_eq!(distinct, Some(Value::Long(3)), "{version}");
-        let grouped = g
-            .v(())
-            .group_count(())
-            .by(T::Label)
-            .next()
-            .await
-            .unwrap_or_else(|e| panic!("{version}: groupCount: {e}"));
-        assert!(
-            matches!(grouped, Some(Value::Map(ref m)) if m.len() == 2),
-            "{grouped:?}"
-        );
-        let projected = g
-            .v(1i64)
-            .project(("n", "k"))
-            .by("name")
-            .by(__::out("knows").count(()))
-            .next()
-            .await
-            .unwrap_or_else(|e| panic!("{version}: project: {e}"));
-        assert!(
-            matches!(projected, Some(Value::Map(ref m)) if m.len() == 2),
-            "{projected:?}"
-        );
+        // Two traversals that each end in a Map of two entries.
+        for (what, t) in [
+            ("groupCount", g.v(()).group_count(()).by(T::Label)),
+            (
+                "project",
+                g.v(1i64)
+                    .project(("n", "k"))
+                    .by("name")
+                    .by(__::out("knows").count(())),
+            ),
+        ] {
+            let map = t
+                .next()
+                .await
+                .unwrap_or_else(|e| panic!("{version}: {what}: {e}"));
+            assert!(
+                matches!(map, Some(Value::Map(ref m)) if m.len() == 2),
+                "{version}: {what}: {map:?}"
+            );
+        }
     }
+}
+
+/// `g.inject(args).toList()`, panicking with `what` and the error on failure.
+async fn inject_all(
+    g: &graphbinary_client::process::GraphTraversalSource,
+    what: &str,
+    args: impl graphbinary_client::process::IntoArgs,
+) -> Vec<Value> {
+    g.inject(args)
+        .to_list()
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e}"))
+}
+
+/// `graphbinary query --url URL ARGS...`'s stdout, after asserting that it succeeded.
+fn cli_query(version: &str, url: &str, args: &[&str]) -> String {
+    let out = cli_run(url, args);
+    assert!(out.status.success(), "{version}: {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn cli_run(url: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
+        .args(["query", "--url", url])
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 #[tokio::test]
 async fn the_cli_queries_a_ws_url() {
     for (version, url) in servers("the_cli_queries_a_ws_url") {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
-            .args([
-                "query",
-                "--url",
-                &url,
-                "g.V().has('name','marko').values('age')",
-            ])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{version}: {out:?}");
+        let run = |args: &[&str]| cli_query(version, &url, args);
         assert_eq!(
-            String::from_utf8_lossy(&out.stdout).trim(),
+            run(&["g.V().has('name','marko').values('age')"]).trim(),
             "29",
             "{version}"
         );
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
-            .args(["query", "--url", &url, "--format", "count", "(1..1000)"])
-            .output()
-            .unwrap();
         assert_eq!(
-            String::from_utf8_lossy(&out.stdout).trim(),
+            run(&["--format", "count", "(1..1000)"]).trim(),
             "1000",
             "{version}"
         );
         // --format graphson over ws:// prints GraphSON 3, as TinkerPop 3's own serializers
         // (a vertex's label one String, not GraphSON 4's list).
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
-            .args(["query", "--url", &url, "--format", "graphson", "g.V(1)"])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{version}: {out:?}");
         assert_eq!(
-            String::from_utf8_lossy(&out.stdout).trim(),
+            run(&["--format", "graphson", "g.V(1)"]).trim(),
             concat!(
                 r#"{"@type":"g:Vertex","@value":{"id":{"@type":"g:Int64","@value":1},"label":"person","#,
                 r#""properties":{"name":[{"@type":"g:VertexProperty","@value":{"id":{"@type":"g:Int64","@value":0},"#,
@@ -801,27 +798,17 @@ async fn the_cli_queries_a_ws_url() {
             "g.V(1).outE('knows').order().by(id)",
             "g.V(1).out().path().limit(1)",
         ] {
-            let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
-                .args(["query", "--url", &url, "--format", "graphson", q])
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "{version}: {q}: {out:?}");
+            let out = run(&["--format", "graphson", q]);
             let want: Vec<String> = values(&c, q)
                 .await
                 .iter()
                 .map(graphbinary_client::v1::to_graphson3)
                 .collect();
-            let got: Vec<String> = String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .map(str::to_owned)
-                .collect();
+            let got: Vec<String> = out.lines().map(str::to_owned).collect();
             assert_eq!(got, want, "{version}: {q}");
             assert!(!got.is_empty(), "{version}: {q}");
         }
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
-            .args(["query", "--url", &url, "g.V("])
-            .output()
-            .unwrap();
+        let out = cli_run(&url, &["g.V("]);
         assert_eq!(
             out.status.code(),
             Some(2),

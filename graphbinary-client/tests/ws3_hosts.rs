@@ -14,10 +14,16 @@
 //! GREMLIN_WS_URL_373=ws://127.0.0.1:8250/gremlin cargo test -p graphbinary-client --test ws3_hosts
 //! ```
 
+#[path = "common/rotation.rs"]
+mod rotation;
 #[path = "common/servers3.rs"]
 mod servers3;
 #[path = "common/skip.rs"]
 mod skip;
+#[path = "common/upstream.rs"]
+mod upstream;
+
+use rotation::{assert_the_refusing_host_left_the_rotation, dead_port};
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,18 +47,12 @@ struct Host {
 
 impl Host {
     async fn start(url: &str) -> Host {
-        let rest = url.split_once("://").expect("a URL").1;
-        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-        let upstream = tokio::net::lookup_host(authority)
-            .await
-            .expect("the upstream address")
-            .next()
-            .expect("an upstream address");
+        let (upstream, path) = upstream::upstream(url).await;
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let host = Host {
             port: listener.local_addr().unwrap().port(),
             upstream,
-            path: path.to_owned(),
+            path,
             tasks: Arc::default(),
             accepted: Arc::default(),
         };
@@ -124,12 +124,6 @@ fn upstreams(test: &str) -> Option<(String, String)> {
     Some((a, b))
 }
 
-/// A loopback port with nothing listening (bound, then closed).
-async fn dead_port() -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    l.local_addr().unwrap().port()
-}
-
 fn builder(urls: &[String]) -> ClientBuilder {
     let mut b = Client::builder(&urls[0]);
     for u in &urls[1..] {
@@ -166,17 +160,7 @@ async fn ws_requests_go_round_robin_and_skip_a_refusing_host() {
             .unwrap_or_else(|e| panic!("request {i}: {e:?}"));
         assert_eq!(n, 6, "every request succeeds although one host refuses");
     }
-    let hosts = client.hosts();
-    assert!(!hosts[1].available, "{hosts:?}");
-    assert_eq!(
-        hosts[1].requests, 1,
-        "the refusing host is out of the rotation after one try: {hosts:?}"
-    );
-    assert_eq!(hosts[0].requests + hosts[2].requests, 30, "{hosts:?}");
-    assert!(
-        hosts[0].requests >= 14 && hosts[2].requests >= 14,
-        "round-robin over the two live hosts: {hosts:?}"
-    );
+    assert_the_refusing_host_left_the_rotation(&client.hosts());
     assert!(a.accepted() >= 1 && b.accepted() >= 1);
     // The pool of a client with a dead first host in the rotation: a live host's.
     let c2 = builder(&[

@@ -625,6 +625,29 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
         self.read_len(what, self.limits.max_collection_len).await
     }
 
+    /// The slow path of [`Cursor::read_counted`](crate::Cursor::read_counted): a collection
+    /// count, then that many items, each read as `W` ([`ReadBuffer::read`]) and turned into
+    /// a `T` by `unwrap`. The vector grows with what arrives, never to the claimed count up
+    /// front.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe: the items already read are consumed.
+    pub async fn read_counted<W: Decode, T: Send>(
+        &mut self,
+        what: &'static str,
+        unwrap: impl Fn(W) -> T + Send,
+    ) -> Result<Vec<T>, DecodeError>
+    where
+        R: Send,
+    {
+        let n = self.read_count(what).await?;
+        let mut v = Vec::with_capacity(n.min(1024));
+        for _ in 0..n {
+            v.push(unwrap(self.read::<W>().await?));
+        }
+        Ok(v)
+    }
+
     /// Reads exactly `n` bytes, appending them to `dst`, streaming: bytes already buffered are
     /// copied, then the rest is read from the underlying reader straight into `dst` (never
     /// through the buffer), tolerating short reads. `dst` grows as bytes arrive, never to a

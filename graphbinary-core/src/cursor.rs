@@ -236,6 +236,38 @@ impl<'a> Cursor<'a> {
         self.read_len(what, self.limits.max_collection_len)
     }
 
+    /// Reads a collection count ([`Cursor::read_count`]), then that many items by `item`.
+    /// Each item takes at least `min_item` bytes: a count whose items cannot all be buffered
+    /// is "need more" at once, before anything is decoded or allocated.
+    ///
+    /// ```
+    /// use graphbinary_core::{Cursor, Limits};
+    ///
+    /// let limits = Limits::default();
+    /// let bytes = [0, 0, 0, 2, 0, 7, 0, 9];
+    /// let mut cur = Cursor::new(&bytes, 0, &limits);
+    /// let shorts = cur.read_counted("List", 2, |c| c.read_i16()).unwrap();
+    /// assert_eq!(shorts, [7, 9]);
+    /// // Claims 1000 items where 4 bytes are left: need more, nothing read.
+    /// let mut cur = Cursor::new(&[0, 0, 0x03, 0xe8, 0, 7, 0, 9], 0, &limits);
+    /// assert!(cur.read_counted("List", 2, |c| c.read_i16()).is_err());
+    /// ```
+    #[inline]
+    pub fn read_counted<T>(
+        &mut self,
+        what: &'static str,
+        min_item: usize,
+        mut item: impl FnMut(&mut Self) -> FastResult<T>,
+    ) -> FastResult<Vec<T>> {
+        let n = self.read_count(what)?;
+        self.require(n.saturating_mul(min_item))?;
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(item(self)?);
+        }
+        Ok(v)
+    }
+
     /// Reads a length-prefixed byte payload (String, Binary, BigInteger).
     #[inline]
     pub fn read_len_prefixed(&mut self, what: &'static str) -> FastResult<&'a [u8]> {

@@ -189,14 +189,9 @@ pub(crate) fn decode_items<T>(
     item: impl Fn(&mut Cursor<'_>) -> FastResult<T>,
 ) -> FastResult<Vec<T>> {
     cur.enter()?;
-    let n = cur.read_count(what)?;
     // Every fully-qualified item takes at least 2 bytes: a claimed count that cannot fit in
     // what is buffered is reported at once, without decoding or allocating.
-    cur.require(n.saturating_mul(2))?;
-    let mut v = Vec::with_capacity(n);
-    for _ in 0..n {
-        v.push(item(cur)?);
-    }
+    let v = cur.read_counted(what, 2, item)?;
     cur.leave();
     Ok(v)
 }
@@ -212,12 +207,7 @@ pub(crate) async fn decode_items_slow<W: Decode, T: Send, R: AsyncRead + Unpin +
     unwrap: impl Fn(W) -> T + Send,
 ) -> Result<Vec<T>, DecodeError> {
     buf.enter()?;
-    let n = buf.read_count(what).await?;
-    // Grow with what arrives, never to the claimed count up front.
-    let mut v = Vec::with_capacity(n.min(1024));
-    for _ in 0..n {
-        v.push(unwrap(buf.read::<W>().await?));
-    }
+    let v = buf.read_counted(what, unwrap).await?;
     buf.leave();
     Ok(v)
 }

@@ -69,24 +69,21 @@ fn run(p: &Prim, how: How, cap: usize, cuts: &[usize]) {
 #[test]
 fn dropping_a_pending_primitive_read_loses_and_replays_nothing() {
     let mut runs = 0;
-    for p in samples() {
-        for how in How::ALL {
-            let value = p.encoded_for(how);
-            let len = value.len();
-            for cap in (1..=16).chain([64, 1024]) {
-                if !cancel_safe(&p, how, cap, len) {
-                    continue;
-                }
-                // Cancelled once at every byte boundary...
-                for k in 0..len {
-                    run(&p, how, cap, &[k]);
-                    runs += 1;
-                }
-                // ...and at every boundary in turn, one byte at a time.
-                if len <= 40 {
-                    run(&p, how, cap, &(0..len).collect::<Vec<_>>());
-                    runs += 1;
-                }
+    for (p, how, value) in every_encoding() {
+        let len = value.len();
+        for cap in (1..=16).chain([64, 1024]) {
+            if !cancel_safe(&p, how, cap, len) {
+                continue;
+            }
+            // Cancelled once at every byte boundary...
+            for k in 0..len {
+                run(&p, how, cap, &[k]);
+                runs += 1;
+            }
+            // ...and at every boundary in turn, one byte at a time.
+            if len <= 40 {
+                run(&p, how, cap, &(0..len).collect::<Vec<_>>());
+                runs += 1;
             }
         }
     }
@@ -142,20 +139,14 @@ fn fill_is_cancel_safe() {
     let (g, feeder) = gate();
     let mut buf = ReadBuffer::with_capacity(8, g);
     // Pending with nothing buffered.
-    {
-        let mut f = pin!(buf.fill());
-        assert!(poll_once(f.as_mut()).is_pending());
-    }
+    cancel_when_pending(buf.fill());
     assert!(buf.buffered().is_empty());
     feeder.feed(&[1, 2, 3, 4, 5, 6]);
     assert_eq!(block_on(buf.fill()).unwrap(), 6);
     // Consume past half the storage, so the next fill moves the rest to the front before
     // waiting; cancel it there.
     assert_eq!(block_on(buf.read_array::<5>("x")).unwrap(), [1, 2, 3, 4, 5]);
-    {
-        let mut f = pin!(buf.fill());
-        assert!(poll_once(f.as_mut()).is_pending());
-    }
+    cancel_when_pending(buf.fill());
     assert_eq!(buf.buffered(), &[6]);
     assert_eq!(buf.offset(), 5);
     feeder.feed(&[7, 8, 9, 10, 11, 12, 13, 14, 15]);
@@ -175,15 +166,9 @@ fn fill_to_and_read_with_are_cancel_safe() {
     let (g, feeder) = gate();
     let mut buf = ReadBuffer::with_capacity(2, g); // grows to the widest primitive on demand
     feeder.feed(&[0, 0, 0]);
-    {
-        let mut f = pin!(buf.fill_to(12, "twelve"));
-        assert!(poll_once(f.as_mut()).is_pending());
-    }
+    cancel_when_pending(buf.fill_to(12, "twelve"));
     assert_eq!(buf.buffered(), &[0, 0, 0]);
-    {
-        let mut f = pin!(buf.read_with(|c| c.read_i64(), "Long"));
-        assert!(poll_once(f.as_mut()).is_pending());
-    }
+    cancel_when_pending(buf.read_with(|c| c.read_i64(), "Long"));
     assert_eq!(buf.buffered(), &[0, 0, 0]);
     feeder.feed(&[0, 0, 0, 0, 9]);
     assert_eq!(

@@ -20,38 +20,34 @@ const PRE: u8 = 0x5a;
 #[test]
 fn every_truncation_of_every_primitive_is_eof_at_the_exact_offset() {
     let mut runs = 0;
-    for p in samples() {
-        for how in How::ALL {
-            let value = p.encoded_for(how);
-            // Long payloads: every truncation near the ends, a few in the middle.
-            let cuts: Vec<usize> = (0..value.len())
-                .filter(|&t| value.len() <= 40 || t < 20 || t + 20 > value.len() || t % 17 == 0)
-                .collect();
-            for t in cuts {
-                let mut data = vec![PRE];
-                data.extend_from_slice(&value[..t]);
-                for cap in (1..=16).chain([64]) {
-                    for (sizes, mode) in [
-                        (vec![], Mode::Plain),
-                        (vec![1], Mode::Pending),
-                        (vec![2, 1], Mode::Short),
-                    ] {
-                        let ctx = format!("{p:?} {how:?} cut={t} cap={cap} {sizes:?} {mode:?}");
-                        let r = reader(&data, &sizes, mode);
-                        let mut buf =
-                            ReadBuffer::with_capacity(cap, r).with_fast_path(how.fast_path());
-                        block_on(async {
-                            assert_eq!(buf.read_u8().await.unwrap(), PRE);
-                            let e = p.read_how(how, &mut buf).await.expect_err(&ctx);
-                            assert!(
-                                matches!(e.kind(), ErrorKind::UnexpectedEof { expected } if !expected.is_empty()),
-                                "{ctx}: {e:?}"
-                            );
-                            assert_eq!(e.offset(), 1 + t as u64, "{ctx}: {e}");
-                            assert!(e.to_string().starts_with(&format!("at byte {}: ", 1 + t)));
-                        });
-                        runs += 1;
-                    }
+    for (p, how, value) in every_encoding() {
+        // Long payloads: every truncation near the ends, a few in the middle.
+        let cuts: Vec<usize> = (0..value.len())
+            .filter(|&t| value.len() <= 40 || t < 20 || t + 20 > value.len() || t % 17 == 0)
+            .collect();
+        for t in cuts {
+            let mut data = vec![PRE];
+            data.extend_from_slice(&value[..t]);
+            for cap in (1..=16).chain([64]) {
+                for (sizes, mode) in [
+                    (vec![], Mode::Plain),
+                    (vec![1], Mode::Pending),
+                    (vec![2, 1], Mode::Short),
+                ] {
+                    let ctx = format!("{p:?} {how:?} cut={t} cap={cap} {sizes:?} {mode:?}");
+                    let r = reader(&data, &sizes, mode);
+                    let mut buf = ReadBuffer::with_capacity(cap, r).with_fast_path(how.fast_path());
+                    block_on(async {
+                        assert_eq!(buf.read_u8().await.unwrap(), PRE);
+                        let e = p.read_how(how, &mut buf).await.expect_err(&ctx);
+                        assert!(
+                            matches!(e.kind(), ErrorKind::UnexpectedEof { expected } if !expected.is_empty()),
+                            "{ctx}: {e:?}"
+                        );
+                        assert_eq!(e.offset(), 1 + t as u64, "{ctx}: {e}");
+                        assert!(e.to_string().starts_with(&format!("at byte {}: ", 1 + t)));
+                    });
+                    runs += 1;
                 }
             }
         }
@@ -164,10 +160,7 @@ fn is_at_end_does_not_consume_and_waits_for_the_verdict() {
     let (g, feeder) = gate();
     let mut buf = ReadBuffer::with_capacity(8, g);
     // Nothing fed yet: the answer is not known, so is_at_end is pending.
-    {
-        let mut f = pin!(buf.is_at_end());
-        assert!(poll_once(f.as_mut()).is_pending());
-    }
+    cancel_when_pending(buf.is_at_end());
     feeder.feed(&[0, 7]);
     {
         let mut f = pin!(buf.is_at_end());
@@ -178,10 +171,7 @@ fn is_at_end_does_not_consume_and_waits_for_the_verdict() {
     assert_eq!(buf.buffered(), &[0, 7]);
     assert!(!block_on(buf.is_at_end()).unwrap());
     assert_eq!(block_on(buf.read::<i16>()).unwrap(), 7);
-    {
-        let mut f = pin!(buf.is_at_end());
-        assert!(poll_once(f.as_mut()).is_pending());
-    }
+    cancel_when_pending(buf.is_at_end());
     feeder.close();
     assert!(block_on(buf.is_at_end()).unwrap());
     assert_eq!(buf.offset(), 2);

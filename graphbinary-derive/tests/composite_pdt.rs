@@ -32,6 +32,21 @@ const SPEC_POINT: &str = "
     03 00 00 00 00 01 79 01 00 00 00 00 02
 ";
 
+/// Map entries of a `Point`: `"x"` or `"y"`, and `"z"`, each an Int 1 or 2.
+const X1: &str = "03 00 00 00 00 01 78 01 00 00 00 00 01";
+const X2: &str = "03 00 00 00 00 01 78 01 00 00 00 00 02";
+const Y2: &str = "03 00 00 00 00 01 79 01 00 00 00 00 02";
+const Z2: &str = "03 00 00 00 00 01 7a 01 00 00 00 00 02";
+
+/// A `Point` CompositePDT (name `"Point"`) whose fields Map holds `entries`, in that order.
+fn point(entries: &[&str]) -> Vec<u8> {
+    unhex(&format!(
+        "03 00 00 00 00 05 50 6F 69 6E 74  0A 00 00 00 00 {:02x}  {}",
+        entries.len(),
+        entries.join(" ")
+    ))
+}
+
 #[test]
 fn spec_point_example() {
     check(&unhex(SPEC_POINT), &Point { x: 1, y: 2 });
@@ -45,14 +60,7 @@ fn spec_point_example() {
 
 #[test]
 fn keys_in_any_order() {
-    let bytes = unhex(
-        "
-        03 00 00 00 00 05 50 6F 69 6E 74
-        0A 00 00 00 00 02
-        03 00 00 00 00 01 79 01 00 00 00 00 02
-        03 00 00 00 00 01 78 01 00 00 00 00 01
-        ",
-    );
+    let bytes = point(&[Y2, X1]);
     let p: Point = common::fast(&bytes).unwrap();
     assert_eq!(p, Point { x: 1, y: 2 });
     // Every path agrees; the writer puts the fields back in declaration order.
@@ -116,29 +124,14 @@ fn wrong_type_name() {
 
 #[test]
 fn missing_field() {
-    let bytes = unhex(
-        "
-        03 00 00 00 00 05 50 6F 69 6E 74
-        0A 00 00 00 00 01
-        03 00 00 00 00 01 79 01 00 00 00 00 02
-        ",
-    );
-    let e = check_err::<Point>(&bytes);
+    let e = check_err::<Point>(&point(&[Y2]));
     assert_eq!(e.offset(), 11, "the Map's offset");
     assert_eq!(detail(&e), r#"missing field "x""#);
 }
 
 #[test]
 fn unknown_key_is_an_error() {
-    let bytes = unhex(
-        "
-        03 00 00 00 00 05 50 6F 69 6E 74
-        0A 00 00 00 00 02
-        03 00 00 00 00 01 78 01 00 00 00 00 01
-        03 00 00 00 00 01 7a 01 00 00 00 00 02
-        ",
-    );
-    let e = check_err::<Point>(&bytes);
+    let e = check_err::<Point>(&point(&[X1, Z2]));
     assert_eq!(e.offset(), 30, "the key's offset");
     assert_eq!(
         detail(&e),
@@ -148,15 +141,7 @@ fn unknown_key_is_an_error() {
 
 #[test]
 fn duplicate_key_is_an_error() {
-    let bytes = unhex(
-        "
-        03 00 00 00 00 05 50 6F 69 6E 74
-        0A 00 00 00 00 02
-        03 00 00 00 00 01 78 01 00 00 00 00 01
-        03 00 00 00 00 01 78 01 00 00 00 00 02
-        ",
-    );
-    let e = check_err::<Point>(&bytes);
+    let e = check_err::<Point>(&point(&[X1, X2]));
     assert_eq!(e.offset(), 30);
     assert_eq!(detail(&e), r#"field "x" appears twice"#);
 }

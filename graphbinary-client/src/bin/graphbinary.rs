@@ -28,8 +28,6 @@ mod console;
 mod decode;
 #[path = "graphbinary/exec.rs"]
 mod exec;
-#[path = "graphbinary/one_line.rs"]
-mod one_line;
 #[path = "graphbinary/query.rs"]
 mod query;
 #[path = "graphbinary/render.rs"]

@@ -247,6 +247,25 @@ impl ClientBuilder {
         self
     }
 
+    /// The settings of the failover drills (`cargo xtask failover`'s bench and `cargo xtask
+    /// cluster chaos`), in one place so both measure the same client: connect timeout 2 s,
+    /// read timeout 20 s, a failed host out of the rotation for 250 ms to 2 s, and idempotent
+    /// requests tried 4 times with a backoff of 20 ms to 500 ms. Feature `test-util`; not part
+    /// of the stable API.
+    #[cfg(feature = "test-util")]
+    pub fn failover_drill(self) -> Self {
+        self.connect_timeout(Duration::from_secs(2))
+            .read_timeout(Duration::from_secs(20))
+            .host_retry_backoff(Duration::from_millis(250))
+            .host_retry_backoff_max(Duration::from_secs(2))
+            .retry_policy(
+                RetryPolicy::default()
+                    .max_attempts(4)
+                    .initial_backoff(Duration::from_millis(20))
+                    .max_backoff(Duration::from_millis(500)),
+            )
+    }
+
     /// Sends every request through the HTTP proxy at `url` (`http://[user:password@]host:port`;
     /// the credentials, if any, go in `Proxy-Authorization`). `https://` servers are reached
     /// through an HTTP `CONNECT` tunnel, `http://` ones by sending the request to the proxy in

@@ -97,6 +97,22 @@ impl Source {
     }
 }
 
+/// Every remaining result of a TinkerPop 3 request to `f`, each counted in `results`; an error
+/// ends the read and is remembered in `failed`.
+async fn each_ws(
+    ws: &mut WsSource,
+    results: &mut u64,
+    failed: &mut Option<&'static str>,
+    mut f: impl FnMut(Traverser) -> Result<(), Error>,
+) -> Result<(), Error> {
+    while let Some(t) = futures::future::poll_fn(|cx| poll_ws(ws, cx)).await {
+        let t = t.inspect_err(|e| *failed = Some(e.kind()))?;
+        *results += 1;
+        f(t)?;
+    }
+    Ok(())
+}
+
 /// One TinkerPop 3 result as a traverser, or a timeout when a deadline passed first.
 fn poll_ws(s: &mut WsSource, cx: &mut Context<'_>) -> Poll<Option<Result<Traverser, Error>>> {
     match s.results.poll_next_unpin(cx) {
@@ -240,12 +256,11 @@ impl TraverserStream {
                 // is decoded to a `Value` and converted by `slow`.
                 let _ = fast;
                 self.done = true;
-                while let Some(t) = futures::future::poll_fn(|cx| poll_ws(ws, cx)).await {
-                    let t = t.inspect_err(|e| *failed = Some(e.kind()))?;
-                    *results += 1;
+                return each_ws(ws, results, failed, |t| {
                     f(slow(t.value, 0)?, t.bulk);
-                }
-                return Ok(());
+                    Ok(())
+                })
+                .await;
             }
         };
         let r = crate::drive::drive(inner, fast, slow, skipped, |v, bulk| {
@@ -253,11 +268,7 @@ impl TraverserStream {
             f(v, bulk)
         })
         .await;
-        self.done = true;
-        match r {
-            Ok(()) => self.end(),
-            Err(e) => Err(self.fail(e)),
-        }
+        self.http_finished(r)
     }
 
     /// One result read by `fast` in place, or by the stream's slow path and `slow` (see
@@ -296,7 +307,18 @@ impl TraverserStream {
                 };
             }
         };
-        match crate::drive::poll_one(inner, cx, fast, slow) {
+        let r = crate::drive::poll_one(inner, cx, fast, slow);
+        self.http_polled(r)
+    }
+
+    /// One poll of the HTTP response, accounted: a result counted, an error remembered as
+    /// how the stream ended, the end checked against the HTTP status and the request's
+    /// observation settled.
+    fn http_polled<T>(
+        &mut self,
+        r: Poll<Option<Result<T, ResponseError>>>,
+    ) -> Poll<Option<Result<T, Error>>> {
+        match r {
             Poll::Ready(Some(Ok(v))) => {
                 self.results += 1;
                 Poll::Ready(Some(Ok(v)))
@@ -307,7 +329,9 @@ impl TraverserStream {
             }
             Poll::Ready(None) => {
                 self.done = true;
-                Poll::Ready(self.end().err().map(Err))
+                let end = self.end().err();
+                self.settle();
+                Poll::Ready(end.map(Err))
             }
             Poll::Pending => Poll::Pending,
         }
@@ -334,11 +358,11 @@ impl TraverserStream {
             Source::Http(inner) => inner,
             Source::Ws(ws) => {
                 self.done = true;
-                while let Some(t) = futures::future::poll_fn(|cx| poll_ws(ws, cx)).await {
-                    *results += 1;
-                    f(t.inspect_err(|e| *failed = Some(e.kind()))?);
-                }
-                return Ok(());
+                return each_ws(ws, results, failed, |t| {
+                    f(t);
+                    Ok(())
+                })
+                .await;
             }
         };
         let r = inner
@@ -347,6 +371,12 @@ impl TraverserStream {
                 f(t)
             })
             .await;
+        self.http_finished(r)
+    }
+
+    /// The end of a whole-response read over HTTP: the stream done, its error remembered, or
+    /// the end checked against the HTTP status.
+    fn http_finished(&mut self, r: Result<(), ResponseError>) -> Result<(), Error> {
         self.done = true;
         match r {
             Ok(()) => self.end(),
@@ -418,23 +448,8 @@ impl Stream for TraverserStream {
                 return r;
             }
         };
-        match inner.poll_next_unpin(cx) {
-            Poll::Ready(Some(Ok(t))) => {
-                this.results += 1;
-                Poll::Ready(Some(Ok(t)))
-            }
-            Poll::Ready(Some(Err(e))) => {
-                this.done = true;
-                Poll::Ready(Some(Err(this.fail(e))))
-            }
-            Poll::Ready(None) => {
-                this.done = true;
-                let end = this.end().err();
-                this.settle();
-                Poll::Ready(end.map(Err))
-            }
-            Poll::Pending => Poll::Pending,
-        }
+        let r = inner.poll_next_unpin(cx);
+        this.http_polled(r)
     }
 }
 

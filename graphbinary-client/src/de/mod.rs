@@ -157,15 +157,8 @@ pub(crate) fn whole<'de, T: Deserialize<'de>, M: Mode<'de, 'de>>(
         }
         Err(e) => return Err(e),
     };
-    if cur.position() != len {
-        return Err(Error::format(DecodeError::new(
-            cur.offset(),
-            ErrorKind::Invalid {
-                what: "value",
-                detail: format!("{} trailing bytes after the value", len - cur.position()),
-            },
-        )));
-    }
+    crate::model::expect_end(cur, len, "value", "trailing bytes after the value")
+        .map_err(Error::format)?;
     Ok(v)
 }
 

@@ -41,8 +41,8 @@ pub(crate) use skip_slow::skip_value_slow;
 pub use structure::{Graph, Tree};
 pub(crate) use time::epoch;
 pub use time::DateTimeKind;
-pub(crate) use value::decode_marker_value;
 pub use value::Value;
+pub(crate) use value::{complete, decode_marker_value, expect_end};
 #[cfg(feature = "serde")]
 pub(crate) use value::{read_fq_str, read_header, Header};
 

@@ -111,12 +111,7 @@ fn decode_graph_vp(cur: &mut Cursor<'_>) -> FastResult<VertexProperty> {
 fn decode_graph_vertex(cur: &mut Cursor<'_>) -> FastResult<Vertex> {
     let id = Value::decode(cur)?;
     let label = Decode::decode(cur)?;
-    let n = cur.read_count("Graph vertex properties")?;
-    cur.require(n.saturating_mul(12))?;
-    let mut props = Vec::with_capacity(n);
-    for _ in 0..n {
-        props.push(decode_graph_vp(cur)?);
-    }
+    let props = cur.read_counted("Graph vertex properties", 12, decode_graph_vp)?;
     Ok(Vertex {
         id,
         label,
@@ -149,19 +144,9 @@ impl Decode for Graph {
     const EXPECTED: &'static str = "Graph";
     fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
         cur.enter()?;
-        let n = cur.read_count("Graph vertices")?;
-        cur.require(n.saturating_mul(10))?;
-        let mut vertices = Vec::with_capacity(n);
-        for _ in 0..n {
-            vertices.push(decode_graph_vertex(cur)?);
-        }
-        let n = cur.read_count("Graph edges")?;
+        let vertices = cur.read_counted("Graph vertices", 10, decode_graph_vertex)?;
         // The smallest edge: id, in/out ids, labels and parent all `FE 01`, empty lists: 20 bytes.
-        cur.require(n.saturating_mul(20))?;
-        let mut edges = Vec::with_capacity(n);
-        for _ in 0..n {
-            edges.push(decode_graph_edge(cur)?);
-        }
+        let edges = cur.read_counted("Graph edges", 20, decode_graph_edge)?;
         cur.leave();
         Ok(Graph::linked(vertices, edges))
     }
@@ -170,16 +155,10 @@ impl Decode for Graph {
     ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
         async move {
             buf.enter()?;
-            let n = buf.read_count("Graph vertices").await?;
-            let mut vertices = Vec::with_capacity(n.min(1024));
-            for _ in 0..n {
-                vertices.push(buf.read::<GraphVertex>().await?.0);
-            }
-            let n = buf.read_count("Graph edges").await?;
-            let mut edges = Vec::with_capacity(n.min(1024));
-            for _ in 0..n {
-                edges.push(buf.read::<GraphEdge>().await?.0);
-            }
+            let vertices = buf
+                .read_counted("Graph vertices", |v: GraphVertex| v.0)
+                .await?;
+            let edges = buf.read_counted("Graph edges", |e: GraphEdge| e.0).await?;
             buf.leave();
             Ok(Graph::linked(vertices, edges))
         }
@@ -224,11 +203,9 @@ impl Decode for GraphVertex {
         async move {
             let id = buf.read::<Value>().await?;
             let label = buf.read().await?;
-            let n = buf.read_count("Graph vertex properties").await?;
-            let mut props = Vec::with_capacity(n.min(1024));
-            for _ in 0..n {
-                props.push(buf.read::<GraphVp>().await?.0);
-            }
+            let props = buf
+                .read_counted("Graph vertex properties", |vp: GraphVp| vp.0)
+                .await?;
             Ok(GraphVertex(Vertex {
                 id,
                 label,

@@ -206,30 +206,8 @@ impl Value {
     pub fn from_bytes_with(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
         let mut interner = graphbinary_core::Interner::new();
         let mut cur = Cursor::new(bytes, 0, limits).with_interner(&mut interner);
-        let v = match decode_value(&mut cur) {
-            Ok(v) => v,
-            Err(graphbinary_core::FastError::Invalid(e)) => return Err(e),
-            Err(graphbinary_core::FastError::NeedMore(_)) => {
-                return Err(DecodeError::new(
-                    bytes.len() as u64,
-                    ErrorKind::UnexpectedEof {
-                        expected: "the rest of the value",
-                    },
-                ))
-            }
-        };
-        if cur.position() != bytes.len() {
-            return Err(DecodeError::new(
-                cur.offset(),
-                ErrorKind::Invalid {
-                    what: "value",
-                    detail: format!(
-                        "{} trailing bytes after the value",
-                        bytes.len() - cur.position()
-                    ),
-                },
-            ));
-        }
+        let v = complete(decode_value(&mut cur), bytes.len(), "the rest of the value")?;
+        expect_end(&cur, bytes.len(), "value", "trailing bytes after the value")?;
         Ok(v)
     }
 
@@ -485,12 +463,7 @@ pub(crate) fn put_fq_str<B: BufMut>(out: &mut B, s: &str) -> Result<(), EncodeEr
 #[inline]
 fn decode_values(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<Value>> {
     cur.enter()?;
-    let n = cur.read_count(what)?;
-    cur.require(n.saturating_mul(2))?;
-    let mut v = Vec::with_capacity(n);
-    for _ in 0..n {
-        v.push(decode_value(cur)?);
-    }
+    let v = cur.read_counted(what, 2, decode_value)?;
     cur.leave();
     Ok(v)
 }
@@ -498,14 +471,7 @@ fn decode_values(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<Val
 #[inline]
 fn decode_bulk_items(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, i64)>> {
     cur.enter()?;
-    let n = cur.read_count("List")?;
-    cur.require(n.saturating_mul(10))?;
-    let mut v = Vec::with_capacity(n);
-    for _ in 0..n {
-        let item = decode_value(cur)?;
-        let bulk = cur.read_i64()?;
-        v.push((item, bulk));
-    }
+    let v = cur.read_counted("List", 10, |cur| Ok((decode_value(cur)?, cur.read_i64()?)))?;
     cur.leave();
     Ok(v)
 }
@@ -513,14 +479,7 @@ fn decode_bulk_items(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, i64)>> {
 #[inline]
 pub(crate) fn decode_entries(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, Value)>> {
     cur.enter()?;
-    let n = cur.read_count("Map")?;
-    cur.require(n.saturating_mul(4))?;
-    let mut v = Vec::with_capacity(n);
-    for _ in 0..n {
-        let k = decode_value(cur)?;
-        let val = decode_value(cur)?;
-        v.push((k, val));
-    }
+    let v = cur.read_counted("Map", 4, |cur| Ok((decode_value(cur)?, decode_value(cur)?)))?;
     cur.leave();
     Ok(v)
 }
@@ -903,4 +862,41 @@ impl Encode for Value {
     fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
         self.encode_fq(out)
     }
+}
+
+/// Turns a fast-path result over bytes that are all there is into a plain result: "need more"
+/// is the end of the input at `end`.
+pub(crate) fn complete<T>(
+    r: FastResult<T>,
+    end: usize,
+    expected: &'static str,
+) -> Result<T, DecodeError> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(graphbinary_core::FastError::Invalid(e)) => Err(e),
+        Err(graphbinary_core::FastError::NeedMore(_)) => Err(DecodeError::new(
+            end as u64,
+            ErrorKind::UnexpectedEof { expected },
+        )),
+    }
+}
+
+/// Ok when `cur` has read all `len` bytes of its slice (one whole `what`); otherwise an error
+/// at the first byte left over, "`{n} {left}`" (e.g. `3 trailing bytes after the value`).
+pub(crate) fn expect_end(
+    cur: &Cursor<'_>,
+    len: usize,
+    what: &'static str,
+    left: &str,
+) -> Result<(), DecodeError> {
+    if cur.position() == len {
+        return Ok(());
+    }
+    Err(DecodeError::new(
+        cur.offset(),
+        ErrorKind::Invalid {
+            what,
+            detail: format!("{} {left}", len - cur.position()),
+        },
+    ))
 }

@@ -77,34 +77,45 @@ impl From<Geoshape> for Lit {
     }
 }
 
-macro_rules! text_predicates {
-    ($($(#[$m:meta])* $rust:ident => $java:literal;)*) => {
-        /// JanusGraph's text predicates (`Text.textContains(...)` ...): full-text ones
-        /// (`text_contains*`) match the tokens of a TEXT-mapped property, string ones
-        /// (`text_prefix`, `text_regex`, `text_fuzzy`) its whole value (STRING mapping).
+/// A class of JanusGraph predicates (`Text`, `Geo`): a unit struct with one constructor per
+/// predicate, each also a free function, all taking one argument turned into the predicate's
+/// value.
+macro_rules! janus_predicates {
+    (
+        $(#[$class_m:meta])*
+        $class:ident, |$arg:ident: $arg_ty:ty| $value:expr;
+        $($(#[$m:meta])* $rust:ident => $java:literal;)*
+    ) => {
+        $(#[$class_m])*
         #[derive(Debug, Clone, Copy)]
-        pub struct Text;
+        pub struct $class;
 
-        impl Text {
+        impl $class {
             $(
                 $(#[$m])*
                 #[doc = concat!("\n\nJanusGraph's `", $java, "`.")]
-                pub fn $rust(text: impl Into<String>) -> P {
-                    janus($java, Value::String(text.into()))
+                pub fn $rust($arg: $arg_ty) -> P {
+                    janus($java, $value)
                 }
             )*
         }
 
         $(
-            #[doc = concat!("[`Text::", stringify!($rust), "`]: JanusGraph's `", $java, "`.")]
-            pub fn $rust(text: impl Into<String>) -> P {
-                Text::$rust(text)
+            #[doc = concat!(
+                "[`", stringify!($class), "::", stringify!($rust), "`]: JanusGraph's `", $java, "`."
+            )]
+            pub fn $rust($arg: $arg_ty) -> P {
+                $class::$rust($arg)
             }
         )*
     };
 }
 
-text_predicates! {
+janus_predicates! {
+    /// JanusGraph's text predicates (`Text.textContains(...)` ...): full-text ones
+    /// (`text_contains*`) match the tokens of a TEXT-mapped property, string ones
+    /// (`text_prefix`, `text_regex`, `text_fuzzy`) its whole value (STRING mapping).
+    Text, |text: impl Into<String>| Value::String(text.into());
     /// A token of the value equals this word (case-insensitive).
     text_contains => "textContains";
     /// No token of the value equals this word.
@@ -139,32 +150,9 @@ text_predicates! {
     text_not_regex => "textNotRegex";
 }
 
-macro_rules! geo_predicates {
-    ($($(#[$m:meta])* $rust:ident => $java:literal;)*) => {
-        /// JanusGraph's geo predicates (`Geo.geoWithin(...)` ...), on a Geoshape property.
-        #[derive(Debug, Clone, Copy)]
-        pub struct Geo;
-
-        impl Geo {
-            $(
-                $(#[$m])*
-                #[doc = concat!("\n\nJanusGraph's `", $java, "`.")]
-                pub fn $rust(shape: Geoshape) -> P {
-                    janus($java, shape.to_value())
-                }
-            )*
-        }
-
-        $(
-            #[doc = concat!("[`Geo::", stringify!($rust), "`]: JanusGraph's `", $java, "`.")]
-            pub fn $rust(shape: Geoshape) -> P {
-                Geo::$rust(shape)
-            }
-        )*
-    };
-}
-
-geo_predicates! {
+janus_predicates! {
+    /// JanusGraph's geo predicates (`Geo.geoWithin(...)` ...), on a Geoshape property.
+    Geo, |shape: Geoshape| shape.to_value();
     /// The value lies within this shape.
     geo_within => "geoWithin";
     /// The value intersects this shape.

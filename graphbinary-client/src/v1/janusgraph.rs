@@ -470,24 +470,12 @@ fn read_point(cur: &mut Cursor<'_>) -> FastResult<GeoPoint> {
 
 /// `{n Int}` then n points: the count is checked against the 16 bytes each needs first.
 fn read_points(cur: &mut Cursor<'_>) -> FastResult<Vec<GeoPoint>> {
-    let n = cur.read_count("Geoshape points")?;
-    cur.require(n.saturating_mul(16))?;
-    let mut ps = Vec::with_capacity(n);
-    for _ in 0..n {
-        ps.push(read_point(cur)?);
-    }
-    Ok(ps)
+    cur.read_counted("Geoshape points", 16, read_point)
 }
 
 fn read_point_lists(cur: &mut Cursor<'_>) -> FastResult<Vec<Vec<GeoPoint>>> {
-    let n = cur.read_count("Geoshape point lists")?;
     // Each list is at least its count.
-    cur.require(n.saturating_mul(4))?;
-    let mut ls = Vec::with_capacity(n);
-    for _ in 0..n {
-        ls.push(read_points(cur)?);
-    }
-    Ok(ls)
+    cur.read_counted("Geoshape point lists", 4, read_points)
 }
 
 fn put_count(out: &mut Vec<u8>, n: usize) -> Result<(), EncodeError> {

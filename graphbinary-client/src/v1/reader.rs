@@ -51,34 +51,14 @@ pub fn decode_slice_with(
 
 fn decode_slice_here(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
     let mut cur = Cursor::new(bytes, 0, limits);
-    let v = complete(decode_value(&mut cur), bytes.len(), "a GraphBinary 1 value")?;
-    if cur.position() != bytes.len() {
-        return Err(DecodeError::new(
-            cur.offset(),
-            ErrorKind::Invalid {
-                what: "GraphBinary 1 value",
-                detail: format!("{} bytes after the value", bytes.len() - cur.position()),
-            },
-        ));
-    }
+    let v = crate::model::complete(decode_value(&mut cur), bytes.len(), "a GraphBinary 1 value")?;
+    crate::model::expect_end(
+        &cur,
+        bytes.len(),
+        "GraphBinary 1 value",
+        "bytes after the value",
+    )?;
     Ok(v)
-}
-
-/// Turns a fast-path result over bytes that are all there is into a plain result: "need more"
-/// is the end of the input at `end`.
-pub(crate) fn complete<T>(
-    r: FastResult<T>,
-    end: usize,
-    expected: &'static str,
-) -> Result<T, DecodeError> {
-    match r {
-        Ok(v) => Ok(v),
-        Err(FastError::Invalid(e)) => Err(e),
-        Err(FastError::NeedMore(_)) => Err(DecodeError::new(
-            end as u64,
-            ErrorKind::UnexpectedEof { expected },
-        )),
-    }
 }
 
 /// Reads one fully-qualified GraphBinary 1 value from a [`ReadBuffer`]: the fast path on the
@@ -256,15 +236,10 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
             )
         }
         BULK_SET => {
-            let n = cur.read_count("BulkSet")?;
             // The smallest item: a null `FE 01` and an 8-byte bulk.
-            cur.require(n.saturating_mul(10))?;
-            let mut items = Vec::with_capacity(n);
-            for _ in 0..n {
-                let item = decode_value(cur)?;
-                let bulk = cur.read_i64()?;
-                items.push((item, bulk));
-            }
+            let items = cur.read_counted("BulkSet", 10, |cur| {
+                Ok((decode_value(cur)?, cur.read_i64()?))
+            })?;
             Value::BulkList(items)
         }
         TREE => Value::Tree(decode_tree(cur)?),
@@ -476,26 +451,12 @@ fn enum_string(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<(u64, Str
 
 /// `{n Int}{fq item}...`
 fn decode_items(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<Value>> {
-    let n = cur.read_count(what)?;
     // Each item is at least 2 bytes (a null): the count is a lower bound on what must be there.
-    cur.require(n.saturating_mul(2))?;
-    let mut items = Vec::with_capacity(n);
-    for _ in 0..n {
-        items.push(decode_value(cur)?);
-    }
-    Ok(items)
+    cur.read_counted(what, 2, decode_value)
 }
 
 fn decode_map(cur: &mut Cursor<'_>) -> FastResult<Vec<(Value, Value)>> {
-    let n = cur.read_count("Map")?;
-    cur.require(n.saturating_mul(4))?;
-    let mut entries = Vec::with_capacity(n);
-    for _ in 0..n {
-        let k = decode_value(cur)?;
-        let v = decode_value(cur)?;
-        entries.push((k, v));
-    }
-    Ok(entries)
+    cur.read_counted("Map", 4, |cur| Ok((decode_value(cur)?, decode_value(cur)?)))
 }
 
 /// Bytecode's `{n Int}{name String}{n Int}{fq arg}...`, as a List of Lists `[name, args...]`
@@ -612,15 +573,12 @@ fn read_label(cur: &mut Cursor<'_>) -> FastResult<Labels> {
 
 fn decode_tree(cur: &mut Cursor<'_>) -> FastResult<Tree> {
     cur.enter()?;
-    let n = cur.read_count("Tree")?;
     // A key (at least a 2-byte null) and an empty subtree (a 4-byte count).
-    cur.require(n.saturating_mul(6))?;
-    let mut entries = Vec::with_capacity(n);
-    for _ in 0..n {
+    let entries = cur.read_counted("Tree", 6, |cur| {
         let key = decode_value(cur)?;
         let child = stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || decode_tree(cur))?;
-        entries.push((key, child));
-    }
+        Ok((key, child))
+    })?;
     cur.leave();
     Ok(Tree(entries))
 }
@@ -628,31 +586,25 @@ fn decode_tree(cur: &mut Cursor<'_>) -> FastResult<Tree> {
 /// TinkerGraph (0x10): vertices with bare-List properties, edges whose in/out vertex labels are
 /// written `FE 01` (taken here from the graph's vertex list, as TinkerGraph does).
 fn decode_graph(cur: &mut Cursor<'_>) -> FastResult<Graph> {
-    let n = cur.read_count("TinkerGraph vertices")?;
     // The smallest vertex: id `FE 01`, empty label, no properties.
-    cur.require(n.saturating_mul(10))?;
-    let mut vertices = Vec::with_capacity(n);
-    for _ in 0..n {
+    let vertices = cur.read_counted("TinkerGraph vertices", 10, |cur| {
         let id = decode_value(cur)?;
         let label = read_label(cur)?;
-        let np = cur.read_count("TinkerGraph vertex properties")?;
-        cur.require(np.saturating_mul(14))?;
-        let mut props = Vec::with_capacity(np);
-        for _ in 0..np {
-            props.push(VertexProperty {
+        let props = cur.read_counted("TinkerGraph vertex properties", 14, |cur| {
+            Ok(VertexProperty {
                 id: decode_value(cur)?,
                 label: read_label(cur)?,
                 value: decode_value(cur)?,
                 parent: decode_value(cur)?,
                 properties: Some(decode_bare_properties(cur)?),
-            });
-        }
-        vertices.push(Vertex {
+            })
+        })?;
+        Ok(Vertex {
             id,
             label,
             properties: Some(props),
-        });
-    }
+        })
+    })?;
     let n = cur.read_count("TinkerGraph edges")?;
     cur.require(n.saturating_mul(20))?;
     let mut edges = Vec::with_capacity(n);

@@ -5,11 +5,11 @@ use std::collections::VecDeque;
 use graphbinary_core::{Cursor, DecodeError, ErrorKind, FastResult, Interner, Limits};
 use uuid::Uuid;
 
-use crate::model::Value;
+use crate::model::{complete, Value};
 
 use super::codes;
 use super::custom::{self, CustomTypes};
-use super::reader::{complete, decode_value};
+use super::reader::decode_value;
 
 /// `{0x81}{request id: nullable UUID}{status Int}{message: nullable String}{attributes Map}
 /// {meta Map}{result data: one fq value}`.
@@ -108,18 +108,12 @@ fn decode_here(
         }
     }
     let msg = complete(r, bytes.len(), "a GraphBinary 1 response message")?;
-    if cur.position() != bytes.len() {
-        return Err(DecodeError::new(
-            cur.offset(),
-            ErrorKind::Invalid {
-                what: "GraphBinary 1 response message",
-                detail: format!(
-                    "{} bytes after the result data",
-                    bytes.len() - cur.position()
-                ),
-            },
-        ));
-    }
+    crate::model::expect_end(
+        &cur,
+        bytes.len(),
+        "GraphBinary 1 response message",
+        "bytes after the result data",
+    )?;
     Ok(msg)
 }
 
@@ -161,15 +155,7 @@ fn decode(cur: &mut Cursor<'_>, into: Sink<'_>) -> FastResult<ResponseMessage> {
 }
 
 fn bare_map(cur: &mut Cursor<'_>, what: &'static str) -> FastResult<Vec<(Value, Value)>> {
-    let n = cur.read_count(what)?;
-    cur.require(n.saturating_mul(4))?;
-    let mut entries = Vec::with_capacity(n);
-    for _ in 0..n {
-        let k = decode_value(cur)?;
-        let v = decode_value(cur)?;
-        entries.push((k, v));
-    }
-    Ok(entries)
+    cur.read_counted(what, 4, |cur| Ok((decode_value(cur)?, decode_value(cur)?)))
 }
 
 /// Where [`decode_data`] puts a List's items.

@@ -25,6 +25,9 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+#[path = "../common/upstream.rs"]
+mod upstream;
+
 /// What the proxied connections speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protocol {
@@ -122,18 +125,12 @@ impl Drop for FaultProxy {
 impl FaultProxy {
     /// A proxy in front of the server of `url` (`http://host:port/path` or `ws://...`).
     pub async fn start(url: &str) -> FaultProxy {
-        let (scheme, rest) = url.split_once("://").expect("a URL");
-        let protocol = if scheme.starts_with("ws") {
+        let protocol = if url.starts_with("ws") {
             Protocol::Ws
         } else {
             Protocol::Http
         };
-        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-        let upstream = tokio::net::lookup_host(authority)
-            .await
-            .expect("upstream address")
-            .next()
-            .expect("an upstream address");
+        let (upstream, path) = upstream::upstream(url).await;
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let shared = Arc::new(Shared {
@@ -157,7 +154,7 @@ impl FaultProxy {
         });
         FaultProxy {
             addr,
-            path: path.to_owned(),
+            path,
             shared,
             listener,
         }

@@ -33,6 +33,13 @@ pub fn poll_once<F: Future + ?Sized>(fut: Pin<&mut F>) -> Poll<F::Output> {
     fut.poll(&mut cx)
 }
 
+/// Polls `fut` once, asserts that it is pending, and drops it: a cancellation at its first
+/// suspension point.
+pub fn cancel_when_pending<F: Future>(fut: F) {
+    let mut fut = std::pin::pin!(fut);
+    assert!(poll_once(fut.as_mut()).is_pending());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Scripted reader
 // ---------------------------------------------------------------------------------------------
@@ -604,6 +611,16 @@ pub fn samples_fq() -> (Vec<Prim>, Vec<u8>) {
         p.encode_fq(&mut data);
     }
     (ps, data)
+}
+
+/// Every sample primitive in every way of reading it, with the bytes that read writes.
+pub fn every_encoding() -> impl Iterator<Item = (Prim, How, Vec<u8>)> {
+    samples().into_iter().flat_map(|p| {
+        How::ALL.into_iter().map(move |how| {
+            let bytes = p.encoded_for(how);
+            (p.clone(), how, bytes)
+        })
+    })
 }
 
 /// Every primitive, with minimum, maximum and special values.

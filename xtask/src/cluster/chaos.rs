@@ -35,7 +35,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use graphbinary_client::client::{Client, Error, RetryPolicy, TransportKind};
+use graphbinary_client::client::{Client, Error, TransportKind};
+use graphbinary_client::text::one_line;
 use graphbinary_client::Value;
 
 use super::{start_janusgraph, url, Cassandra, JG_PORTS, JMX_PORT, NATIVE_PORT, STORAGE_PORT};
@@ -130,17 +131,8 @@ fn client(ports: &[u16]) -> Result<Client> {
         b = b.add_host(url(p));
     }
     Ok(b.pool_size(16)
-        .connect_timeout(Duration::from_secs(2))
-        .read_timeout(Duration::from_secs(20))
+        .failover_drill()
         .request_timeout(Duration::from_secs(30))
-        .host_retry_backoff(Duration::from_millis(250))
-        .host_retry_backoff_max(Duration::from_secs(2))
-        .retry_policy(
-            RetryPolicy::default()
-                .max_attempts(4)
-                .initial_backoff(Duration::from_millis(20))
-                .max_backoff(Duration::from_millis(500)),
-        )
         .build()?)
 }
 
@@ -420,7 +412,7 @@ async fn writer(writer: usize, client: Client, stop: Arc<AtomicBool>, writes: Ar
             if class != "acknowledged" && !w.first_error.contains_key(class) {
                 let text = match &res {
                     Ok(ids) => format!("{} results to one addV", ids.len()),
-                    Err(e) => chain(e),
+                    Err(e) => one_line(e),
                 };
                 w.first_error.insert(class, text);
             }
@@ -456,19 +448,7 @@ async fn reader(
             if in_window {
                 reads.failed_after_detection.fetch_add(1, Ordering::Relaxed);
             }
-            lock(&reads.first_error).get_or_insert_with(|| chain(&e));
+            lock(&reads.first_error).get_or_insert_with(|| one_line(&e));
         }
     }
-}
-
-/// The error and its causes on one line.
-fn chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut line = err.to_string();
-    let mut cause = err.source();
-    while let Some(c) = cause {
-        line.push_str(": ");
-        line.push_str(&c.to_string());
-        cause = c.source();
-    }
-    line
 }

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::model::{type_idents, Form, Kind, Spec, TypeDef, KNOWN_RUST_TYPES};
@@ -182,14 +182,20 @@ fn container_attr(t: &TypeDef, v1: Option<&Dialect>, extra: TokenStream) -> Toke
     }
 }
 
-fn record(t: &TypeDef, v1: Option<&Dialect>) -> TokenStream {
+/// A record's or enum's name and its head: the doc (the spec's text, then `GraphBinary type
+/// 0x.. (Name)` and `after`) and the derive list.
+fn item_head(t: &TypeDef, after: &str) -> (Ident, TokenStream) {
     let ident = format_ident!("{}", t.rust);
-    let code = hex_u8(t.code);
     let doc = docs(&format!(
-        "{}\n\nGraphBinary type `0x{:02x}` ({}).",
+        "{}\n\nGraphBinary type `0x{:02x}` ({}){after}",
         t.doc, t.code, t.name
     ));
     let derive = derives(t);
+    (ident, quote! { #doc #derive })
+}
+
+fn record(t: &TypeDef, v1: Option<&Dialect>) -> TokenStream {
+    let (ident, head) = item_head(t, ".");
     let fields = t.fields.iter().map(|f| {
         let name = format_ident!("{}", f.name);
         let ty = &f.rust;
@@ -213,11 +219,9 @@ fn record(t: &TypeDef, v1: Option<&Dialect>) -> TokenStream {
         };
         quote! { #doc #attr #v1_attr pub #name: #ty, }
     });
-    let _ = code;
     let container = container_attr(t, v1, quote! {});
     quote! {
-        #doc
-        #derive
+        #head
         #container
         pub struct #ident {
             #(#fields)*
@@ -226,13 +230,10 @@ fn record(t: &TypeDef, v1: Option<&Dialect>) -> TokenStream {
 }
 
 fn enum_string(t: &TypeDef, v1: Option<&Dialect>) -> TokenStream {
-    let ident = format_ident!("{}", t.rust);
-    let code = hex_u8(t.code);
-    let doc = docs(&format!(
-        "{}\n\nGraphBinary type `0x{:02x}` ({}): the value is a fully-qualified String naming the variant.",
-        t.doc, t.code, t.name
-    ));
-    let derive = derives(t);
+    let (ident, head) = item_head(
+        t,
+        ": the value is a fully-qualified String naming the variant.",
+    );
     let variants = t.values.iter().map(|v| {
         let var = format_ident!("{}", v.rust);
         let name = &v.name;
@@ -250,11 +251,9 @@ fn enum_string(t: &TypeDef, v1: Option<&Dialect>) -> TokenStream {
         " The name of the variant on the wire, e.g. `{}`.",
         t.values[0].name
     );
-    let _ = code;
     let container = container_attr(t, v1, quote! { , enum_string });
     quote! {
-        #doc
-        #derive
+        #head
         #container
         pub enum #ident {
             #(#variants)*

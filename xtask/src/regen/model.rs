@@ -161,6 +161,20 @@ impl Form {
     ];
 }
 
+/// The value `table` gives `name`, or the error naming the `what` and every known name.
+fn named<T: Copy>(table: &[(&str, T)], what: &str, name: &str) -> Result<T, String> {
+    match table.iter().find(|(n, _)| *n == name) {
+        Some(&(_, v)) => Ok(v),
+        None => {
+            let known: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+            Err(format!(
+                "unknown {what} {name:?} (expected one of {})",
+                known.join(", ")
+            ))
+        }
+    }
+}
+
 /// One record field.
 #[derive(Debug, Clone)]
 pub struct Field {
@@ -345,22 +359,10 @@ pub fn parse_types(file: &str, text: &str) -> Result<Spec, SpecErrors> {
             &mut rusts,
             &mut err,
         );
-        let kind = Kind::ALL
-            .iter()
-            .find(|(n, _)| *n == t.kind)
-            .map(|(_, k)| *k);
-        let kind = match kind {
-            Some(k) => k,
-            None => {
-                let known: Vec<&str> = Kind::ALL.iter().map(|(n, _)| *n).collect();
-                err(format!(
-                    "unknown kind {:?} (expected one of {})",
-                    t.kind,
-                    known.join(", ")
-                ));
-                Kind::Special
-            }
-        };
+        let kind = named(Kind::ALL, "kind", &t.kind).unwrap_or_else(|e| {
+            err(e);
+            Kind::Special
+        });
         let mut flags = Vec::new();
         if t.flags.is_empty() {
             err("no value flags listed".into());
@@ -418,22 +420,10 @@ pub fn parse_types(file: &str, text: &str) -> Result<Spec, SpecErrors> {
             if f.doc.trim().is_empty() {
                 ferr("missing doc".into());
             }
-            let form = Form::ALL
-                .iter()
-                .find(|(n, _)| *n == f.form)
-                .map(|(_, k)| *k);
-            let form = match form {
-                Some(k) => k,
-                None => {
-                    let known: Vec<&str> = Form::ALL.iter().map(|(n, _)| *n).collect();
-                    ferr(format!(
-                        "unknown form {:?} (expected one of {})",
-                        f.form,
-                        known.join(", ")
-                    ));
-                    Form::Bare
-                }
-            };
+            let form = named(Form::ALL, "form", &f.form).unwrap_or_else(|e| {
+                ferr(e);
+                Form::Bare
+            });
             let ty = match syn::parse_str::<syn::Type>(&f.rust) {
                 Ok(ty) => ty,
                 Err(e) => {

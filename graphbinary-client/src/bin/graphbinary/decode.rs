@@ -36,12 +36,12 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::one_line::one_line;
 use clap::ValueEnum;
 use futures::StreamExt;
 use graphbinary_client::graphson::{write_graphson, write_graphson_traverser};
 use graphbinary_client::model::Value;
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
+use graphbinary_client::text::one_line;
 use graphbinary_client::text::MAX_BULK_EXPANSION;
 use graphbinary_client::v1::{self, CustomTypes};
 use graphbinary_core::{Encode, Fq, FqEncode, ReadBuffer};

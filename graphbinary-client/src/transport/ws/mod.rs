@@ -537,25 +537,24 @@ impl Client3 {
     /// Opens a session (the `session` op processor) on a connection of its own; see
     /// [`Session3`].
     pub async fn session(&self) -> Result<Session3, Error3> {
-        let conn = Conn::open(
-            &self.inner.url,
-            self.inner.options.clone(),
-            self.inner.tls.clone(),
-        )
-        .await?;
-        Ok(Session3::new(conn, crate::v1::new_request_id(), false))
+        self.open_session(false).await
     }
 
     /// Like [`Client3::session`], with `manageTransaction`: the server commits after each
     /// successful request of the session (and rolls back after a failed one).
     pub async fn managed_session(&self) -> Result<Session3, Error3> {
+        self.open_session(true).await
+    }
+
+    /// A session on a connection of its own, `manageTransaction` or not.
+    async fn open_session(&self, managed: bool) -> Result<Session3, Error3> {
         let conn = Conn::open(
             &self.inner.url,
             self.inner.options.clone(),
             self.inner.tls.clone(),
         )
         .await?;
-        Ok(Session3::new(conn, crate::v1::new_request_id(), true))
+        Ok(Session3::new(conn, crate::v1::new_request_id(), managed))
     }
 
     /// Whether at least one connection of the pool is open (a closed one is replaced at the
