@@ -21,7 +21,7 @@
 //! host gets no requests again.
 //!
 //! ```text
-//! cargo xtask failover [--kill] [--cycles N]
+//! cargo xtask failover [--kill | --mixed] [--cycles N] [--every S]
 //! ```
 //!
 //! A test driver kept with the tools of `benches/` (`harness = false`, `bench = false`: a
