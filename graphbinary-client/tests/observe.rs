@@ -239,7 +239,10 @@ async fn http_connections_opened_and_closed_are_counted_per_host_and_are_events(
         closed.iter().all(|e| e["lived_ms"].parse::<u64>().is_ok()),
         "{closed:?}"
     );
-    let served: u64 = closed.iter().map(|e| e["requests"].parse::<u64>().unwrap()).sum();
+    let served: u64 = closed
+        .iter()
+        .map(|e| e["requests"].parse::<u64>().unwrap())
+        .sum();
     assert_eq!(served, 8, "{closed:?}");
 }
 

@@ -549,8 +549,7 @@ fn is_ws_url(url: &str) -> bool {
 }
 
 fn parse_ws_url(s: &str) -> Result<url::Url, Error> {
-    url::Url::parse(s)
-        .map_err(|e| Error::Config(format!("invalid URL {:?}: {e}", redact_url(s))))
+    url::Url::parse(s).map_err(|e| Error::Config(format!("invalid URL {:?}: {e}", redact_url(s))))
 }
 
 fn parse_url(s: &str) -> Result<url::Url, Error> {

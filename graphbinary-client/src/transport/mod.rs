@@ -19,20 +19,20 @@ pub(crate) mod secret;
 mod sigv4;
 pub mod ws;
 
-pub(crate) use interceptor::Chain;
-pub use interceptor::{
-    interceptor_fn, BasicAuth, FnInterceptor, HttpRequest, InterceptFuture, Interceptor,
-};
 /// The HTTP types of [`HttpRequest`]: the `http` crate's (as reqwest and hyper re-export
 /// them) and the `url` crate's `Url`.
 pub use ::http::{
     header::{HeaderMap, HeaderName, HeaderValue},
     Method,
 };
-pub use url::Url;
+pub(crate) use interceptor::Chain;
+pub use interceptor::{
+    interceptor_fn, BasicAuth, FnInterceptor, HttpRequest, InterceptFuture, Interceptor,
+};
 pub use secret::{redact_url, Secret};
 #[cfg(feature = "sigv4")]
 pub use sigv4::SigV4;
+pub use url::Url;
 
 /// A boxed error source.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;

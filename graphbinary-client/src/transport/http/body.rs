@@ -59,19 +59,12 @@ impl std::fmt::Debug for BodyReader {
 }
 
 impl BodyReader {
-    pub(crate) fn new(
-        body: super::Body,
-        zlib: bool,
-        permit: Option<OwnedSemaphorePermit>,
-    ) -> Self {
+    pub(crate) fn new(body: super::Body, zlib: bool, permit: Option<OwnedSemaphorePermit>) -> Self {
         let counters = Arc::new(ByteCounters::default());
         let c = counters.clone();
-        let stream: ByteStream = Box::pin(
-            body.map_err(io::Error::other)
-                .inspect_ok(move |b| {
-                    c.wire.fetch_add(b.len() as u64, Ordering::Relaxed);
-                }),
-        );
+        let stream: ByteStream = Box::pin(body.map_err(io::Error::other).inspect_ok(move |b| {
+            c.wire.fetch_add(b.len() as u64, Ordering::Relaxed);
+        }));
         let stream: ByteStream = Box::pin(Prefetch::new(stream));
         let reader = StreamReader::new(stream);
         let inner = if zlib {

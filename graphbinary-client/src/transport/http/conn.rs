@@ -107,9 +107,7 @@ impl Config {
         let https = match dst.scheme_str() {
             Some("https") => true,
             Some("http") => false,
-            other => {
-                return Err(BadDestination(format!("unsupported URL scheme {other:?}")).into())
-            }
+            other => return Err(BadDestination(format!("unsupported URL scheme {other:?}")).into()),
         };
         let host = dst
             .host()

@@ -66,8 +66,7 @@ impl HttpClient {
         let mut tls = (*super::tls_client_config(&settings.root_certificates)?).clone();
         tls.alpn_protocols = vec![b"http/1.1".to_vec()];
         let proxy_auth = proxy.as_ref().and_then(|p| p.auth.clone());
-        let connector =
-            conn::Connector::new(settings.connect_timeout, Arc::new(tls), proxy, tally);
+        let connector = conn::Connector::new(settings.connect_timeout, Arc::new(tls), proxy, tally);
         let pool = legacy::Client::builder(TokioExecutor::new())
             .pool_timer(TokioTimer::new())
             .pool_max_idle_per_host(settings.pool_max_idle)
@@ -114,9 +113,7 @@ impl HttpClient {
         let sending = this.pool.request(req);
         // The head is awaited within the read timeout and the request's deadline, the earlier.
         let limit = match (this.read_timeout, deadline) {
-            (Some(r), Some((at, t))) if at <= Instant::now() + r => {
-                Some((at, Limit::Request(t)))
-            }
+            (Some(r), Some((at, t))) if at <= Instant::now() + r => Some((at, Limit::Request(t))),
             (Some(r), _) => Some((Instant::now() + r, Limit::Read(r))),
             (None, Some((at, t))) => Some((at, Limit::Request(t))),
             (None, None) => None,
@@ -212,11 +209,7 @@ impl futures::Stream for Body {
                     }
                 }
                 Poll::Ready(Some(Err(e))) => {
-                    return Poll::Ready(Some(Err(HttpError::new(
-                        FailKind::Io,
-                        false,
-                        Box::new(e),
-                    ))))
+                    return Poll::Ready(Some(Err(HttpError::new(FailKind::Io, false, Box::new(e)))))
                 }
                 Poll::Ready(None) => return Poll::Ready(None),
                 Poll::Pending => break,
@@ -349,7 +342,10 @@ pub(crate) fn has_source<T: std::error::Error + 'static>(
             return true;
         }
         // An io::Error's `source` skips its custom payload; step into the payload itself.
-        cur = match err.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()) {
+        cur = match err
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
             Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
             None => err.source(),
         };
