@@ -372,7 +372,7 @@ impl ClientBuilder {
     /// hosts (see
     /// [Credentials in the URL](ClientBuilder#credentials-in-the-url)).
     pub fn build(mut self) -> Result<Client, Error> {
-        // Checked here for both transports, so that a bad PEM is named (reqwest only says
+        // Checked here for both transports, so that a bad PEM is named (the TLS library only says
         // "builder error").
         crate::transport::ws::parse_root_certificates(&self.root_certificates)
             .map_err(Error::Config)?;
