@@ -246,6 +246,30 @@ async fn http_connections_opened_and_closed_are_counted_per_host_and_are_events(
     assert_eq!(served, 8, "{closed:?}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_concurrent_requests_leave_at_most_the_pool_size_open() {
+    let Some(_) =
+        gremlin_server::client("many_concurrent_requests_leave_at_most_the_pool_size_open").await
+    else {
+        return;
+    };
+    let client = gremlin_server::builder().pool_size(4).build().unwrap();
+    let key = host_key(&client);
+    for _ in 0..3 {
+        let counts = futures::future::join_all((0..40).map(|_| idempotent_count(&client))).await;
+        assert!(counts.iter().all(|n| *n == 6));
+        let c = client.stats().connections[&key];
+        // In flight at most 4 (the pool's slots), idle kept at most 4: whatever was opened
+        // beyond that has been counted closed.
+        let open = c.open().unwrap();
+        assert!((1..=4).contains(&open), "{c:?}");
+        assert_eq!(c.opened - c.closed.unwrap(), open, "{c:?}");
+    }
+    client.close(Duration::from_secs(5)).await;
+    let c = until_none_open(&client, &key).await;
+    assert_eq!(c.closed, Some(c.opened), "{c:?}");
+}
+
 #[tokio::test]
 async fn an_http_connection_idle_past_the_pool_idle_timeout_is_closed_and_counted() {
     let Some(_) = gremlin_server::client(
