@@ -67,7 +67,10 @@ impl HttpClient {
         tls.alpn_protocols = vec![b"http/1.1".to_vec()];
         let proxy_auth = proxy.as_ref().and_then(|p| p.auth.clone());
         let connector = conn::Connector::new(settings.connect_timeout, Arc::new(tls), proxy, tally);
+        // As reqwest configured the same pool: tokio's timer for hyper and for the pool's idle
+        // reaper; HTTP/1.1 only, the host header set from the URI, canceled requests retried.
         let pool = legacy::Client::builder(TokioExecutor::new())
+            .timer(TokioTimer::new())
             .pool_timer(TokioTimer::new())
             .pool_max_idle_per_host(settings.pool_max_idle)
             .pool_idle_timeout(settings.pool_idle_timeout)
