@@ -346,10 +346,11 @@ impl Conn {
 
     /// Sends `request` and returns its results stream.
     pub(crate) fn send(self: &Arc<Self>, request: &RequestMessage) -> Result<Results3, Error3> {
-        let payload = match self.options.serializer {
-            s if s.is_graphson() => crate::graphson_ws::encode_request(request, s)?,
-            _ => request.encode_ws_with(&self.options.custom_types)?,
-        };
+        let payload = crate::graphson_ws::encode_request_with(
+            request,
+            self.options.serializer,
+            &self.options.custom_types,
+        )?;
         let shared = Arc::new(Shared::default());
         let id = request.request_id;
         lock(&self.pending).insert(
