@@ -298,6 +298,7 @@ mod tests {
             code: 400,
             message: Some("bad".into()),
             exception: Some("MalformedQueryException".into()),
+            attributes: Default::default(),
         };
         assert_eq!(
             e.to_string(),

@@ -129,6 +129,7 @@ pub use results::{ResultStream, TraverserStream};
 pub use retry::RetryPolicy;
 
 use crate::response::ReadOptions;
+pub use crate::response::StatusAttributes;
 pub use crate::transport::BoxError;
 use crate::transport::Closing;
 #[cfg(feature = "sigv4")]
