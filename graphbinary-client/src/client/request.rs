@@ -372,6 +372,9 @@ impl RequestBuilder {
 
     async fn send_unobserved(self) -> Result<ResultStream, Error> {
         self.client.inner.check_open()?;
+        if self.client.inner.cosmos {
+            super::cosmos::check_script(&self.gremlin)?;
+        }
         if self.idempotent && self.transaction.is_none() {
             return self.send_retrying().await;
         }
