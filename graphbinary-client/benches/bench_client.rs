@@ -20,7 +20,9 @@
 //! process's user+system time during the measured part (`CLOCK_PROCESS_CPUTIME_ID`).
 //!
 //! A `ws://` URL selects the TinkerPop 3 mode (`support/tp3.rs`): `Client3`, GraphBinary 1 over
-//! WebSocket; `--connections N` there says how many connections the throughput tasks share.
+//! WebSocket; `--connections N` there says how many connections the throughput tasks share,
+//! and `--serializer graphbinary1|graphson3|graphson2` picks the format (GraphSON 2 and 3 as
+//! `ClientBuilder::serializer` offers them, for Azure Cosmos DB's dialect).
 //! `--defaults` (any URL) runs every task's requests through one `Client::builder(url).build()`
 //! with nothing set: what a user gets untouched (for `ws://`, its default pool multiplexing
 //! the requests over a few connections).
@@ -45,6 +47,8 @@ struct Args {
     connections: Option<usize>,
     /// One `Client::builder(url).build()`, nothing set, shared by every task.
     defaults: bool,
+    /// TinkerPop 3: the wire format (GraphBinary 1 unless `--serializer` says otherwise).
+    serializer: graphbinary_client::graphson_ws::Serializer,
 }
 
 /// `--consume`: what is done with each response's results.
@@ -74,7 +78,8 @@ fn usage(msg: &str) -> ! {
     eprintln!(
         "usage: bench_client --url URL --query GREMLIN --mode latency|throughput [--runs N] \
          [--concurrency C] [--requests M] [--warmup W] [--compression none|deflate] \
-         [--consume all|drain|count] [--timeout-ms MS] [--connections N (ws:// only)] [--defaults]"
+         [--consume all|drain|count] [--timeout-ms MS] [--connections N (ws:// only)] [--defaults] \
+         [--serializer graphbinary1|graphson3|graphson2 (ws:// only)]"
     );
     std::process::exit(2)
 }
@@ -88,6 +93,7 @@ fn parse() -> Args {
         timeout_ms: 600_000,
         connections: None,
         defaults: false,
+        serializer: graphbinary_client::graphson_ws::Serializer::GraphBinary1,
     };
     // `cargo bench` adds `--bench`.
     let mut it = std::env::args().skip(1).filter(|a| a != "--bench");
@@ -107,6 +113,15 @@ fn parse() -> Args {
             "--timeout-ms" => a.timeout_ms = num(val()) as u64,
             "--connections" => a.connections = Some(num(val())),
             "--defaults" => a.defaults = true,
+            "--serializer" => {
+                use graphbinary_client::graphson_ws::Serializer;
+                a.serializer = match val().as_str() {
+                    "graphbinary1" => Serializer::GraphBinary1,
+                    "graphson3" => Serializer::GraphSon3,
+                    "graphson2" => Serializer::GraphSon2,
+                    _ => usage("--serializer is graphbinary1, graphson3 or graphson2"),
+                }
+            }
             "--compression" => {
                 a.compression = match val().as_str() {
                     "none" => false,
@@ -219,6 +234,9 @@ fn main() {
         if !a.defaults {
             return tp3::main(a);
         }
+    }
+    if a.serializer.is_graphson() {
+        usage("--serializer is for ws:// without --defaults");
     }
     let pool = if a.plan.mode == "throughput" {
         a.plan.concurrency

@@ -41,7 +41,7 @@ use crate::model::{
     BigDecimal, BigInteger, CompositePdt, DateTime, DateTimeKind, Direction, Duration, Edge,
     Labels, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
-use crate::v1::{RequestMessage, ResponseMessage};
+use crate::v1::{composite, RequestMessage, ResponseMessage};
 
 /// The serialization of the TinkerPop 3 WebSocket transport (the mime type a request names).
 ///
@@ -94,7 +94,9 @@ impl Serializer {
 // Writer
 
 /// Writes `request` as a WebSocket payload in `serializer` (`{mime length}{mime}{message}`);
-/// GraphBinary 1 goes to [`RequestMessage::encode_ws`].
+/// GraphBinary 1 goes to [`RequestMessage::encode_ws`], which knows no custom types: for
+/// bindings of custom types (a JanusGraph `RelationIdentifier`, a `Geoshape`) use
+/// [`encode_request_with`].
 ///
 /// Bindings are written as the format has them: GraphSON 3 typed can write every value
 /// ([`crate::v1::to_graphson3`]); GraphSON 2 typed writes scalars typed, lists as arrays and
@@ -119,8 +121,19 @@ pub fn encode_request(
     request: &RequestMessage,
     serializer: Serializer,
 ) -> Result<Vec<u8>, EncodeError> {
+    encode_request_with(request, serializer, &crate::v1::CustomTypes::new())
+}
+
+/// As [`encode_request`], writing GraphBinary 1 argument values of the custom types in
+/// `custom` with their writers ([`RequestMessage::encode_ws_with`]); GraphSON has no custom
+/// types, so `custom` changes nothing there. What a connection sends goes through here.
+pub fn encode_request_with(
+    request: &RequestMessage,
+    serializer: Serializer,
+    custom: &crate::v1::CustomTypes,
+) -> Result<Vec<u8>, EncodeError> {
     if !serializer.is_graphson() {
-        return request.encode_ws();
+        return request.encode_ws_with(custom);
     }
     let mut s = String::with_capacity(160);
     {
@@ -924,6 +937,60 @@ impl<'a> Parser<'a> {
                     .ok_or_else(|| self.invalid(at, "GraphSON date-time", format!("{s:?}")))?;
                 Value::DateTime(d.with_kind(kind))
             }
+            "gx:LocalDate" | "gx:LocalDateTime" | "gx:LocalTime" | "gx:MonthDay"
+            | "gx:OffsetTime" | "gx:Period" | "gx:Year" | "gx:YearMonth" | "gx:ZoneOffset"
+            | "gx:InetAddress" => {
+                let s = self.string()?;
+                java_time(ty, &s).ok_or_else(|| {
+                    self.invalid(at, "a GraphSON java.time value", format!("{ty} {s:?}"))
+                })?
+            }
+            "g:P" | "g:TextP" => {
+                let mut f = self.fields("g:P")?;
+                let predicate = match f.take("predicate") {
+                    Value::String(p) => p,
+                    _ => return Err(self.invalid(at, "g:P", "no predicate".into())),
+                };
+                // A collection (`within`) or the predicates of `and`/`or` are a list; each
+                // value is one item, as GraphBinary 1 carries them.
+                let values = match f.take("value") {
+                    Value::List(items) => items,
+                    v => vec![v],
+                };
+                let code = if ty == "g:P" {
+                    crate::v1::codes::P
+                } else {
+                    crate::v1::codes::TEXT_P
+                };
+                crate::v1::predicate_value(code, predicate, values)
+            }
+            "g:Lambda" => {
+                let mut f = self.fields("g:Lambda")?;
+                let arguments = match f.take("arguments") {
+                    Value::Int(n) => n,
+                    Value::Long(n) => i32::try_from(n)
+                        .map_err(|_| self.invalid(at, "g:Lambda", format!("arguments {n}")))?,
+                    _ => return Err(self.invalid(at, "g:Lambda", "no arguments count".into())),
+                };
+                composite(
+                    "g:Lambda",
+                    vec![
+                        ("script", f.take("script")),
+                        ("language", f.take("language")),
+                        ("arguments", Value::Int(arguments)),
+                    ],
+                )
+            }
+            "g:Bytecode" => {
+                let mut f = self.fields("g:Bytecode")?;
+                // An instruction list left out when empty.
+                let list = |v: Value| match v {
+                    Value::Null(_) => Value::List(Vec::new()),
+                    v => v,
+                };
+                let (step, source) = (list(f.take("step")), list(f.take("source")));
+                composite("g:Bytecode", vec![("step", step), ("source", source)])
+            }
             "g:Tree" => Value::Tree(self.tree_items(at)?),
             "g:Metrics" | "g:TraversalMetrics" => {
                 let mut f = self.fields("g:Metrics")?;
@@ -1207,6 +1274,109 @@ fn untyped_number(s: &str, float: bool) -> Option<Value> {
     Some(Value::BigInteger(BigInteger::from(n)))
 }
 
+/// A `gx:` java.time value (or `gx:InetAddress`) from its text (Java's `toString()` of it,
+/// which is what GraphSON 2 and 3 write), as the same value GraphBinary 1's reader gives for
+/// that type; `None` when the text is not one.
+fn java_time(ty: &str, s: &str) -> Option<Value> {
+    use crate::model::{parse_local_date, parse_local_time, parse_zone_offset};
+    let date = |d: &str| {
+        parse_local_date(d).map(|(y, m, d)| {
+            vec![
+                ("year", Value::Int(y)),
+                ("month", Value::Byte(m)),
+                ("day", Value::Byte(d)),
+            ]
+        })
+    };
+    Some(match ty {
+        "gx:LocalDate" => composite(ty, date(s)?),
+        "gx:LocalDateTime" => {
+            let (d, t) = s.split_once('T')?;
+            let mut fields = date(d)?;
+            fields.push(("nanos", Value::Long(parse_local_time(t)?)));
+            composite(ty, fields)
+        }
+        "gx:LocalTime" => composite(ty, vec![("nanos", Value::Long(parse_local_time(s)?))]),
+        "gx:MonthDay" => {
+            let (m, d) = s.strip_prefix("--")?.split_once('-')?;
+            let (m, d): (i8, i8) = (m.parse().ok()?, d.parse().ok()?);
+            if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+                return None;
+            }
+            composite(ty, vec![("month", Value::Byte(m)), ("day", Value::Byte(d))])
+        }
+        "gx:OffsetTime" => {
+            let i = s.find(['Z', 'z', '+', '-'])?;
+            composite(
+                ty,
+                vec![
+                    ("nanos", Value::Long(parse_local_time(&s[..i])?)),
+                    ("offset", Value::Int(parse_zone_offset(&s[i..])?)),
+                ],
+            )
+        }
+        "gx:Period" => {
+            let (years, months, days) = parse_period(s)?;
+            composite(
+                ty,
+                vec![
+                    ("years", Value::Int(years)),
+                    ("months", Value::Int(months)),
+                    ("days", Value::Int(days)),
+                ],
+            )
+        }
+        "gx:Year" => composite(ty, vec![("year", Value::Int(s.parse().ok()?))]),
+        "gx:YearMonth" => {
+            let i = s.rfind('-').filter(|&i| i > 0)?;
+            let (y, m): (i32, i8) = (s[..i].parse().ok()?, s[i + 1..].parse().ok()?);
+            if !(1..=12).contains(&m) {
+                return None;
+            }
+            composite(ty, vec![("year", Value::Int(y)), ("month", Value::Byte(m))])
+        }
+        "gx:ZoneOffset" => composite(ty, vec![("seconds", Value::Int(parse_zone_offset(s)?))]),
+        "gx:InetAddress" => {
+            // Java writes the address as `getHostAddress()` does; ours spells it as
+            // GraphBinary 1's reader does (`::1`, not `0:0:0:0:0:0:0:1`).
+            let ip: std::net::IpAddr = s.parse().ok()?;
+            Value::PrimitivePdt(Box::new(PrimitivePdt {
+                type_name: ty.to_owned(),
+                value: ip.to_string(),
+            }))
+        }
+        _ => return None,
+    })
+}
+
+/// Java's `Period.toString()`: `P1Y2M3D`, `P-1M`, `P0D` (weeks, `P2W`, as 14 days), as
+/// (years, months, days).
+fn parse_period(s: &str) -> Option<(i32, i32, i32)> {
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(r) => (-1, r),
+        None => (1, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let mut rest = s.strip_prefix(['P', 'p'])?;
+    if rest.is_empty() {
+        return None;
+    }
+    let (mut years, mut months, mut days) = (0i32, 0i32, 0i32);
+    while !rest.is_empty() {
+        let end = rest.find(|c: char| c.is_ascii_alphabetic())?;
+        let n: i32 = rest[..end].parse().ok()?;
+        let n = n.checked_mul(neg)?;
+        match &rest[end..end + 1] {
+            "Y" | "y" => years = years.checked_add(n)?,
+            "M" | "m" => months = months.checked_add(n)?,
+            "W" | "w" => days = days.checked_add(n.checked_mul(7)?)?,
+            "D" | "d" => days = days.checked_add(n)?,
+            _ => return None,
+        }
+        rest = &rest[end + 1..];
+    }
+    Some((years, months, days))
+}
+
 /// Java's `Duration.toString()`: `PT8H6M12.345S`, `PT-0.5S`, `PT0S` (also `P2D...`).
 fn parse_duration(s: &str) -> Option<Duration> {
     let (neg, s) = match s.strip_prefix('-') {
@@ -1381,6 +1551,207 @@ mod tests {
             Value::DateTime(DateTime::from_epoch_millis(1000).with_kind(DateTimeKind::Date))
         );
         assert_eq!(r[15], (Value::String("t".into()), 3));
+    }
+
+    #[test]
+    fn graphbinary_1_requests_write_bindings_of_custom_types_with_their_writers() {
+        use crate::v1::{CustomTypes, Geoshape};
+        let mut req = RequestMessage::eval("g.V().has('place', geoWithin(x))");
+        let shape = Geoshape::point(37.97, 23.72).to_value();
+        req.args.push((
+            "bindings".into(),
+            Value::Map(vec![(Value::String("x".into()), shape)]),
+        ));
+        let janus = CustomTypes::janusgraph();
+        let with = encode_request_with(&req, Serializer::GraphBinary1, &janus).unwrap();
+        assert_eq!(with, req.encode_ws_with(&janus).unwrap());
+        // Without the writers the shape is not written as JanusGraph's custom type.
+        let without = encode_request(&req, Serializer::GraphBinary1);
+        assert_ne!(without.ok(), Some(with));
+    }
+
+    #[test]
+    fn java_time_texts_read_as_graphbinary_1_reads_the_types() {
+        let f = |ty: &str, s: &str| -> Option<Vec<(String, Value)>> {
+            match java_time(ty, s)? {
+                Value::CompositePdt(c) => {
+                    assert_eq!(c.type_name, ty);
+                    Some(
+                        c.fields
+                            .into_iter()
+                            .map(|(k, v)| (k.as_str().unwrap().to_owned(), v))
+                            .collect(),
+                    )
+                }
+                Value::PrimitivePdt(p) => Some(vec![("value".into(), Value::String(p.value))]),
+                other => panic!("{other:?}"),
+            }
+        };
+        let kv = |pairs: &[(&str, Value)]| -> Option<Vec<(String, Value)>> {
+            Some(
+                pairs
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.clone()))
+                    .collect(),
+            )
+        };
+        let ymd = |y, m, d| {
+            vec![
+                ("year", Value::Int(y)),
+                ("month", Value::Byte(m)),
+                ("day", Value::Byte(d)),
+            ]
+        };
+        assert_eq!(f("gx:LocalDate", "2016-01-31"), kv(&ymd(2016, 1, 31)));
+        let mut dt = ymd(2016, 1, 1);
+        dt.push(("nanos", Value::Long(45_000_000_000_000)));
+        // Java leaves zero seconds out.
+        assert_eq!(f("gx:LocalDateTime", "2016-01-01T12:30"), kv(&dt));
+        assert_eq!(
+            f("gx:LocalTime", "12:30:45.000000123"),
+            kv(&[("nanos", Value::Long(45_045_000_000_123))])
+        );
+        assert_eq!(
+            f("gx:MonthDay", "--02-29"),
+            kv(&[("month", Value::Byte(2)), ("day", Value::Byte(29))])
+        );
+        assert_eq!(
+            f("gx:OffsetTime", "10:15:30-08:00"),
+            kv(&[
+                ("nanos", Value::Long(36_930_000_000_000)),
+                ("offset", Value::Int(-28_800))
+            ])
+        );
+        assert_eq!(
+            f("gx:Period", "P1Y-2M3D"),
+            kv(&[
+                ("years", Value::Int(1)),
+                ("months", Value::Int(-2)),
+                ("days", Value::Int(3))
+            ])
+        );
+        assert_eq!(
+            f("gx:Period", "P2W"),
+            kv(&[
+                ("years", Value::Int(0)),
+                ("months", Value::Int(0)),
+                ("days", Value::Int(14))
+            ])
+        );
+        assert_eq!(f("gx:Year", "-44"), kv(&[("year", Value::Int(-44))]));
+        assert_eq!(
+            f("gx:YearMonth", "2016-06"),
+            kv(&[("year", Value::Int(2016)), ("month", Value::Byte(6))])
+        );
+        assert_eq!(f("gx:ZoneOffset", "Z"), kv(&[("seconds", Value::Int(0))]));
+        assert_eq!(
+            f("gx:ZoneOffset", "+03:06:09"),
+            kv(&[("seconds", Value::Int(11_169))])
+        );
+        assert_eq!(
+            f("gx:ZoneOffset", "-0130"),
+            kv(&[("seconds", Value::Int(-5_400))])
+        );
+        assert_eq!(
+            f("gx:InetAddress", "0:0:0:0:0:0:0:1"),
+            kv(&[("value", Value::String("::1".into()))])
+        );
+        // Not the type's text: no value (the reader's error names the offset), never a panic.
+        for (ty, s) in [
+            ("gx:LocalDate", "2016-13-01"),
+            ("gx:LocalDate", "2016-01"),
+            ("gx:LocalDateTime", "2016-01-01"),
+            ("gx:LocalTime", "24:00"),
+            ("gx:LocalTime", "12:30:45:1"),
+            ("gx:MonthDay", "02-29"),
+            ("gx:OffsetTime", "10:15:30"),
+            ("gx:Period", "P"),
+            ("gx:Period", "P1X"),
+            ("gx:Period", "P99999999999Y"),
+            ("gx:Year", "MMXVI"),
+            ("gx:YearMonth", "2016-00"),
+            ("gx:ZoneOffset", "+19:00"),
+            ("gx:ZoneOffset", "+1\u{e9}1"),
+            ("gx:ZoneOffset", "+1é1"),
+            ("gx:InetAddress", "localhost"),
+        ] {
+            assert_eq!(java_time(ty, s), None, "{ty} {s:?}");
+        }
+    }
+
+    #[test]
+    fn predicates_lambdas_and_bytecode_read_as_graphbinary_1_reads_them() {
+        let m = dec(
+            &doc(
+                r#"[{"@type":"g:P","@value":{"predicate":"gt","value":{"@type":"g:Int32","@value":1}}},
+                {"@type":"g:P","@value":{"predicate":"within","value":[{"@type":"g:Int32","@value":1},{"@type":"g:Int32","@value":2}]}},
+                {"@type":"g:TextP","@value":{"predicate":"containing","value":"ar"}},
+                {"@type":"g:Lambda","@value":{"script":"it.get()","language":"gremlin-groovy","arguments":{"@type":"g:Int32","@value":1}}},
+                {"@type":"g:Bytecode","@value":{"step":[["V"],["out","knows"]]}},
+                {"@type":"gx:LocalDate","@value":"2016-13-01"}]"#,
+            ),
+            Serializer::GraphSon2,
+        );
+        // The last value is no LocalDate: an error at its offset.
+        let e = m.unwrap_err();
+        assert!(e.to_string().contains("2016-13-01"), "{e}");
+        let m = dec(
+            &doc(
+                r#"[{"@type":"g:P","@value":{"predicate":"gt","value":{"@type":"g:Int32","@value":1}}},
+                {"@type":"g:P","@value":{"predicate":"within","value":[{"@type":"g:Int32","@value":1},{"@type":"g:Int32","@value":2}]}},
+                {"@type":"g:TextP","@value":{"predicate":"containing","value":"ar"}},
+                {"@type":"g:Lambda","@value":{"script":"it.get()","language":"gremlin-groovy","arguments":{"@type":"g:Int32","@value":1}}},
+                {"@type":"g:Bytecode","@value":{"step":[["V"],["out","knows"]]}}]"#,
+            ),
+            Serializer::GraphSon2,
+        )
+        .unwrap();
+        let r: Vec<Value> = m.results().into_iter().map(|(v, _)| v).collect();
+        use crate::v1::codes::{P, TEXT_P};
+        assert_eq!(
+            r[0],
+            crate::v1::predicate_value(P, "gt".into(), vec![Value::Int(1)])
+        );
+        assert_eq!(
+            r[1],
+            crate::v1::predicate_value(P, "within".into(), vec![Value::Int(1), Value::Int(2)])
+        );
+        assert_eq!(
+            r[2],
+            crate::v1::predicate_value(
+                TEXT_P,
+                "containing".into(),
+                vec![Value::String("ar".into())]
+            )
+        );
+        assert_eq!(
+            r[3],
+            composite(
+                "g:Lambda",
+                vec![
+                    ("script", Value::String("it.get()".into())),
+                    ("language", Value::String("gremlin-groovy".into())),
+                    ("arguments", Value::Int(1)),
+                ]
+            )
+        );
+        let s = |x: &str| Value::String(x.into());
+        assert_eq!(
+            r[4],
+            composite(
+                "g:Bytecode",
+                vec![
+                    (
+                        "step",
+                        Value::List(vec![
+                            Value::List(vec![s("V")]),
+                            Value::List(vec![s("out"), s("knows")])
+                        ])
+                    ),
+                    ("source", Value::List(Vec::new())),
+                ]
+            )
+        );
     }
 
     #[test]

@@ -78,12 +78,17 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
+/// The SASL user of the Azure Cosmos DB profile built with `cosmos(COSMOS_DB, COSMOS_COLL, PASSWORD)`.
+const COSMOS_USER: &str = "/dbs/db/colls/coll";
+
 /// What must appear nowhere: the secrets (by their mark) and their Basic and SASL encodings.
 fn forbidden() -> Vec<String> {
     let mut v = vec![MARK.to_owned(), URL_PASSWORD.to_owned()];
     for pw in [PASSWORD, URL_PASSWORD_DECODED, PROXY_PASSWORD] {
-        v.push(base64(format!("{USER}:{pw}").as_bytes()));
-        v.push(base64(format!("\0{USER}\0{pw}").as_bytes()));
+        for user in [USER, COSMOS_USER] {
+            v.push(base64(format!("{user}:{pw}").as_bytes()));
+            v.push(base64(format!("\0{user}\0{pw}").as_bytes()));
+        }
     }
     v
 }
@@ -185,6 +190,10 @@ fn builders() -> Vec<(String, ClientBuilder)> {
                 USER,
                 URL_PASSWORD,
             )),
+        ),
+        (
+            "wss cosmos".to_owned(),
+            Client::builder("wss://127.0.0.1:8182/").cosmos("db", "coll", PASSWORD),
         ),
         (
             "http basic_auth, proxy".to_owned(),
@@ -341,6 +350,21 @@ fn offline_errors() -> Vec<(String, graphbinary_client::Error)> {
                 USER,
                 "S3CRET%ff",
             )),
+        ),
+        bad(
+            "cosmos over https",
+            Client::builder("https://127.0.0.1:8182/").cosmos("db", "coll", PASSWORD),
+        ),
+        bad(
+            "cosmos and URL userinfo",
+            Client::builder(with_userinfo("wss://h/", USER, URL_PASSWORD))
+                .cosmos("db", "coll", PASSWORD),
+        ),
+        bad(
+            "cosmos then GraphSON 3",
+            Client::builder("wss://h/")
+                .cosmos("db", "coll", PASSWORD)
+                .serializer(graphbinary_client::graphson_ws::Serializer::GraphSon3),
         ),
         bad(
             "unparsable proxy URL",

@@ -125,9 +125,9 @@ async fn typed_graphson_reads_what_graphbinary_1_reads() {
 }
 
 #[tokio::test]
-async fn trees_classes_java_time_and_profiles_read_as_through_graphbinary_1() {
+async fn trees_classes_java_time_predicates_and_profiles_read_as_through_graphbinary_1() {
     let Some(url) =
-        server("ws3_graphson trees_classes_java_time_and_profiles_read_as_through_graphbinary_1")
+        server("ws3_graphson trees_classes_java_time_predicates_and_profiles_read_as_through_graphbinary_1")
     else {
         return;
     };
@@ -139,11 +139,44 @@ async fn trees_classes_java_time_and_profiles_read_as_through_graphbinary_1() {
             "g.inject(Integer.class, java.time.Instant.ofEpochMilli(1500), \
              java.time.OffsetDateTime.parse('2016-01-01T12:30:00.123+01:00'), \
              java.time.ZonedDateTime.parse('2016-01-01T12:30:00Z'))",
+            "g.inject(java.time.LocalDate.of(2016, 1, 31), java.time.LocalDateTime.of(2016, 1, 1, 12, 30), \
+             java.time.LocalTime.of(12, 30, 45, 123), java.time.MonthDay.of(2, 29), \
+             java.time.OffsetTime.parse('10:15:30-08:00'), java.time.Period.of(1, -2, 3), \
+             java.time.Year.of(2016), java.time.YearMonth.of(2016, 6), \
+             java.time.ZoneOffset.ofHoursMinutesSeconds(3, 6, 9), \
+             java.net.InetAddress.getByName('127.0.0.1'), java.net.InetAddress.getByName('::1'))",
+            "[P.gt(1), P.within(1, 2), P.between(1, 5), TextP.containing('ar'), \
+             org.apache.tinkerpop.gremlin.util.function.Lambda.function('it.get()'), \
+             g.V().out('knows').asAdmin().getBytecode()]",
         ] {
             let want = values(&gb1, q).await;
             let got = values(&c, q).await;
             assert_eq!(got, want, "{ser:?}: {q}");
         }
+        // The values compared above are the types named, not something both read alike.
+        let q = "g.inject(java.time.LocalDate.of(2016, 1, 31), java.time.Period.of(1, -2, 3), \
+                 java.net.InetAddress.getByName('::1'), P.within(1, 2), \
+                 org.apache.tinkerpop.gremlin.util.function.Lambda.function('it.get()'))";
+        let names: Vec<String> = values(&c, q)
+            .await
+            .iter()
+            .map(|v| match v {
+                Value::CompositePdt(p) => p.type_name.clone(),
+                Value::PrimitivePdt(p) => format!("{}={}", p.type_name, p.value),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "gx:LocalDate",
+                "gx:Period",
+                "gx:InetAddress=::1",
+                "g:P",
+                "g:Lambda"
+            ],
+            "{ser:?}"
+        );
         // A profile: the same structure (the durations differ from run to run).
         let p = values(&c, "g.V().out().profile()").await;
         let Value::CompositePdt(m) = &p[0] else {

@@ -1,7 +1,7 @@
-// Writes the credentials graph for SimpleAuthenticator: one user, its password hashed with
+// Writes the credentials graph for SimpleAuthenticator: each user, its password hashed with
 // bcrypt by TinkerPop's own CredentialTraversalSource, as a GraphSON file TinkerGraph loads.
 // Run by `cargo xtask server3 --auth` with Java's source launcher:
-//   java -cp 'lib/*' MakeCredentials.java USER PASSWORD OUT.json
+//   java -cp 'lib/*' MakeCredentials.java USER PASSWORD [USER PASSWORD ...] OUT.json
 import java.io.FileOutputStream;
 import java.io.OutputStream;
 
@@ -13,8 +13,10 @@ public class MakeCredentials {
     public static void main(String[] args) throws Exception {
         TinkerGraph graph = TinkerGraph.open();
         CredentialTraversalSource credentials = graph.traversal(CredentialTraversalSource.class);
-        credentials.user(args[0], args[1]).iterate();
-        try (OutputStream out = new FileOutputStream(args[2])) {
+        for (int i = 0; i + 1 < args.length - 1; i += 2) {
+            credentials.user(args[i], args[i + 1]).iterate();
+        }
+        try (OutputStream out = new FileOutputStream(args[args.length - 1])) {
             GraphSONWriter.build().create().writeGraph(out, graph);
         }
         System.exit(0);

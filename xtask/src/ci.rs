@@ -221,6 +221,9 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
                 "roundtrip",
                 // SASL with URL credentials against the --auth server.
                 "secrets",
+                // The Azure Cosmos DB profile: its Cosmos-shaped user on the --auth servers
+                // (ws:// and wss://), Cosmos's attributes and throttling through our proxy.
+                "cosmos",
                 // The console and `query --user` through a pseudo-terminal, on the --auth server.
                 "console3",
             ],

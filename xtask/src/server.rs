@@ -18,7 +18,8 @@
 //! keep the returned [`Guard`]s alive while they need the servers.
 //!
 //! TinkerPop 3's `--auth` adds SimpleAuthenticator over a credentials graph (user `stephen`,
-//! password `password`, as in TinkerPop's own `tinkergraph-credentials.properties`) that
+//! password `password`, as in TinkerPop's own `tinkergraph-credentials.properties`; and
+//! [`COSMOS_USER`], a user shaped as Azure Cosmos DB's, for the client's Cosmos profile) that
 //! `MakeCredentials.java` writes with TinkerPop's CredentialTraversalSource; `--tls` serves
 //! `wss://` with a test CA's certificate ([`tls`]).
 
@@ -74,6 +75,13 @@ pub const JANUSGRAPH_VERSION: &str = "1.1.0";
 pub const AUTH_USER: &str = "stephen";
 /// See [`AUTH_USER`].
 pub const AUTH_PASSWORD: &str = "password";
+/// A second `--auth` user, shaped as Azure Cosmos DB's SASL user
+/// (`/dbs/<database>/colls/<collection>`), for the client's Cosmos profile tests
+/// (`graphbinary-client/tests/cosmos.rs` names the same two values).
+pub const COSMOS_USER: &str = "/dbs/graphdb/colls/modern";
+/// The password of [`COSMOS_USER`]: a made-up key of a Cosmos key's shape (base64, with `+`,
+/// `/` and `=`), no real account's.
+pub const COSMOS_KEY: &str = "dGVzdC1rZXk+bm90L2Etc2VjcmV0+Y29zbW9zLWtleQ==";
 
 /// The state directories (configs, jars, logs, pid files) of TinkerPop 4 and of the others.
 const STATE_4: &str = ".gremlin-server";
@@ -138,7 +146,8 @@ under target/gremlin-server3/.
                   3.x: modern (default: the modern graph as `g`) or integration: the graphs and
                   sources of TinkerPop's Gherkin suite (ggraph, gnullable, gclassic, gmodern,
                   gcrew, ggrateful, gsink; `g` is still the modern graph)
-  --auth          3.x: SimpleAuthenticator, user stephen, password password (SASL PLAIN)
+  --auth          3.x: SimpleAuthenticator, user stephen, password password (SASL PLAIN),
+                  and a Cosmos-shaped user /dbs/graphdb/colls/modern (xtask's COSMOS_KEY)
   --tls           3.x: wss:// with a certificate signed by a test CA made with keytool; clients
                   trust target/gremlin-server3/tls/ca.pem (printed at start)
   --port N        TCP port (default: 4.0 8182, or GREMLIN_SERVER_PORT; 8196 for 3.7.3, 8197

@@ -5,12 +5,14 @@
 //! Latency uses one connection. Throughput runs `--concurrency` tasks, each sending its
 //! requests one after the other, over `--connections` connections (default: one per task, as
 //! the 3.x drivers' pools lend a connection to one request at a time; fewer connections
-//! multiplex the tasks' requests, which `Client3` routes by request id).
+//! multiplex the tasks' requests, which `Client3` routes by request id). `--serializer` picks
+//! GraphBinary 1 (the default) or GraphSON 3 / 2 (`Options3::serializer`).
 
 use std::sync::Arc;
 
 use futures::StreamExt;
-use graphbinary_client::ws::{Client3, Eval};
+use graphbinary_client::graphson_ws::Serializer;
+use graphbinary_client::ws::{Client3, Eval, Options3};
 use serde_json::json;
 
 use super::{fail, peak_rss_kib, Args, Consume};
@@ -37,14 +39,18 @@ async fn one(client: &Client3, a: &Args) -> Result<u64, String> {
     }
 }
 
-async fn connect(url: &str) -> Client3 {
-    Client3::connect(url)
+async fn connect(url: &str, serializer: Serializer) -> Client3 {
+    let options = Options3 {
+        serializer,
+        ..Options3::default()
+    };
+    Client3::connect_with(url, options)
         .await
         .unwrap_or_else(|e| fail(format!("connecting to {url}: {e}")))
 }
 
 async fn latency(a: Args) -> serde_json::Value {
-    let client = connect(&a.url).await;
+    let client = connect(&a.url, a.serializer).await;
     let m = a
         .plan
         .latency(|n: &u64| *n, || one(&client, &a))
@@ -52,7 +58,7 @@ async fn latency(a: Args) -> serde_json::Value {
         .unwrap_or_else(|e| fail(e));
     json!({
         "peer": "rust", "mode": "latency", "query": a.plan.query, "compression": "none",
-        "consume": a.consume.name(), "protocol": "graphbinary-v1 websocket",
+        "consume": a.consume.name(), "protocol": protocol(a.serializer),
         "runs": m.runs, "results": m.first.unwrap_or(0), "bytes": null, "cpu_secs": m.cpu_secs,
         "peak_rss_kib": peak_rss_kib(),
     })
@@ -62,7 +68,7 @@ async fn throughput(a: Args) -> serde_json::Value {
     let a = Arc::new(a);
     let mut clients = Vec::new();
     for _ in 0..a.connections.unwrap_or(a.plan.concurrency).max(1) {
-        clients.push(connect(&a.url).await);
+        clients.push(connect(&a.url, a.serializer).await);
     }
     let clients = Arc::new(clients);
     let request = {
@@ -75,11 +81,16 @@ async fn throughput(a: Args) -> serde_json::Value {
     let m = a.plan.throughput(request).await.unwrap_or_else(|e| fail(e));
     json!({
         "peer": "rust", "mode": "throughput", "query": a.plan.query, "compression": "none",
-        "protocol": "graphbinary-v1 websocket", "connections": clients.len(),
+        "protocol": protocol(a.serializer), "connections": clients.len(),
         "concurrency": a.plan.concurrency, "requests": a.plan.requests, "wall_secs": m.wall_secs,
         "req_per_sec": a.plan.requests as f64 / m.wall_secs, "results": m.results, "bytes": null,
         "cpu_secs": m.cpu_secs, "peak_rss_kib": peak_rss_kib(),
     })
+}
+
+/// The `protocol` field of the JSON line: the serializer's mime type over WebSocket.
+fn protocol(s: Serializer) -> String {
+    format!("{} websocket", s.mime_type())
 }
 
 /// Runs the measurement of `a` against a TinkerPop 3 server and prints its JSON line.

@@ -67,6 +67,8 @@ pub struct ClientBuilder {
     retry: RetryPolicy,
     listener: Option<Arc<dyn super::RequestListener>>,
     trace_query_text: bool,
+    /// [`ClientBuilder::cosmos`] was called: `Err` when its names were bad.
+    cosmos: Option<Result<(), Error>>,
 }
 
 impl ClientBuilder {
@@ -96,6 +98,7 @@ impl ClientBuilder {
             retry: RetryPolicy::default(),
             listener: None,
             trace_query_text: false,
+            cosmos: None,
         }
     }
 
@@ -359,6 +362,69 @@ impl ClientBuilder {
         self
     }
 
+    /// The Azure Cosmos DB profile: a client of the Gremlin API of a Cosmos DB account, at its
+    /// `wss://<account>.gremlin.cosmos.azure.com:443/` URL, for graph `collection` of
+    /// `database`, authenticated with the account's `key` (its primary or secondary key, or a
+    /// resource token).
+    ///
+    /// It sets what Cosmos needs: GraphSON 2 ([`Serializer::GraphSon2`](crate::graphson_ws::Serializer::GraphSon2);
+    /// Cosmos refuses GraphSON 3 and GraphBinary, and sends untyped JSON back whatever it
+    /// was asked: vertices and edges arrive as Maps), SASL PLAIN with the user
+    /// `/dbs/<database>/colls/<collection>` and the key as the password (a
+    /// [`Secret`](super::Secret): no `Debug`, `Display`, error or log shows it), scripts only
+    /// (the traversal API writes text; no bytecode is ever sent). [`build`](Self::build)
+    /// refuses an `http://` / `https://` URL, another serializer set after this call, and a
+    /// database or collection name Cosmos cannot have (empty, or holding `/`, `\`, `?`, `#`).
+    ///
+    /// Before sending, the client refuses with [`Error::Unsupported`] what Cosmos is
+    /// documented to refuse and can be seen in the request: a lambda in a script (a Groovy
+    /// closure `{...}`, `->`, `Lambda`), and through the traversal API the `match()` step,
+    /// `property(set, ...)` and a null, List, Set or Map as a property value; and
+    /// [`Client::session`](super::Client::session) (Cosmos has no transactions).
+    ///
+    /// Every response message's status attributes reach the caller, Cosmos's request charges
+    /// among them ([`ResultStream::status_attributes`](super::ResultStream::status_attributes),
+    /// [`ServerError::attributes`](super::ServerError::attributes)), and throttling (status
+    /// 500 with `x-ms-status-code` 429) is retried for idempotent requests after the
+    /// `x-ms-retry-after-ms` Cosmos asks (see [`RetryPolicy`]).
+    ///
+    /// ```
+    /// use graphbinary_client::Client;
+    ///
+    /// # fn demo() -> Result<(), graphbinary_client::Error> {
+    /// let key = "bm90LWEtcmVhbC1rZXk="; // from the environment or a vault in real code
+    /// let client = Client::builder("wss://myaccount.gremlin.cosmos.azure.com:443/")
+    ///     .cosmos("graphdb", "people", key)
+    ///     .build()?;
+    /// assert!(client.is_cosmos());
+    /// assert!(!format!("{client:?}").contains(key));
+    /// // A lambda is refused before anything is sent.
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let e = client.submit("g.V().map{ it.get() }").await.unwrap_err();
+    /// assert!(matches!(e, graphbinary_client::Error::Unsupported { .. }), "{e}");
+    /// # });
+    /// // Cosmos is WebSocket only.
+    /// let http = Client::builder("https://myaccount.gremlin.cosmos.azure.com/")
+    ///     .cosmos("graphdb", "people", key)
+    ///     .build();
+    /// assert!(http.unwrap_err().to_string().contains("wss://"));
+    /// # Ok(()) }
+    /// ```
+    pub fn cosmos(
+        self,
+        database: impl AsRef<str>,
+        collection: impl AsRef<str>,
+        key: impl Into<String>,
+    ) -> Self {
+        let (mut b, checked) = match super::cosmos::user(database.as_ref(), collection.as_ref()) {
+            Ok(user) => (self.basic_auth(user, key), Ok(())),
+            Err(e) => (self, Err(e)),
+        };
+        b.serializer = crate::graphson_ws::Serializer::GraphSon2;
+        b.cosmos = Some(checked);
+        b
+    }
+
     /// Trusts a PEM-encoded root certificate (a private CA, or one the platform lacks) in
     /// addition to the platform's trust store, for `https://` and for `wss://` URLs alike
     /// (the TinkerPop 3 transport gets it as [`Options3::root_certificates`](crate::transport::ws::Options3::root_certificates)).
@@ -377,6 +443,10 @@ impl ClientBuilder {
         crate::transport::ws::parse_root_certificates(&self.root_certificates)
             .map_err(Error::Config)?;
         let tinkerpop3 = is_ws_url(&self.url.0);
+        let cosmos = self.cosmos.is_some();
+        if let Some(checked) = self.cosmos.take() {
+            self.check_cosmos(checked, tinkerpop3)?;
+        }
         if !tinkerpop3 && self.serializer.is_graphson() {
             return Err(Error::Config(format!(
                 "the GraphSON serializer {:?} needs a ws:// or wss:// URL (TinkerPop 3); over http/https \
@@ -458,8 +528,41 @@ impl ClientBuilder {
                 interceptors,
                 request_timeout: self.request_timeout,
                 max_response_header_bytes: self.max_response_header_bytes,
+                cosmos,
             }),
         })
+    }
+
+    /// The checks of the Cosmos DB profile at [`build`](Self::build): its names were good, the
+    /// URL is `ws://` / `wss://`, the serializer is still GraphSON 2, its key is still the
+    /// credentials.
+    fn check_cosmos(&self, checked: Result<(), Error>, tinkerpop3: bool) -> Result<(), Error> {
+        checked?;
+        if !tinkerpop3 {
+            return Err(Error::Config(format!(
+                "Azure Cosmos DB's Gremlin API is reached over wss:// (TinkerPop 3's WebSocket \
+                 protocol), not {}",
+                redact_url(&self.url.0)
+            )));
+        }
+        if !matches!(
+            self.serializer,
+            crate::graphson_ws::Serializer::GraphSon2
+                | crate::graphson_ws::Serializer::GraphSon2Untyped
+        ) {
+            return Err(Error::Config(format!(
+                "Azure Cosmos DB speaks GraphSON 2 only, not {:?} (set by serializer after cosmos)",
+                self.serializer
+            )));
+        }
+        if self.credentials.is_none() {
+            return Err(Error::Config(
+                "the Azure Cosmos DB key was replaced by auth() after cosmos(); Cosmos \
+                 authenticates with SASL PLAIN (the key as the password)"
+                    .into(),
+            ));
+        }
+        Ok(())
     }
 
     /// Takes the credentials out of the userinfo of `urls` (the server's, then each added

@@ -87,6 +87,16 @@ pub enum Error {
     /// sent, or its response was cut.
     #[error("the client is closed")]
     Closed,
+    /// The server this client is set up for refuses what the request asks (e.g. a lambda on
+    /// Azure Cosmos DB, see [`ClientBuilder::cosmos`](super::ClientBuilder::cosmos)); it was
+    /// not sent.
+    #[error("{server} does not support {what}; the request was not sent")]
+    Unsupported {
+        /// The server, e.g. `"Azure Cosmos DB"`.
+        server: &'static str,
+        /// What it does not support, e.g. `"lambdas (a Groovy closure at byte 12)"`.
+        what: String,
+    },
 }
 
 impl From<crate::transport::ws::Error3> for Error {
@@ -129,7 +139,7 @@ impl Error {
     /// A short name of the error's kind, for logs and metrics labels: `config`,
     /// `invalid_request`, `timeout`, `transport` (any other [`TransportKind`]), `server`,
     /// `interceptor`, `transaction`, `decode`, `decompress`, `protocol`, `conversion`,
-    /// `no_result`, `too_many_results` or `closed`.
+    /// `no_result`, `too_many_results`, `closed` or `unsupported`.
     pub fn kind(&self) -> &'static str {
         match self {
             Error::Config(_) => "config",
@@ -149,6 +159,7 @@ impl Error {
             Error::NoResult => "no_result",
             Error::TooManyResults(_) => "too_many_results",
             Error::Closed => "closed",
+            Error::Unsupported { .. } => "unsupported",
         }
     }
 
@@ -275,6 +286,7 @@ mod tests {
             code: 400,
             message: Some("bad".into()),
             exception: Some("MalformedQueryException".into()),
+            attributes: Default::default(),
         };
         assert_eq!(
             e.to_string(),

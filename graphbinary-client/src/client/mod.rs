@@ -104,6 +104,7 @@
 
 mod builder;
 mod convert;
+pub(crate) mod cosmos;
 mod error;
 mod hosts;
 mod observe;
@@ -129,6 +130,7 @@ pub use results::{ResultStream, TraverserStream};
 pub use retry::RetryPolicy;
 
 use crate::response::ReadOptions;
+pub use crate::response::StatusAttributes;
 pub use crate::transport::BoxError;
 use crate::transport::Closing;
 #[cfg(feature = "sigv4")]
@@ -228,6 +230,8 @@ struct Inner {
     interceptors: crate::transport::Chain,
     request_timeout: Option<std::time::Duration>,
     max_response_header_bytes: Option<usize>,
+    /// Built with [`ClientBuilder::cosmos`]: scripts are checked for what Cosmos refuses.
+    cosmos: bool,
 }
 
 impl Inner {
@@ -356,6 +360,13 @@ impl Client {
         matches!(self.inner.transport, Transport::Ws(_))
     }
 
+    /// Whether the client was built with the Azure Cosmos DB profile
+    /// ([`ClientBuilder::cosmos`]): its scripts and traversals are checked for what Cosmos
+    /// refuses before they are sent.
+    pub fn is_cosmos(&self) -> bool {
+        self.inner.cosmos
+    }
+
     /// The TinkerPop 3 connection pool of a `ws://` client (connected at the first use); with
     /// several hosts, the pool of the next host in the rotation that can be connected to
     /// (a host that cannot is marked down, as a request to it would). [`Error::InvalidRequest`]
@@ -408,6 +419,11 @@ impl Client {
     /// # Ok(()) }
     /// ```
     pub async fn session(&self) -> Result<crate::transport::ws::Session3, Error> {
+        if self.inner.cosmos {
+            return Err(cosmos::unsupported(
+                "sessions (TinkerPop 3's transactions; Cosmos DB has none)",
+            ));
+        }
         self.tinkerpop3()
             .await?
             .session()

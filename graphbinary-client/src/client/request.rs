@@ -245,7 +245,8 @@ impl RequestBuilder {
     /// such as `g.V().count()`; never a mutation). An idempotent request is retried, by the
     /// client's [`RetryPolicy`](super::RetryPolicy), when it could not connect, when its
     /// connection failed before its first result, and when the server answered 429, 503 or
-    /// 596 (`SERVER_ERROR_TEMPORARY`) before its first result; over HTTP with several hosts
+    /// 596 (`SERVER_ERROR_TEMPORARY`), or throttled it as Azure Cosmos DB does (500 with
+    /// `x-ms-status-code` 429), before its first result; over HTTP with several hosts
     /// the retry goes to another host. See [what is retried](super::RetryPolicy#what-is-retried).
     /// Default `false`: a request that was sent is never sent again (only one that could not
     /// connect moves to another host). Ignored inside a [`Transaction`](super::Transaction)
@@ -371,6 +372,9 @@ impl RequestBuilder {
 
     async fn send_unobserved(self) -> Result<ResultStream, Error> {
         self.client.inner.check_open()?;
+        if self.client.inner.cosmos {
+            super::cosmos::check_script(&self.gremlin)?;
+        }
         if self.idempotent && self.transaction.is_none() {
             return self.send_retrying().await;
         }
@@ -464,7 +468,10 @@ impl RequestBuilder {
                 deadline.map(|(_, d)| d.saturating_duration_since(tokio::time::Instant::now()));
             let (error, host, asked) = match self.attempt(avoid, left).await {
                 Ok(stream) => return Ok(stream),
-                Err(f) => (f.error, f.host, f.retry_after),
+                Err(f) => {
+                    let asked = f.retry_after.or_else(|| retry::asked_in(&f.error));
+                    (f.error, f.host, asked)
+                }
             };
             if let Some(h) = host {
                 if matches!(error, Error::Server(_)) && retry::host_is_down(&error) {
@@ -892,6 +899,7 @@ async fn error_from_non_graphbinary(
         code: i32::from(status),
         message,
         exception: None,
+        attributes: Default::default(),
     })
 }
 

@@ -14,7 +14,7 @@ use futures::{Stream, StreamExt};
 use super::error::{Error, ServerError};
 use crate::model::Value;
 use crate::response::{
-    read_response, ReadOptions, ResponseError, ResponseStream, Status, Traverser,
+    read_response, ReadOptions, ResponseError, ResponseStream, Status, StatusAttributes, Traverser,
 };
 use crate::transport::http::BodyReader;
 use crate::transport::ByteCounters;
@@ -93,6 +93,13 @@ impl Source {
         match self {
             Source::Http(s) => s.status(),
             Source::Ws(_) => None,
+        }
+    }
+
+    fn status_attributes(&self) -> Option<&StatusAttributes> {
+        match self {
+            Source::Http(_) => None,
+            Source::Ws(w) => w.results.status_attributes(),
         }
     }
 }
@@ -175,6 +182,12 @@ impl TraverserStream {
     /// The final status, once the stream has ended.
     pub fn status(&self) -> Option<&Status> {
         self.inner.status()
+    }
+
+    /// The status attributes of the last response message read so far, over `ws://` /
+    /// `wss://` (see [`ResultStream::status_attributes`]); `None` over HTTP.
+    pub fn status_attributes(&self) -> Option<&StatusAttributes> {
+        self.inner.status_attributes()
     }
 
     /// Traversers decoded so far.
@@ -414,6 +427,7 @@ impl TraverserStream {
             code: i32::from(self.http_status),
             message: None,
             exception: None,
+            attributes: Default::default(),
         }))
     }
 }
@@ -585,6 +599,31 @@ impl ResultStream {
     /// The final status, once the stream has ended.
     pub fn status(&self) -> Option<&Status> {
         self.inner.status()
+    }
+
+    /// The status attributes of the last response message read so far, for a TinkerPop 3
+    /// (`ws://` / `wss://`) request: `None` before its first message has been read, and always
+    /// over HTTP (GraphBinary 4 has none). Each message of a TinkerPop 3 response carries
+    /// them; Azure Cosmos DB puts its request charges there, `x-ms-request-charge` for the
+    /// message and `x-ms-total-request-charge` for the request so far, so once the stream has
+    /// ended they are the whole request's
+    /// ([`StatusAttributes::total_request_charge`]). An error ends the stream with its own
+    /// attributes, in its [`ServerError::attributes`].
+    ///
+    /// ```no_run
+    /// # async fn demo(client: graphbinary_client::Client) -> Result<(), graphbinary_client::Error> {
+    /// use futures::TryStreamExt;
+    ///
+    /// let mut results = client.request("g.V().count()").send().await?;
+    /// while let Some(v) = results.try_next().await? {
+    ///     println!("{v}");
+    /// }
+    /// let charge = results.status_attributes().and_then(|a| a.total_request_charge());
+    /// println!("request units: {charge:?}");
+    /// # Ok(()) }
+    /// ```
+    pub fn status_attributes(&self) -> Option<&StatusAttributes> {
+        self.inner.status_attributes()
     }
 
     /// Traversers decoded so far (for an unbulked response: results).

@@ -43,13 +43,20 @@ use super::error::{Error, TransportKind};
 ///   before the response headers or before the first result;
 /// * the server answered 429 (Too Many Requests), 503 (Service Unavailable) or 596
 ///   (`SERVER_ERROR_TEMPORARY`, TinkerPop's "try again"), as an HTTP status or as the status
-///   of a response with no result (a GraphBinary footer, a TinkerPop 3 status message).
+///   of a response with no result (a GraphBinary footer, a TinkerPop 3 status message);
+/// * the server throttled it the way Azure Cosmos DB does: a TinkerPop 3 status (500) whose
+///   `x-ms-status-code` attribute is 429 ([`ServerError::is_throttled`](super::ServerError::is_throttled)).
+///   A 500 without that attribute is not retried. A throttled host stays in the rotation
+///   (429 is aimed at this client, not a sign the host is down).
 ///
 /// A timeout is not retried (the deadline is the caller's), nor is any error after a result
 /// was yielded. A retry goes to another host when the client has several, over HTTP and over
 /// `ws://` alike; with one `ws://` host it goes to the same server on a connection of the pool
 /// (a connection that dropped is replaced). Between attempts the client waits an exponential backoff with
-/// jitter, or what the server's `Retry-After` asks (seconds) when that is longer, never past
+/// jitter, or what the server asks when that is longer (HTTP's `Retry-After` in seconds, or
+/// Cosmos DB's `x-ms-retry-after-ms` status attribute, a .NET `TimeSpan` such as
+/// `"00:00:03.9500000"`: [`StatusAttributes::retry_after`](super::StatusAttributes::retry_after);
+/// either capped by [`RetryPolicy::max_retry_after`]), never past
 /// the request's deadline ([`RequestBuilder::timeout`](super::RequestBuilder::timeout) /
 /// [`ClientBuilder::request_timeout`](super::ClientBuilder::request_timeout), which bounds
 /// all attempts together).
@@ -152,7 +159,8 @@ fn random() -> u64 {
 }
 
 /// The statuses that mean "try again later": 429, 503 and TinkerPop's 596
-/// (`SERVER_ERROR_TEMPORARY`).
+/// (`SERVER_ERROR_TEMPORARY`). Also retried: a status whose `x-ms-status-code` attribute is
+/// 429 (Azure Cosmos DB's throttling, [`ServerError::is_throttled`](super::ServerError::is_throttled)).
 pub(crate) const RETRYABLE_STATUSES: [i32; 3] = [429, 503, 596];
 
 /// Whether an idempotent request that failed with `e` before its first result may be sent
@@ -164,9 +172,17 @@ pub(crate) fn retryable(e: &Error) -> bool {
             RETRYABLE_STATUSES.contains(&s.code)
                 || s.http_status
                     .is_some_and(|h| RETRYABLE_STATUSES.contains(&i32::from(h)))
+                || s.is_throttled()
         }
         _ => false,
     }
+}
+
+/// The wait the server asked for in the error `e` itself: Azure Cosmos DB's
+/// `x-ms-retry-after-ms` status attribute (a TinkerPop 3 status message; over HTTP the
+/// `Retry-After` header is read where the response is, [`retry_after`]).
+pub(crate) fn asked_in(e: &Error) -> Option<Duration> {
+    e.server_error()?.attributes.retry_after()
 }
 
 /// Whether the failure `e` of a host should take it out of the rotation (a connection that
@@ -193,6 +209,7 @@ pub(crate) fn retry_after(headers: &http::header::HeaderMap) -> Option<Duration>
 mod tests {
     use super::*;
     use crate::client::ServerError;
+    use crate::model::Value;
 
     fn server(code: i32, http: Option<u16>) -> Error {
         Error::Server(ServerError {
@@ -200,6 +217,7 @@ mod tests {
             code,
             message: None,
             exception: None,
+            attributes: Default::default(),
         })
     }
 
@@ -240,6 +258,71 @@ mod tests {
         }
         assert!(!host_is_down(&server(429, Some(429))));
         assert!(host_is_down(&server(503, Some(503))));
+    }
+
+    fn cosmos(code: i32, attributes: &[(&str, Value)]) -> Error {
+        Error::Server(ServerError {
+            http_status: None,
+            code,
+            message: Some("Request rate is large".into()),
+            exception: None,
+            attributes: attributes
+                .iter()
+                .map(|(k, v)| (Value::from(*k), v.clone()))
+                .collect::<Vec<_>>()
+                .into(),
+        })
+    }
+
+    #[test]
+    fn cosmos_throttling_is_retryable_after_its_retry_after_and_no_host_down() {
+        let throttled = cosmos(
+            500,
+            &[
+                ("x-ms-status-code", Value::Long(429)),
+                ("x-ms-retry-after-ms", Value::from("00:00:01.2500000")),
+            ],
+        );
+        assert!(retryable(&throttled));
+        assert!(!host_is_down(&throttled));
+        assert_eq!(asked_in(&throttled), Some(Duration::from_millis(1250)));
+        let p = RetryPolicy::default();
+        assert_eq!(
+            p.delay(1, asked_in(&throttled)),
+            Duration::from_millis(1250)
+        );
+        // Capped by max_retry_after; ignored with None.
+        let long = cosmos(
+            500,
+            &[
+                ("x-ms-status-code", Value::Int(429)),
+                ("x-ms-retry-after-ms", Value::from("00:05:00")),
+            ],
+        );
+        assert_eq!(p.delay(1, asked_in(&long)), Duration::from_secs(10));
+        let short = p.clone().max_retry_after(None);
+        assert!(short.delay(1, asked_in(&long)) <= Duration::from_millis(50));
+        // A 500 without the attribute (or with another Cosmos status) is not retried.
+        assert!(!retryable(&cosmos(500, &[])));
+        assert!(!retryable(&cosmos(
+            500,
+            &[("x-ms-status-code", Value::Long(409))]
+        )));
+        assert!(!retryable(&cosmos(
+            500,
+            &[("x-ms-retry-after-ms", Value::from("00:00:01"))]
+        )));
+        // A bad retry-after: retried all the same, after the policy's own backoff.
+        let bad = cosmos(
+            500,
+            &[
+                ("x-ms-status-code", Value::Long(429)),
+                ("x-ms-retry-after-ms", Value::from("soon")),
+            ],
+        );
+        assert!(retryable(&bad));
+        assert_eq!(asked_in(&bad), None);
+        assert_eq!(asked_in(&Error::NoResult), None);
     }
 
     #[test]

@@ -112,6 +112,7 @@ pub(crate) fn from_error3(e: Error3) -> Error {
                 message: Some(message),
                 exception,
                 http_status: None,
+                attributes: attributes.into(),
             })
         }
         Error3::AuthenticationRequired => Error::Server(ServerError {
@@ -121,6 +122,7 @@ pub(crate) fn from_error3(e: Error3) -> Error {
             ),
             exception: None,
             http_status: None,
+            attributes: Default::default(),
         }),
         Error3::Decode(d) => Error::Decode(d),
         Error3::Timeout(_) => Error::Transport {

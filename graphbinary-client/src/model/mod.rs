@@ -39,8 +39,8 @@ pub(crate) use skip::{
 };
 pub(crate) use skip_slow::skip_value_slow;
 pub use structure::{Graph, Tree};
-pub(crate) use time::epoch;
 pub use time::DateTimeKind;
+pub(crate) use time::{epoch, parse_local_date, parse_local_time, parse_zone_offset};
 pub use value::Value;
 pub(crate) use value::{complete, decode_marker_value, expect_end};
 #[cfg(feature = "serde")]

@@ -68,46 +68,20 @@ impl DateTime {
             Some(i) => (&s[..i], &s[i + 1..]),
             None => (s, ""),
         };
-        let mut d = date.splitn(3, '-');
-        let year: i32 = d.next()?.parse().ok()?;
-        let month: i8 = d.next()?.parse().ok()?;
-        let day: i8 = d.next()?.parse().ok()?;
-        if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-            return None;
-        }
+        let (year, month, day) = parse_local_date(date)?;
         let (time, zone) = match rest.find(['Z', 'z', '+', '-']) {
             Some(i) => (&rest[..i], &rest[i..]),
             None => (rest, ""),
         };
-        let mut nanos = 0i64;
-        if !time.is_empty() {
-            let mut parts = time.split(':');
-            let h: i64 = parts.next()?.parse().ok()?;
-            let m: i64 = parts.next()?.parse().ok()?;
-            let (sec, frac) = match parts.next() {
-                Some(x) => match x.split_once('.') {
-                    Some((a, b)) => (a.parse::<i64>().ok()?, b),
-                    None => (x.parse::<i64>().ok()?, ""),
-                },
-                None => (0, ""),
-            };
-            if h > 23 || m > 59 || sec > 60 || !frac.bytes().all(|c| c.is_ascii_digit()) {
-                return None;
-            }
-            let mut f = frac.to_string();
-            f.truncate(9);
-            while f.len() < 9 {
-                f.push('0');
-            }
-            nanos = ((h * 60 + m) * 60 + sec) * 1_000_000_000 + f.parse::<i64>().ok()?;
-        }
-        let offset_seconds = match zone {
-            "" | "Z" | "z" => 0,
-            z => {
-                let sign = if z.starts_with('-') { -1 } else { 1 };
-                let (h, m) = z[1..].split_once(':').unwrap_or((&z[1..], "0"));
-                sign * (h.parse::<i32>().ok()? * 3600 + m.parse::<i32>().ok()? * 60)
-            }
+        let nanos = if time.is_empty() {
+            0
+        } else {
+            parse_local_time(time)?
+        };
+        let offset_seconds = if zone.is_empty() {
+            0
+        } else {
+            parse_zone_offset(zone)?
         };
         Some(DateTime::new(year, month, day, nanos, offset_seconds))
     }
@@ -185,4 +159,76 @@ pub(crate) fn epoch(dt: &DateTime) -> (i64, i64) {
     let days = days_from_civil(i64::from(dt.year), i64::from(dt.month), i64::from(dt.day));
     let secs = days * 86_400 + dt.nanos.div_euclid(1_000_000_000) - i64::from(dt.offset_seconds);
     (secs, dt.nanos.rem_euclid(1_000_000_000))
+}
+
+/// An ISO 8601 date `YYYY-MM-DD` (Java's `LocalDate.toString()`), as (year, month, day).
+pub(crate) fn parse_local_date(s: &str) -> Option<(i32, i8, i8)> {
+    let mut d = s.splitn(3, '-');
+    let year: i32 = d.next()?.parse().ok()?;
+    let month: i8 = d.next()?.parse().ok()?;
+    let day: i8 = d.next()?.parse().ok()?;
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    Some((year, month, day))
+}
+
+/// A time of day `HH:MM[:SS[.fffffffff]]` (Java's `LocalTime.toString()`, which leaves out
+/// zero seconds), as nanoseconds since midnight.
+pub(crate) fn parse_local_time(time: &str) -> Option<i64> {
+    let mut parts = time.split(':');
+    let h: i64 = parts.next()?.parse().ok()?;
+    let m: i64 = parts.next()?.parse().ok()?;
+    let (sec, frac) = match parts.next() {
+        Some(x) => match x.split_once('.') {
+            Some((a, b)) => (a.parse::<i64>().ok()?, b),
+            None => (x.parse::<i64>().ok()?, ""),
+        },
+        None => (0, ""),
+    };
+    if parts.next().is_some()
+        || h > 23
+        || m > 59
+        || sec > 60
+        || !frac.bytes().all(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    // Digits past the nanosecond are dropped.
+    let mut f = frac.to_string();
+    f.truncate(9);
+    while f.len() < 9 {
+        f.push('0');
+    }
+    Some(((h * 60 + m) * 60 + sec) * 1_000_000_000 + f.parse::<i64>().ok()?)
+}
+
+/// A zone offset `Z` or `±HH[:MM[:SS]]` (Java's `ZoneOffset.toString()`), as seconds east
+/// of UTC; at most 18 hours either way, as Java allows.
+pub(crate) fn parse_zone_offset(z: &str) -> Option<i32> {
+    if z == "Z" || z == "z" {
+        return Some(0);
+    }
+    let sign = match z.as_bytes().first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let rest = &z[1..];
+    // `+HHMM` as well as `+HH:MM`.
+    let (h, rest) = match rest.len() {
+        4 if rest.bytes().all(|b| b.is_ascii_digit()) => (&rest[..2], &rest[2..]),
+        _ => rest.split_once(':').unwrap_or((rest, "")),
+    };
+    let h: i32 = h.parse().ok()?;
+    let mut parts = (!rest.is_empty())
+        .then(|| rest.split(':'))
+        .into_iter()
+        .flatten();
+    let m: i32 = parts.next().map_or(Some(0), |m| m.parse().ok())?;
+    let sec: i32 = parts.next().map_or(Some(0), |x| x.parse().ok())?;
+    if parts.next().is_some() || h > 18 || m > 59 || sec > 59 {
+        return None;
+    }
+    Some(sign * (h * 3600 + m * 60 + sec))
 }

@@ -465,6 +465,11 @@ impl GraphTraversal {
         let client = source.client.as_ref().ok_or_else(|| {
             Error::InvalidRequest("the traversal source has no client (detached)".into())
         })?;
+        if client.is_cosmos() {
+            if let Some(what) = cosmos_refuses(&self.steps) {
+                return Err(crate::client::cosmos::unsupported(what));
+            }
+        }
         let lang = self.gremlin_lang_for(client.is_tinkerpop3())?;
         let mut req = client.request(lang.gremlin).g(source.alias.clone());
         for (name, value) in &lang.parameters {
@@ -645,6 +650,75 @@ impl GraphTraversal {
         let s = t.stream().await?;
         s.count().await.map(|_| ())
     }
+}
+
+/// What Azure Cosmos DB is documented to refuse among `steps` and those of their child
+/// traversals, as [`Error::Unsupported`]'s text: the `match()` step, `property(set, ...)`
+/// and a null, List, Set or Map as a property value (Cosmos takes primitive values only).
+/// Lambdas cannot be written with this API (gremlin-lang has none); a script's are refused
+/// by the client (`client::cosmos::check_script`).
+fn cosmos_refuses(steps: &[Step]) -> Option<String> {
+    use crate::lang::tokens::{Cardinality, Token};
+    fn lit(a: &Arg) -> Option<&Lit> {
+        match a {
+            Arg::Lit(l) => Some(l),
+            Arg::Param(g) => Some(g.value()),
+            _ => None,
+        }
+    }
+    fn not_primitive(l: &Lit) -> Option<String> {
+        let what = match l {
+            Lit::Null => "a null",
+            Lit::List(_) => "a List",
+            Lit::Set(_) => "a Set",
+            Lit::Map(_) => "a Map",
+            Lit::CardinalityValue(_, v) => return not_primitive(v),
+            _ => return None,
+        };
+        Some(format!(
+            "{what} as a property value (Cosmos DB takes primitive values)"
+        ))
+    }
+    for step in steps {
+        if step.name == "match" {
+            return Some("the match() step".into());
+        }
+        if step.name == "property" {
+            let args: Vec<Option<&Lit>> = step.args.iter().map(|(a, _)| lit(a)).collect();
+            let set = |l: &Lit| {
+                matches!(
+                    l,
+                    Lit::Token(Token::Cardinality(Cardinality::Set))
+                        | Lit::CardinalityValue(Cardinality::Set, _)
+                )
+            };
+            if args.iter().flatten().any(|l| set(l)) {
+                return Some("property(set, ...) (Cardinality.set)".into());
+            }
+            let value = match args.as_slice() {
+                [Some(Lit::Token(Token::Cardinality(_))), _, v, ..] => *v,
+                [Some(Lit::Map(entries))] => {
+                    if let Some(w) = entries.iter().find_map(|(_, v)| not_primitive(v)) {
+                        return Some(w);
+                    }
+                    None
+                }
+                [_, v, ..] => *v,
+                _ => None,
+            };
+            if let Some(w) = value.and_then(not_primitive) {
+                return Some(w);
+            }
+        }
+        for (a, _) in &step.args {
+            if let Arg::Traversal(t) = a {
+                if let Some(w) = cosmos_refuses(&t.steps) {
+                    return Some(w);
+                }
+            }
+        }
+    }
+    None
 }
 
 #[cfg(not(feature = "serde"))]

@@ -31,6 +31,7 @@
 //! # });
 //! ```
 
+mod attributes;
 mod stream;
 
 use std::fmt;
@@ -40,6 +41,7 @@ use tokio::io::AsyncRead;
 
 use crate::model::Value;
 
+pub use attributes::StatusAttributes;
 pub(crate) use stream::Out;
 pub use stream::{read_value, ResponseStream};
 
@@ -121,6 +123,11 @@ pub struct ServerError {
     /// The HTTP status of the response, where there is one: `None` when the response was
     /// read with [`read_response`] from something other than the HTTP client.
     pub http_status: Option<u16>,
+    /// The status attributes of a TinkerPop 3 error message, all of them (`exceptions`,
+    /// `stackTrace`, and Azure Cosmos DB's `x-ms-status-code`, `x-ms-retry-after-ms`,
+    /// `x-ms-request-charge`, ... with typed accessors); empty over HTTP, whose GraphBinary 4
+    /// footer has none.
+    pub attributes: StatusAttributes,
 }
 
 impl ServerError {
@@ -131,13 +138,31 @@ impl ServerError {
             message: status.message,
             exception: status.exception,
             http_status,
+            attributes: StatusAttributes::default(),
         }
+    }
+
+    /// Whether the server throttled the request: status 429, or Azure Cosmos DB's way of
+    /// saying it, a status 500 whose `x-ms-status-code` attribute is 429. A throttled
+    /// idempotent request is retried after the wait the server asked for
+    /// ([`StatusAttributes::retry_after`], or HTTP's `Retry-After`).
+    pub fn is_throttled(&self) -> bool {
+        self.code == 429
+            || self.http_status == Some(429)
+            || self.attributes.status_code() == Some(429)
     }
 }
 
 impl fmt::Display for ServerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "server error {}", self.code)?;
+        if let Some(c) = self.attributes.status_code() {
+            write!(f, " [x-ms-status-code {c}")?;
+            if let Some(s) = self.attributes.substatus_code() {
+                write!(f, "/{s}")?;
+            }
+            f.write_str("]")?;
+        }
         if let Some(e) = &self.exception {
             write!(f, " ({e})")?;
         }

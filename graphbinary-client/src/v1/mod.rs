@@ -62,6 +62,7 @@ pub use custom::{
 };
 pub use graphson3::{to_graphson3, write_graphson3};
 pub use janusgraph::{GeoPoint, Geoshape, GeoshapeType, JanusGraphP, JanusGraphPType};
+pub(crate) use reader::{composite, predicate_value};
 pub use reader::{
     date_time_from_millis, decode_slice, decode_slice_with, decode_value, read_value,
     read_value_with, traverser,

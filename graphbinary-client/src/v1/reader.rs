@@ -411,7 +411,7 @@ pub fn traverser(bulk: i64, value: Value) -> Value {
 }
 
 /// A P (`code` P) or TextP as the composite value `g:P` / `g:TextP` of its predicate and values.
-pub(super) fn predicate_value(code: u8, predicate: String, values: Vec<Value>) -> Value {
+pub(crate) fn predicate_value(code: u8, predicate: String, values: Vec<Value>) -> Value {
     let name = if code == codes::P { "g:P" } else { "g:TextP" };
     composite(
         name,
@@ -424,7 +424,7 @@ pub(super) fn predicate_value(code: u8, predicate: String, values: Vec<Value>) -
 
 /// A value of a GraphBinary 1 type the model has no type of its own for: a composite value
 /// named `type_name` with `fields`.
-pub(super) fn composite(type_name: &str, fields: Vec<(&str, Value)>) -> Value {
+pub(crate) fn composite(type_name: &str, fields: Vec<(&str, Value)>) -> Value {
     Value::CompositePdt(Box::new(CompositePdt {
         type_name: type_name.to_owned(),
         fields: fields

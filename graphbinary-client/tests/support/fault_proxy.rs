@@ -69,6 +69,10 @@ pub enum Fault {
     Forge(Forger),
     /// The request is not forwarded: the client's connection is reset.
     ResetBeforeResponse,
+    /// WebSocket: the request is forwarded, and the payload of each binary frame of the
+    /// answer (until the client's next request) is replaced by what the function makes of it,
+    /// in a frame of its own length (e.g. attributes added to a status).
+    Rewrite(Forger),
 }
 
 impl std::fmt::Debug for Fault {
@@ -84,6 +88,7 @@ impl std::fmt::Debug for Fault {
             Fault::Drip(n, t) => write!(f, "Drip({n}, {t:?})"),
             Fault::Forge(_) => f.write_str("Forge(..)"),
             Fault::ResetBeforeResponse => f.write_str("ResetBeforeResponse"),
+            Fault::Rewrite(_) => f.write_str("Rewrite(..)"),
         }
     }
 }
@@ -520,6 +525,8 @@ async fn serve(mut client: TcpStream, shared: &Shared) -> std::io::Result<()> {
     let mut stalled = false;
     let mut drip: VecDeque<u8> = VecDeque::new();
     let mut drip_every: Option<(usize, tokio::time::Interval)> = None;
+    // The frame being rewritten (Fault::Rewrite): its header and payload bytes so far.
+    let mut rewriting: Vec<u8> = Vec::new();
     let mut cbuf = vec![0u8; 16 * 1024];
     let mut ubuf = vec![0u8; 16 * 1024];
     let mut close = shared.close.subscribe();
@@ -632,6 +639,20 @@ async fn serve(mut client: TcpStream, shared: &Shared) -> std::io::Result<()> {
                             active = None;
                         }
                         Some(Fault::Garbage) if kind == Kind::Payload => out.push(0xee),
+                        Some(Fault::Rewrite(rewrite)) => {
+                            rewriting.push(b);
+                            if matches!(&sp.state, S::FrameHead(h) if h.is_empty()) {
+                                let (header_len, _, _) =
+                                    frame_header(&rewriting).expect("a whole frame");
+                                if rewriting[0] & 0x0f == 0x2 {
+                                    let payload = rewrite(&rewriting[header_len..]);
+                                    out.extend_from_slice(&ws_frame(0x2, &payload));
+                                } else {
+                                    out.extend_from_slice(&rewriting);
+                                }
+                                rewriting.clear();
+                            }
+                        }
                         Some(_) => out.push(b),
                     }
                     if kind == Kind::Payload {

@@ -22,9 +22,11 @@ use crate::util::project_root;
 /// The TinkerPop 3 release the part runs against.
 pub const VERSION: &str = "3.7.3";
 /// Its contenders, in the order of the tables.
-const CONTENDERS: [&str; 6] = [
+const CONTENDERS: [&str; 8] = [
     "rust",
     "rust-drain",
+    "rust-graphson3",
+    "rust-graphson2",
     "gremlin-client",
     "java3",
     "go3",
@@ -40,6 +42,8 @@ fn name(c: &str) -> &'static str {
         "rust" => "**graphbinary-rs** (ours, `Client3`, GraphBinary 1)",
         "rust-drain" => "**graphbinary-rs**, streaming (each result dropped)",
         "rust-default" => "**graphbinary-rs**, defaults (`Client::builder(url).build()`, one client for all tasks)",
+        "rust-graphson3" => "**graphbinary-rs**, GraphSON 3 (`Client3`, `Serializer::GraphSon3`)",
+        "rust-graphson2" => "**graphbinary-rs**, GraphSON 2 (`Client3`, `Serializer::GraphSon2`, Cosmos DB's format)",
         "gremlin-client" => "gremlin-client 0.8 (Rust incumbent, GraphSON 3)",
         "java3" => "Java driver 3.7.3 (GraphBinary 1)",
         "go3" => "gremlin-go v3.7.3 (GraphBinary 1)",
@@ -75,9 +79,11 @@ fn setup(rep: &mut Report) -> Result<(String, Vec<String>)> {
 
 /// The throughput contenders: ours with one connection per task (as the peers' pools lend
 /// one connection per request), ours with its defaults, the peers.
-const THROUGHPUT_CONTENDERS: [&str; 6] = [
+const THROUGHPUT_CONTENDERS: [&str; 8] = [
     "rust",
     "rust-default",
+    "rust-graphson3",
+    "rust-graphson2",
     "gremlin-client",
     "java3",
     "go3",
@@ -111,6 +117,8 @@ pub fn run(
     let prepare = |c: &'static str| match c {
         _ if !available(c) => Err("not set up".to_string()),
         "rust-default" => Ok(("rust", vec!["--defaults".to_string()])),
+        "rust-graphson3" => Ok(("rust", vec!["--serializer".into(), "graphson3".into()])),
+        "rust-graphson2" => Ok(("rust", vec!["--serializer".into(), "graphson2".into()])),
         _ => Ok((c, Vec::new())),
     };
     // `g.inject(0)`: gremlin-client's pool checks each connection with it before lending it.
@@ -129,7 +137,8 @@ pub fn run(
          WebSocket, `eval` of a gremlin-groovy script against `g`; the server's defaults \
          (batches of 64 results, properties materialized). Every contender consumes every \
          result; ours and the GraphBinary drivers read GraphBinary 1, gremlin-client reads \
-         GraphSON 3 (the only format it has). Client CPU is the contender process's \
+         GraphSON 3 (the only format it has), and ours runs once more on GraphSON 3 and on \
+         GraphSON 2 (typed, as `ClientBuilder::serializer` offers them) beside it. Client CPU is the contender process's \
          user+system time during the measured part. Contenders run interleaved, {reps} \
          round(s), each as a fresh process. One connection for latency; for throughput a pool \
          of as many connections as the concurrency (ours: that many `Client3`s, one task \
@@ -235,7 +244,10 @@ fn latency_pass(
     let cols = LatencyColumns {
         name,
         bytes: false,
-        vs: &[("ours", median_wall_ok(&lat, "rust"))],
+        vs: &[
+            ("ours", median_wall_ok(&lat, "rust")),
+            ("gremlin-client", median_wall_ok(&lat, "gremlin-client")),
+        ],
     };
     latency_table(s, &cols, &CONTENDERS, &lat)?;
     let counts: Vec<f64> = lat.values().filter_map(|l| l.results).collect();

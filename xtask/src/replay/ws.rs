@@ -4,7 +4,7 @@
 //!
 //! **Recording** ([`record`]): a WebSocket handshake with the real server over a plain socket,
 //! one `eval` request (`{gremlin, language: gremlin-groovy}`, as a driver's `submit` sends it:
-//! GraphBinary 1 or GraphSON 3, each a binary message with its mime prefix), and every frame
+//! GraphBinary 1, GraphSON 3 or GraphSON 2, each a binary message with its mime prefix), and every frame
 //! of the answer kept as sent (FIN bit, opcode, payload), up to the message whose status is not
 //! 206. The server's batches (64 results a message), status and attributes are thus the
 //! server's own.
@@ -38,6 +38,8 @@ use super::{Counted, Stats, Table, MAX_BODY, MAX_RECORDED, SERVER_BATCH_SIZE};
 pub const GRAPHBINARY_V1: &str = v1::MIME_TYPE;
 /// The GraphSON 3 mime type (gremlin-client's only format).
 pub const GRAPHSON_V3: &str = "application/vnd.gremlin-v3.0+json";
+/// The GraphSON 2 mime type (typed: what ours sends with `Serializer::GraphSon2`).
+pub const GRAPHSON_V2: &str = "application/vnd.gremlin-v2.0+json";
 /// WebSocket opcodes (RFC 6455).
 const OPCODE_TEXT: u8 = 1;
 const OPCODE_BINARY: u8 = 2;
@@ -63,7 +65,7 @@ pub struct Frame {
 pub struct WsRecording {
     /// The `gremlin` script of the request.
     pub query: String,
-    /// The serializer's mime type ([`GRAPHBINARY_V1`] or [`GRAPHSON_V3`]).
+    /// The serializer's mime type ([`GRAPHBINARY_V1`], [`GRAPHSON_V3`] or [`GRAPHSON_V2`]).
     pub mime: String,
     /// The frames of the answer, in order.
     pub frames: Vec<Frame>,
@@ -338,11 +340,12 @@ fn frame_len(buf: &[u8]) -> Option<usize> {
     Some(head + mask + len)
 }
 
-/// Records every query in both serializers, checking that each ends with status 200.
+/// Records every query in each serializer (GraphBinary 1, GraphSON 3 and 2), checking that
+/// each ends with status 200.
 pub fn record_all(from: &str, queries: &[String]) -> Result<Vec<WsRecording>> {
     let mut recs = Vec::new();
     for q in queries {
-        for mime in [GRAPHBINARY_V1, GRAPHSON_V3] {
+        for mime in [GRAPHBINARY_V1, GRAPHSON_V3, GRAPHSON_V2] {
             let r = record(from, q, mime)?;
             ensure!(
                 r.statuses.last() == Some(&200),
@@ -483,12 +486,13 @@ fn parse_request(msg: &[u8]) -> Result<Request, String> {
     let body = &rest[n as usize..];
     let mime_key = if mime == GRAPHBINARY_V1 {
         GRAPHBINARY_V1
-    } else if mime.starts_with(GRAPHSON_V3) {
-        GRAPHSON_V3
+    } else if let Some(m) = [GRAPHSON_V3, GRAPHSON_V2].into_iter().find(|m| *m == mime) {
+        // Untyped GraphSON (`;types=false`) answers otherwise: it is not recorded.
+        m
     } else {
         return Err(format!("the serializer {mime:?} was not recorded"));
     };
-    if mime_key == GRAPHSON_V3 {
+    if mime_key != GRAPHBINARY_V1 {
         let j: Json =
             serde_json::from_slice(body).map_err(|e| format!("a request that is not JSON: {e}"))?;
         let id = match &j["requestId"] {
@@ -775,9 +779,18 @@ mod tests {
         let ok = eval_request("g.V()", GRAPHBINARY_V1, id).unwrap();
         let r = parse_request(&ok).unwrap();
         assert_eq!((r.id, r.query.as_deref()), (id, Ok("g.V()")));
-        let json = eval_request("g.V()", GRAPHSON_V3, id).unwrap();
-        let r = parse_request(&json).unwrap();
-        assert_eq!((r.id, r.query.as_deref()), (id, Ok("g.V()")));
+        for mime in [GRAPHSON_V3, GRAPHSON_V2] {
+            let json = eval_request("g.V()", mime, id).unwrap();
+            let r = parse_request(&json).unwrap();
+            assert_eq!(
+                (r.id, r.query.as_deref(), &*r.mime),
+                (id, Ok("g.V()"), mime)
+            );
+        }
+        // Untyped GraphSON is answered otherwise than the typed recording: refused.
+        let untyped = eval_request("g.V()", "application/vnd.gremlin-v2.0+json;types=false", id);
+        let e = parse_request(&untyped.unwrap()).err().unwrap();
+        assert!(e.contains("was not recorded"), "{e}");
         let mut req = RequestMessage::eval("g.V()");
         req.args.push(("batchSize".into(), Value::Int(10)));
         let r = parse_request(&req.encode_ws().unwrap()).unwrap();

@@ -9,7 +9,10 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::{Backend, Kind, Server, AUTH_PASSWORD, AUTH_USER, INTEGRATION, TX_DATASET};
+use super::{
+    Backend, Kind, Server, AUTH_PASSWORD, AUTH_USER, COSMOS_KEY, COSMOS_USER, INTEGRATION,
+    TX_DATASET,
+};
 use crate::util::{secs, show};
 
 /// Writes the config of `server` on `port` (and the files it names) into `state/conf/`;
@@ -233,18 +236,19 @@ fn janusgraph_vars(server: &Server, conf: &Path, port: u16) -> Result<Vec<(&'sta
     ])
 }
 
-/// Writes (once per version of the jars) the credentials graph of `--auth` and its properties
-/// file.
+/// Writes (once per version of the jars) the credentials graph of `--auth` (users
+/// [`AUTH_USER`] and [`COSMOS_USER`]) and its properties file.
 fn write_credentials(conf: &Path, lib: &Path) -> Result<PathBuf> {
     let templates = crate::util::project_root().join("xtask/gremlin3");
-    let data = conf.join("credentials.json");
+    // Named for its users: a file written before the Cosmos-shaped user was added is not reused.
+    let data = conf.join("credentials-2.json");
     if !data.exists() {
         let started = Instant::now();
         let mut cmd = Command::new("java");
         cmd.arg("-cp")
             .arg(format!("{}/*", lib.display()))
             .arg(templates.join("MakeCredentials.java"))
-            .args([AUTH_USER, AUTH_PASSWORD])
+            .args([AUTH_USER, AUTH_PASSWORD, COSMOS_USER, COSMOS_KEY])
             .arg(&data)
             .stdin(Stdio::null());
         let out = cmd

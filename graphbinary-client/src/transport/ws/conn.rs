@@ -307,10 +307,11 @@ impl Conn {
 
     /// Sends `request` and returns its results stream.
     pub(crate) fn send(self: &Arc<Self>, request: &RequestMessage) -> Result<Results3, Error3> {
-        let payload = match self.options.serializer {
-            s if s.is_graphson() => crate::graphson_ws::encode_request(request, s)?,
-            _ => request.encode_ws_with(&self.options.custom_types)?,
-        };
+        let payload = crate::graphson_ws::encode_request_with(
+            request,
+            self.options.serializer,
+            &self.options.custom_types,
+        )?;
         let shared = Arc::new(Shared::default());
         let id = request.request_id;
         lock(&self.pending).insert(
@@ -329,6 +330,7 @@ impl Conn {
             counters: None,
             batch: VecDeque::new(),
             interner: graphbinary_core::Interner::new(),
+            attributes: None,
             done: false,
             id,
             pending: Arc::downgrade(&self.pending),
@@ -357,6 +359,8 @@ pub struct Results3 {
     batch: VecDeque<(Value, i64)>,
     /// Labels and property keys of this request's results, shared across its messages.
     interner: graphbinary_core::Interner,
+    /// The status attributes of the last message read (none before the first).
+    attributes: Option<crate::response::StatusAttributes>,
     done: bool,
     id: Uuid,
     pending: Weak<Mutex<HashMap<Uuid, Entry>>>,
@@ -394,6 +398,14 @@ impl Results3 {
                 ": closed after a request timed out on it (TinkerPop 3 cannot cancel one)",
             );
         }
+    }
+
+    /// The status attributes of the last response message read so far (`None` before the
+    /// first): every key the server sent, e.g. Azure Cosmos DB's `x-ms-request-charge` and
+    /// `x-ms-total-request-charge`. An error message's attributes are its
+    /// [`Error3::Server`]'s instead.
+    pub fn status_attributes(&self) -> Option<&crate::response::StatusAttributes> {
+        self.attributes.as_ref()
     }
 
     /// Results decoded and not yet yielded (the rest of the current batch).
@@ -475,8 +487,18 @@ impl Results3 {
                 };
                 match decoded {
                     Err(e) => Err(Error3::Decode(e)),
-                    Ok(msg) => match msg.status {
-                        200 | 204 | 206 => Ok(msg),
+                    Ok(mut msg) => match msg.status {
+                        200 | 204 | 206 => {
+                            // The stream keeps only the results of a message: its
+                            // attributes move; `poll_message` hands over a copy.
+                            let attributes = if into_batch {
+                                std::mem::take(&mut msg.attributes)
+                            } else {
+                                msg.attributes.clone()
+                            };
+                            self.attributes = Some(attributes.into());
+                            Ok(msg)
+                        }
                         code => Err({
                             // An error message's results (if any) are not yielded.
                             self.batch.truncate(before);
