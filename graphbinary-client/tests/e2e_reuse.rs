@@ -46,7 +46,7 @@ async fn fully_read_responses_reuse_one_connection() {
     if !common::server_available("fully_read_responses_reuse_one_connection").await {
         return;
     }
-    let port = reqwest_port(&common::url());
+    let port = url_port(&common::url());
     // Sockets left by the availability probe's client are not ours to count.
     let before = sockets_to(port);
     for compression in [true, false] {
@@ -72,7 +72,7 @@ async fn fully_read_responses_reuse_one_connection() {
     }
 }
 
-fn reqwest_port(url: &str) -> u16 {
+fn url_port(url: &str) -> u16 {
     let rest = url.split("://").nth(1).unwrap();
     let host = rest.split('/').next().unwrap();
     host.rsplit_once(':')

@@ -161,37 +161,185 @@ async fn each_request_has_a_span_with_what_it_did() {
     assert!(!cap.all_text().contains("person"), "{}", cap.all_text());
 }
 
+/// The tally's key of a client's first host (`http://host:port`).
+fn host_key(client: &Client) -> String {
+    let u = graphbinary_client::client::Url::parse(client.url()).unwrap();
+    format!("http://{}:{}", u.host_str().unwrap(), u.port().unwrap())
+}
+
+/// Lets the connection of `gremlin_server::client`'s availability probe (another client, same
+/// host, its response dropped) close before the capture starts, so that its close event is not
+/// counted as the test's: its connection task runs on this test's runtime.
+async fn let_the_probe_close() {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+}
+
+/// Waits (up to 10 s) until `host` has no connection open, and returns its counts.
+async fn until_none_open(
+    client: &Client,
+    host: &str,
+) -> graphbinary_client::client::ConnectionCounts {
+    for _ in 0..1000 {
+        let c = client.stats().connections[host];
+        if c.open() == Some(0) {
+            return c;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("connections still open: {:?}", client.stats().connections);
+}
+
 #[tokio::test]
-async fn http_connections_opened_are_counted_per_host_and_are_events() {
-    let Some(_) =
-        gremlin_server::client("http_connections_opened_are_counted_per_host_and_are_events").await
+async fn http_connections_opened_and_closed_are_counted_per_host_and_are_events() {
+    let Some(_) = gremlin_server::client(
+        "http_connections_opened_and_closed_are_counted_per_host_and_are_events",
+    )
+    .await
     else {
         return;
     };
+    let_the_probe_close().await;
     let cap = Capture::default();
     let _g = cap.install();
     let client = gremlin_server::builder().pool_size(3).build().unwrap();
-    let key = {
-        let u = graphbinary_client::client::Url::parse(client.url()).unwrap();
-        format!("http://{}:{}", u.host_str().unwrap(), u.port().unwrap())
-    };
+    let key = host_key(&client);
     assert!(client.stats().connections.is_empty());
     // Three at once need three connections (each response is read to its end).
     let counts = futures::future::join_all((0..3).map(|_| idempotent_count(&client))).await;
     assert_eq!(counts, [6, 6, 6]);
-    let opened = client.stats().connections[&key].opened;
-    assert!((1..=3).contains(&opened), "{:?}", client.stats());
-    // Requests one after the other reuse them: no connection opened.
+    let c = client.stats().connections[&key];
+    assert!((1..=3).contains(&c.opened), "{c:?}");
+    // None closed: every one is pooled, idle, open.
+    assert_eq!((c.closed, c.open()), (Some(0), Some(c.opened)), "{c:?}");
+    let opened = c.opened;
+    // Requests one after the other reuse them: no connection opened or closed.
     for _ in 0..5 {
         assert_eq!(idempotent_count(&client).await, 6);
     }
     let c = client.stats().connections[&key];
-    assert_eq!(c.opened, opened, "{c:?}");
-    // reqwest does not report closes.
-    assert_eq!((c.closed, c.open()), (None, None));
+    assert_eq!((c.opened, c.closed), (opened, Some(0)), "{c:?}");
+    assert!(
+        cap.events("HTTP connection closed").is_empty(),
+        "{:?} {}",
+        client.stats().connections,
+        cap.all_text()
+    );
     let events = cap.events("HTTP connection opened");
     assert_eq!(events.len() as u64, opened, "{}", cap.all_text());
     assert!(events.iter().all(|e| e["host"] == key), "{events:?}");
+    // Closing the client closes its idle connections: each a close counted and an event
+    // with how long it lived and how many requests it carried (8 in all).
+    assert_eq!(client.close(Duration::from_secs(5)).await, 0);
+    let c = until_none_open(&client, &key).await;
+    assert_eq!((c.opened, c.closed), (opened, Some(opened)), "{c:?}");
+    let closed = cap.events("HTTP connection closed");
+    assert_eq!(closed.len() as u64, opened, "{}", cap.all_text());
+    assert!(closed.iter().all(|e| e["host"] == key), "{closed:?}");
+    assert!(
+        closed.iter().all(|e| e["lived_ms"].parse::<u64>().is_ok()),
+        "{closed:?}"
+    );
+    let served: u64 = closed
+        .iter()
+        .map(|e| e["requests"].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(served, 8, "{closed:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_concurrent_requests_leave_at_most_the_pool_size_open() {
+    let Some(_) =
+        gremlin_server::client("many_concurrent_requests_leave_at_most_the_pool_size_open").await
+    else {
+        return;
+    };
+    let client = gremlin_server::builder().pool_size(4).build().unwrap();
+    let key = host_key(&client);
+    for _ in 0..3 {
+        let counts = futures::future::join_all((0..40).map(|_| idempotent_count(&client))).await;
+        assert!(counts.iter().all(|n| *n == 6));
+        // In flight at most 4 (the pool's slots), idle kept at most 4: whatever was opened
+        // beyond that (a connect that lost the race to a connection put back) is closed by
+        // its own task, so within a moment it is counted closed.
+        let mut c = client.stats().connections[&key];
+        for _ in 0..500 {
+            if c.open().unwrap() <= 4 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            c = client.stats().connections[&key];
+        }
+        let open = c.open().unwrap();
+        assert!((1..=4).contains(&open), "{c:?}");
+        assert_eq!(c.opened - c.closed.unwrap(), open, "{c:?}");
+    }
+    client.close(Duration::from_secs(5)).await;
+    let c = until_none_open(&client, &key).await;
+    assert_eq!(c.closed, Some(c.opened), "{c:?}");
+}
+
+#[tokio::test]
+async fn an_http_connection_idle_past_the_pool_idle_timeout_is_closed_and_counted() {
+    let Some(_) = gremlin_server::client(
+        "an_http_connection_idle_past_the_pool_idle_timeout_is_closed_and_counted",
+    )
+    .await
+    else {
+        return;
+    };
+    let_the_probe_close().await;
+    let cap = Capture::default();
+    let _g = cap.install();
+    let client = gremlin_server::builder()
+        .pool_size(2)
+        .pool_idle_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let key = host_key(&client);
+    let counts = futures::future::join_all((0..2).map(|_| idempotent_count(&client))).await;
+    assert_eq!(counts, [6, 6]);
+    let opened = client.stats().connections[&key].opened;
+    assert!(client.stats().connections[&key].open().unwrap() >= 1);
+    // No request: the pool drops them once idle for 200 ms; the client is still open.
+    let c = until_none_open(&client, &key).await;
+    assert_eq!(c.closed, Some(opened), "{c:?}");
+    assert_eq!(cap.events("HTTP connection closed").len() as u64, opened);
+    // The next request opens a new one.
+    assert_eq!(idempotent_count(&client).await, 6);
+    let c = client.stats().connections[&key];
+    assert_eq!((c.opened, c.open()), (opened + 1, Some(1)), "{c:?}");
+}
+
+#[tokio::test]
+async fn http_connections_the_server_closes_are_counted_closed() {
+    let Some(_) =
+        gremlin_server::client("http_connections_the_server_closes_are_counted_closed").await
+    else {
+        return;
+    };
+    let_the_probe_close().await;
+    let cap = Capture::default();
+    let _g = cap.install();
+    let proxy = FaultProxy::start(&gremlin_server::MODERN.url()).await;
+    let client = Client::builder(proxy.url()).pool_size(4).build().unwrap();
+    let key = host_key(&client);
+    // Four at once: at most four connections (the pool's size), all open after.
+    let counts = futures::future::join_all((0..4).map(|_| idempotent_count(&client))).await;
+    assert_eq!(counts, [6; 4]);
+    let c = client.stats().connections[&key];
+    assert!((1..=4).contains(&c.opened), "{c:?}");
+    assert_eq!(c.open(), Some(c.opened), "{c:?}");
+    assert_eq!(proxy.open_connections() as u64, c.opened);
+    // The server side closes them all while they are idle in the pool.
+    proxy.close_connections();
+    let c = until_none_open(&client, &key).await;
+    assert_eq!(c.closed, Some(c.opened), "{c:?}");
+    assert_eq!(cap.events("HTTP connection closed").len() as u64, c.opened);
+    // The client goes on with a new connection.
+    assert_eq!(idempotent_count(&client).await, 6);
+    let after = client.stats().connections[&key];
+    assert_eq!(after.open(), Some(1), "{after:?}");
+    assert_eq!(after.opened, c.opened + 1, "{after:?}");
 }
 
 #[tokio::test]
@@ -546,6 +694,7 @@ mod metrics_facade {
         else {
             return;
         };
+        let_the_probe_close().await;
         let rec = Record::default();
         let _g = metrics::set_default_local_recorder(&rec);
         for _ in 0..3 {
@@ -571,5 +720,18 @@ mod metrics_facade {
             client.stats().connections[&host].opened as f64
         );
         assert!(client.stats().connections[&host].opened >= 1);
+        // One connection open now, in the gauge as in the stats; closed once the client is.
+        let gauge = format!("gremlin_client_connections_open,host={host}");
+        assert_eq!(rec.get(&gauge), 1.0);
+        assert_eq!(client.stats().connections[&host].open(), Some(1));
+        client.close(Duration::from_secs(5)).await;
+        let c = until_none_open(&client, &host).await;
+        assert_eq!(rec.get(&gauge), 0.0);
+        assert_eq!(
+            rec.get(&format!(
+                "gremlin_client_connections_closed_total,host={host}"
+            )),
+            c.closed.unwrap() as f64
+        );
     }
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, ACCEPT_ENCODING, CONTENT_TYPE, USER_AGENT};
+use http::header::{HeaderMap, HeaderValue, ACCEPT, ACCEPT_ENCODING, CONTENT_TYPE, USER_AGENT};
 use tokio::sync::Semaphore;
 
 use super::hosts::Hosts;
@@ -438,7 +438,7 @@ impl ClientBuilder {
     /// hosts (see
     /// [Credentials in the URL](ClientBuilder#credentials-in-the-url)).
     pub fn build(mut self) -> Result<Client, Error> {
-        // Checked here for both transports, so that a bad PEM is named (reqwest only says
+        // Checked here for both transports, so that a bad PEM is named (the TLS library only says
         // "builder error").
         crate::transport::ws::parse_root_certificates(&self.root_certificates)
             .map_err(Error::Config)?;
@@ -568,7 +568,7 @@ impl ClientBuilder {
     /// Takes the credentials out of the userinfo of `urls` (the server's, then each added
     /// host's) and makes them this builder's, as [`ClientBuilder::basic_auth`] would; refuses
     /// credentials given twice or differing between hosts. Error messages never hold them.
-    fn take_url_credentials(&mut self, urls: &mut [reqwest::Url]) -> Result<(), Error> {
+    fn take_url_credentials(&mut self, urls: &mut [url::Url]) -> Result<(), Error> {
         let mut found: Option<Credentials> = None;
         for (i, url) in urls.iter_mut().enumerate() {
             let Some(c) = take_userinfo(url).map_err(Error::Config)? else {
@@ -600,39 +600,23 @@ impl ClientBuilder {
         Ok(())
     }
 
-    /// The HTTP client of an `http://` or `https://` URL (reqwest over hyper, rustls): HTTP/1.1,
-    /// the pool, timeouts, proxy and root certificates of this builder.
+    /// The HTTP client of an `http://` or `https://` URL (hyper-util's pool over our
+    /// connector, rustls): HTTP/1.1, the pool, timeouts, proxy and root certificates of this
+    /// builder; its connections opened and closed counted into `connections`.
     fn http_client(
         &self,
         connections: &crate::transport::ConnectionTally,
-    ) -> Result<reqwest::Client, Error> {
-        let mut b = reqwest::Client::builder()
-            .connector_layer(crate::transport::http::CountConnects(connections.clone()))
-            .http1_only()
-            .tls_backend_rustls()
-            .pool_max_idle_per_host(self.pool_size)
-            .pool_idle_timeout(self.pool_idle_timeout)
-            .tcp_nodelay(true)
-            .redirect(reqwest::redirect::Policy::none());
-        if let Some(t) = self.connect_timeout {
-            b = b.connect_timeout(t);
-        }
-        if let Some(t) = self.read_timeout {
-            b = b.read_timeout(t);
-        }
-        b = match &self.proxy {
-            None => b.no_proxy(),
-            Some(p) => b.proxy(reqwest::Proxy::all(p.0.as_str()).map_err(|e| {
-                Error::Config(format!("invalid proxy URL {:?}: {e}", redact_url(&p.0)))
-            })?),
+    ) -> Result<crate::transport::http::HttpClient, Error> {
+        let settings = crate::transport::http::HttpSettings {
+            connect_timeout: self.connect_timeout,
+            read_timeout: self.read_timeout,
+            pool_max_idle: self.pool_size,
+            pool_idle_timeout: self.pool_idle_timeout,
+            proxy: self.proxy.as_ref().map(|p| p.0.clone()),
+            root_certificates: self.root_certificates.clone(),
         };
-        for pem in &self.root_certificates {
-            let cert = reqwest::Certificate::from_pem(pem)
-                .map_err(|e| Error::Config(format!("invalid PEM certificate: {e}")))?;
-            b = b.tls_certs_merge([cert]);
-        }
-        b.build()
-            .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))
+        crate::transport::http::HttpClient::new(settings, connections.clone())
+            .map_err(Error::Config)
     }
 
     /// For a `ws://` or `wss://` URL: the TinkerPop 3 options from this builder's settings
@@ -667,12 +651,11 @@ fn is_ws_url(url: &str) -> bool {
     matches!(scheme.as_deref(), Some("ws" | "wss"))
 }
 
-fn parse_ws_url(s: &str) -> Result<reqwest::Url, Error> {
-    reqwest::Url::parse(s)
-        .map_err(|e| Error::Config(format!("invalid URL {:?}: {e}", redact_url(s))))
+fn parse_ws_url(s: &str) -> Result<url::Url, Error> {
+    url::Url::parse(s).map_err(|e| Error::Config(format!("invalid URL {:?}: {e}", redact_url(s))))
 }
 
-fn parse_url(s: &str) -> Result<reqwest::Url, Error> {
+fn parse_url(s: &str) -> Result<url::Url, Error> {
     let url = parse_ws_url(s)?;
     if url.scheme() != "http" && url.scheme() != "https" {
         return Err(Error::Config(format!(

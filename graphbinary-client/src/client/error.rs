@@ -13,13 +13,12 @@
 //! * [`Error::Conversion`], [`Error::NoResult`], [`Error::TooManyResults`]: typed access to
 //!   results failed.
 
-use std::error::Error as StdError;
 use std::fmt;
 use std::io;
 
 use graphbinary_core::DecodeError;
 
-use crate::transport::http::DecompressError;
+use crate::transport::http::{DecompressError, HttpError};
 
 pub use crate::response::ServerError;
 
@@ -185,22 +184,29 @@ impl Error {
         self.transport_kind() == Some(TransportKind::Timeout)
     }
 
-    pub(crate) fn from_reqwest(e: reqwest::Error) -> Self {
-        let kind = classify_reqwest(&e);
+    /// The error of the HTTP transport: [`Error::Transport`] of its kind, its cause as the
+    /// source.
+    pub(crate) fn from_http(e: HttpError) -> Self {
+        use crate::transport::http::FailKind;
+        let kind = match e.kind {
+            FailKind::Connect => TransportKind::Connect,
+            FailKind::Tls => TransportKind::Tls,
+            FailKind::Timeout => TransportKind::Timeout,
+            FailKind::Io => TransportKind::Io,
+            FailKind::Http => TransportKind::Http,
+        };
         Error::Transport {
             kind,
-            source: Box::new(e),
+            source: e.source,
         }
     }
 
     /// Converts an I/O error raised while reading the response body.
     pub(crate) fn from_body_io(e: io::Error) -> Self {
-        if e.get_ref()
-            .is_some_and(|inner| inner.is::<reqwest::Error>())
-        {
+        if e.get_ref().is_some_and(|inner| inner.is::<HttpError>()) {
             let inner = e.into_inner().expect("checked above");
-            return match inner.downcast::<reqwest::Error>() {
-                Ok(re) => Error::from_reqwest(*re),
+            return match inner.downcast::<HttpError>() {
+                Ok(he) => Error::from_http(*he),
                 Err(other) => Error::Transport {
                     kind: TransportKind::Io,
                     source: other,
@@ -238,35 +244,6 @@ impl From<DecodeError> for Error {
             Err(e) => Error::Decode(e),
         }
     }
-}
-
-fn classify_reqwest(e: &reqwest::Error) -> TransportKind {
-    if has_source::<rustls::Error>(e) {
-        TransportKind::Tls
-    } else if e.is_timeout() {
-        TransportKind::Timeout
-    } else if e.is_connect() {
-        TransportKind::Connect
-    } else if e.is_body() || e.is_request() || has_source::<io::Error>(e) {
-        TransportKind::Io
-    } else {
-        TransportKind::Http
-    }
-}
-
-fn has_source<T: StdError + 'static>(e: &(dyn StdError + 'static)) -> bool {
-    let mut cur: Option<&(dyn StdError + 'static)> = Some(e);
-    while let Some(err) = cur {
-        if err.is::<T>() {
-            return true;
-        }
-        // An io::Error's `source` skips its custom payload; step into the payload itself.
-        cur = match err.downcast_ref::<io::Error>().and_then(|io| io.get_ref()) {
-            Some(inner) => Some(inner as &(dyn StdError + 'static)),
-            None => err.source(),
-        };
-    }
-    false
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use reqwest::Url;
+use url::Url;
 
 /// The state of one host, as [`Client::hosts`](super::Client::hosts) reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]

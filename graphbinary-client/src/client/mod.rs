@@ -188,9 +188,9 @@ impl std::fmt::Debug for Client {
 /// transport (GraphSON over WebSocket is the next planned) is a new sibling module under
 /// `transport/` and one more arm here.
 enum Transport {
-    /// `http://`, `https://`: TinkerPop 4, GraphBinary 4 over HTTP (reqwest's pooled client;
-    /// `None` once [`Client::close`] dropped it).
-    Http(std::sync::RwLock<Option<reqwest::Client>>),
+    /// `http://`, `https://`: TinkerPop 4, GraphBinary 4 over HTTP (the pooled client of
+    /// `transport/http`; `None` once [`Client::close`] dropped it).
+    Http(std::sync::RwLock<Option<crate::transport::http::HttpClient>>),
     /// `ws://`, `wss://`: TinkerPop 3, GraphBinary 1 over WebSocket (a [`Client3`] pool,
     /// connected at the first request).
     ///
@@ -211,7 +211,7 @@ impl std::fmt::Debug for Transport {
 /// The client's state (its `Debug` is [`Client`]'s).
 struct Inner {
     transport: Transport,
-    url: reqwest::Url,
+    url: url::Url,
     slots: Arc<Semaphore>,
     pool_size: usize,
     retry: RetryPolicy,
@@ -226,7 +226,7 @@ struct Inner {
     /// Every host, the first being `url`.
     hosts: hosts::Hosts,
     /// The headers every request starts with, before the interceptors run.
-    headers: reqwest::header::HeaderMap,
+    headers: http::HeaderMap,
     interceptors: crate::transport::Chain,
     request_timeout: Option<std::time::Duration>,
     max_response_header_bytes: Option<usize>,
@@ -249,7 +249,7 @@ impl Inner {
 
     /// The HTTP client ([`Error::Closed`] once closed); for a `ws://` client, the error a
     /// request that needs HTTP gets.
-    fn http(&self) -> Result<reqwest::Client, Error> {
+    fn http(&self) -> Result<crate::transport::http::HttpClient, Error> {
         match &self.transport {
             Transport::Http(http) => http
                 .read()

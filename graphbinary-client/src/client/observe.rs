@@ -15,8 +15,10 @@
 //!
 //! Events: a retry (`WARN`, with the attempt, host, delay and error), a host marked down
 //! (`WARN`) or up again (`INFO`), a request waiting for a pool slot (`DEBUG`), and for
-//! a connection opened (`DEBUG`: `HTTP connection opened`, `WebSocket connection opened`) and,
-//! for `ws://`, closed (reqwest's pool does not report when it drops an HTTP connection). No field ever holds a password, key or token: URLs go through
+//! a connection opened and closed (`DEBUG`: `HTTP connection opened` and `HTTP connection
+//! closed`, field `host`, the close also `lived_ms` and `requests`, the responses it carried;
+//! `WebSocket connection opened` and `WebSocket connection closed`). No field ever holds a
+//! password, key or token: URLs go through
 //! [`redact_url`](super::redact_url) and errors' messages hold no credentials.
 //!
 //! # Metrics
@@ -32,7 +34,8 @@
 //! | `gremlin_client_retries_total` | counter | |
 //! | `gremlin_client_bytes_received_total`, `gremlin_client_bytes_sent_total` | counter | |
 //! | `gremlin_client_connections_opened_total` | counter | `host` (`scheme://host:port`) |
-//! | `gremlin_client_connections_closed_total` (`ws://` only) | counter | `host` |
+//! | `gremlin_client_connections_closed_total` | counter | `host` |
+//! | `gremlin_client_connections_open` | gauge | `host` |
 //!
 //! `tracing` is a dependency, not a feature: with no subscriber installed each span and event
 //! costs one check of a static flag.
@@ -166,9 +169,8 @@ pub struct ClientStats {
     pub bytes_out: u64,
     /// Time from the start of each request to its end.
     pub latency: Latency,
-    /// Connections opened (and, for `ws://`, closed and open now) per host, keyed by
-    /// `scheme://host:port`. For HTTP only opens are counted: reqwest's pool does not report
-    /// when it drops a connection.
+    /// Connections opened, closed and open now per host, keyed by `scheme://host:port`
+    /// (both transports).
     pub connections: BTreeMap<String, crate::transport::ConnectionCounts>,
 }
 

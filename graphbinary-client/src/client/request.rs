@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
+use http::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 
 use super::params::{self, is_valid_param_name, Param};
 use super::retry;
@@ -712,7 +712,7 @@ impl RequestBuilder {
             };
             tried.push(host);
             let mut req = HttpRequest {
-                method: reqwest::Method::POST,
+                method: http::Method::POST,
                 url: inner.hosts.url(host).clone(),
                 headers: inner.headers.clone(),
                 body: body.clone(),
@@ -737,35 +737,31 @@ impl RequestBuilder {
                     )
                 })?;
             }
-            let mut rb = http
-                .request(req.method, req.url)
-                .headers(req.headers)
-                .body(req.body);
-            if let Some(t) = timeout {
-                rb = rb.timeout(t);
-            }
             tracing::Span::current().record(
                 "host",
                 super::redact_url(inner.hosts.url(host).as_str()).as_ref(),
             );
             inner.hosts.attempt(host);
-            let resp = match rb.send().await {
+            let sent = http
+                .send(req.method, &req.url, req.headers, req.body, timeout)
+                .await;
+            let resp = match sent {
                 Ok(resp) => resp,
                 Err(e) => {
-                    let nothing_sent = e.is_connect();
+                    let nothing_sent = e.connect;
                     if nothing_sent || !e.is_timeout() {
                         inner.hosts.failed(host);
                     }
                     if nothing_sent && pinned.is_none() && tried.len() < inner.hosts.len() {
                         continue;
                     }
-                    return Err(failed(Error::from_reqwest(e), Some(host)));
+                    return Err(failed(Error::from_http(e), Some(host)));
                 }
             };
             inner.hosts.succeeded(host);
             if let Some(max) = inner.max_response_header_bytes {
                 let size: usize = resp
-                    .headers()
+                    .headers
                     .iter()
                     .map(|(k, v)| k.as_str().len() + v.len() + 4)
                     .sum();
@@ -778,7 +774,7 @@ impl RequestBuilder {
                     ));
                 }
             }
-            let retry_after = retry::retry_after(resp.headers());
+            let retry_after = retry::retry_after(&resp.headers);
             let closing = inner.closing.clone();
             return Self::into_raw(resp, permit, closing)
                 .await
@@ -792,19 +788,19 @@ impl RequestBuilder {
     }
 
     async fn into_raw(
-        resp: reqwest::Response,
+        resp: crate::transport::http::Response,
         permit: tokio::sync::OwnedSemaphorePermit,
         closing: std::sync::Arc<super::Closing>,
     ) -> Result<RawResponse, Error> {
-        let status = resp.status().as_u16();
-        let headers = resp.headers();
+        let status = resp.status;
+        let headers = &resp.headers;
         let content_type = header_str(headers, CONTENT_TYPE.as_str());
         let request_id = header_str(headers, "gremlin-requestid");
         let is_graphbinary = content_type
             .as_deref()
             .is_some_and(|ct| ct.trim().eq_ignore_ascii_case(GRAPHBINARY_MIME));
         if !is_graphbinary {
-            return Err(error_from_non_graphbinary(status, content_type, resp).await);
+            return Err(error_from_non_graphbinary(status, content_type, resp.body).await);
         }
         let zlib = match header_str(headers, "content-encoding").as_deref() {
             None => false,
@@ -819,7 +815,7 @@ impl RequestBuilder {
         Ok(RawResponse {
             status,
             request_id,
-            body: BodyReader::new(resp, zlib, Some(permit)).closed_by(closing),
+            body: BodyReader::new(resp.body, zlib, Some(permit)).closed_by(closing),
         })
     }
 }
@@ -868,11 +864,12 @@ fn header_str(h: &HeaderMap, name: &str) -> Option<String> {
 async fn error_from_non_graphbinary(
     status: u16,
     content_type: Option<String>,
-    mut resp: reqwest::Response,
+    mut resp: crate::transport::http::Body,
 ) -> Error {
+    use futures::StreamExt;
     let mut body = Vec::new();
     loop {
-        match resp.chunk().await {
+        match resp.next().await.transpose() {
             Ok(Some(c)) => {
                 let room = MAX_ERROR_BODY - body.len();
                 body.extend_from_slice(&c[..c.len().min(room)]);
@@ -881,7 +878,7 @@ async fn error_from_non_graphbinary(
                 }
             }
             Ok(None) => break,
-            Err(e) => return Error::from_reqwest(e),
+            Err(e) => return Error::from_http(e),
         }
     }
     if status == 200 {

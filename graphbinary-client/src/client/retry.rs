@@ -200,8 +200,8 @@ pub(crate) fn host_is_down(e: &Error) -> bool {
 
 /// The wait a response's `Retry-After` header asks for, in seconds (an HTTP date is not
 /// honoured: it needs a clock shared with the server).
-pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let v = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
+pub(crate) fn retry_after(headers: &http::header::HeaderMap) -> Option<Duration> {
+    let v = headers.get(http::header::RETRY_AFTER)?.to_str().ok()?;
     v.trim().parse::<u64>().ok().map(Duration::from_secs)
 }
 
@@ -346,7 +346,7 @@ mod tests {
         );
         let ignore = p.clone().max_retry_after(None);
         assert!(ignore.delay(1, Some(Duration::from_secs(60))) <= Duration::from_millis(100));
-        let mut h = reqwest::header::HeaderMap::new();
+        let mut h = http::header::HeaderMap::new();
         h.insert("retry-after", "7".parse().unwrap());
         assert_eq!(retry_after(&h), Some(Duration::from_secs(7)));
         h.insert(

@@ -5,8 +5,9 @@ use std::future::Future;
 use std::pin::Pin;
 
 use bytes::Bytes;
-use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
-use reqwest::{Method, Url};
+use http::header::{HeaderMap, HeaderValue, AUTHORIZATION};
+use http::Method;
+use url::Url;
 
 use super::BoxError;
 use crate::java::base64;
@@ -233,7 +234,7 @@ impl<'a> IntoIterator for &'a Chain {
 }
 
 /// `Basic base64(user:password)` with the standard alphabet, as the official drivers send it.
-fn basic_auth_header(user: &str, pass: &str) -> String {
+pub(crate) fn basic_auth_header(user: &str, pass: &str) -> String {
     format!("Basic {}", base64(format!("{user}:{pass}").as_bytes()))
 }
 

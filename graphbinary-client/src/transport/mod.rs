@@ -19,18 +19,20 @@ pub(crate) mod secret;
 mod sigv4;
 pub mod ws;
 
+/// The HTTP types of [`HttpRequest`]: the `http` crate's (as reqwest and hyper re-export
+/// them) and the `url` crate's `Url`.
+pub use ::http::{
+    header::{HeaderMap, HeaderName, HeaderValue},
+    Method,
+};
 pub(crate) use interceptor::Chain;
 pub use interceptor::{
     interceptor_fn, BasicAuth, FnInterceptor, HttpRequest, InterceptFuture, Interceptor,
 };
-/// The HTTP types of [`HttpRequest`], re-exported from the HTTP library.
-pub use reqwest::{
-    header::{HeaderMap, HeaderName, HeaderValue},
-    Method, Url,
-};
 pub use secret::{redact_url, Secret};
 #[cfg(feature = "sigv4")]
 pub use sigv4::SigV4;
+pub use url::Url;
 
 /// A boxed error source.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -76,8 +78,9 @@ pub struct ConnectionTally {
 pub struct ConnectionCounts {
     /// Connections opened (TCP connected, and for `ws://` the WebSocket handshake done).
     pub opened: u64,
-    /// Connections closed, when the transport reports closes: `ws://` does; for HTTP the pool
-    /// of reqwest (hyper) does not say when it drops a connection, so this stays `None` there.
+    /// Connections closed, when the transport reports closes: both do (`ws://` since its
+    /// first release, `http://` / `https://` through the client's own connector); `None` only
+    /// for a host whose connections are not tracked.
     pub closed: Option<u64>,
 }
 
@@ -106,21 +109,19 @@ impl ConnectionTally {
         f(hosts.entry(key).or_default());
     }
 
-    /// Counts a connection opened to the host of `key` (see [`host_key`]) whose close will
-    /// not be reported.
-    pub(crate) fn opened_key(&self, key: String) {
-        #[cfg(feature = "metrics")]
-        metrics::counter!("gremlin_client_connections_opened_total", "host" => key.clone())
-            .increment(1);
-        self.with(key, |c| c.opened += 1);
-    }
-
-    /// Counts a connection opened to `url`; dropping the guard counts its close.
+    /// Counts a connection opened to `url` (keyed by [`host_key`]); dropping the guard counts
+    /// its close.
     pub(crate) fn open_guard(&self, url: &str) -> ConnectionGuard {
         let key = host_key(url);
-        self.opened_key(key.clone());
+        #[cfg(feature = "metrics")]
+        {
+            metrics::counter!("gremlin_client_connections_opened_total", "host" => key.clone())
+                .increment(1);
+            metrics::gauge!("gremlin_client_connections_open", "host" => key.clone()).increment(1);
+        }
         // This host's closes are reported: counted from 0.
         self.with(key.clone(), |c| {
+            c.opened += 1;
             c.closed.get_or_insert(0);
         });
         ConnectionGuard {
@@ -142,12 +143,22 @@ pub(crate) struct ConnectionGuard {
     key: String,
 }
 
+impl ConnectionGuard {
+    /// The host's key (`scheme://host:port`).
+    pub(crate) fn key(&self) -> &str {
+        &self.key
+    }
+}
+
 impl Drop for ConnectionGuard {
     fn drop(&mut self) {
         let key = std::mem::take(&mut self.key);
         #[cfg(feature = "metrics")]
-        metrics::counter!("gremlin_client_connections_closed_total", "host" => key.clone())
-            .increment(1);
+        {
+            metrics::counter!("gremlin_client_connections_closed_total", "host" => key.clone())
+                .increment(1);
+            metrics::gauge!("gremlin_client_connections_open", "host" => key.clone()).decrement(1);
+        }
         self.tally.with(key, |c| *c.closed.get_or_insert(0) += 1);
     }
 }
@@ -185,4 +196,52 @@ pub(crate) fn parse_root_certificates(
         }
     }
     Ok(roots)
+}
+
+/// The rustls configuration both transports connect with: the platform's trust store
+/// (`rustls-platform-verifier`) plus the PEM `roots` ([`parse_root_certificates`]), with the
+/// process's default crypto provider (aws-lc-rs when none is installed). No ALPN: the HTTP
+/// transport sets its own on a copy.
+pub(crate) fn tls_client_config(
+    roots: &[Vec<u8>],
+) -> Result<std::sync::Arc<rustls::ClientConfig>, String> {
+    use std::sync::Arc;
+    let roots = parse_root_certificates(roots)?;
+    let provider = rustls::crypto::CryptoProvider::get_default()
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
+    let verifier = platform_verifier(roots, provider.clone())?;
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS protocol versions: {e}"))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth();
+    Ok(Arc::new(config))
+}
+
+#[cfg(any(all(unix, not(target_os = "android")), target_os = "windows"))]
+fn platform_verifier(
+    roots: Vec<rustls::pki_types::CertificateDer<'static>>,
+    provider: std::sync::Arc<rustls::crypto::CryptoProvider>,
+) -> Result<rustls_platform_verifier::Verifier, String> {
+    let v = if roots.is_empty() {
+        rustls_platform_verifier::Verifier::new(provider)
+    } else {
+        rustls_platform_verifier::Verifier::new_with_extra_roots(roots, provider)
+    };
+    v.map_err(|e| format!("TLS certificate verifier: {e}"))
+}
+
+#[cfg(not(any(all(unix, not(target_os = "android")), target_os = "windows")))]
+fn platform_verifier(
+    roots: Vec<rustls::pki_types::CertificateDer<'static>>,
+    provider: std::sync::Arc<rustls::crypto::CryptoProvider>,
+) -> Result<rustls_platform_verifier::Verifier, String> {
+    if !roots.is_empty() {
+        // The platform verifier takes no extra roots here.
+        return Err("extra root certificates are not supported on this platform".into());
+    }
+    rustls_platform_verifier::Verifier::new(provider)
+        .map_err(|e| format!("TLS certificate verifier: {e}"))
 }

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use reqwest::Url;
+use url::Url;
 
 /// What a redacted secret prints as.
 pub(crate) const REDACTED: &str = "REDACTED";

@@ -10,7 +10,7 @@ use aws_sigv4::http_request::{
 };
 use aws_sigv4::sign::v4;
 use aws_smithy_runtime_api::client::identity::Identity;
-use reqwest::header::{HeaderName, HeaderValue, AUTHORIZATION, HOST};
+use http::header::{HeaderName, HeaderValue, AUTHORIZATION, HOST};
 
 use super::interceptor::{HttpRequest, InterceptFuture, Interceptor};
 use super::BoxError;

@@ -12,7 +12,8 @@
 //!
 //! It counts the requests it saw ([`FaultProxy::requests`]) and forwarded
 //! ([`FaultProxy::forwarded`]), and the client connections open now
-//! ([`FaultProxy::open_connections`]).
+//! ([`FaultProxy::open_connections`]); [`FaultProxy::close_connections`] closes them all (as a
+//! server closing its idle connections).
 
 #![allow(dead_code)]
 
@@ -99,6 +100,8 @@ struct Shared {
     requests: AtomicUsize,
     forwarded: AtomicUsize,
     open: AtomicUsize,
+    /// Bumped by [`FaultProxy::close_connections`]: each connection open then closes.
+    close: tokio::sync::watch::Sender<u64>,
 }
 
 impl Shared {
@@ -145,6 +148,7 @@ impl FaultProxy {
             requests: AtomicUsize::new(0),
             forwarded: AtomicUsize::new(0),
             open: AtomicUsize::new(0),
+            close: tokio::sync::watch::Sender::new(0),
         });
         let s = shared.clone();
         let listener = tokio::spawn(async move {
@@ -202,6 +206,12 @@ impl FaultProxy {
     /// Client connections open now.
     pub fn open_connections(&self) -> usize {
         self.shared.open.load(Ordering::SeqCst)
+    }
+
+    /// Closes (FIN) every client connection open now, and its upstream one, whatever it is
+    /// doing: as a server closing its idle connections. Later connections are served.
+    pub fn close_connections(&self) {
+        self.shared.close.send_modify(|n| *n += 1);
     }
 }
 
@@ -519,6 +529,7 @@ async fn serve(mut client: TcpStream, shared: &Shared) -> std::io::Result<()> {
     let mut rewriting: Vec<u8> = Vec::new();
     let mut cbuf = vec![0u8; 16 * 1024];
     let mut ubuf = vec![0u8; 16 * 1024];
+    let mut close = shared.close.subscribe();
     loop {
         let tick = async {
             match &mut drip_every {
@@ -529,6 +540,7 @@ async fn serve(mut client: TcpStream, shared: &Shared) -> std::io::Result<()> {
             }
         };
         tokio::select! {
+            _ = close.changed() => return Ok(()),
             r = client.read(&mut cbuf) => {
                 let n = r?;
                 if n == 0 {

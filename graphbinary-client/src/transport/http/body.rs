@@ -59,21 +59,12 @@ impl std::fmt::Debug for BodyReader {
 }
 
 impl BodyReader {
-    pub(crate) fn new(
-        response: reqwest::Response,
-        zlib: bool,
-        permit: Option<OwnedSemaphorePermit>,
-    ) -> Self {
+    pub(crate) fn new(body: super::Body, zlib: bool, permit: Option<OwnedSemaphorePermit>) -> Self {
         let counters = Arc::new(ByteCounters::default());
         let c = counters.clone();
-        let stream: ByteStream = Box::pin(
-            response
-                .bytes_stream()
-                .map_err(io::Error::other)
-                .inspect_ok(move |b| {
-                    c.wire.fetch_add(b.len() as u64, Ordering::Relaxed);
-                }),
-        );
+        let stream: ByteStream = Box::pin(body.map_err(io::Error::other).inspect_ok(move |b| {
+            c.wire.fetch_add(b.len() as u64, Ordering::Relaxed);
+        }));
         let stream: ByteStream = Box::pin(Prefetch::new(stream));
         let reader = StreamReader::new(stream);
         let inner = if zlib {
@@ -195,7 +186,7 @@ pub(crate) struct ClientClosed;
 pub(crate) struct DecompressError(#[source] pub(crate) io::Error);
 
 fn mark_decompress(e: io::Error) -> io::Error {
-    if e.get_ref().is_some_and(|i| i.is::<reqwest::Error>()) {
+    if e.get_ref().is_some_and(|i| i.is::<super::HttpError>()) {
         e
     } else {
         io::Error::new(io::ErrorKind::InvalidData, DecompressError(e))

@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 use super::{sasl_plain, Error3, Options3, Result3, SlowConsumer};
 use crate::model::Value;
-use crate::transport::{parse_root_certificates, redact_url, HeaderMap, HttpRequest, Method, Url};
+use crate::transport::{redact_url, HeaderMap, HttpRequest, Method, Url};
 use crate::v1::{decode_response_interned, decode_response_with, RequestMessage, ResponseMessage};
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -181,51 +181,12 @@ async fn upgrade_request(
     Ok(request)
 }
 
-/// The rustls configuration of a `wss://` pool: the platform's trust store (as the HTTP client
-/// has it) plus [`Options3::root_certificates`], through the same verifier the HTTP client uses
-/// (`rustls-platform-verifier`), so that both transports trust the same servers. Built once per
-/// pool (the verifier loads the platform's roots once, and connections share TLS sessions).
+/// The rustls configuration of a `wss://` pool: [`crate::transport::tls_client_config`] (the
+/// platform's trust store plus [`Options3::root_certificates`], the verifier the HTTP client
+/// uses), so that both transports trust the same servers. Built once per pool (the verifier
+/// loads the platform's roots once, and connections share TLS sessions).
 pub(crate) fn tls_config(options: &Options3) -> Result<Arc<rustls::ClientConfig>, Error3> {
-    let roots = parse_root_certificates(&options.root_certificates).map_err(Error3::Config)?;
-    let provider = rustls::crypto::CryptoProvider::get_default()
-        .cloned()
-        .unwrap_or_else(|| Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
-    let verifier = platform_verifier(roots, provider.clone())?;
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| Error3::Config(format!("TLS protocol versions: {e}")))?
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(verifier))
-        .with_no_client_auth();
-    Ok(Arc::new(config))
-}
-
-#[cfg(any(all(unix, not(target_os = "android")), target_os = "windows"))]
-fn platform_verifier(
-    roots: Vec<rustls::pki_types::CertificateDer<'static>>,
-    provider: Arc<rustls::crypto::CryptoProvider>,
-) -> Result<rustls_platform_verifier::Verifier, Error3> {
-    let v = if roots.is_empty() {
-        rustls_platform_verifier::Verifier::new(provider)
-    } else {
-        rustls_platform_verifier::Verifier::new_with_extra_roots(roots, provider)
-    };
-    v.map_err(|e| Error3::Config(format!("TLS certificate verifier: {e}")))
-}
-
-#[cfg(not(any(all(unix, not(target_os = "android")), target_os = "windows")))]
-fn platform_verifier(
-    roots: Vec<rustls::pki_types::CertificateDer<'static>>,
-    provider: Arc<rustls::crypto::CryptoProvider>,
-) -> Result<rustls_platform_verifier::Verifier, Error3> {
-    if !roots.is_empty() {
-        // As reqwest: the platform verifier takes no extra roots here.
-        return Err(Error3::Config(
-            "extra root certificates are not supported on this platform".into(),
-        ));
-    }
-    rustls_platform_verifier::Verifier::new(provider)
-        .map_err(|e| Error3::Config(format!("TLS certificate verifier: {e}")))
+    crate::transport::tls_client_config(&options.root_certificates).map_err(Error3::Config)
 }
 
 /// Connects TCP with `TCP_NODELAY` (requests are small messages that must not wait for
