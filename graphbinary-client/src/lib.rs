@@ -39,7 +39,7 @@
 //! # Features
 //!
 //! * `http` (default): the HTTP client ([`client`]); without it the crate decodes responses
-//!   from any `AsyncRead` and needs neither reqwest nor rustls.
+//!   from any `AsyncRead` and needs neither hyper nor rustls.
 //! * `cli` (default): the `graphbinary` command line tool (clap).
 //! * `test-util`: helpers for tests and benchmarks (switching the fast path off); not part of
 //!   the stable API.

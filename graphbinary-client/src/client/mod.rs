@@ -35,8 +35,9 @@
 //!
 //! # Transport
 //!
-//! HTTP goes through `reqwest` (hyper underneath) with rustls for TLS and without any of
-//! reqwest's own decompression features, so the only `Accept-Encoding` sent is ours:
+//! HTTP goes through hyper-util's connection pool over our own connector
+//! (`transport/http/conn.rs`: TCP, the proxy, rustls for TLS), with no decompression of its
+//! own, so the only `Accept-Encoding` sent is ours:
 //! `deflate` when compression is on (the default). Gremlin Server's "deflate" is zlib
 //! (RFC 1950) and is decoded per response, from its `Content-Encoding` header, since error
 //! responses are never compressed.

@@ -1,6 +1,6 @@
 //! What the transports share, below the [`Client`](crate::Client) and beside each other.
 //!
-//! * [`http`]: TinkerPop 4, GraphBinary 4 over HTTP/1.1 (reqwest): the response body as an
+//! * [`http`]: TinkerPop 4, GraphBinary 4 over HTTP/1.1 (hyper-util's pool over our connector): the response body as an
 //!   `AsyncRead` ([`BodyReader`](http::BodyReader)), decompressed.
 //! * [`ws`]: TinkerPop 3, GraphBinary 1 over WebSocket: the connection pool
 //!   ([`Client3`](ws::Client3)), its messages and sessions.
