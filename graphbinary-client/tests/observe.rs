@@ -230,7 +230,8 @@ async fn http_connections_opened_and_closed_are_counted_per_host_and_are_events(
     // Closing the client closes its idle connections: each a close counted and an event
     // with how long it lived and how many requests it carried (8 in all).
     assert_eq!(client.close(Duration::from_secs(5)).await, 0);
-    let c = until_none_open(&client, &key).await;
+    // Counted closed by the time `close` returns.
+    let c = client.stats().connections[&key];
     assert_eq!((c.opened, c.closed), (opened, Some(opened)), "{c:?}");
     let closed = cap.events("HTTP connection closed");
     assert_eq!(closed.len() as u64, opened, "{}", cap.all_text());
@@ -274,7 +275,7 @@ async fn many_concurrent_requests_leave_at_most_the_pool_size_open() {
         assert_eq!(c.opened - c.closed.unwrap(), open, "{c:?}");
     }
     client.close(Duration::from_secs(5)).await;
-    let c = until_none_open(&client, &key).await;
+    let c = client.stats().connections[&key];
     assert_eq!(c.closed, Some(c.opened), "{c:?}");
 }
 
@@ -578,8 +579,17 @@ async fn ws_request_has_its_span_and_its_connection_events() {
         .await
         .unwrap();
     assert_eq!(names.len(), 6);
+    // A server's error: the span has its status (597), as over HTTP.
+    let err = client
+        .submit("g.V().fold(")
+        .await
+        .unwrap()
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err();
+    assert_eq!(err.server_error().map(|e| e.code), Some(597), "{err}");
     let s = &client.stats();
-    assert_eq!((s.requests, s.succeeded, s.in_flight), (1, 1, 0), "{s:?}");
+    assert_eq!((s.requests, s.succeeded, s.in_flight), (2, 1, 0), "{s:?}");
     assert!(s.bytes_in > 0);
     // One connection, open, under its host's key.
     let port = url.rsplit(':').next().unwrap().split('/').next().unwrap();
@@ -591,15 +601,21 @@ async fn ws_request_has_its_span_and_its_connection_events() {
         "{s:?}"
     );
     assert_eq!(client.close(Duration::from_secs(5)).await, 0);
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // Counted closed by the time `close` returns.
     let c = client.stats().connections[&key];
     assert_eq!((c.opened, c.closed, c.open()), (1, Some(1), Some(0)));
     let spans = cap.requests();
-    assert_eq!(spans.len(), 1, "{spans:?}");
+    assert_eq!(spans.len(), 2, "{spans:?}");
     assert_eq!(spans[0]["protocol"], "ws");
     assert_eq!(spans[0]["outcome"], "ok");
+    assert_eq!(spans[0]["status"], "200");
     assert_eq!(spans[0]["results"], "6");
     assert!(spans[0].contains_key("request_id"), "{spans:?}");
+    assert_eq!(
+        (spans[1]["outcome"].as_str(), spans[1]["status"].as_str()),
+        ("server", "597"),
+        "{spans:?}"
+    );
     assert_eq!(
         cap.events("WebSocket connection opened").len(),
         1,
@@ -725,7 +741,7 @@ mod metrics_facade {
         assert_eq!(rec.get(&gauge), 1.0);
         assert_eq!(client.stats().connections[&host].open(), Some(1));
         client.close(Duration::from_secs(5)).await;
-        let c = until_none_open(&client, &host).await;
+        let c = client.stats().connections[&host];
         assert_eq!(rec.get(&gauge), 0.0);
         assert_eq!(
             rec.get(&format!(

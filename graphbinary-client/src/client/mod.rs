@@ -264,6 +264,10 @@ impl Inner {
     }
 }
 
+/// How long [`Client::close`] waits, once nothing is in flight, for the dropped HTTP pool's
+/// connections to end on their own tasks (each is counted closed as it ends).
+const CLOSE_SETTLE: std::time::Duration = crate::transport::CLOSE_SETTLE;
+
 impl Client {
     /// Closes the client (every clone of it): new requests fail at once with
     /// [`Error::Closed`]; requests in flight get up to `grace` to end (read to their end or
@@ -307,6 +311,15 @@ impl Client {
                 // Dropping the HTTP client drops its pool: idle connections close now, those
                 // of bodies still held when those are dropped (they are not returned).
                 drop(http.write().unwrap_or_else(|e| e.into_inner()).take());
+                if left == 0 {
+                    // The pool's connections end on their own tasks once it is dropped:
+                    // they are counted closed when this returns.
+                    inner
+                        .observer
+                        .connections()
+                        .settle(None, CLOSE_SETTLE)
+                        .await;
+                }
                 left
             }
         }

@@ -320,6 +320,11 @@ impl Observer {
         }
     }
 
+    /// The tally of the client's connections (every host, both transports).
+    pub(crate) fn connections(&self) -> &crate::transport::ConnectionTally {
+        &self.connections
+    }
+
     /// Counts request bytes sent.
     pub(crate) fn sent(&self, n: usize) {
         self.bytes_out.fetch_add(n as u64, Ordering::Relaxed);

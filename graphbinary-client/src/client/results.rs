@@ -47,8 +47,9 @@ pub struct TraverserStream {
     counters: Arc<ByteCounters>,
     results: u64,
     done: bool,
-    /// The kind of the error the stream ended with ([`Error::kind`]).
-    failed: Option<&'static str>,
+    /// The error the stream ended with: its kind ([`Error::kind`]) and, for a server's
+    /// error, its status code.
+    failed: Option<Failure>,
     /// The request's span and statistics, ended when the stream is dropped.
     obs: Option<super::observe::Request>,
 }
@@ -104,16 +105,27 @@ impl Source {
     }
 }
 
+/// What a stream remembers of the error it ended with: [`Error::kind`] and the server's
+/// status code, if it was a server error (the span's `status`).
+#[derive(Debug, Clone, Copy)]
+struct Failure(&'static str, Option<i32>);
+
+impl Failure {
+    fn of(e: &Error) -> Failure {
+        Failure(e.kind(), e.server_error().map(|s| s.code))
+    }
+}
+
 /// Every remaining result of a TinkerPop 3 request to `f`, each counted in `results`; an error
 /// ends the read and is remembered in `failed`.
 async fn each_ws(
     ws: &mut WsSource,
     results: &mut u64,
-    failed: &mut Option<&'static str>,
+    failed: &mut Option<Failure>,
     mut f: impl FnMut(Traverser) -> Result<(), Error>,
 ) -> Result<(), Error> {
     while let Some(t) = futures::future::poll_fn(|cx| poll_ws(ws, cx)).await {
-        let t = t.inspect_err(|e| *failed = Some(e.kind()))?;
+        let t = t.inspect_err(|e| *failed = Some(Failure::of(e)))?;
         *results += 1;
         f(t)?;
     }
@@ -309,7 +321,7 @@ impl TraverserStream {
                     }
                     Poll::Ready(Some(Err(e))) => {
                         self.done = true;
-                        self.failed = Some(e.kind());
+                        self.failed = Some(Failure::of(&e));
                         Poll::Ready(Some(Err(e)))
                     }
                     Poll::Ready(None) => {
@@ -401,7 +413,7 @@ impl TraverserStream {
     /// [`error`](Self::error), remembered as how the stream ended.
     fn fail(&mut self, e: ResponseError) -> Error {
         let err = self.error(e);
-        self.failed = Some(err.kind());
+        self.failed = Some(Failure::of(&err));
         err
     }
 
@@ -451,7 +463,7 @@ impl Stream for TraverserStream {
                     Poll::Ready(Some(Ok(_))) => this.results += 1,
                     Poll::Ready(Some(Err(e))) => {
                         this.done = true;
-                        this.failed = Some(e.kind());
+                        this.failed = Some(Failure::of(&e));
                     }
                     Poll::Ready(None) => {
                         this.done = true;
@@ -474,13 +486,14 @@ impl TraverserStream {
         let Some(obs) = self.obs.take() else {
             return;
         };
-        let status = match self.inner.status() {
-            Some(s) => Some(s.code),
-            None if self.done && self.failed.is_none() => Some(200),
-            None => None,
+        let status = match (self.inner.status(), self.failed) {
+            (Some(s), _) => Some(s.code),
+            (None, Some(Failure(_, code))) => code,
+            (None, None) if self.done => Some(200),
+            (None, None) => None,
         };
         let outcome = match self.failed {
-            Some(kind) => kind,
+            Some(Failure(kind, _)) => kind,
             None if !self.done => "cancelled",
             None if self.http_status != 200 && matches!(self.inner, Source::Http(_)) => "server",
             None => "ok",

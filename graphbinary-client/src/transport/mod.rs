@@ -103,6 +103,10 @@ pub(crate) fn host_key(url: &str) -> String {
     }
 }
 
+/// How long a pool's `close` waits, once nothing is in flight, for its connections to end on
+/// their own tasks and be counted closed.
+pub(crate) const CLOSE_SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
+
 impl ConnectionTally {
     fn with(&self, key: String, f: impl FnOnce(&mut ConnectionCounts)) {
         let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
@@ -127,6 +131,29 @@ impl ConnectionTally {
         ConnectionGuard {
             tally: self.clone(),
             key,
+        }
+    }
+
+    /// Connections open now to `url`'s host ([`host_key`]), or to every host with `None`;
+    /// hosts whose closes are not counted count 0.
+    pub(crate) fn open_now(&self, url: Option<&str>) -> u64 {
+        let hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
+        match url {
+            Some(u) => hosts
+                .get(&host_key(u))
+                .and_then(ConnectionCounts::open)
+                .unwrap_or(0),
+            None => hosts.values().filter_map(ConnectionCounts::open).sum(),
+        }
+    }
+
+    /// Waits until [`open_now`](Self::open_now) is 0, at most `limit`: a pool's connections
+    /// end on their own tasks after it is shut down, and `close` returns once they are
+    /// counted closed.
+    pub(crate) async fn settle(&self, url: Option<&str>, limit: std::time::Duration) {
+        let until = tokio::time::Instant::now() + limit;
+        while self.open_now(url) > 0 && tokio::time::Instant::now() < until {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
         }
     }
 

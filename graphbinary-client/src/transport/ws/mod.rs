@@ -599,6 +599,14 @@ impl Client3 {
                 c.shut_down(conn::CLIENT_CLOSED);
             }
         }
+        if left == 0 {
+            // Each connection's task sends its close frame and ends: counted closed (with
+            // its event) by the time this returns.
+            pool.options
+                .connections
+                .settle(Some(&pool.url), crate::transport::CLOSE_SETTLE)
+                .await;
+        }
         left
     }
 
