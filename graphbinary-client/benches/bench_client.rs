@@ -9,9 +9,10 @@
 //! cargo bench -p graphbinary-client --bench bench_client -- \
 //!     --url http://127.0.0.1:8182/gremlin --query "g.V()" --mode latency|throughput \
 //!     [--runs N] [--concurrency C] [--requests M] [--warmup W] [--compression none|deflate] \
-//!     [--consume all|drain|count]
+//!     [--consume all|drain|count|raw]
 //! ```
 //!
+//! `--consume raw` (ws:// only) is the floor: frames read, nothing decoded (`support/tp3.rs`).
 //! `--consume all` (the default, like the peers) collects each response's results into a
 //! `Vec`; `drain` drops each result as soon as it is decoded (the streaming use, with
 //! `TraverserStream::for_each_result`); `count` only counts them (`ResultStream::count`: every
@@ -60,6 +61,8 @@ enum Consume {
     Drain,
     /// Counted, never built.
     Count,
+    /// Not read by the client at all: the raw floor of `support/tp3.rs` (ws:// only).
+    Raw,
 }
 
 impl Consume {
@@ -68,6 +71,7 @@ impl Consume {
         match self {
             Consume::All => "all",
             Consume::Drain => "drain",
+            Consume::Raw => "raw",
             Consume::Count => "count",
         }
     }
@@ -78,7 +82,7 @@ fn usage(msg: &str) -> ! {
     eprintln!(
         "usage: bench_client --url URL --query GREMLIN --mode latency|throughput [--runs N] \
          [--concurrency C] [--requests M] [--warmup W] [--compression none|deflate] \
-         [--consume all|drain|count] [--timeout-ms MS] [--connections N (ws:// only)] [--defaults] \
+         [--consume all|drain|count|raw] [--timeout-ms MS] [--connections N (ws:// only)] [--defaults] \
          [--serializer graphbinary1|graphson3|graphson2 (ws:// only)]"
     );
     std::process::exit(2)
@@ -133,8 +137,9 @@ fn parse() -> Args {
                 a.consume = match val().as_str() {
                     "all" => Consume::All,
                     "drain" => Consume::Drain,
+                    "raw" => Consume::Raw,
                     "count" => Consume::Count,
-                    _ => usage("--consume is all, drain or count"),
+                    _ => usage("--consume is all, drain, count or raw"),
                 }
             }
             other => usage(&format!("unknown argument {other}")),
@@ -178,6 +183,7 @@ async fn one(client: &Client, a: &Args) -> Result<(u64, u64), String> {
             n
         }
         Consume::All => stream.all().await.map_err(|e| e.to_string())?.len() as u64,
+        Consume::Raw => return Err("--consume raw is for ws:// only".into()),
     };
     Ok((n, counters.body_bytes()))
 }
@@ -228,6 +234,9 @@ fn main() {
         if a.consume == Consume::Count {
             usage("--consume count is for http:// only");
         }
+        if a.consume == Consume::Raw && (a.defaults || a.serializer.is_graphson()) {
+            usage("--consume raw takes neither --defaults nor --serializer");
+        }
         if a.compression {
             usage("--compression deflate is not offered over WebSocket");
         }
@@ -237,6 +246,9 @@ fn main() {
     }
     if a.serializer.is_graphson() {
         usage("--serializer is for ws:// without --defaults");
+    }
+    if a.consume == Consume::Raw {
+        usage("--consume raw is for ws:// only");
     }
     let pool = if a.plan.mode == "throughput" {
         a.plan.concurrency

@@ -7,6 +7,12 @@
 //! the 3.x drivers' pools lend a connection to one request at a time; fewer connections
 //! multiplex the tasks' requests, which `Client3` routes by request id). `--serializer` picks
 //! GraphBinary 1 (the default) or GraphSON 3 / 2 (`Options3::serializer`).
+//!
+//! `--consume raw` is the floor, not a client: its own WebSocket handshake on a plain socket,
+//! each request one GraphBinary 1 `eval` frame, and the answer's frames read into one reused
+//! buffer with nothing decoded but each message's status code (at its fixed offset): what a
+//! client cannot go below on this server and machine. Its JSON line gives the payload bytes
+//! instead of a result count.
 
 use std::sync::Arc;
 
@@ -14,6 +20,8 @@ use futures::StreamExt;
 use graphbinary_client::graphson_ws::Serializer;
 use graphbinary_client::ws::{Client3, Eval, Options3};
 use serde_json::json;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
 
 use super::{fail, peak_rss_kib, Args, Consume};
 
@@ -88,6 +96,174 @@ async fn throughput(a: Args) -> serde_json::Value {
     })
 }
 
+/// One connection of the raw floor: the socket after the upgrade, and the buffer every
+/// frame's payload is read into.
+struct Raw {
+    sock: BufReader<TcpStream>,
+    payload: Vec<u8>,
+}
+
+impl Raw {
+    /// Connects to `url` (`ws://host:port/path`) and takes the upgrade's `101` head.
+    async fn connect(url: &str) -> Result<Raw, String> {
+        let rest = url
+            .strip_prefix("ws://")
+            .ok_or("--consume raw takes a ws:// URL")?;
+        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        let path = if path.is_empty() { "/" } else { path };
+        let tcp = TcpStream::connect(authority)
+            .await
+            .map_err(|e| format!("connecting to {authority}: {e}"))?;
+        tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+        let mut sock = BufReader::with_capacity(1 << 16, tcp);
+        let head = format!(
+            "GET {path} HTTP/1.1\r\nHost: {authority}\r\nUpgrade: websocket\r\n\
+             Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
+             Sec-WebSocket-Version: 13\r\n\r\n"
+        );
+        let io = |e: std::io::Error| e.to_string();
+        sock.get_mut()
+            .write_all(head.as_bytes())
+            .await
+            .map_err(io)?;
+        let mut line = String::new();
+        sock.read_line(&mut line).await.map_err(io)?;
+        if !line.starts_with("HTTP/1.1 101") {
+            return Err(format!("the upgrade was refused: {line:?}"));
+        }
+        while line != "\r\n" {
+            line.clear();
+            if sock.read_line(&mut line).await.map_err(io)? == 0 {
+                return Err("the connection ended in the upgrade's head".into());
+            }
+        }
+        Ok(Raw {
+            sock,
+            payload: Vec::new(),
+        })
+    }
+
+    /// Sends `query` as a GraphBinary 1 `eval` (`language` gremlin-groovy, as a driver's
+    /// `submit` sends it) and reads the answer's frames up to the message whose status is
+    /// not 206; returns the payload bytes.
+    async fn eval(&mut self, query: &str) -> Result<u64, String> {
+        use graphbinary_client::v1::{new_request_id, RequestMessage};
+        use graphbinary_client::Value;
+        let mut req = RequestMessage::eval(query);
+        req.request_id = new_request_id();
+        req.args
+            .push(("language".into(), Value::String("gremlin-groovy".into())));
+        let body = req.encode_ws().map_err(|e| e.to_string())?;
+        // A client frame: FIN + binary, masked (RFC 6455 5.3) with a fixed key.
+        let mask = [0x12u8, 0x34, 0x56, 0x78];
+        let mut frame = vec![0x82];
+        match body.len() {
+            n if n < 126 => frame.push(0x80 | n as u8),
+            n if n <= 0xffff => {
+                frame.push(0x80 | 126);
+                frame.extend_from_slice(&(n as u16).to_be_bytes());
+            }
+            n => {
+                frame.push(0x80 | 127);
+                frame.extend_from_slice(&(n as u64).to_be_bytes());
+            }
+        }
+        frame.extend_from_slice(&mask);
+        frame.extend(body.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+        self.sock
+            .get_mut()
+            .write_all(&frame)
+            .await
+            .map_err(|e| e.to_string())?;
+        // Each message opens with {0x81}{0x00 request id (16 bytes)}{status code Int}.
+        let (mut bytes, mut first_of_message, mut code) = (0u64, true, 0);
+        loop {
+            let (fin, opcode) = self.frame().await?;
+            match opcode {
+                8 => return Err("the server closed the connection".into()),
+                9 | 10 => continue,
+                _ => {}
+            }
+            bytes += self.payload.len() as u64;
+            if first_of_message {
+                code = self
+                    .payload
+                    .get(18..22)
+                    .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+                    .ok_or("a response message shorter than its header")?;
+            }
+            if fin && code != 206 {
+                return match code {
+                    200 | 204 => Ok(bytes),
+                    _ => Err(format!("status {code}")),
+                };
+            }
+            first_of_message = fin;
+        }
+    }
+
+    /// Reads one server frame into `payload`; its FIN bit and opcode.
+    async fn frame(&mut self) -> Result<(bool, u8), String> {
+        let io = |e: std::io::Error| e.to_string();
+        let mut h = [0u8; 2];
+        self.sock.read_exact(&mut h).await.map_err(io)?;
+        let len = match h[1] & 0x7f {
+            126 => u64::from(self.sock.read_u16().await.map_err(io)?),
+            127 => self.sock.read_u64().await.map_err(io)?,
+            n => u64::from(n),
+        };
+        if h[1] & 0x80 != 0 || len > 1 << 30 {
+            return Err(format!("a server frame masked or of {len} bytes"));
+        }
+        self.payload.resize(len as usize, 0);
+        self.sock.read_exact(&mut self.payload).await.map_err(io)?;
+        Ok((h[0] & 0x80 != 0, h[0] & 0x0f))
+    }
+}
+
+/// The raw floor's latency (one connection) or throughput (one connection per task).
+async fn raw(a: Args) -> serde_json::Value {
+    if a.plan.mode == "latency" {
+        let mut conn = Raw::connect(&a.url).await.unwrap_or_else(|e| fail(e));
+        let conn = tokio::sync::Mutex::new(&mut conn);
+        let m = a
+            .plan
+            .latency(
+                |n: &u64| *n,
+                || async { conn.lock().await.eval(&a.plan.query).await },
+            )
+            .await
+            .unwrap_or_else(|e| fail(e));
+        return json!({
+            "peer": "rust", "mode": "latency", "query": a.plan.query, "compression": "none",
+            "consume": "raw", "protocol": "raw websocket frames", "runs": m.runs,
+            "results": null, "bytes": m.first.unwrap_or(0), "cpu_secs": m.cpu_secs,
+            "peak_rss_kib": peak_rss_kib(),
+        });
+    }
+    let mut conns = Vec::new();
+    for _ in 0..a.connections.unwrap_or(a.plan.concurrency).max(1) {
+        let c = Raw::connect(&a.url).await.unwrap_or_else(|e| fail(e));
+        conns.push(tokio::sync::Mutex::new(c));
+    }
+    let (conns, query) = (Arc::new(conns), Arc::new(a.plan.query.clone()));
+    let request = {
+        let (conns, query) = (conns.clone(), query.clone());
+        move |i: usize| {
+            let (conns, query) = (conns.clone(), query.clone());
+            async move { conns[i % conns.len()].lock().await.eval(&query).await }
+        }
+    };
+    let m = a.plan.throughput(request).await.unwrap_or_else(|e| fail(e));
+    json!({
+        "peer": "rust", "mode": "throughput", "query": a.plan.query, "compression": "none",
+        "protocol": "raw websocket frames", "connections": conns.len(),
+        "concurrency": a.plan.concurrency, "requests": a.plan.requests, "wall_secs": m.wall_secs,
+        "req_per_sec": a.plan.requests as f64 / m.wall_secs, "results": null, "bytes": null,
+        "cpu_secs": m.cpu_secs, "peak_rss_kib": peak_rss_kib(),
+    })
+}
+
 /// The `protocol` field of the JSON line: the serializer's mime type over WebSocket.
 fn protocol(s: Serializer) -> String {
     format!("{} websocket", s.mime_type())
@@ -100,7 +276,9 @@ pub fn main(a: Args) {
         .build()
         .expect("tokio runtime");
     let line = rt.block_on(async move {
-        if a.plan.mode == "latency" {
+        if a.consume == Consume::Raw {
+            raw(a).await
+        } else if a.plan.mode == "latency" {
             latency(a).await
         } else {
             throughput(a).await

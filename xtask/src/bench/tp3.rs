@@ -22,7 +22,7 @@ use crate::util::project_root;
 /// The TinkerPop 3 release the part runs against.
 pub const VERSION: &str = "3.7.3";
 /// Its contenders, in the order of the tables.
-const CONTENDERS: [&str; 8] = [
+const CONTENDERS: [&str; 9] = [
     "rust",
     "rust-drain",
     "rust-graphson3",
@@ -31,6 +31,7 @@ const CONTENDERS: [&str; 8] = [
     "java3",
     "go3",
     "python3",
+    "raw3",
 ];
 /// The peers among them (set up by setup.sh).
 const PEERS: [&str; 4] = ["gremlin-client", "java3", "go3", "python3"];
@@ -48,6 +49,7 @@ fn name(c: &str) -> &'static str {
         "java3" => "Java driver 3.7.3 (GraphBinary 1)",
         "go3" => "gremlin-go v3.7.3 (GraphBinary 1)",
         "python3" => "gremlinpython 3.7.3 (GraphBinary 1)",
+        "raw3" => "raw frame drain (floor: WebSocket frames read, nothing decoded)",
         _ => "?",
     }
 }
@@ -79,7 +81,7 @@ fn setup(rep: &mut Report) -> Result<(String, Vec<String>)> {
 
 /// The throughput contenders: ours with one connection per task (as the peers' pools lend
 /// one connection per request), ours with its defaults, the peers.
-const THROUGHPUT_CONTENDERS: [&str; 8] = [
+const THROUGHPUT_CONTENDERS: [&str; 9] = [
     "rust",
     "rust-default",
     "rust-graphson3",
@@ -88,6 +90,7 @@ const THROUGHPUT_CONTENDERS: [&str; 8] = [
     "java3",
     "go3",
     "python3",
+    "raw3",
 ];
 
 /// Where one pass over the workloads runs: live or replayed.
@@ -119,6 +122,7 @@ pub fn run(
         "rust-default" => Ok(("rust", vec!["--defaults".to_string()])),
         "rust-graphson3" => Ok(("rust", vec!["--serializer".into(), "graphson3".into()])),
         "rust-graphson2" => Ok(("rust", vec!["--serializer".into(), "graphson2".into()])),
+        "raw3" => Ok(("rust", vec!["--consume".into(), "raw".into()])),
         _ => Ok((c, Vec::new())),
     };
     // `g.inject(0)`: gremlin-client's pool checks each connection with it before lending it.
@@ -138,7 +142,11 @@ pub fn run(
          (batches of 64 results, properties materialized). Every contender consumes every \
          result; ours and the GraphBinary drivers read GraphBinary 1, gremlin-client reads \
          GraphSON 3 (the only format it has), and ours runs once more on GraphSON 3 and on \
-         GraphSON 2 (typed, as `ClientBuilder::serializer` offers them) beside it. Client CPU is the contender process's \
+         GraphSON 2 (typed, as `ClientBuilder::serializer` offers them) beside it. The raw \
+         frame drain is no client but the floor: `bench_client --consume raw` does its own \
+         handshake on a plain socket, sends each request as one GraphBinary 1 frame and reads \
+         the answer's frames into one buffer, decoding only each message's status code; the \
+         time the server and the loopback take to deliver the answer on this machine. Client CPU is the contender process's \
          user+system time during the measured part. Contenders run interleaved, {reps} \
          round(s), each as a fresh process. One connection for latency; for throughput a pool \
          of as many connections as the concurrency (ours: that many `Client3`s, one task \
@@ -243,10 +251,11 @@ fn latency_pass(
     )?;
     let cols = LatencyColumns {
         name,
-        bytes: false,
+        bytes: true,
         vs: &[
             ("ours", median_wall_ok(&lat, "rust")),
             ("gremlin-client", median_wall_ok(&lat, "gremlin-client")),
+            ("floor", median_wall_ok(&lat, "raw3")),
         ],
     };
     latency_table(s, &cols, &CONTENDERS, &lat)?;
@@ -272,6 +281,13 @@ fn latency_pass(
             "| {}: 200k streaming <= 0.6x gremlin-go's wall and CPU | wall {w:.2}x, CPU {c:.2}x | {} |",
             p.label,
             yes(w <= 0.6 && c <= 0.6)
+        ));
+        verdicts.push(format!(
+            "| {}: (not a target) the floor, frames read and nothing decoded | wall {:.2}x gremlin-go's; ours collecting {:.2}x the floor, streaming {:.2}x | |",
+            p.label,
+            wall("raw3") / wall("go3"),
+            wall("rust") / wall("raw3"),
+            wall("rust-drain") / wall("raw3")
         ));
     } else {
         let best = PEERS
@@ -326,8 +342,9 @@ fn throughput_pass(
         throughput_rows(s, &cols, conc, reps, &THROUGHPUT_CONTENDERS, &t, best_peer)?;
         let (per_task, defaults) = (med("rust") / best_peer, med("rust-default") / best_peer);
         verdicts.push(format!(
-            "| {}: `g.V()` throughput at {conc} >= 1.2x the best peer | one connection per task {per_task:.2}x, defaults {defaults:.2}x | {} per task; {} defaults |",
+            "| {}: `g.V()` throughput at {conc} >= 1.2x the best peer | one connection per task {per_task:.2}x, defaults {defaults:.2}x (the floor: {:.2}x) | {} per task; {} defaults |",
             p.label,
+            med("raw3") / best_peer,
             yes(per_task >= 1.2),
             yes(defaults >= 1.2)
         ));
