@@ -1681,31 +1681,16 @@ mod tests {
 
     #[test]
     fn predicates_lambdas_and_bytecode_read_as_graphbinary_1_reads_them() {
-        let m = dec(
-            &doc(
-                r#"[{"@type":"g:P","@value":{"predicate":"gt","value":{"@type":"g:Int32","@value":1}}},
-                {"@type":"g:P","@value":{"predicate":"within","value":[{"@type":"g:Int32","@value":1},{"@type":"g:Int32","@value":2}]}},
-                {"@type":"g:TextP","@value":{"predicate":"containing","value":"ar"}},
-                {"@type":"g:Lambda","@value":{"script":"it.get()","language":"gremlin-groovy","arguments":{"@type":"g:Int32","@value":1}}},
-                {"@type":"g:Bytecode","@value":{"step":[["V"],["out","knows"]]}},
-                {"@type":"gx:LocalDate","@value":"2016-13-01"}]"#,
-            ),
-            Serializer::GraphSon2,
-        );
-        // The last value is no LocalDate: an error at its offset.
-        let e = m.unwrap_err();
+        let items = r#"{"@type":"g:P","@value":{"predicate":"gt","value":{"@type":"g:Int32","@value":1}}},
+            {"@type":"g:P","@value":{"predicate":"within","value":[{"@type":"g:Int32","@value":1},{"@type":"g:Int32","@value":2}]}},
+            {"@type":"g:TextP","@value":{"predicate":"containing","value":"ar"}},
+            {"@type":"g:Lambda","@value":{"script":"it.get()","language":"gremlin-groovy","arguments":{"@type":"g:Int32","@value":1}}},
+            {"@type":"g:Bytecode","@value":{"step":[["V"],["out","knows"]]}}"#;
+        // One more value that is no LocalDate: an error at its offset.
+        let bad = format!(r#"[{items},{{"@type":"gx:LocalDate","@value":"2016-13-01"}}]"#);
+        let e = dec(&doc(&bad), Serializer::GraphSon2).unwrap_err();
         assert!(e.to_string().contains("2016-13-01"), "{e}");
-        let m = dec(
-            &doc(
-                r#"[{"@type":"g:P","@value":{"predicate":"gt","value":{"@type":"g:Int32","@value":1}}},
-                {"@type":"g:P","@value":{"predicate":"within","value":[{"@type":"g:Int32","@value":1},{"@type":"g:Int32","@value":2}]}},
-                {"@type":"g:TextP","@value":{"predicate":"containing","value":"ar"}},
-                {"@type":"g:Lambda","@value":{"script":"it.get()","language":"gremlin-groovy","arguments":{"@type":"g:Int32","@value":1}}},
-                {"@type":"g:Bytecode","@value":{"step":[["V"],["out","knows"]]}}]"#,
-            ),
-            Serializer::GraphSon2,
-        )
-        .unwrap();
+        let m = dec(&doc(&format!("[{items}]")), Serializer::GraphSon2).unwrap();
         let r: Vec<Value> = m.results().into_iter().map(|(v, _)| v).collect();
         use crate::v1::codes::{P, TEXT_P};
         assert_eq!(
