@@ -117,9 +117,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     client.close(Duration::from_secs(5)).await;
     let s = client.stats();
+    let open: u64 = s.connections.values().filter_map(|c| c.open()).sum();
     println!(
-        "{} requests, errors {:?}, connections {:?}",
-        s.requests, s.errors, s.connections
+        "{} requests, errors {:?}, connections open after close: {open}",
+        s.requests, s.errors
     );
     Ok(())
 }

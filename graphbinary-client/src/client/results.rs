@@ -463,7 +463,7 @@ impl Stream for TraverserStream {
                     Poll::Ready(Some(Ok(_))) => this.results += 1,
                     Poll::Ready(Some(Err(e))) => {
                         this.done = true;
-                        this.failed = Some(Failure::of(&e));
+                        this.failed = Some(Failure::of(e));
                     }
                     Poll::Ready(None) => {
                         this.done = true;

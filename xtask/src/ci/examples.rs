@@ -115,6 +115,16 @@ pub fn run_tinkerpop4(url: &str, tx_url: &str) -> Result<()> {
             expect: &["20 of 20 requests answered"],
         },
         Example {
+            name: "tracing",
+            args: on(url),
+            expect: &[
+                "6 vertices",
+                "174 results",
+                "refused: server error 400",
+                "3 requests, errors {\"server\": 1}, connections open after close: 0",
+            ],
+        },
+        Example {
             name: "pdt_point",
             args: vec![],
             expect: &["typed:   Point { x: 1, y: 2 }"],
