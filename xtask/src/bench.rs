@@ -565,7 +565,9 @@ impl Rounds<'_> {
     }
 
     /// The throughput of `g.V()` at concurrency `conc` over the rounds, `requests` requests a
-    /// measurement, every one of `contenders` in each round; with, for each contender, how much
+    /// measurement, every one of `contenders` in each round, the order rotating from round to
+    /// round as in [`Rounds::latency`] (so that no contender is always the first to meet a
+    /// server that has just done something else); with, for each contender, how much
     /// `counter` grew during each of its measurements that succeeded.
     fn throughput(
         self,
@@ -582,8 +584,9 @@ impl Rounds<'_> {
             "--requests".to_string(),
             requests.to_string(),
         ];
-        for _ in 0..self.reps {
-            for &c in contenders {
+        for round in 0..self.reps {
+            for i in 0..contenders.len() {
+                let c = contenders[(i + round) % contenders.len()];
                 let before = counter();
                 let m = self.measure(rep, c, "g.V()", "throughput", &load);
                 if m.is_ok() {
@@ -593,6 +596,26 @@ impl Rounds<'_> {
             }
         }
         (t, grew)
+    }
+
+    /// Runs `g.V()` at concurrency `conc`, `requests` requests, through contender `c` and
+    /// records nothing: the server's warm-up (its JIT, its connection handling at that
+    /// concurrency) before the measured rounds, so that the first contender measured does not
+    /// pay for it. Its failure is reported and otherwise ignored (the rounds will show it).
+    fn warm_up(self, rep: &mut Report, c: &'static str, (conc, requests): (usize, usize)) {
+        let load = [
+            "--concurrency".to_string(),
+            conc.to_string(),
+            "--requests".to_string(),
+            requests.to_string(),
+        ];
+        let results = rep.raw.len();
+        if let Err(e) = self.measure(rep, c, "g.V()", "throughput", &load) {
+            eprintln!("xtask bench: warm-up through {c} failed: {e}");
+        }
+        // Not a measurement: its JSON line is not one of the run's results (its command stays
+        // among the run's commands).
+        rep.raw.truncate(results);
     }
 
     /// One measurement of contender `c`: `q` in `mode` with the arguments `load`, then the

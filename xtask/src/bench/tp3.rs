@@ -93,6 +93,11 @@ const THROUGHPUT_CONTENDERS: [&str; 9] = [
     "raw3",
 ];
 
+/// Before the rounds at each concurrency, the raw frame drain sends this many times a
+/// measurement's requests, unrecorded: the server's JIT and its handling of that many
+/// connections are warm before the first contender is measured.
+const WARM_UP: usize = 3;
+
 /// Where one pass over the workloads runs: live or replayed.
 struct Pass<'a> {
     /// `"live"` or `"replayed"`, in the headings.
@@ -148,11 +153,15 @@ pub fn run(
          the answer's frames into one buffer, decoding only each message's status code; the \
          time the server and the loopback take to deliver the answer on this machine. Client CPU is the contender process's \
          user+system time during the measured part. Contenders run interleaved, {reps} \
-         round(s), each as a fresh process. One connection for latency; for throughput a pool \
+         round(s), the order rotating from round to round, each as a fresh process. One \
+         connection for latency; for throughput a pool \
          of as many connections as the concurrency (ours: that many `Client3`s, one task \
          each; the drivers' pools sized to it), and ours once more with its defaults: one \
          `Client::builder(url).build()` with nothing set shared by every task (its pool of \
-         {} connections multiplexes the requests; `Client3` routes responses by request id).\n",
+         {} connections multiplexes the requests; `Client3` routes responses by request id). \
+         Before the rounds at each concurrency the raw frame drain sends {WARM_UP}x a \
+         measurement's requests at that concurrency, unrecorded, so that the server's JIT and \
+         its handling of that many connections are warm when the first contender meets it.\n",
         graphbinary_client::client::DEFAULT_POOL_SIZE
     )?;
     writeln!(s, "{peers}")?;
@@ -215,7 +224,7 @@ pub fn run(
             latency_pass(&mut s, rep, p, q, (runs / reps).max(1), &mut verdicts)?;
         }
     }
-    let requests = if quick { 300 } else { 2000 };
+    let requests = if quick { 300 } else { 6000 };
     for p in &passes {
         throughput_pass(&mut s, rep, p, requests, &mut verdicts)?;
     }
@@ -329,6 +338,7 @@ fn throughput_pass(
     };
     throughput_header(s, &header)?;
     for conc in [64, 256, 1000] {
+        p.rounds.warm_up(rep, "raw3", (conc, WARM_UP * requests));
         let (t, _) = p
             .rounds
             .throughput(rep, &THROUGHPUT_CONTENDERS, (conc, requests), &|| 0);
