@@ -78,6 +78,14 @@ async fn fails(c: &Client, script: &str) -> Error {
     }
 }
 
+/// One `g.V().count()` on `c`, answered with one result: it authenticates the connection
+/// (the SASL exchange is a request of its own at a proxy), so that a fault armed after it
+/// meets the request under test.
+async fn authenticate(c: &Client) {
+    let stream = c.submit("g.V().count()").await.unwrap();
+    assert_eq!(stream.count().await.unwrap(), 1);
+}
+
 fn unsupported(r: Result<impl std::fmt::Debug, Error>, what: &str) {
     match r {
         Err(Error::Unsupported { server, what: w }) => {
@@ -346,15 +354,7 @@ async fn request_charges_reach_the_stream_message_by_message() {
     let c = profile(&proxy.url()).build().unwrap();
     // Authenticates the connection first (the SASL answer is a request of its own, which
     // would end the rewrite).
-    assert_eq!(
-        c.submit("g.V().count()")
-            .await
-            .unwrap()
-            .count()
-            .await
-            .unwrap(),
-        1
-    );
+    authenticate(&c).await;
     let seen = Arc::new(AtomicUsize::new(0));
     let counter = seen.clone();
     proxy.arm(Fault::Rewrite(Arc::new(move |p| add_charges(p, &counter))));
@@ -435,15 +435,7 @@ async fn throttling_is_retried_after_the_retry_after_cosmos_asks() {
         .unwrap();
     // Authenticates the connection first (the SASL answer is a request of its own at the
     // proxy).
-    assert_eq!(
-        c.submit("g.V().count()")
-            .await
-            .unwrap()
-            .count()
-            .await
-            .unwrap(),
-        1
-    );
+    authenticate(&c).await;
 
     // An idempotent read: throttled once, retried after 1.2 s (not the 10 ms backoff), whole.
     proxy.arm(Fault::Forge(throttled("00:00:01.2000000")));
@@ -516,16 +508,7 @@ async fn throttling_is_retried_after_the_retry_after_cosmos_asks() {
         )
         .build()
         .unwrap();
-    assert_eq!(
-        capped
-            .submit("g.V().count()")
-            .await
-            .unwrap()
-            .count()
-            .await
-            .unwrap(),
-        1
-    );
+    authenticate(&capped).await;
     proxy.arm(Fault::Forge(throttled("00:05:00")));
     let t = Instant::now();
     let mut s = capped.request(QUERY).idempotent(true).send().await.unwrap();

@@ -7,7 +7,7 @@ use results::Sent;
 mod gremlin_server;
 use gremlin_server as common;
 
-use graphbinary_client::client::{Client, Error, MaterializeProperties};
+use graphbinary_client::client::{Client, Error, MaterializeProperties, ResultStream, ServerError};
 use graphbinary_client::model::Value;
 
 use common::client;
@@ -19,6 +19,17 @@ async fn all(c: &Client, gremlin: &str) -> Vec<Value> {
         .all()
         .await
         .unwrap_or_else(|e| panic!("{gremlin}: {e:?}"))
+}
+
+/// The server error `e` is (any other error fails the test).
+fn server_error(e: &Error) -> &ServerError {
+    e.server_error().unwrap_or_else(|| panic!("{e:?}"))
+}
+
+/// The server error that ends `results`, a response whose head was a success.
+async fn ends_in_server_error(results: ResultStream) -> ServerError {
+    let e = results.all().await.unwrap_err();
+    server_error(&e).clone()
 }
 
 fn s(v: &str) -> Value {
@@ -427,14 +438,7 @@ async fn syntax_error_is_a_typed_server_error_inside_http_200() {
     let Some(c) = client("syntax_error").await else {
         return;
     };
-    let e = c
-        .submit("g.V(.count()")
-        .await
-        .unwrap()
-        .all()
-        .await
-        .unwrap_err();
-    let s = e.server_error().unwrap_or_else(|| panic!("{e:?}"));
+    let s = ends_in_server_error(c.submit("g.V(.count()").await.unwrap()).await;
     assert_eq!(s.http_status, Some(200));
     assert_eq!(s.code, 400);
     assert_eq!(s.exception.as_deref(), Some("MalformedQueryException"));
@@ -446,16 +450,14 @@ async fn server_timeout_is_a_typed_server_error() {
     let Some(c) = client("server_timeout").await else {
         return;
     };
-    let e = c
-        .request("g.V().repeat(both()).times(30).path().count()")
-        .timeout_millis(200)
-        .send()
-        .await
-        .unwrap()
-        .all()
-        .await
-        .unwrap_err();
-    let s = e.server_error().unwrap_or_else(|| panic!("{e:?}"));
+    let s = ends_in_server_error(
+        c.request("g.V().repeat(both()).times(30).path().count()")
+            .timeout_millis(200)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(s.code, 500, "{s:?}");
     assert_eq!(
         s.exception.as_deref(),
@@ -473,20 +475,11 @@ async fn guard_failures_and_json_errors() {
         Ok(s) => s.all().await.unwrap_err(),
         Err(e) => e,
     };
-    let s = e.server_error().unwrap_or_else(|| panic!("{e:?}"));
+    let s = server_error(&e);
     assert_eq!((s.http_status, s.code), (Some(400), 400), "{s:?}");
 
     // Unknown traversal source alias: footer 400 inside HTTP 200.
-    let e = c
-        .request("g.V()")
-        .g("nope")
-        .send()
-        .await
-        .unwrap()
-        .all()
-        .await
-        .unwrap_err();
-    let s = e.server_error().unwrap_or_else(|| panic!("{e:?}"));
+    let s = ends_in_server_error(c.request("g.V()").g("nope").send().await.unwrap()).await;
     assert_eq!(s.code, 400, "{s:?}");
 
     // A JSON error body: the server answers /favicon.ico with 404 before any decoding.
@@ -494,7 +487,7 @@ async fn guard_failures_and_json_errors() {
     let base = &url[..url.rfind('/').unwrap()];
     let fav = Client::new(format!("{base}/favicon.ico")).unwrap();
     let e = fav.submit("g.V()").await.unwrap_err();
-    let s = e.server_error().unwrap_or_else(|| panic!("{e:?}"));
+    let s = server_error(&e);
     assert_eq!(
         (s.http_status, s.code, s.exception.as_deref()),
         (Some(404), 404, None),

@@ -125,13 +125,30 @@ async fn idempotent_count(client: &Client) -> i64 {
     results.unwrap().one::<i64>().await.unwrap()
 }
 
+/// The capture installed for the rest of a test (hold the guard), once the server answered
+/// `gremlin_server::client`'s availability probe; `None` when it did not (the test returns
+/// early, as `gremlin_server::client` says).
+async fn capture_for(test: &str) -> Option<(Capture, tracing::subscriber::DefaultGuard)> {
+    gremlin_server::client(test).await?;
+    let cap = Capture::default();
+    let guard = cap.install();
+    Some((cap, guard))
+}
+
+/// [`capture_for`], after [`let_the_probe_close`]: for tests that count connection events.
+async fn capture_after_probe(test: &str) -> Option<(Capture, tracing::subscriber::DefaultGuard)> {
+    gremlin_server::client(test).await?;
+    let_the_probe_close().await;
+    let cap = Capture::default();
+    let guard = cap.install();
+    Some((cap, guard))
+}
+
 #[tokio::test]
 async fn each_request_has_a_span_with_what_it_did() {
-    let Some(_) = gremlin_server::client("each_request_has_a_span_with_what_it_did").await else {
+    let Some((cap, _g)) = capture_for("each_request_has_a_span_with_what_it_did").await else {
         return;
     };
-    let cap = Capture::default();
-    let _g = cap.install();
     let client = gremlin_server::builder().build().unwrap();
     let names = client
         .request("g.V().hasLabel(l).values('name')")
@@ -191,16 +208,13 @@ async fn until_none_open(
 
 #[tokio::test]
 async fn http_connections_opened_and_closed_are_counted_per_host_and_are_events() {
-    let Some(_) = gremlin_server::client(
+    let Some((cap, _g)) = capture_after_probe(
         "http_connections_opened_and_closed_are_counted_per_host_and_are_events",
     )
     .await
     else {
         return;
     };
-    let_the_probe_close().await;
-    let cap = Capture::default();
-    let _g = cap.install();
     let client = gremlin_server::builder().pool_size(3).build().unwrap();
     let key = host_key(&client);
     assert!(client.stats().connections.is_empty());
@@ -281,16 +295,13 @@ async fn many_concurrent_requests_leave_at_most_the_pool_size_open() {
 
 #[tokio::test]
 async fn an_http_connection_idle_past_the_pool_idle_timeout_is_closed_and_counted() {
-    let Some(_) = gremlin_server::client(
+    let Some((cap, _g)) = capture_after_probe(
         "an_http_connection_idle_past_the_pool_idle_timeout_is_closed_and_counted",
     )
     .await
     else {
         return;
     };
-    let_the_probe_close().await;
-    let cap = Capture::default();
-    let _g = cap.install();
     let client = gremlin_server::builder()
         .pool_size(2)
         .pool_idle_timeout(Duration::from_millis(200))
@@ -313,14 +324,11 @@ async fn an_http_connection_idle_past_the_pool_idle_timeout_is_closed_and_counte
 
 #[tokio::test]
 async fn http_connections_the_server_closes_are_counted_closed() {
-    let Some(_) =
-        gremlin_server::client("http_connections_the_server_closes_are_counted_closed").await
+    let Some((cap, _g)) =
+        capture_after_probe("http_connections_the_server_closes_are_counted_closed").await
     else {
         return;
     };
-    let_the_probe_close().await;
-    let cap = Capture::default();
-    let _g = cap.install();
     let proxy = FaultProxy::start(&gremlin_server::MODERN.url()).await;
     let client = Client::builder(proxy.url()).pool_size(4).build().unwrap();
     let key = host_key(&client);
@@ -345,11 +353,9 @@ async fn http_connections_the_server_closes_are_counted_closed() {
 
 #[tokio::test]
 async fn the_query_text_is_recorded_only_when_asked() {
-    let Some(_) = gremlin_server::client("the_query_text_is_recorded_only_when_asked").await else {
+    let Some((cap, _g)) = capture_for("the_query_text_is_recorded_only_when_asked").await else {
         return;
     };
-    let cap = Capture::default();
-    let _g = cap.install();
     let client = gremlin_server::builder()
         .trace_query_text(true)
         .build()
@@ -370,13 +376,11 @@ async fn the_query_text_is_recorded_only_when_asked() {
 
 #[tokio::test]
 async fn a_server_error_and_a_dropped_stream_are_their_outcomes() {
-    let Some(_) =
-        gremlin_server::client("a_server_error_and_a_dropped_stream_are_their_outcomes").await
+    let Some((cap, _g)) =
+        capture_for("a_server_error_and_a_dropped_stream_are_their_outcomes").await
     else {
         return;
     };
-    let cap = Capture::default();
-    let _g = cap.install();
     let client = gremlin_server::builder().build().unwrap();
     let err = client
         .submit("g.V().fail('observed')")
@@ -463,12 +467,10 @@ impl RequestListener for Counting {
 
 #[tokio::test]
 async fn the_listener_sees_start_first_byte_end_and_retry() {
-    let Some(_) = gremlin_server::client("the_listener_sees_start_first_byte_end_and_retry").await
+    let Some((cap, _g)) = capture_for("the_listener_sees_start_first_byte_end_and_retry").await
     else {
         return;
     };
-    let cap = Capture::default();
-    let _g = cap.install();
     let proxy = FaultProxy::start(&gremlin_server::url()).await;
     let listener = Arc::new(Counting::default());
     let client = Client::builder(proxy.url())
@@ -503,11 +505,9 @@ async fn the_listener_sees_start_first_byte_end_and_retry() {
 
 #[tokio::test]
 async fn a_host_down_and_up_again_are_events() {
-    let Some(_) = gremlin_server::client("a_host_down_and_up_again_are_events").await else {
+    let Some((cap, _g)) = capture_for("a_host_down_and_up_again_are_events").await else {
         return;
     };
-    let cap = Capture::default();
-    let _g = cap.install();
     let proxy = FaultProxy::start(&gremlin_server::url()).await;
     let client = Client::builder(proxy.url())
         .host_retry_backoff(Duration::from_millis(1))
@@ -528,13 +528,10 @@ async fn a_host_down_and_up_again_are_events() {
 
 #[tokio::test]
 async fn no_credential_appears_in_a_span_or_an_event() {
-    let Some(_) = gremlin_server::client("no_credential_appears_in_a_span_or_an_event").await
-    else {
+    const PASSWORD: &str = "s3cr3t-Pa55word";
+    let Some((cap, _g)) = capture_for("no_credential_appears_in_a_span_or_an_event").await else {
         return;
     };
-    const PASSWORD: &str = "s3cr3t-Pa55word";
-    let cap = Capture::default();
-    let _g = cap.install();
     // The server has no authentication and ignores the header; the credentials travel in the
     // URL's userinfo (taken out of it and sent as Basic authentication) and the builder.
     let url = gremlin_server::url().replacen("://", &format!("://ada:{PASSWORD}@"), 1);

@@ -130,10 +130,7 @@ impl Lit {
     }
 
     fn write_at(&self, out: &mut String, depth: usize) -> Result<(), String> {
-        if depth > MAX_DEPTH {
-            return Err(format!("literal nested deeper than {MAX_DEPTH} levels"));
-        }
-        let depth = depth + 1;
+        let depth = deeper(depth)?;
         match self {
             Lit::Null => out.push_str("null"),
             Lit::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -168,12 +165,7 @@ impl Lit {
             }
             Lit::String(s) => write_string(out, s),
             Lit::Char(c) => {
-                if u32::from(*c) > 0xffff {
-                    return Err(format!(
-                        "char U+{:X} is outside the BMP: a Java char cannot hold it (use a String)",
-                        u32::from(*c)
-                    ));
-                }
+                java_char(*c)?;
                 let mut buf = [0u8; 4];
                 write_string(out, c.encode_utf8(&mut buf));
                 out.push('c');
@@ -271,10 +263,7 @@ impl Lit {
     }
 
     fn groovy_at(&self, out: &mut String, depth: usize) -> Result<(), String> {
-        if depth > MAX_DEPTH {
-            return Err(format!("literal nested deeper than {MAX_DEPTH} levels"));
-        }
-        let depth = depth + 1;
+        let depth = deeper(depth)?;
         match self {
             Lit::Null => out.push_str("null"),
             Lit::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -302,12 +291,7 @@ impl Lit {
             }
             Lit::String(s) => write_groovy_string(out, s),
             Lit::Char(c) => {
-                if u32::from(*c) > 0xffff {
-                    return Err(format!(
-                        "char U+{:X} is outside the BMP: a Java char cannot hold it (use a String)",
-                        u32::from(*c)
-                    ));
-                }
+                java_char(*c)?;
                 out.push('(');
                 let mut buf = [0u8; 4];
                 write_groovy_string(out, c.encode_utf8(&mut buf));
@@ -414,6 +398,26 @@ impl Lit {
     pub(crate) fn is_numeric(&self) -> bool {
         self.is_integer() || matches!(self, Lit::Float(_) | Lit::Double(_) | Lit::BigDecimal(_))
     }
+}
+
+/// The depth inside a literal written at `depth`, or the error past [`MAX_DEPTH`] (both
+/// writers, gremlin-lang's and Groovy's).
+fn deeper(depth: usize) -> Result<usize, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("literal nested deeper than {MAX_DEPTH} levels"));
+    }
+    Ok(depth + 1)
+}
+
+/// A char outside the BMP is an error: a Java char (one UTF-16 unit) cannot hold it.
+fn java_char(c: char) -> Result<(), String> {
+    if u32::from(c) > 0xffff {
+        return Err(format!(
+            "char U+{:X} is outside the BMP: a Java char cannot hold it (use a String)",
+            u32::from(c)
+        ));
+    }
+    Ok(())
 }
 
 /// How deep literals and traversals may nest when written (deeper is a build error, not a
