@@ -616,6 +616,14 @@ fn the_code_table_agrees_with_spec_graphbinary_v1_toml() {
         .collect();
     assert_eq!(from_code, from_spec);
     assert_eq!(v1::codes::name(0x04), Some("Date"));
+    // `name` (a table indexed by code) agrees with the spec for all 256 codes.
+    for code in 0..=u8::MAX {
+        let spec = from_spec
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map(|(_, n)| n.as_str());
+        assert_eq!(v1::codes::name(code), spec, "code {code:#04x}");
+    }
 }
 
 #[test]

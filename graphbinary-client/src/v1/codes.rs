@@ -268,9 +268,21 @@ pub const ALL: &[(u8, &str)] = &[
     (UNSPECIFIED_NULL, "Unspecified null object"),
 ];
 
+/// `ALL` indexed by code: the reader asks for every value it decodes.
+const NAMES: [Option<&str>; 256] = {
+    let mut names = [None; 256];
+    let mut i = 0;
+    while i < ALL.len() {
+        names[ALL[i].0 as usize] = Some(ALL[i].1);
+        i += 1;
+    }
+    names
+};
+
 /// The GraphBinary 1 name of a type code, `None` for a code GraphBinary 1 does not define.
+#[inline]
 pub fn name(code: u8) -> Option<&'static str> {
-    ALL.iter().find(|(c, _)| *c == code).map(|(_, n)| *n)
+    NAMES[code as usize]
 }
 
 /// The PDT type name a GraphBinary-1-only type is mapped onto (its GraphSON 3 type name).
