@@ -277,11 +277,22 @@ fn latency_pass(
     let wall = |c: &str| median_wall_ok(&lat, c);
     let cpu = |c: &str| median_cpu_ok(&lat, c);
     if q == BIG_QUERY {
+        // A wall-time target below the floor's own wall (in gremlin-go's) cannot be met by
+        // any client on this server and machine: the verdict says so.
+        let floor = wall("raw3") / wall("go3");
+        let met = |w: f64, c: f64, target: f64| {
+            let verdict = yes(w <= target && c <= target);
+            if w > target && floor > target {
+                format!("{verdict}: below the floor ({floor:.2}x), out of any client's reach here")
+            } else {
+                verdict.to_string()
+            }
+        };
         let (w, c) = (wall("rust") / wall("go3"), cpu("rust") / cpu("go3"));
         verdicts.push(format!(
             "| {}: 200k collect <= 0.8x gremlin-go's wall and CPU | wall {w:.2}x, CPU {c:.2}x | {} |",
             p.label,
-            yes(w <= 0.8 && c <= 0.8)
+            met(w, c, 0.8)
         ));
         let (w, c) = (
             wall("rust-drain") / wall("go3"),
@@ -290,7 +301,7 @@ fn latency_pass(
         verdicts.push(format!(
             "| {}: 200k streaming <= 0.6x gremlin-go's wall and CPU | wall {w:.2}x, CPU {c:.2}x | {} |",
             p.label,
-            yes(w <= 0.6 && c <= 0.6)
+            met(w, c, 0.6)
         ));
         verdicts.push(format!(
             "| {}: (not a target) the floor, frames read and nothing decoded | wall {:.2}x gremlin-go's; ours collecting {:.2}x the floor, streaming {:.2}x | |",
