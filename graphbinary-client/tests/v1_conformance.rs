@@ -1042,3 +1042,45 @@ fn graphson_3_of_java_time_values_follows_java_to_string() {
         assert_eq!(v1::to_graphson3(&v), want);
     }
 }
+
+#[test]
+fn nesting_2000_deep_decodes_on_a_2_mib_stack_when_the_limit_allows_it() {
+    // Each level a List of a null and the next level, the innermost a Long: the Lists grow the
+    // stack as they need (an unoptimized build takes several KiB a level), the nulls and the
+    // Long skip the check.
+    const DEPTH: usize = 2000;
+    let mut bytes = Vec::new();
+    for _ in 0..DEPTH {
+        bytes.extend_from_slice(&[0x09, 0x00, 0, 0, 0, 2, 0xfe, 0x01]);
+    }
+    bytes.extend_from_slice(&[0x02, 0x00, 0, 0, 0, 0, 0, 0, 0, 42]);
+    let run = move || {
+        // Every value counts one level, the Long too.
+        let at = |max_depth| {
+            let limits = Limits {
+                max_depth,
+                ..Limits::DEFAULT
+            };
+            v1::decode_slice(&bytes, &limits)
+        };
+        let e = at(DEPTH as u32).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::DepthLimit { .. }), "{e}");
+        let mut v = at(DEPTH as u32 + 1).unwrap();
+        let mut levels = 0;
+        while let Value::List(items) = v {
+            let [null, next]: [Value; 2] = items.try_into().expect("two items a level");
+            assert!(matches!(null, Value::Null(0xfe)));
+            levels += 1;
+            v = next;
+        }
+        (levels, v)
+    };
+    let (levels, innermost) = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(run)
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(levels, DEPTH);
+    assert_eq!(innermost, Value::Long(42));
+}
