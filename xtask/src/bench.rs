@@ -150,9 +150,17 @@ struct Report {
 }
 
 impl Report {
+    /// Records `c` as a reader would type it: paths in the project relative to its root, and
+    /// the cargo that runs xtask (`$CARGO`, a toolchain's absolute path) as `cargo`.
     fn cmd(&mut self, c: &Command) {
         let root = project_root();
-        let s = show(c).replace(&format!("{}/", root.display()), "");
+        let mut s = show(c).replace(&format!("{}/", root.display()), "");
+        if let Some(rest) = std::env::var("CARGO")
+            .ok()
+            .and_then(|cargo| s.strip_prefix(&format!("{cargo} ")).map(str::to_owned))
+        {
+            s = format!("cargo {rest}");
+        }
         self.commands.push(s);
     }
 }
@@ -929,6 +937,25 @@ mod tests {
             raw: Vec::new(),
             value_route_bytes_per_sec: None,
         }
+    }
+
+    #[test]
+    fn a_recorded_cargo_command_reads_as_cargo_not_the_toolchain_path() {
+        let cargo = std::env::var("CARGO").expect("cargo sets CARGO for its tests");
+        assert!(cargo.contains('/'), "{cargo}");
+        let mut c = std::process::Command::new(&cargo);
+        c.args(["build", "--release", "-p", "graphbinary-client"]);
+        let mut rep = report();
+        rep.cmd(&c);
+        // Another program whose name starts like it is left alone.
+        rep.cmd(&std::process::Command::new(format!("{cargo}-fuzz")));
+        assert_eq!(
+            rep.commands,
+            [
+                "cargo build --release -p graphbinary-client".to_string(),
+                format!("{cargo}-fuzz"),
+            ]
+        );
     }
 
     #[test]
