@@ -1,7 +1,8 @@
 //! Reporting a test that skips (no server, no vectors) so that it is counted as skipped, not
 //! passed: the notice goes to the real stderr (past the harness's capture), and, when env
 //! `GRAPHBINARY_SKIP_LOG` names a file (as `cargo xtask ci` sets it), one line is appended to
-//! that file, which the CI summary counts.
+//! that file (in one write, so that lines of tests skipping at once never mix), which the CI
+//! summary counts.
 
 use std::io::Write as _;
 
@@ -15,7 +16,10 @@ pub fn skipped(test: &str, why: &str) {
             .append(true)
             .open(path)
         {
-            let _ = writeln!(f, "{}", line.replace('\n', " "));
+            // One write of the whole line: tests skip on several threads at once, and
+            // `writeln!` writes the line and its newline apart, so two notices could share a
+            // line.
+            let _ = f.write_all(format!("{}\n", line.replace('\n', " ")).as_bytes());
         }
     }
 }
