@@ -6,7 +6,7 @@
 
 use futures::executor::block_on;
 use graphbinary_client::de::from_slice_with;
-use graphbinary_client::model::{skip_value, Value};
+use graphbinary_client::value::{skip_value, Value};
 use graphbinary_client::response::{read_response, ReadOptions};
 use graphbinary_core::{Cursor, FastError};
 use graphbinary_fuzz::{chunks, same, LIMITS};

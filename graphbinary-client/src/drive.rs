@@ -12,10 +12,10 @@ use futures::StreamExt;
 use graphbinary_core::{Cursor, Decode, DecodeError, ErrorKind, FastError, FastResult, Fq};
 use tokio::io::AsyncRead;
 
-use crate::model::{codes, Value};
 #[cfg(all(feature = "serde", feature = "http"))]
 use crate::response::Traverser;
 use crate::response::{Out, ResponseError, ResponseStream};
+use crate::value::{codes, Value};
 
 /// Calls `f` with each remaining result, read by `fast` (or by the stream and `slow`), and its
 /// bulk, until the response ends: [`ResponseStream::for_each_result`] with another reader.
@@ -140,7 +140,7 @@ where
 
 impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
     /// The number of remaining results (bulks summed), stepping over each value without
-    /// building it ([`skip_value`](crate::model::skip_value): UTF-8, layouts and limits are
+    /// building it ([`skip_value`](crate::value::skip_value): UTF-8, layouts and limits are
     /// still checked). A value larger than the read buffer is stepped over piece by piece, its
     /// Strings and Binaries consumed as they arrive (the buffer does not grow, nothing of
     /// their size is allocated).
@@ -179,7 +179,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
     pub async fn for_each_skipped(&mut self, mut f: impl FnMut(i64)) -> Result<(), ResponseError> {
         drive(
             self,
-            |cur, _| crate::model::skip_value(cur),
+            |cur, _| crate::value::skip_value(cur),
             |_, _| Ok(()),
             Some(|| ()),
             |(), bulk| f(bulk),

@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use graphbinary_client::graphson::to_graphson;
-//! use graphbinary_client::model::Value;
+//! use graphbinary_client::value::Value;
 //!
 //! let v = Value::List(vec![Value::Int(1), Value::from("a"), Value::Null(0xfe)]);
 //! assert_eq!(
@@ -20,8 +20,8 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use crate::java::{base64, java_double, java_float};
-use crate::model::{Edge, Property, Value, Vertex, VertexProperty};
 use crate::text::{expand_bulk, expanded_len};
+use crate::value::{Edge, Property, Value, Vertex, VertexProperty};
 
 /// Appends a bulked result: the value alone when `bulk` is 1, else GraphSON 3's
 /// `{"@type":"g:Traverser","@value":{"bulk":...,"value":...}}`.
@@ -396,7 +396,7 @@ impl Writer<'_> {
         }
     }
 
-    fn tree(&mut self, t: &crate::model::Tree) {
+    fn tree(&mut self, t: &crate::value::Tree) {
         self.open("g:Tree");
         self.out.push('[');
         for (i, (k, child)) in t.0.iter().enumerate() {

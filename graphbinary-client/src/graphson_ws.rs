@@ -37,11 +37,11 @@ use graphbinary_core::{DecodeError, EncodeError, ErrorKind, Limits};
 use uuid::Uuid;
 
 use crate::graphson::Writer;
-use crate::model::{
+use crate::v1::{composite, RequestMessage, ResponseMessage};
+use crate::value::{
     BigDecimal, BigInteger, CompositePdt, DateTime, DateTimeKind, Direction, Duration, Edge,
     Labels, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
-use crate::v1::{composite, RequestMessage, ResponseMessage};
 
 /// The serialization of the TinkerPop 3 WebSocket transport (the mime type a request names).
 ///
@@ -1278,7 +1278,7 @@ fn untyped_number(s: &str, float: bool) -> Option<Value> {
 /// which is what GraphSON 2 and 3 write), as the same value GraphBinary 1's reader gives for
 /// that type; `None` when the text is not one.
 fn java_time(ty: &str, s: &str) -> Option<Value> {
-    use crate::model::{parse_local_date, parse_local_time, parse_zone_offset};
+    use crate::value::{parse_local_date, parse_local_time, parse_zone_offset};
     let date = |d: &str| {
         parse_local_date(d).map(|(y, m, d)| {
             vec![

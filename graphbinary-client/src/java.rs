@@ -7,7 +7,7 @@ use std::fmt::{self, Display, Formatter, Write};
 use ::base64::engine::general_purpose::STANDARD;
 use ::base64::Engine as _;
 
-use crate::model::{DateTime, Duration};
+use crate::value::{DateTime, Duration};
 
 // --- Java-compatible number rendering --------------------------------------------------------
 

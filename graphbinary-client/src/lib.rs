@@ -1,6 +1,6 @@
 //! The GraphBinary 4 client for Apache TinkerPop 4 Gremlin Server.
 //!
-//! * [`model`]: the data model, a dynamic [`Value`] and typed element structs;
+//! * [`value`]: the data model, a dynamic [`Value`] and typed element structs;
 //! * [`response`]: the streaming response deserializer, a `futures::Stream` of results;
 //! * [`graphson`]: GraphSON 4 (typed JSON) output for any value;
 //! * [`text`]: Gremlin Console style text for any value;
@@ -90,7 +90,6 @@ pub mod graphson_ws;
 mod java;
 #[cfg(any(feature = "http", feature = "serde"))]
 mod lang;
-pub mod model;
 #[cfg(feature = "http")]
 pub mod process;
 pub mod response;
@@ -98,10 +97,11 @@ pub mod text;
 #[cfg(feature = "http")]
 mod transport;
 pub mod v1;
+pub mod value;
 #[cfg(feature = "http")]
 pub use transport::ws;
 
-pub use model::Value;
 pub use response::{
     read_response, ReadOptions, ResponseError, ResponseStream, ServerError, Status, Traverser,
 };
+pub use value::Value;

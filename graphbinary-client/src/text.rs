@@ -6,7 +6,7 @@ use std::error::Error;
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::java::{base64, java_double, java_float};
-use crate::model::{Edge, Path, Property, Tree, Value, Vertex, VertexProperty};
+use crate::value::{Edge, Path, Property, Tree, Value, Vertex, VertexProperty};
 
 fn join_labels(labels: &[std::sync::Arc<str>]) -> String {
     labels.iter().map(|l| &**l).collect::<Vec<_>>().join("::")
@@ -196,7 +196,7 @@ pub fn one_line(err: &(dyn Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::one_line;
-    use crate::model::Value;
+    use crate::value::Value;
 
     #[test]
     fn a_decode_error_prints_its_offset_and_rule_once() {

@@ -3,8 +3,8 @@
 //! with the default buffer, and the slow path over a tiny buffer fed one byte at a time).
 
 use futures::StreamExt;
-use graphbinary_client::model::Value;
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
+use graphbinary_client::value::Value;
 use graphbinary_core::testing::ChunkedReader;
 use graphbinary_core::{DecodeError, ErrorKind, Limits};
 

@@ -8,8 +8,8 @@ mod common;
 
 use std::fmt;
 
-use graphbinary_client::model::Value;
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
+use graphbinary_client::value::Value;
 use graphbinary_core::testing::ChunkedReader;
 use graphbinary_core::{ErrorKind, FqEncode};
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
@@ -64,7 +64,7 @@ fn values() -> Vec<Value> {
             (Value::String("k".into()), Value::Binary(noise(10_000, 3))),
             (Value::String("s".into()), Value::String(text(5_000))),
         ]),
-        Value::BigInteger(graphbinary_client::model::BigInteger::from_bytes(noise(
+        Value::BigInteger(graphbinary_client::value::BigInteger::from_bytes(noise(
             7_000, 4,
         ))),
         Value::String(String::new()),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The layers, lowest first. A module may name any module of a lower layer.
 const LAYERS: &[&[&str]] = &[
-    &["model"],
+    &["value"],
     &["java"],
     &["text"],
     &["graphson"],
@@ -212,8 +212,8 @@ fn the_transports_do_not_name_each_other() {
 
 #[test]
 fn the_reader_sees_paths_and_skips_comments() {
-    let c = code("use crate::model::Value; // crate::client\n/* crate::process */ let s = \"//\"; crate::{de::x, v1};");
-    assert_eq!(crate_paths(&c), ["model", "de", "v1"]);
+    let c = code("use crate::value::Value; // crate::client\n/* crate::process */ let s = \"//\"; crate::{de::x, v1};");
+    assert_eq!(crate_paths(&c), ["value", "de", "v1"]);
     assert_eq!(
         crate_paths("graphbinary_core::x; my_crate::y"),
         Vec::<String>::new()

@@ -21,8 +21,8 @@ mod servers3;
 #[path = "common/skip.rs"]
 mod skip;
 
-use graphbinary_client::model::{BigDecimal, BigInteger, DateTime, DateTimeKind, Duration, Value};
 use graphbinary_client::process::{GValue, GraphTraversalSource};
+use graphbinary_client::value::{BigDecimal, BigInteger, DateTime, DateTimeKind, Duration, Value};
 use graphbinary_client::Client;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};

@@ -14,10 +14,10 @@ use common::{block_on, gbin_vectors, shared_dir};
 use futures::StreamExt;
 use graphbinary_client::de::{from_slice, from_value};
 use graphbinary_client::graphbinary_core::testing::ChunkedReader;
-use graphbinary_client::model::{
+use graphbinary_client::response::{read_response, ReadOptions};
+use graphbinary_client::value::{
     skip_value, Direction, Edge, Labels, Path, Property, Value, Vertex, VertexProperty, T,
 };
-use graphbinary_client::response::{read_response, ReadOptions};
 use graphbinary_core::{Cursor, FastError, FqEncode, Limits, Set};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -278,13 +278,13 @@ fn numeric_widths_are_checked_never_truncated() {
         f64::from(0.1f32)
     );
     assert_eq!(from_slice::<i64>(&bytes_of(&Value::Short(-3))).unwrap(), -3);
-    let big = graphbinary_client::model::BigInteger::from(i64::MAX);
+    let big = graphbinary_client::value::BigInteger::from(i64::MAX);
     assert_eq!(
         from_slice::<u64>(&bytes_of(&Value::BigInteger(big))).unwrap(),
         i64::MAX as u64
     );
     let huge =
-        graphbinary_client::model::BigInteger::from_bytes(vec![0x01, 0, 0, 0, 0, 0, 0, 0, 0]);
+        graphbinary_client::value::BigInteger::from_bytes(vec![0x01, 0, 0, 0, 0, 0, 0, 0, 0]);
     assert_eq!(
         from_slice::<u128>(&bytes_of(&Value::BigInteger(huge.clone()))).unwrap(),
         1 << 64

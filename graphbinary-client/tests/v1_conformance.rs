@@ -11,8 +11,8 @@ use std::path::Path;
 use common::{
     assert_truncations_end_at_the_cut, block_on, shared_dir, v1_gbin_vectors as v1_vectors, Pieces,
 };
-use graphbinary_client::model::{DateTime, DateTimeKind, Value};
 use graphbinary_client::v1;
+use graphbinary_client::value::{DateTime, DateTimeKind, Value};
 use graphbinary_core::{ErrorKind, Limits, ReadBuffer};
 use serde_json::{json, Value as Json};
 
@@ -299,14 +299,14 @@ fn hand_checked_values_of_the_vectors_plain_cannot_compare() {
     );
     assert_eq!(
         get("duration"),
-        &Value::Duration(graphbinary_client::model::Duration {
+        &Value::Duration(graphbinary_client::value::Duration {
             seconds: 432_000,
             nanos: 0
         })
     ); // PT120H
     assert_eq!(
         get("inetaddress"),
-        &Value::PrimitivePdt(Box::new(graphbinary_client::model::PrimitivePdt {
+        &Value::PrimitivePdt(Box::new(graphbinary_client::value::PrimitivePdt {
             type_name: "gx:InetAddress".into(),
             value: "127.0.0.1".into()
         }))
@@ -852,7 +852,7 @@ fn values_larger_than_the_buffer_are_read_field_by_field() {
 
 #[test]
 fn extreme_date_times_are_errors_when_they_do_not_fit_their_type() {
-    use graphbinary_client::model::DateTime;
+    use graphbinary_client::value::DateTime;
     let far = DateTime {
         year: i32::MAX,
         month: 12,
@@ -989,7 +989,7 @@ fn graphson_3_takes_each_date_time_type_from_its_kind() {
 
 #[test]
 fn graphson_3_of_java_time_values_follows_java_to_string() {
-    use graphbinary_client::model::CompositePdt;
+    use graphbinary_client::value::CompositePdt;
     let pdt = |ty: &str, fields: &[(&str, Value)]| {
         Value::CompositePdt(Box::new(CompositePdt {
             type_name: ty.into(),

@@ -9,8 +9,8 @@
 mod common;
 
 use common::{block_on, Pieces};
-use graphbinary_client::model::Value;
 use graphbinary_client::v1::{self, CustomTypes, JanusVertexId, RelationIdentifier};
+use graphbinary_client::value::Value;
 use graphbinary_core::{Limits, ReadBuffer};
 use serde::Deserialize;
 

@@ -25,7 +25,7 @@ fn janusgraph(test: &str) -> Option<String> {
 }
 
 use futures::TryStreamExt;
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 use graphbinary_client::ws::{Client3, Error3};
 
 #[tokio::test]

@@ -22,8 +22,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use graphbinary_client::model::{Value, T};
 use graphbinary_client::response::{read_response, ReadOptions};
+use graphbinary_client::value::{Value, T};
 use graphbinary_core::Cursor;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -100,7 +100,7 @@ struct Vertex {
     properties: Vec<Prop>,
 }
 
-fn one_label(l: &graphbinary_client::model::Labels) -> String {
+fn one_label(l: &graphbinary_client::value::Labels) -> String {
     l.first().map(|s| s.to_string()).expect("a label")
 }
 

@@ -9,7 +9,7 @@
 //! own type ([`v1::encode_value`](crate::v1::encode_value)); no text is parsed back.
 
 use crate::lang::Lit;
-use crate::model::Value;
+use crate::value::Value;
 
 /// One parameter's value.
 #[derive(Debug, Clone)]
@@ -64,7 +64,7 @@ pub(crate) fn render_map<'a>(params: impl IntoIterator<Item = (&'a str, &'a str)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{DateTime, DateTimeKind, Duration};
+    use crate::value::{DateTime, DateTimeKind, Duration};
 
     #[test]
     fn values_are_written_as_their_type() {

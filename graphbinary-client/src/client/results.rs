@@ -12,12 +12,12 @@ use std::task::{Context, Poll};
 use futures::{Stream, StreamExt};
 
 use super::error::{Error, ServerError};
-use crate::model::Value;
 use crate::response::{
     read_response, ReadOptions, ResponseError, ResponseStream, Status, StatusAttributes, Traverser,
 };
 use crate::transport::http::BodyReader;
 use crate::transport::ByteCounters;
+use crate::value::Value;
 
 /// The results of one request as a [`Stream`] of [`Value`]s, decoded as bytes arrive. A
 /// result with bulk n (see [`RequestBuilder::bulk_results`](super::RequestBuilder::bulk_results))
@@ -226,7 +226,7 @@ impl TraverserStream {
     }
 
     /// The number of results (bulks summed), stepping over each without building it (see
-    /// [`skip_value`](crate::model::skip_value)).
+    /// [`skip_value`](crate::value::skip_value)).
     ///
     /// # Cancel safety
     /// Not cancel safe: it takes the stream, so dropping the future drops the response and the
@@ -235,7 +235,7 @@ impl TraverserStream {
     pub async fn count(mut self) -> Result<u64, Error> {
         let mut n: u64 = 0;
         self.drive_with(
-            |cur, _| crate::model::skip_value(cur),
+            |cur, _| crate::value::skip_value(cur),
             |_, _| Ok(()),
             Some(|| ()),
             |(), bulk| n = n.saturating_add(bulk.max(0) as u64),

@@ -101,7 +101,7 @@ pub use error::Error;
 pub use to_value::to_literal;
 pub use to_value::{to_value, LiteralError};
 
-use crate::model::{
+use crate::value::{
     codes, decode_marker_value, fq_opt_list_header, fq_typed_header, read_fields_header,
     read_fq_str, read_header, skip_value, BigDecimal, BigInteger, DateTime, Direction, Duration,
     Graph, Header, Merge, Value, T,
@@ -157,7 +157,7 @@ pub(crate) fn whole<'de, T: Deserialize<'de>, M: Mode<'de, 'de>>(
         }
         Err(e) => return Err(e),
     };
-    crate::model::expect_end(cur, len, "value", "trailing bytes after the value")
+    crate::value::expect_end(cur, len, "value", "trailing bytes after the value")
         .map_err(Error::format)?;
     Ok(v)
 }
@@ -794,7 +794,7 @@ impl<'a, 'x, M> De<'a, 'x, M> {
     }
 
     fn skip_part(&mut self, p: Part) -> Result<(), Error> {
-        use crate::model::{skip_labels, skip_property, skip_vertex_property};
+        use crate::value::{skip_labels, skip_property, skip_vertex_property};
         let r = match p {
             Part::Value | Part::Skip => skip_value(self.cur),
             Part::Labels => skip_labels(self.cur),

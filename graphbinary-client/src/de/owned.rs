@@ -12,7 +12,7 @@
 use serde::de::{self, Visitor};
 
 use super::{reencode, transient, visit_value, De, Error, Transient, VALUE_TOKEN};
-use crate::model::Value;
+use crate::value::Value;
 
 /// A top-level String or Binary read whole by the slow path, and where it started.
 pub(crate) struct OwnedDe {

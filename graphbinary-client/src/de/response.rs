@@ -5,8 +5,8 @@ use serde::de::DeserializeOwned;
 use tokio::io::AsyncRead;
 
 use super::{from_value_at, Error as DeError};
-use crate::model::Value;
 use crate::response::{ResponseError, ResponseStream};
+use crate::value::Value;
 
 /// Slow path: the `Value` the stream read, deserialized into a `T`: a String or Binary (read
 /// into one buffer of its exact length) handed over by value, anything else re-encoded and

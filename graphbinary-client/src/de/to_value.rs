@@ -10,7 +10,7 @@ use serde::ser::{self, Serialize};
 
 use super::value::{CAPTURE, CAPTURED};
 use super::VALUE_TOKEN;
-use crate::model::{codes, BigInteger, Value};
+use crate::value::{codes, BigInteger, Value};
 
 /// Why a value cannot be made a parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,15 +53,15 @@ impl ser::Error for LiteralError {
 /// | unit variant | its name, a String |
 /// | newtype, tuple and struct variant | a one-entry Map from its name to its content |
 ///
-/// A [`Value`] and the model's types ([`DateTime`](crate::model::DateTime),
-/// [`Duration`](crate::model::Duration), [`BigDecimal`](crate::model::BigDecimal),
-/// [`BigInteger`](crate::model::BigInteger), the PDTs and the elements) inside a user's type
+/// A [`Value`] and the model's types ([`DateTime`](crate::value::DateTime),
+/// [`Duration`](crate::value::Duration), [`BigDecimal`](crate::value::BigDecimal),
+/// [`BigInteger`](crate::value::BigInteger), the PDTs and the elements) inside a user's type
 /// stay exactly what they are: `to_value(&value)` is `value`. Types of other crates serialize
 /// as they choose (`uuid::Uuid` as a String, `chrono`'s date-times as Strings): wrap them in
 /// the model's types to send them typed.
 ///
 /// ```
-/// use graphbinary_client::model::{DateTime, Value};
+/// use graphbinary_client::value::{DateTime, Value};
 /// use serde::Serialize;
 ///
 /// #[derive(Serialize)]
@@ -392,7 +392,7 @@ struct_impl!(SerializeStruct, SerializeStructVariant);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{DateTime, DateTimeKind, Duration};
+    use crate::value::{DateTime, DateTimeKind, Duration};
 
     #[test]
     fn every_serde_shape() {

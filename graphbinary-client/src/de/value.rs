@@ -71,7 +71,7 @@ serialize_via_shape!(
     CompositePdt,
     PrimitivePdt
 );
-use crate::model::{
+use crate::value::{
     BigDecimal, BigInteger, CompositePdt, DateTime, Direction, Duration, Edge, Graph, Labels,
     Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
@@ -166,7 +166,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::Binary(v))
     }
     fn visit_none<E: de::Error>(self) -> Result<Value, E> {
-        Ok(Value::Null(crate::model::codes::UNSPECIFIED_NULL))
+        Ok(Value::Null(crate::value::codes::UNSPECIFIED_NULL))
     }
     fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
         self.visit_none()

@@ -7,7 +7,7 @@ use super::strategy::Strategy;
 use super::traversal::GraphTraversal;
 use crate::lang::tokens::{Token, TokenClass};
 use crate::lang::{IntoLit, Lit};
-use crate::model::Value;
+use crate::value::Value;
 
 /// A named parameter: written into the script as its name, with its value sent in the
 /// request's `parameters` field (or written in place as a literal when the source is in
@@ -40,7 +40,7 @@ impl GValue {
     /// [`Value`] (a value just read, sent back unchanged; an element stands for its id).
     ///
     /// ```
-    /// use graphbinary_client::model::{DateTime, DateTimeKind, Value};
+    /// use graphbinary_client::value::{DateTime, DateTimeKind, Value};
     /// use graphbinary_client::process::{GValue, GraphTraversalSource};
     ///
     /// let read = Value::DateTime(DateTime::from_epoch_millis(86_400_000));
@@ -251,10 +251,10 @@ single_args!(
     &String,
     char,
     uuid::Uuid,
-    crate::model::DateTime,
-    crate::model::Duration,
-    crate::model::BigDecimal,
-    crate::model::BigInteger,
+    crate::value::DateTime,
+    crate::value::Duration,
+    crate::value::BigDecimal,
+    crate::value::BigInteger,
     bytes::Bytes,
     Token,
     Value,

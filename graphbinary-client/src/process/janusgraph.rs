@@ -39,8 +39,8 @@
 
 use super::predicate::{PNode, P};
 use crate::lang::Lit;
-use crate::model::Value;
 use crate::v1::JanusGraphP;
+use crate::value::Value;
 
 pub use crate::v1::{GeoPoint, Geoshape};
 

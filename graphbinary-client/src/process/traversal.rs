@@ -7,7 +7,7 @@ use super::generated::STEPS;
 use super::predicate::{PNode, P};
 use crate::client::{Client, Error, MaterializeProperties, RequestBuilder, ResultStream};
 use crate::lang::{write_string, Lit, MAX_DEPTH};
-use crate::model::Value;
+use crate::value::Value;
 
 /// Where a Gremlin name of [`STEPS`] belongs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -475,7 +475,7 @@ impl GraphTraversal {
         for (name, value) in &lang.parameters {
             if client.is_tinkerpop3() {
                 // A GraphBinary 1 binding of the literal's own type.
-                let v = crate::model::Value::try_from(value)
+                let v = crate::value::Value::try_from(value)
                     .map_err(|e| Error::from(BuildError(format!("parameter {name:?}: {e}"))))?;
                 req = req.param(name.clone(), v);
             } else {
@@ -1023,8 +1023,8 @@ pub fn single_quoted_literal(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Duration;
     use crate::process::GraphTraversalSource;
+    use crate::value::Duration;
 
     #[test]
     fn for_groovy_a_last_discard_is_iterate() {

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::model::Value;
+use crate::value::Value;
 
 /// The status attributes of a response message: every key and value the server sent, in its
 /// order (unknown keys kept), as TinkerPop 3 writes them after the status code and message.

@@ -13,7 +13,7 @@
 //!
 //! ```
 //! use futures::StreamExt;
-//! use graphbinary_client::model::Value;
+//! use graphbinary_client::value::Value;
 //! use graphbinary_client::response::{read_response, ReadOptions};
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -39,7 +39,7 @@ use std::fmt;
 use graphbinary_core::{DecodeError, Limits, ReadBuffer, DEFAULT_CAPACITY};
 use tokio::io::AsyncRead;
 
-use crate::model::Value;
+use crate::value::Value;
 
 pub use attributes::StatusAttributes;
 pub(crate) use stream::Out;
@@ -67,12 +67,12 @@ pub struct ReadOptions {
 
 /// The default nesting limit of [`ReadOptions`]: the slow path uses a few KiB of stack per
 /// nesting level (optimized build), so 128 levels stay well inside a 2 MiB thread stack.
-pub const DEFAULT_MAX_DEPTH: u32 = crate::model::value::DEFAULT_LIMITS.max_depth;
+pub const DEFAULT_MAX_DEPTH: u32 = crate::value::dynamic::DEFAULT_LIMITS.max_depth;
 
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
-            limits: crate::model::value::DEFAULT_LIMITS,
+            limits: crate::value::dynamic::DEFAULT_LIMITS,
             capacity: DEFAULT_CAPACITY,
             #[cfg(feature = "test-util")]
             fast_path: true,

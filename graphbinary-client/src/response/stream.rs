@@ -14,8 +14,8 @@ use graphbinary_core::{
 use tokio::io::AsyncRead;
 
 use super::{ResponseError, ServerError, Status, Traverser, STATUS_OK, VERSION};
-use crate::model::codes;
-use crate::model::Value;
+use crate::value::codes;
+use crate::value::Value;
 
 type StepFuture<R> =
     Pin<Box<dyn Future<Output = (ReadBuffer<R>, Result<Step, DecodeError>)> + Send>>;
@@ -173,7 +173,7 @@ fn read_marker(cur: &mut Cursor<'_>) -> FastResult<()> {
             },
         ));
     }
-    crate::model::decode_marker_value(cur)
+    crate::value::decode_marker_value(cur)
 }
 
 /// What a step of [`ResponseStream::poll_step`] yields: a result, or (when skipping) the bulk
@@ -210,7 +210,7 @@ async fn step_slow<R: AsyncRead + Unpin + Send>(
                 return Ok(Step::Marker);
             }
             if skip {
-                crate::model::skip_value_slow(buf).await?;
+                crate::value::skip_value_slow(buf).await?;
                 let bulk = if bulked {
                     buf.read::<Fq<i64>>().await?.0
                 } else {
@@ -251,7 +251,7 @@ async fn step_slow<R: AsyncRead + Unpin + Send>(
 /// "expected 4-byte Int"), not just the value.
 ///
 /// ```
-/// use graphbinary_client::model::Value;
+/// use graphbinary_client::value::Value;
 /// use graphbinary_client::response::read_value;
 /// use graphbinary_core::ReadBuffer;
 ///
@@ -451,7 +451,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
                 } else if skip {
                     this.item_start = buf.offset();
                     let r = buf.try_read_with(|c| {
-                        crate::model::skip_value(c)?;
+                        crate::value::skip_value(c)?;
                         Ok(if bulked { Fq::<i64>::decode(c)?.0 } else { 1 })
                     });
                     match r {

@@ -37,7 +37,7 @@ use graphbinary_derive::GraphBinary;
 use tokio::io::AsyncRead;
 
 use super::codes;
-use crate::model::{CompositePdt, Value};
+use crate::value::{CompositePdt, Value};
 
 /// A provider's custom type: how to read and write what follows its name.
 pub trait CustomType: Send + Sync + 'static {

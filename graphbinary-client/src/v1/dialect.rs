@@ -13,7 +13,7 @@ use graphbinary_core::v1::{DecodeV1, EncodeV1, FqDecodeV1, FqEncodeV1, OneString
 use graphbinary_core::{Cursor, Decode, DecodeError, Encode, EncodeError, FastResult, ReadBuffer};
 use tokio::io::AsyncRead;
 
-use crate::model::{BigInteger, Labels, Value};
+use crate::value::{BigInteger, Labels, Value};
 
 use super::reader::decode_value;
 use super::slow::read_value_slow;

@@ -1,7 +1,7 @@
 //! GraphSON 3 output, TinkerPop 3.x's typed JSON, for the values GraphBinary 1 decodes into.
 //!
 //! Each value is written as the GraphSON 3 type of the GraphBinary 1 type it stands for: a
-//! `DateTime` by its [`kind`](crate::model::DateTimeKind) (`g:Date`, `g:Timestamp`,
+//! `DateTime` by its [`kind`](crate::value::DateTimeKind) (`g:Date`, `g:Timestamp`,
 //! `gx:Instant`, `gx:OffsetDateTime`, `gx:ZonedDateTime`), a `BulkList` as a `g:BulkSet`, a
 //! `g:Traverser` PDT as a `g:Traverser`. The tokens and
 //! java.time values are PDTs named by their GraphSON 3 type and are written as that type
@@ -13,7 +13,7 @@
 //! a Double, as TinkerPop's GraphSON serializer does.
 //!
 //! ```
-//! use graphbinary_client::model::Value;
+//! use graphbinary_client::value::Value;
 //! use graphbinary_client::v1::to_graphson3;
 //!
 //! let v = Value::List(vec![Value::Short(1), Value::from("a"), Value::Null(0xfe)]);
@@ -29,7 +29,7 @@ use crate::java::{
     base64, java_double, java_float, push_date, push_local_date_time, push_offset, push_time,
     push_year,
 };
-use crate::model::{
+use crate::value::{
     epoch, CompositePdt, DateTime, DateTimeKind, Edge, Labels, Value, Vertex, VertexProperty,
 };
 
@@ -598,7 +598,7 @@ impl G3<'_> {
         }
     }
 
-    fn tree(&mut self, t: &crate::model::Tree) {
+    fn tree(&mut self, t: &crate::value::Tree) {
         self.w.open("g:Tree");
         self.push("[");
         for (i, (k, child)) in t.0.iter().enumerate() {

@@ -24,7 +24,7 @@ use graphbinary_core::{write, Cursor, EncodeError, ErrorKind, FastResult};
 
 use super::codes;
 use super::custom::CustomType;
-use crate::model::{CompositePdt, Value};
+use crate::value::{CompositePdt, Value};
 
 const GEOSHAPE_NAME: &str = "janusgraph.Geoshape";
 const GEOSHAPE_INFO: i32 = 0x1000;

@@ -8,7 +8,7 @@
 //!
 //! | GraphBinary 1 | `Value` |
 //! |---|---|
-//! | Date 0x04, Timestamp 0x05 (ms since the epoch), Instant 0x83 | `DateTime` at UTC (offset 0), its [`kind`](crate::model::DateTimeKind) `Date`, `Timestamp`, `Instant` |
+//! | Date 0x04, Timestamp 0x05 (ms since the epoch), Instant 0x83 | `DateTime` at UTC (offset 0), its [`kind`](crate::value::DateTimeKind) `Date`, `Timestamp`, `Instant` |
 //! | OffsetDateTime 0x88, ZonedDateTime 0x8d | `DateTime` of kind `OffsetDateTime`, `ZonedDateTime` (the zone id is not on the wire; its offset is) |
 //! | ByteBuffer 0x25 | `Binary` |
 //! | Traverser 0x21 `{bulk}{value}` | in a response's result list, one result with that bulk ([`ResponseMessage::results`]); inside a value, a `CompositePdt` named `g:Traverser` with fields `bulk` (Long) and `value` |
@@ -19,7 +19,7 @@
 //! | Custom 0x00 | through the reader registered for its name ([`CustomTypes`]; JanusGraph's `janusgraph.RelationIdentifier`, `janusgraph.Geoshape` and `janusgraph.P` give `CompositePdt`s of those names: [`RelationIdentifier`], [`Geoshape`], [`JanusGraphP`]), else an error naming the name and offset (its value is not self-delimiting) |
 //!
 //! A typed null keeps its GraphBinary 1 type code (`Value::Null(0x04)` is a null Date).
-//! Vertex, Edge and VertexProperty labels are single Strings in GraphBinary 1 ([`Labels::One`](crate::model::Labels::One)).
+//! Vertex, Edge and VertexProperty labels are single Strings in GraphBinary 1 ([`Labels::One`](crate::value::Labels::One)).
 //!
 //! # Writing back what was read
 //!

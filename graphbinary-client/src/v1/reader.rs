@@ -12,7 +12,7 @@ use std::sync::Arc;
 use graphbinary_core::{Cursor, DecodeError, ErrorKind, FastError, FastResult, Limits, ReadBuffer};
 use tokio::io::AsyncRead;
 
-use crate::model::{
+use crate::value::{
     BigDecimal, BigInteger, CompositePdt, DateTime, DateTimeKind, Direction, Duration, Edge, Graph,
     Labels, Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
@@ -69,8 +69,8 @@ pub fn decode_slice_with(
 
 fn decode_slice_here(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
     let mut cur = Cursor::new(bytes, 0, limits);
-    let v = crate::model::complete(decode_value(&mut cur), bytes.len(), "a GraphBinary 1 value")?;
-    crate::model::expect_end(
+    let v = crate::value::complete(decode_value(&mut cur), bytes.len(), "a GraphBinary 1 value")?;
+    crate::value::expect_end(
         &cur,
         bytes.len(),
         "GraphBinary 1 value",

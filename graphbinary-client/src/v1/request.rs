@@ -4,7 +4,7 @@ use bytes::BufMut;
 use graphbinary_core::{write, EncodeError};
 use uuid::Uuid;
 
-use crate::model::Value;
+use crate::value::Value;
 
 use super::codes;
 use super::custom::CustomTypes;

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use graphbinary_core::{Cursor, DecodeError, ErrorKind, FastResult, Interner, Limits};
 use uuid::Uuid;
 
-use crate::model::{complete, Value};
+use crate::value::{complete, Value};
 
 use super::codes;
 use super::custom::{self, CustomTypes};
@@ -108,7 +108,7 @@ fn decode_here(
         }
     }
     let msg = complete(r, bytes.len(), "a GraphBinary 1 response message")?;
-    crate::model::expect_end(
+    crate::value::expect_end(
         &cur,
         bytes.len(),
         "GraphBinary 1 response message",

@@ -18,11 +18,11 @@ use graphbinary_core::v1::V1;
 use graphbinary_core::{DecodeError, ErrorKind, ReadBuffer};
 use tokio::io::AsyncRead;
 
-use crate::model::{
+use crate::value::{
     BigDecimal, BigInteger, Edge, Path, PrimitivePdt, Property, Value, Vertex, VertexProperty,
 };
 
-use crate::model::value::GrowStack;
+use crate::value::dynamic::GrowStack;
 
 use super::codes;
 use super::custom;

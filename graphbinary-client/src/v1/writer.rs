@@ -2,7 +2,7 @@
 //! was read from.
 //!
 //! Nothing read is merged: a `DateTime` is written as the type its
-//! [`kind`](crate::model::DateTimeKind) names (Date 0x04, Timestamp 0x05, Instant 0x83,
+//! [`kind`](crate::value::DateTimeKind) names (Date 0x04, Timestamp 0x05, Instant 0x83,
 //! OffsetDateTime 0x88, ZonedDateTime 0x8d), a `BulkList` as BulkSet (0x2a), a `g:Traverser`
 //! PDT as Traverser (0x21), so that a decoded value re-encodes byte for byte. PDTs are written as the GraphBinary 1 type their GraphSON 3 name
 //! names (`g:P` as P 0x1e, `gx:LocalDate` as LocalDate 0x84, ...); a `CompositePdt` named by a
@@ -14,7 +14,7 @@ use bytes::BufMut;
 use graphbinary_core::v1::EncodeV1;
 use graphbinary_core::{write, Encode, EncodeError};
 
-use crate::model::{
+use crate::value::{
     epoch, CompositePdt, DateTime, DateTimeKind, Graph, Labels, PrimitivePdt, Property, Tree, Value,
 };
 

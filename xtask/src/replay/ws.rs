@@ -27,8 +27,8 @@ use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
 use graphbinary_client::graphbinary_core::{Cursor, Limits};
-use graphbinary_client::model::Value;
 use graphbinary_client::v1::{self, RequestMessage};
+use graphbinary_client::value::Value;
 use serde_json::Value as Json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

@@ -39,11 +39,11 @@ use std::process::ExitCode;
 use clap::ValueEnum;
 use futures::StreamExt;
 use graphbinary_client::graphson::{write_graphson, write_graphson_traverser};
-use graphbinary_client::model::Value;
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
 use graphbinary_client::text::one_line;
 use graphbinary_client::text::MAX_BULK_EXPANSION;
 use graphbinary_client::v1::{self, CustomTypes};
+use graphbinary_client::value::Value;
 use graphbinary_core::{Encode, Fq, FqEncode, ReadBuffer};
 use tokio::io::AsyncRead;
 

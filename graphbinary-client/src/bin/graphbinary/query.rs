@@ -41,7 +41,7 @@ pub struct QueryArgs {
     /// literal says (`29` an Int, `29L` a Long, `'x'` a String, `[a:1]` a Map,
     /// `datetime('...')`). Repeatable.
     #[arg(long = "param", value_name = "NAME=LITERAL", value_parser = crate::args::parse_param)]
-    pub params: Vec<(String, graphbinary_client::model::Value)>,
+    pub params: Vec<(String, graphbinary_client::value::Value)>,
     /// Print results, bytes, seconds and results/s to stderr at the end.
     #[arg(long)]
     pub stats: bool,

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use graphbinary_client::graphson::write_graphson;
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 
 /// How results are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -266,7 +266,7 @@ fn one_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use graphbinary_client::model::{Value, T};
+    use graphbinary_client::value::{Value, T};
 
     fn s(x: &str) -> Value {
         Value::String(x.into())

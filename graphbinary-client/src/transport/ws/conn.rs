@@ -20,9 +20,9 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use uuid::Uuid;
 
 use super::{sasl_plain, Error3, Options3, Result3, SlowConsumer};
-use crate::model::Value;
 use crate::transport::{redact_url, HeaderMap, HttpRequest, Method, Url};
 use crate::v1::{decode_response_interned, decode_response_with, RequestMessage, ResponseMessage};
+use crate::value::Value;
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 

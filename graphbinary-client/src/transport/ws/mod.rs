@@ -89,9 +89,9 @@ use futures::StreamExt;
 use graphbinary_core::{DecodeError, EncodeError, Limits};
 
 use crate::java::base64;
-use crate::model::Value;
 use crate::transport::{redact_url, BoxError, Interceptor, Secret};
 use crate::v1::{CustomTypes, RequestMessage};
+use crate::value::Value;
 
 pub(crate) use crate::transport::parse_root_certificates;
 use conn::Conn;

@@ -8,8 +8,8 @@ use uuid::Uuid;
 
 use super::conn::Conn;
 use super::{Error3, Eval, Results3};
-use crate::model::Value;
 use crate::v1::RequestMessage;
+use crate::value::Value;
 
 /// A TinkerPop 3 session: requests evaluated by the server's `session` processor, in order, on
 /// one thread, sharing script variables and (on a transactional graph) one transaction, which

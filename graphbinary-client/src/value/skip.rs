@@ -8,7 +8,7 @@
 use graphbinary_core::{Cursor, Decode, ErrorKind, FastResult};
 
 use super::codes;
-use super::value::{decode_marker_value, read_fq_str, read_header, Header};
+use super::dynamic::{decode_marker_value, read_fq_str, read_header, Header};
 use super::{CompositePdt, DateTime, Direction, Duration, Graph, Merge, T};
 
 /// Fast path: steps over one whole fully-qualified value, checking it as the
@@ -21,7 +21,7 @@ use super::{CompositePdt, DateTime, Direction, Duration, Graph, Merge, T};
 /// discards the cursor, as for any fast-path read.
 ///
 /// ```
-/// use graphbinary_client::model::skip_value;
+/// use graphbinary_client::value::skip_value;
 /// use graphbinary_core::{Cursor, Limits};
 ///
 /// // A List [Int 1, String "ab"], then one more byte.

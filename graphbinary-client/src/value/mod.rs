@@ -19,9 +19,13 @@ mod skip_slow;
 mod structure;
 #[rustfmt::skip]
 mod generated;
+pub(crate) mod dynamic;
 mod time;
-pub(crate) mod value;
 
+pub use dynamic::Value;
+pub(crate) use dynamic::{complete, decode_marker_value, expect_end};
+#[cfg(feature = "serde")]
+pub(crate) use dynamic::{read_fq_str, read_header, Header};
 pub use generated::elements::{
     BigDecimal, DateTime, Direction, Duration, Edge, Merge, Path, Property, Vertex, VertexProperty,
     T,
@@ -41,10 +45,6 @@ pub(crate) use skip_slow::skip_value_slow;
 pub use structure::{Graph, Tree};
 pub use time::DateTimeKind;
 pub(crate) use time::{epoch, parse_local_date, parse_local_time, parse_zone_offset};
-pub use value::Value;
-pub(crate) use value::{complete, decode_marker_value, expect_end};
-#[cfg(feature = "serde")]
-pub(crate) use value::{read_fq_str, read_header, Header};
 
 /// The GraphBinary 4 type codes: the constants of [`graphbinary_core::codes`] (generated from
 /// `spec/types.toml`), and each code's name and value flags as lookup tables built at compile

@@ -4,12 +4,12 @@
 //!
 //! Each carries `#[derive(GraphBinary)]` with the layout attributes of its fields; the
 //! irregular types (Value, List, Map, Graph, Tree, BigInteger, ...) are hand-written in
-//! `crate::model`.
+//! `crate::value`.
 
-use crate::model::BigInteger;
-use crate::model::DateTimeKind;
-use crate::model::Labels;
-use crate::model::Value;
+use crate::value::BigInteger;
+use crate::value::DateTimeKind;
+use crate::value::Labels;
+use crate::value::Value;
 use graphbinary_core::Set;
 use std::sync::Arc;
 

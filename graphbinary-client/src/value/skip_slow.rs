@@ -17,8 +17,8 @@ use graphbinary_core::{DecodeError, ErrorKind, FastError, ReadBuffer};
 use tokio::io::AsyncRead;
 
 use super::codes;
+use super::dynamic::{read_body_slow, read_header, GrowStack, Header};
 use super::skip::skip_value;
-use super::value::{read_body_slow, read_header, GrowStack, Header};
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 

@@ -22,7 +22,7 @@ use super::BigDecimal;
 /// [`num_bigint::BigInt`] write the minimal width.
 ///
 /// ```
-/// use graphbinary_client::model::BigInteger;
+/// use graphbinary_client::value::BigInteger;
 ///
 /// assert_eq!(BigInteger::from(128i64).as_bytes(), &[0x00, 0x80]);
 /// assert_eq!(BigInteger::from_bytes(vec![0xff, 0x7f]).to_bigint().to_string(), "-129");

@@ -25,7 +25,7 @@ use super::DateTime;
 /// cut).
 ///
 /// ```
-/// use graphbinary_client::model::{DateTime, DateTimeKind};
+/// use graphbinary_client::value::{DateTime, DateTimeKind};
 ///
 /// let d = DateTime::from_epoch_millis(1_000).with_kind(DateTimeKind::Date);
 /// assert_eq!(d.to_string(), "1970-01-01T00:00:01Z");
@@ -90,7 +90,7 @@ impl DateTime {
     /// UTC. Nothing is checked here; writing a value out of range is an error.
     ///
     /// ```
-    /// use graphbinary_client::model::DateTime;
+    /// use graphbinary_client::value::DateTime;
     /// let dt = DateTime::new(2024, 2, 29, 3_600_000_000_000, 7200);
     /// assert_eq!(dt.to_string(), "2024-02-29T01:00+02:00");
     /// ```

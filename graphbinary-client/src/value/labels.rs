@@ -25,7 +25,7 @@ use tokio::io::AsyncRead;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use graphbinary_client::model::Labels;
+/// use graphbinary_client::value::Labels;
 ///
 /// let l = Labels::from(Arc::<str>::from("person"));
 /// assert_eq!(&l[..], &[Arc::<str>::from("person")]);

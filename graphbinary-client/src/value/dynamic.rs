@@ -34,7 +34,7 @@ use super::{
 /// # Example
 ///
 /// ```
-/// use graphbinary_client::model::Value;
+/// use graphbinary_client::value::Value;
 ///
 /// let v = Value::from_bytes(&[0x01, 0x00, 0x00, 0x00, 0x00, 0x2a]).unwrap();
 /// assert_eq!(v, Value::Int(42));

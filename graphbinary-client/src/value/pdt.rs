@@ -6,7 +6,7 @@
 //! registers the type in a [`PdtRegistry`] to convert whatever arrives by its type name.
 //!
 //! ```
-//! use graphbinary_client::model::{CompositePdt, PdtRegistry, Value};
+//! use graphbinary_client::value::{CompositePdt, PdtRegistry, Value};
 //! use graphbinary_client::GraphBinary;
 //!
 //! // `crate = ..` lets the derive's output reach graphbinary-core through this crate, for a
@@ -45,7 +45,7 @@ use graphbinary_core::{
 use tokio::io::AsyncRead;
 
 use super::codes;
-use super::value::{
+use super::dynamic::{
     decode_entries, encode_entries, put_fq_str, read_entries_slow, read_fq_str, read_fq_string,
 };
 use super::Value;
