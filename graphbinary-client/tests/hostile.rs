@@ -464,7 +464,7 @@ fn an_io_error_keeps_its_cause_and_offset_on_one_line() {
     assert_eq!(io.kind(), std::io::ErrorKind::ConnectionReset);
     // Each cause once, along the chain of sources.
     assert_eq!(
-        graphbinary_client::text::one_line(&e),
+        graphbinary_client::format::text::one_line(&e),
         "malformed response: at byte 3: I/O error: connection reset by peer"
     );
 }

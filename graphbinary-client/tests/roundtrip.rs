@@ -185,7 +185,8 @@ fn value(g: Gen) -> impl Strategy<Value = Value> {
 
 fn bytes(v: &Value) -> Vec<u8> {
     let mut out = Vec::new();
-    graphbinary_client::v1::encode_value(v, &mut out).expect("generated values encode");
+    graphbinary_client::format::graphbinary1::encode_value(v, &mut out)
+        .expect("generated values encode");
     out
 }
 

@@ -1,4 +1,4 @@
-//! The serde deserializer (`graphbinary_client::de`) and the non-building walker
+//! The serde deserializer (`graphbinary_client::format::de`) and the non-building walker
 //! (`model::skip_value`): agreement with the `Value` route on every vector, user types of every
 //! shape, every split point on both paths, and bad input as errors with offsets.
 
@@ -12,11 +12,12 @@ use std::sync::Arc;
 
 use common::{block_on, gbin_vectors, shared_dir};
 use futures::StreamExt;
-use graphbinary_client::de::{from_slice, from_value};
+use graphbinary_client::format::de::{from_slice, from_value};
+use graphbinary_client::format::graphbinary4::skip_value;
 use graphbinary_client::graphbinary_core::testing::ChunkedReader;
 use graphbinary_client::response::{read_response, ReadOptions};
 use graphbinary_client::value::{
-    skip_value, Direction, Edge, Labels, Path, Property, Value, Vertex, VertexProperty, T,
+    Direction, Edge, Labels, Path, Property, Value, Vertex, VertexProperty, T,
 };
 use graphbinary_core::{Cursor, FastError, FqEncode, Limits, Set};
 use serde::de::IgnoredAny;
@@ -521,7 +522,7 @@ fn hostile_input_is_an_error_never_a_panic_or_an_allocation() {
         max_collection_len: 1000,
         ..Limits::DEFAULT
     };
-    let e = graphbinary_client::de::from_slice_with::<IgnoredAny>(&bulk, &limits);
+    let e = graphbinary_client::format::de::from_slice_with::<IgnoredAny>(&bulk, &limits);
     assert!(e.is_ok(), "IgnoredAny does not expand");
     #[derive(Debug)]
     struct Count;
@@ -544,7 +545,7 @@ fn hostile_input_is_an_error_never_a_panic_or_an_allocation() {
             d.deserialize_seq(Vis)
         }
     }
-    let e = graphbinary_client::de::from_slice_with::<Count>(&bulk, &limits).unwrap_err();
+    let e = graphbinary_client::format::de::from_slice_with::<Count>(&bulk, &limits).unwrap_err();
     assert!(e.to_string().contains("exceeds the limit of 1000"), "{e}");
 }
 

@@ -9,7 +9,7 @@ mod spec_vectors;
 
 use common::{block_on, same_json, Pieces};
 use futures::StreamExt;
-use graphbinary_client::graphson::to_graphson;
+use graphbinary_client::format::graphson::to_graphson;
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
 use graphbinary_client::value::Value;
 use graphbinary_core::ReadBuffer;

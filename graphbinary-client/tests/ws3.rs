@@ -152,7 +152,7 @@ async fn a_value_of_each_kind() {
         assert_eq!(
             items[12],
             Value::DateTime(
-                graphbinary_client::v1::date_time_from_millis(1_481_750_076_295)
+                graphbinary_client::format::graphbinary1::date_time_from_millis(1_481_750_076_295)
                     .with_kind(graphbinary_client::value::DateTimeKind::Date)
             ),
             "{version}: a java.util.Date is a DateTime at UTC, of kind Date"
@@ -231,7 +231,7 @@ async fn a_value_of_each_kind() {
         assert_eq!(
             d,
             vec![Value::DateTime(
-                graphbinary_client::v1::date_time_from_millis(0).with_kind(kind)
+                graphbinary_client::format::graphbinary1::date_time_from_millis(0).with_kind(kind)
             )],
             "{version}"
         );
@@ -802,7 +802,7 @@ async fn the_cli_queries_a_ws_url() {
             let want: Vec<String> = values(&c, q)
                 .await
                 .iter()
-                .map(graphbinary_client::v1::to_graphson3)
+                .map(graphbinary_client::format::graphson::to_graphson3)
                 .collect();
             let got: Vec<String> = out.lines().map(str::to_owned).collect();
             assert_eq!(got, want, "{version}: {q}");

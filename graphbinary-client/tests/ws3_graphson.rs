@@ -24,9 +24,9 @@ mod skip;
 use std::time::Duration;
 
 use futures::TryStreamExt;
-use graphbinary_client::graphson_ws::Serializer;
 use graphbinary_client::value::{DateTime, DateTimeKind, Value};
 use graphbinary_client::ws::{Client3, Error3, Eval, Options3};
+use graphbinary_client::Serializer;
 
 const TYPED: [Serializer; 2] = [Serializer::GraphSon2, Serializer::GraphSon3];
 const ALL: [Serializer; 4] = [

@@ -94,7 +94,9 @@ async fn janusgraph_answers_and_its_custom_edge_ids_fail_only_their_request() {
 /// `RelationIdentifier`s equal to what the server itself reports for them.
 #[tokio::test]
 async fn janusgraph_edge_ids_read_as_relation_identifiers() {
-    use graphbinary_client::v1::{CustomTypes, JanusVertexId, RelationIdentifier};
+    use graphbinary_client::format::graphbinary1::{
+        CustomTypes, JanusVertexId, RelationIdentifier,
+    };
     use graphbinary_client::ws::Options3;
 
     let Some(url) = janusgraph("janusgraph_edge_ids_read_as_relation_identifiers") else {

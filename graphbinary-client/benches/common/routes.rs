@@ -364,7 +364,7 @@ fn slice_route<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> u64 {
     assert_eq!(cur.read_u8().unwrap(), 0, "not bulked");
     let mut n = 0;
     while cur.peek_u8().unwrap() != 0xfd {
-        let v: T = graphbinary_client::de::read_fq(&mut cur).expect("corpus deserializes");
+        let v: T = graphbinary_client::format::de::read_fq(&mut cur).expect("corpus deserializes");
         std::hint::black_box(v);
         n += 1;
     }
@@ -395,14 +395,16 @@ pub fn run(rt: &tokio::runtime::Runtime, corpus: &str, bytes: &'static [u8], mod
             "value_from_value" => match corpus {
                 "vertices_200k" => {
                     value_route(bytes, |v| {
-                        let t: Vertex = graphbinary_client::de::from_value(&v).expect("converts");
+                        let t: Vertex =
+                            graphbinary_client::format::de::from_value(&v).expect("converts");
                         std::hint::black_box(t);
                     })
                     .await
                 }
                 _ => {
                     value_route(bytes, |v| {
-                        let t: Person = graphbinary_client::de::from_value(&v).expect("converts");
+                        let t: Person =
+                            graphbinary_client::format::de::from_value(&v).expect("converts");
                         std::hint::black_box(t);
                     })
                     .await

@@ -6,7 +6,7 @@
 //! escaped, so that a parameter can never break out of its literal; numbers with the suffix of
 //! their width; `datetime(..)`, `UUID(..)`, `Duration(..)`, `Binary(..)`, ...); names must be
 //! identifiers. A TinkerPop 3 server takes them as GraphBinary 1 `bindings`, each value as its
-//! own type ([`v1::encode_value`](crate::v1::encode_value)); no text is parsed back.
+//! own type ([`v1::encode_value`](crate::format::graphbinary1::encode_value)); no text is parsed back.
 
 use crate::lang::Lit;
 use crate::value::Value;

@@ -158,7 +158,7 @@ impl RequestBuilder {
     }
 
     /// Binds parameter `name` to any [`serde::Serialize`] value, made a [`Value`] by
-    /// [`de::to_value`](crate::de::to_value) (a struct or a map is a Map, a sequence a List, a
+    /// [`de::to_value`](crate::format::de::to_value) (a struct or a map is a Map, a sequence a List, a
     /// `Value` or a model type inside it itself; `to_value` lists every serde shape) and
     /// then bound as [`param`](Self::param) binds it: `param_serialized(n, &value)` sends what
     /// `param(n, value)` sends.
@@ -184,7 +184,7 @@ impl RequestBuilder {
         value: &T,
     ) -> Self {
         let name = name.into();
-        match crate::de::to_value(value) {
+        match crate::format::de::to_value(value) {
             Ok(v) => self.param(name, v),
             Err(e) => {
                 self.error.get_or_insert(Error::InvalidRequest(format!(

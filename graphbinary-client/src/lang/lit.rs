@@ -559,7 +559,7 @@ pub(crate) fn write_groovy_string(out: &mut String, s: &str) {
 
 /// Standard base64 with padding, appended to `out`.
 fn base64(out: &mut String, bytes: &[u8]) {
-    out.push_str(&crate::java::base64(bytes));
+    out.push_str(&crate::format::java::base64(bytes));
 }
 
 macro_rules! lit_from {
@@ -968,7 +968,7 @@ mod tests {
             base64(&mut o, s);
             o
         };
-        for (plain, encoded) in crate::java::RFC4648_VECTORS {
+        for (plain, encoded) in crate::format::java::RFC4648_VECTORS {
             assert_eq!(b(plain.as_bytes()), encoded, "{plain:?}");
         }
         assert_eq!(b(&[0xff, 0xfe, 0xfd, 0xfc]), "//79/A==");

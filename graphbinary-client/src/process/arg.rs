@@ -61,7 +61,7 @@ impl GValue {
     }
 
     /// A parameter `name` bound to any [`serde::Serialize`] value, as
-    /// [`de::to_value`](crate::de::to_value) makes a [`Value`] of it (a struct or map is a Map,
+    /// [`de::to_value`](crate::format::de::to_value) makes a [`Value`] of it (a struct or map is a Map,
     /// a sequence a List; see there for every serde shape).
     ///
     /// ```
@@ -76,7 +76,7 @@ impl GValue {
     /// ```
     #[cfg(feature = "serde")]
     pub fn serialized<T: serde::Serialize + ?Sized>(name: impl Into<String>, value: &T) -> GValue {
-        match crate::de::to_value(value) {
+        match crate::format::de::to_value(value) {
             Ok(v) => GValue::new(name, v),
             Err(e) => GValue {
                 name: name.into(),

@@ -554,7 +554,7 @@ impl GraphTraversal {
     /// All results, each deserialized into `T` as
     /// [`ResultStream::typed`](crate::client::ResultStream::typed) does: `String`, `i64`,
     /// `f64`, `bool`, `Vertex`, `DateTime`, `Value`, `Option<T>`, a `#[derive(Deserialize)]`
-    /// struct for an `element_map()` or `project(..)`, ... (the [`de`](crate::de) module's
+    /// struct for an `element_map()` or `project(..)`, ... (the [`de`](crate::format::de) module's
     /// table says what each GraphBinary type becomes).
     ///
     /// ```no_run

@@ -118,7 +118,7 @@ pub enum Value {
 }
 
 /// The limits every read uses unless told otherwise (those of
-/// [`ReadOptions::default`](crate::response::ReadOptions)): the core's, with a nesting limit of
+/// [`ReadOptions::default`](crate::protocol::http4::response::ReadOptions)): the core's, with a nesting limit of
 /// 128 (the slow path uses a few KiB of stack per nesting level in an optimized build, so 128
 /// levels stay well inside a 2 MiB thread stack).
 pub(crate) const DEFAULT_LIMITS: Limits = Limits {
@@ -197,7 +197,7 @@ impl Value {
     /// Decodes one whole fully-qualified value from `bytes`, which must hold exactly one.
     ///
     /// Errors name the byte offset from the start of `bytes`. The limits are those of
-    /// [`ReadOptions::default`](crate::response::ReadOptions).
+    /// [`ReadOptions::default`](crate::protocol::http4::response::ReadOptions).
     pub fn from_bytes(bytes: &[u8]) -> Result<Value, DecodeError> {
         Self::from_bytes_with(bytes, &DEFAULT_LIMITS)
     }

@@ -14,8 +14,6 @@
 mod labels;
 mod pdt;
 mod scalars;
-mod skip;
-mod skip_slow;
 mod structure;
 #[rustfmt::skip]
 mod generated;
@@ -36,15 +34,11 @@ pub use labels::Labels;
 pub(crate) use pdt::read_fields_header;
 pub use pdt::{CompositePdt, PdtError, PdtRegistry, PrimitivePdt};
 pub use scalars::BigInteger;
-pub use skip::skip_value;
-#[cfg(feature = "serde")]
-pub(crate) use skip::{
-    fq_opt_list_header, fq_typed_header, skip_labels, skip_property, skip_vertex_property,
-};
-pub(crate) use skip_slow::skip_value_slow;
 pub use structure::{Graph, Tree};
+pub(crate) use time::epoch;
 pub use time::DateTimeKind;
-pub(crate) use time::{epoch, parse_local_date, parse_local_time, parse_zone_offset};
+#[cfg(feature = "http")]
+pub(crate) use time::{parse_local_date, parse_local_time, parse_zone_offset};
 
 /// The GraphBinary 4 type codes: the constants of [`graphbinary_core::codes`] (generated from
 /// `spec/types.toml`), and each code's name and value flags as lookup tables built at compile

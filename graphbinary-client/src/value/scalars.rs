@@ -93,6 +93,7 @@ impl Typed for BigInteger {
 impl BigDecimal {
     /// A decimal text (`1.25`, `-2E+3`, Java's `BigDecimal.toString()` and JSON's number form)
     /// as a BigDecimal; `None` if it is no such text (or its scale overflows).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn parse_decimal(s: &str) -> Option<BigDecimal> {
         let (mantissa, exp) = match s.find(['e', 'E']) {
             Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),

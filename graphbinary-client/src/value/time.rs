@@ -1,6 +1,9 @@
 //! [`DateTimeKind`]: which Java date-time type a [`DateTime`] is, so that a value read from a
 //! TinkerPop 3 server is written back as the type it was read as.
 
+// The parsers of text forms serve GraphSON and gremlin-lang (feature `http`).
+#![cfg_attr(not(feature = "http"), allow(dead_code))]
+
 use super::DateTime;
 
 /// The Java type of a [`DateTime`].

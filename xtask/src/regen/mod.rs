@@ -8,7 +8,7 @@
 //! Targets: `types` (`type_code.rs`, `elements.rs`, `mod.rs` in `graphbinary-client/src/value/generated/`
 //! and `graphbinary-core/src/codes/generated.rs`, from `spec/types.toml`) and `vectors` (validates `spec/vectors/*.toml` against the types and
 //! writes them as Rust data to `graphbinary-client/tests/generated/spec_vectors.rs`, which only
-//! the integration tests include), `v1` (`graphbinary-client/src/v1/codes.rs` from
+//! the integration tests include), `v1` (`graphbinary-client/src/format/graphbinary1/codes.rs` from
 //! `spec/graphbinary-v1.toml`, GraphBinary 1) and `steps` (the traversal API).
 
 pub mod emit;

@@ -85,7 +85,7 @@ impl ConnArgs {
             b = b.auth(signer);
         }
         b.build()
-            .map_err(|e| graphbinary_client::text::one_line(&e).to_string())
+            .map_err(|e| graphbinary_client::format::text::one_line(&e).to_string())
     }
 }
 

@@ -75,7 +75,10 @@ pub fn run(args: QueryArgs) -> ExitCode {
         Err(QueryError::BrokenPipe) => ExitCode::SUCCESS,
         Err(QueryError::Client(e)) => {
             let code = if e.server_error().is_some() { 2 } else { 1 };
-            eprintln!("graphbinary: {}", graphbinary_client::text::one_line(&e));
+            eprintln!(
+                "graphbinary: {}",
+                graphbinary_client::format::text::one_line(&e)
+            );
             ExitCode::from(code)
         }
         Err(QueryError::Config(e)) => {

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use graphbinary_client::graphson::write_graphson;
+use graphbinary_client::format::graphson::write_graphson;
 use graphbinary_client::value::Value;
 
 /// How results are printed.
@@ -111,7 +111,7 @@ impl<W: Write> Renderer<W> {
                 let line = &mut self.line;
                 let graphson = |line: &mut String| {
                     if self.graphson3 {
-                        graphbinary_client::v1::write_graphson3(line, value);
+                        graphbinary_client::format::graphson::write_graphson3(line, value);
                     } else {
                         write_graphson(line, value);
                     }

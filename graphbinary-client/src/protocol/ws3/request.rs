@@ -6,9 +6,9 @@ use uuid::Uuid;
 
 use crate::value::Value;
 
-use super::codes;
-use super::custom::CustomTypes;
-use super::writer::encode_value;
+use crate::format::graphbinary1::codes;
+use crate::format::graphbinary1::encode_value;
+use crate::format::graphbinary1::CustomTypes;
 
 /// The mime type a GraphBinary 1 request is prefixed with on WebSocket.
 pub const MIME_TYPE: &str = "application/vnd.graphbinary-v1.0";
@@ -49,7 +49,7 @@ impl RequestMessage {
     /// As [`RequestMessage::encode_ws`], writing argument values of the custom types in
     /// `custom` (e.g. a JanusGraph `RelationIdentifier` bound to `g.E(id)`) with their writers.
     pub fn encode_ws_with(&self, custom: &CustomTypes) -> Result<Vec<u8>, EncodeError> {
-        super::custom::scoped(custom, || self.encode_ws())
+        crate::format::graphbinary1::custom::scoped(custom, || self.encode_ws())
     }
 
     /// Writes the message without the mime prefix.

@@ -5,7 +5,7 @@
 use std::error::Error;
 use std::fmt::{self, Display, Formatter, Write};
 
-use crate::java::{base64, java_double, java_float};
+use crate::format::java::{base64, java_double, java_float};
 use crate::value::{Edge, Path, Property, Tree, Value, Vertex, VertexProperty};
 
 fn join_labels(labels: &[std::sync::Arc<str>]) -> String {
@@ -174,7 +174,7 @@ impl Display for Value {
 /// source with an empty message adds nothing.
 ///
 /// ```
-/// use graphbinary_client::{text::one_line, Value};
+/// use graphbinary_client::{format::text::one_line, Value};
 ///
 /// let e = Value::from_bytes(&[0x99, 0x00]).unwrap_err();
 /// assert_eq!(one_line(&e), "at byte 0: unknown type code 0x99");

@@ -18,7 +18,8 @@
 //! same batch's 6 597 bytes of GraphBinary 1.
 //!
 //! ```
-//! use graphbinary_client::graphson_ws::{decode_response, Serializer};
+//! use graphbinary_client::ws::decode_graphson_response as decode_response;
+//! use graphbinary_client::Serializer;
 //! use graphbinary_client::Value;
 //! use graphbinary_core::Limits;
 //!
@@ -36,8 +37,9 @@ use std::sync::Arc;
 use graphbinary_core::{DecodeError, EncodeError, ErrorKind, Limits};
 use uuid::Uuid;
 
-use crate::graphson::Writer;
-use crate::v1::{composite, RequestMessage, ResponseMessage};
+use crate::format::graphbinary1::composite;
+use crate::format::graphson::Writer;
+use crate::protocol::ws3::{RequestMessage, ResponseMessage};
 use crate::value::{
     BigDecimal, BigInteger, CompositePdt, DateTime, DateTimeKind, Direction, Duration, Edge,
     Labels, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
@@ -68,7 +70,7 @@ impl Serializer {
     /// The mime type a request is prefixed with.
     pub const fn mime_type(self) -> &'static str {
         match self {
-            Serializer::GraphBinary1 => crate::v1::MIME_TYPE,
+            Serializer::GraphBinary1 => crate::protocol::ws3::MIME_TYPE,
             Serializer::GraphSon2 => "application/vnd.gremlin-v2.0+json",
             Serializer::GraphSon2Untyped => "application/vnd.gremlin-v2.0+json;types=false",
             Serializer::GraphSon3 => "application/vnd.gremlin-v3.0+json",
@@ -99,38 +101,30 @@ impl Serializer {
 /// [`encode_request_with`].
 ///
 /// Bindings are written as the format has them: GraphSON 3 typed can write every value
-/// ([`crate::v1::to_graphson3`]); GraphSON 2 typed writes scalars typed, lists as arrays and
+/// ([`crate::format::graphson::to_graphson3`]); GraphSON 2 typed writes scalars typed, lists as arrays and
 /// maps with String keys as objects (it has no Set, and elements, paths and trees are not
 /// written); untyped JSON only nulls, booleans, numbers, strings, lists and sets (as arrays)
 /// and String-keyed maps. Anything else is an
 /// [`EncodeError::Unrepresentable`].
 ///
-/// ```
-/// use graphbinary_client::graphson_ws::{encode_request, Serializer};
-/// use graphbinary_client::v1::RequestMessage;
-///
-/// let req = RequestMessage::eval("g.V().count()");
-/// let bytes = encode_request(&req, Serializer::GraphSon2).unwrap();
-/// let mime = "application/vnd.gremlin-v2.0+json";
-/// assert_eq!(bytes[0] as usize, mime.len());
-/// let json = std::str::from_utf8(&bytes[1 + mime.len()..]).unwrap();
-/// assert!(json.starts_with(r#"{"requestId":{"@type":"g:UUID","@value":""#));
-/// assert!(json.ends_with(r#""op":"eval","processor":"","args":{"gremlin":"g.V().count()"}}"#));
-/// ```
-pub fn encode_request(
+pub(crate) fn encode_request(
     request: &RequestMessage,
     serializer: Serializer,
 ) -> Result<Vec<u8>, EncodeError> {
-    encode_request_with(request, serializer, &crate::v1::CustomTypes::new())
+    encode_request_with(
+        request,
+        serializer,
+        &crate::format::graphbinary1::CustomTypes::new(),
+    )
 }
 
 /// As [`encode_request`], writing GraphBinary 1 argument values of the custom types in
 /// `custom` with their writers ([`RequestMessage::encode_ws_with`]); GraphSON has no custom
 /// types, so `custom` changes nothing there. What a connection sends goes through here.
-pub fn encode_request_with(
+pub(crate) fn encode_request_with(
     request: &RequestMessage,
     serializer: Serializer,
-    custom: &crate::v1::CustomTypes,
+    custom: &crate::format::graphbinary1::CustomTypes,
 ) -> Result<Vec<u8>, EncodeError> {
     if !serializer.is_graphson() {
         return request.encode_ws_with(custom);
@@ -163,7 +157,7 @@ pub fn encode_request_with(
                 }
                 w.string(k);
                 w.out.push(',');
-                crate::v1::write_graphson3(w.out, v);
+                crate::format::graphson::write_graphson3(w.out, v);
             }
             w.out.push(']');
             w.close();
@@ -255,8 +249,8 @@ fn write_arg(w: &mut Writer<'_>, v: &Value, typed: bool, depth: u32) -> Result<(
                 Value::Long(n) => n.to_string(),
                 Value::Short(n) => n.to_string(),
                 Value::Byte(n) => n.to_string(),
-                Value::Double(x) if x.is_finite() => crate::java::java_double(*x),
-                Value::Float(x) if x.is_finite() => crate::java::java_float(*x),
+                Value::Double(x) if x.is_finite() => crate::format::java::java_double(*x),
+                Value::Float(x) if x.is_finite() => crate::format::java::java_float(*x),
                 Value::Double(_) | Value::Float(_) => {
                     return Err(EncodeError::Unrepresentable {
                         what: format,
@@ -281,7 +275,7 @@ fn write_arg(w: &mut Writer<'_>, v: &Value, typed: bool, depth: u32) -> Result<(
         | Value::BigInteger(_)
         | Value::Binary(_)
         | Value::Char(_)
-        | Value::Duration(_) => crate::v1::write_graphson3(w.out, v),
+        | Value::Duration(_) => crate::format::graphson::write_graphson3(w.out, v),
         _ => return Err(unrepresentable(format, v)),
     }
     Ok(())
@@ -867,7 +861,7 @@ impl<'a> Parser<'a> {
                     Value::Int(n) => i64::from(n),
                     _ => return Err(self.invalid(at, "g:Traverser", "no bulk".into())),
                 };
-                crate::v1::traverser(bulk, f.take("value"))
+                crate::format::graphbinary1::traverser(bulk, f.take("value"))
             }
             "g:T" => {
                 let s = self.string()?;
@@ -906,7 +900,7 @@ impl<'a> Parser<'a> {
             "gx:ByteBuffer" => {
                 let s = self.string()?;
                 Value::Binary(
-                    crate::java::base64_decode(&s)
+                    crate::format::java::base64_decode(&s)
                         .map_err(|e| self.invalid(at, "gx:ByteBuffer", format!("{e}")))?,
                 )
             }
@@ -958,11 +952,11 @@ impl<'a> Parser<'a> {
                     v => vec![v],
                 };
                 let code = if ty == "g:P" {
-                    crate::v1::codes::P
+                    crate::format::graphbinary1::codes::P
                 } else {
-                    crate::v1::codes::TEXT_P
+                    crate::format::graphbinary1::codes::TEXT_P
                 };
-                crate::v1::predicate_value(code, predicate, values)
+                crate::format::graphbinary1::predicate_value(code, predicate, values)
             }
             "g:Lambda" => {
                 let mut f = self.fields("g:Lambda")?;
@@ -1555,7 +1549,7 @@ mod tests {
 
     #[test]
     fn graphbinary_1_requests_write_bindings_of_custom_types_with_their_writers() {
-        use crate::v1::{CustomTypes, Geoshape};
+        use crate::format::graphbinary1::{CustomTypes, Geoshape};
         let mut req = RequestMessage::eval("g.V().has('place', geoWithin(x))");
         let shape = Geoshape::point(37.97, 23.72).to_value();
         req.args.push((
@@ -1692,18 +1686,22 @@ mod tests {
         assert!(e.to_string().contains("2016-13-01"), "{e}");
         let m = dec(&doc(&format!("[{items}]")), Serializer::GraphSon2).unwrap();
         let r: Vec<Value> = m.results().into_iter().map(|(v, _)| v).collect();
-        use crate::v1::codes::{P, TEXT_P};
+        use crate::format::graphbinary1::codes::{P, TEXT_P};
         assert_eq!(
             r[0],
-            crate::v1::predicate_value(P, "gt".into(), vec![Value::Int(1)])
+            crate::format::graphbinary1::predicate_value(P, "gt".into(), vec![Value::Int(1)])
         );
         assert_eq!(
             r[1],
-            crate::v1::predicate_value(P, "within".into(), vec![Value::Int(1), Value::Int(2)])
+            crate::format::graphbinary1::predicate_value(
+                P,
+                "within".into(),
+                vec![Value::Int(1), Value::Int(2)]
+            )
         );
         assert_eq!(
             r[2],
-            crate::v1::predicate_value(
+            crate::format::graphbinary1::predicate_value(
                 TEXT_P,
                 "containing".into(),
                 vec![Value::String("ar".into())]
@@ -1927,5 +1925,16 @@ mod tests {
         );
         assert_eq!(d(&hours), None);
         assert_eq!(d(&days), None);
+    }
+
+    #[test]
+    fn a_graphson2_request_is_its_mime_type_then_typed_json() {
+        let req = RequestMessage::eval("g.V().count()");
+        let bytes = encode_request(&req, Serializer::GraphSon2).unwrap();
+        let mime = "application/vnd.gremlin-v2.0+json";
+        assert_eq!(bytes[0] as usize, mime.len());
+        let json = std::str::from_utf8(&bytes[1 + mime.len()..]).unwrap();
+        assert!(json.starts_with(r#"{"requestId":{"@type":"g:UUID","@value":""#));
+        assert!(json.ends_with(r#""op":"eval","processor":"","args":{"gremlin":"g.V().count()"}}"#));
     }
 }

@@ -1,7 +1,7 @@
 //! The skip route's slow path: stepping over a value larger than the read buffer without
 //! building it.
 //!
-//! It accepts exactly what the [`Value`](super::Value) slow path accepts (the same reads, in
+//! It accepts exactly what the [`Value`](crate::value::Value) slow path accepts (the same reads, in
 //! the same order, so the same errors at the same offsets), but a String, Binary, BigInteger
 //! or BigDecimal payload is consumed from the read buffer as it arrives, never kept: UTF-8 is
 //! checked across read boundaries, the buffer does not grow, and nothing is allocated for
@@ -16,9 +16,9 @@ use std::pin::Pin;
 use graphbinary_core::{DecodeError, ErrorKind, FastError, ReadBuffer};
 use tokio::io::AsyncRead;
 
-use super::codes;
-use super::dynamic::{read_body_slow, read_header, GrowStack, Header};
 use super::skip::skip_value;
+use crate::value::codes;
+use crate::value::dynamic::{read_body_slow, read_header, GrowStack, Header};
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 

@@ -106,7 +106,7 @@ impl<R> ResponseStream<R> {
         self.status.as_ref()
     }
 
-    /// For readers of other shapes (`crate::drive`): the buffer and whether results are
+    /// For readers of other shapes (`crate::protocol::http4::results_as`): the buffer and whether results are
     /// bulked, when the next result can be read in place on the fast path.
     pub(crate) fn fast_parts(&mut self) -> Option<(&mut ReadBuffer<R>, bool)> {
         match (&mut self.state, self.phase) {
@@ -210,7 +210,7 @@ async fn step_slow<R: AsyncRead + Unpin + Send>(
                 return Ok(Step::Marker);
             }
             if skip {
-                crate::value::skip_value_slow(buf).await?;
+                crate::format::graphbinary4::skip_value_slow(buf).await?;
                 let bulk = if bulked {
                     buf.read::<Fq<i64>>().await?.0
                 } else {
@@ -407,7 +407,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
 }
 
 impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
-    /// The next result for the skip route (`crate::drive`): stepped over without building it
+    /// The next result for the skip route (`crate::protocol::http4::results_as`): stepped over without building it
     /// on the fast path and, for a value larger than the buffer, by the skip slow path. A
     /// result whose slow step a plain read had started comes as [`Out::Item`].
     ///
@@ -451,7 +451,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
                 } else if skip {
                     this.item_start = buf.offset();
                     let r = buf.try_read_with(|c| {
-                        crate::value::skip_value(c)?;
+                        crate::format::graphbinary4::skip_value(c)?;
                         Ok(if bulked { Fq::<i64>::decode(c)?.0 } else { 1 })
                     });
                     match r {

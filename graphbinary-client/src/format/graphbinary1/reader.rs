@@ -409,12 +409,13 @@ fn pdt(type_name: &str, value: &str) -> Value {
 }
 
 /// A Traverser (0x21) as the model holds one inside a value (a response's result Traversers
-/// are unwrapped into results with a bulk, [`ResponseMessage::results`](super::ResponseMessage)):
+/// are unwrapped into results with a bulk, [`ResponseMessage::results`](crate::ws::ResponseMessage::results)):
 /// a `CompositePdt` named `g:Traverser` with its `bulk` (Long) and `value`, which
 /// [`encode_value`](super::encode_value) writes as a Traverser again.
 ///
 /// ```
-/// use graphbinary_client::{v1, Value};
+/// use graphbinary_client::format::graphbinary1 as v1;
+/// use graphbinary_client::Value;
 ///
 /// let t = v1::traverser(2, Value::Int(7));
 /// let mut bytes = Vec::new();

@@ -262,6 +262,7 @@ pub(crate) const RFC4648_VECTORS: [(&str, &str); 7] = [
 /// Why a text is not standard padded base64 ([`base64_decode`]): the byte offset in the text
 /// and what was expected there.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Base64Error {
     /// Byte offset in the text.
     pub(crate) offset: usize,
@@ -288,6 +289,7 @@ impl std::error::Error for Base64Error {}
 /// encoding). The `base64` crate's standard engine decodes, with its defaults: canonical
 /// padding required, trailing bits refused. An error names the byte offset of the first
 /// offending character.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn base64_decode(text: &str) -> Result<Vec<u8>, Base64Error> {
     let s = text.as_bytes();
     STANDARD.decode(s).map_err(|e| base64_fault(s, s.len(), e))
@@ -296,6 +298,7 @@ pub(crate) fn base64_decode(text: &str) -> Result<Vec<u8>, Base64Error> {
 /// What the engine's error `e` on `s` (the text, of length `len`, or its complete groups
 /// followed by `AAAA`) means: the first offending character of the text and what was expected
 /// there, as [`base64_decode`] documents it.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 fn base64_fault(s: &[u8], len: usize, e: ::base64::DecodeError) -> Base64Error {
     use ::base64::DecodeError;
     const DIGIT: &str = "a base64 digit (A-Z, a-z, 0-9, +, /)";

@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use graphbinary_client::value::Value;
-//! use graphbinary_client::v1::to_graphson3;
+//! use graphbinary_client::format::graphson::to_graphson3;
 //!
 //! let v = Value::List(vec![Value::Short(1), Value::from("a"), Value::Null(0xfe)]);
 //! assert_eq!(
@@ -23,9 +23,9 @@
 //! );
 //! ```
 
-use super::reader::date_time_from_millis;
-use crate::graphson::Writer;
-use crate::java::{
+use crate::format::graphbinary1::date_time_from_millis;
+use crate::format::graphson::Writer;
+use crate::format::java::{
     base64, java_double, java_float, push_date, push_local_date_time, push_offset, push_time,
     push_year,
 };
@@ -36,13 +36,13 @@ use crate::value::{
 /// The GraphSON 3 document for `v`, on one line.
 ///
 /// ```
-/// use graphbinary_client::v1;
+/// use graphbinary_client::format::graphbinary1 as v1;
 /// use graphbinary_core::Limits;
 ///
 /// // A Date (0x04) of 1000 ms: a DateTime of kind Date in the model, a g:Date again here.
 /// let bytes = [0x04, 0x00, 0, 0, 0, 0, 0, 0, 0x03, 0xe8];
 /// let v = v1::decode_slice(&bytes, &Limits::default()).unwrap();
-/// assert_eq!(v1::to_graphson3(&v), r#"{"@type":"g:Date","@value":1000}"#);
+/// assert_eq!(graphbinary_client::format::graphson::to_graphson3(&v), r#"{"@type":"g:Date","@value":1000}"#);
 /// ```
 pub fn to_graphson3(v: &Value) -> String {
     let mut s = String::new();

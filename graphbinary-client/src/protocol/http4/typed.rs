@@ -1,26 +1,13 @@
 //! Typed results over any [`ResponseStream`] (no HTTP client needed).
 
-use graphbinary_core::DecodeError;
 use serde::de::DeserializeOwned;
 use tokio::io::AsyncRead;
 
-use super::{from_value_at, Error as DeError};
-use crate::response::{ResponseError, ResponseStream};
-use crate::value::Value;
-
-/// Slow path: the `Value` the stream read, deserialized into a `T`: a String or Binary (read
-/// into one buffer of its exact length) handed over by value, anything else re-encoded and
-/// deserialized.
-pub(crate) fn convert<T: DeserializeOwned>(value: Value, at: u64) -> Result<T, DecodeError> {
-    match super::owned::OwnedDe::new(value, at) {
-        Ok(de) => T::deserialize(de),
-        Err(value) => from_value_at(&value, at),
-    }
-    .map_err(DeError::into_decode_error)
-}
+use crate::format::de::convert;
+use crate::protocol::http4::response::{ResponseError, ResponseStream};
 
 impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
-    /// Calls `f` with each remaining result deserialized into a `T` (see [`de`](crate::de))
+    /// Calls `f` with each remaining result deserialized into a `T` (see [`de`](crate::format::de))
     /// and its bulk, until the response ends: [`ResponseStream::for_each_result`] for your own
     /// type. A value larger than the read buffer is read by the `Value` slow path; a String or
     /// Binary then goes to the visitor by value (`visit_string`, `visit_byte_buf`: one buffer
@@ -48,6 +35,13 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
         &mut self,
         f: impl FnMut(T, i64),
     ) -> Result<(), ResponseError> {
-        crate::drive::drive(self, |c, _| super::read_fq::<T>(c), convert::<T>, None, f).await
+        crate::protocol::http4::results_as::drive(
+            self,
+            |c, _| crate::format::de::read_fq::<T>(c),
+            convert::<T>,
+            None,
+            f,
+        )
+        .await
     }
 }

@@ -2,11 +2,11 @@
 //! [`Value`], as Gremlin Server 4 writes it.
 //!
 //! Strings, Booleans and nulls are untyped; a bulked List is written expanded (up to
-//! [`MAX_BULK_EXPANSION`](crate::text::MAX_BULK_EXPANSION) items; past it as GraphSON 3's
+//! [`MAX_BULK_EXPANSION`](crate::format::text::MAX_BULK_EXPANSION) items; past it as GraphSON 3's
 //! `g:BulkSet`); numbers, dates and durations are rendered as Java renders them.
 //!
 //! ```
-//! use graphbinary_client::graphson::to_graphson;
+//! use graphbinary_client::format::graphson::to_graphson;
 //! use graphbinary_client::value::Value;
 //!
 //! let v = Value::List(vec![Value::Int(1), Value::from("a"), Value::Null(0xfe)]);
@@ -19,8 +19,8 @@
 use std::fmt::Write;
 use std::sync::Arc;
 
-use crate::java::{base64, java_double, java_float};
-use crate::text::{expand_bulk, expanded_len};
+use crate::format::java::{base64, java_double, java_float};
+use crate::format::text::{expand_bulk, expanded_len};
 use crate::value::{Edge, Property, Value, Vertex, VertexProperty};
 
 /// Appends a bulked result: the value alone when `bulk` is 1, else GraphSON 3's
@@ -54,7 +54,7 @@ pub fn write_graphson(out: &mut String, v: &Value) {
 }
 
 /// The JSON primitives both GraphSON writers share (this one and GraphSON 3's,
-/// [`crate::v1::to_graphson3`]).
+/// [`crate::format::graphson::to_graphson3`]).
 pub(crate) struct Writer<'a> {
     pub(crate) out: &'a mut String,
 }

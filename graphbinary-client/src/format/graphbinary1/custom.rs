@@ -57,7 +57,7 @@ pub trait CustomType: Send + Sync + 'static {
 /// The custom types a reader knows, by name. Cheap to clone (shared).
 ///
 /// ```
-/// use graphbinary_client::v1::{decode_slice_with, CustomTypes};
+/// use graphbinary_client::format::graphbinary1::{decode_slice_with, CustomTypes};
 /// use graphbinary_client::graphbinary_core::Limits;
 ///
 /// // An edge id as JanusGraph 1.1 writes it: `00 {name}{Int 0x1001}{00}` then the id.
@@ -73,7 +73,7 @@ pub trait CustomType: Send + Sync + 'static {
 /// // Without a reader it is an error; with JanusGraph's, an id.
 /// assert!(decode_slice_with(&bytes, &Limits::default(), &CustomTypes::new()).is_err());
 /// let id = decode_slice_with(&bytes, &Limits::default(), &CustomTypes::janusgraph()).unwrap();
-/// let rel = graphbinary_client::v1::RelationIdentifier::from_value(&id).unwrap();
+/// let rel = graphbinary_client::format::graphbinary1::RelationIdentifier::from_value(&id).unwrap();
 /// assert_eq!(rel.relation_id, 0x1c1);
 /// ```
 #[derive(Clone, Default)]
@@ -310,7 +310,7 @@ impl<T: CustomValue> CustomType for DerivedCustom<T> {
 /// ```
 /// use graphbinary_client::graphbinary_core::v1::{DecodeV1, EncodeV1};
 /// use graphbinary_client::graphbinary_core::{Cursor, Limits};
-/// use graphbinary_client::v1::{JanusVertexId, RelationIdentifier};
+/// use graphbinary_client::format::graphbinary1::{JanusVertexId, RelationIdentifier};
 ///
 /// // A vertex property's id: out vertex Long 4104, no in vertex (Long 0).
 /// let r = RelationIdentifier {

@@ -77,15 +77,13 @@
 //!     0x03, 0x00, 0, 0, 0, 3, b'a', b'g', b'e',
 //!     0x01, 0x00, 0, 0, 0, 29,
 //! ];
-//! let p: Person = graphbinary_client::de::from_slice(&bytes).unwrap();
+//! let p: Person = graphbinary_client::format::de::from_slice(&bytes).unwrap();
 //! assert_eq!(p, Person { id: 1, name: "marko", age: Some(29) });
 //! ```
 
 mod error;
 mod owned;
-mod response;
-#[cfg(feature = "http")]
-pub(crate) use response::convert;
+pub(crate) use owned::convert;
 mod to_value;
 mod value;
 
@@ -101,10 +99,10 @@ pub use error::Error;
 pub use to_value::to_literal;
 pub use to_value::{to_value, LiteralError};
 
+use crate::format::graphbinary4::{fq_opt_list_header, fq_typed_header, skip_value};
 use crate::value::{
-    codes, decode_marker_value, fq_opt_list_header, fq_typed_header, read_fields_header,
-    read_fq_str, read_header, skip_value, BigDecimal, BigInteger, DateTime, Direction, Duration,
-    Graph, Header, Merge, Value, T,
+    codes, decode_marker_value, read_fields_header, read_fq_str, read_header, BigDecimal,
+    BigInteger, DateTime, Direction, Duration, Graph, Header, Merge, Value, T,
 };
 
 /// Deserializes a `T` from `bytes`, which must hold exactly one fully-qualified value.
@@ -114,7 +112,7 @@ use crate::value::{
 /// `bytes`. The limits are those of [`ReadOptions::default`](crate::ReadOptions).
 ///
 /// ```
-/// let tags: Vec<String> = graphbinary_client::de::from_slice(&[
+/// let tags: Vec<String> = graphbinary_client::format::de::from_slice(&[
 ///     0x09, 0x00, 0, 0, 0, 2, 0x03, 0x00, 0, 0, 0, 1, b'a', 0x03, 0x00, 0, 0, 0, 1, b'b',
 /// ])
 /// .unwrap();
@@ -126,7 +124,7 @@ pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T, Error
 
 /// The limits of [`ReadOptions::default`](crate::ReadOptions).
 static DEFAULT_LIMITS: Limits = Limits {
-    max_depth: crate::response::DEFAULT_MAX_DEPTH,
+    max_depth: crate::value::dynamic::DEFAULT_LIMITS.max_depth,
     ..Limits::DEFAULT
 };
 
@@ -175,9 +173,9 @@ pub(crate) fn whole<'de, T: Deserialize<'de>, M: Mode<'de, 'de>>(
 ///
 /// let bytes = [0x02, 0x00, 0, 0, 0, 0, 0, 0, 0, 6];
 /// let limits = Limits::DEFAULT;
-/// let n: u8 = graphbinary_client::de::read_fq(&mut Cursor::new(&bytes, 0, &limits)).unwrap();
+/// let n: u8 = graphbinary_client::format::de::read_fq(&mut Cursor::new(&bytes, 0, &limits)).unwrap();
 /// assert_eq!(n, 6);
-/// let short = graphbinary_client::de::read_fq::<i64>(&mut Cursor::new(&bytes[..5], 0, &limits));
+/// let short = graphbinary_client::format::de::read_fq::<i64>(&mut Cursor::new(&bytes[..5], 0, &limits));
 /// assert!(matches!(short, Err(FastError::NeedMore(_))));
 /// ```
 pub fn read_fq<'x, T: Deserialize<'x>>(cur: &mut Cursor<'x>) -> FastResult<T> {
@@ -191,7 +189,7 @@ pub fn read_fq<'x, T: Deserialize<'x>>(cur: &mut Cursor<'x>) -> FastResult<T> {
 /// use graphbinary_client::Value;
 ///
 /// let v = Value::List(vec![Value::Int(1), Value::Long(2)]);
-/// let n: Vec<i64> = graphbinary_client::de::from_value(&v).unwrap();
+/// let n: Vec<i64> = graphbinary_client::format::de::from_value(&v).unwrap();
 /// assert_eq!(n, [1, 2]);
 /// ```
 pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, Error> {
@@ -201,7 +199,7 @@ pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, Error> {
 /// [`from_value`] with offsets counted from `base` (the value's place in its response).
 pub(crate) fn from_value_at<T: DeserializeOwned>(value: &Value, base: u64) -> Result<T, Error> {
     let bytes = reencode(value, base)?;
-    let limits = crate::ReadOptions::default().limits;
+    let limits = crate::value::dynamic::DEFAULT_LIMITS;
     let mut cur = Cursor::new(&bytes, base, &limits);
     whole::<T, Borrowed>(&mut cur, bytes.len())
 }
@@ -794,7 +792,7 @@ impl<'a, 'x, M> De<'a, 'x, M> {
     }
 
     fn skip_part(&mut self, p: Part) -> Result<(), Error> {
-        use crate::value::{skip_labels, skip_property, skip_vertex_property};
+        use crate::format::graphbinary4::{skip_labels, skip_property, skip_vertex_property};
         let r = match p {
             Part::Value | Part::Skip => skip_value(self.cur),
             Part::Labels => skip_labels(self.cur),

@@ -11,7 +11,10 @@
 
 use serde::de::{self, Visitor};
 
-use super::{reencode, transient, visit_value, De, Error, Transient, VALUE_TOKEN};
+use graphbinary_core::DecodeError;
+use serde::de::DeserializeOwned;
+
+use super::{from_value_at, reencode, transient, visit_value, De, Error, Transient, VALUE_TOKEN};
 use crate::value::Value;
 
 /// A top-level String or Binary read whole by the slow path, and where it started.
@@ -61,7 +64,7 @@ impl OwnedDe {
     ) -> Result<R, Error> {
         let at = self.at;
         let bytes = reencode(&self.into_value(), at)?;
-        let limits = crate::ReadOptions::default().limits;
+        let limits = crate::value::dynamic::DEFAULT_LIMITS;
         transient(&bytes, at, &limits, 0, f)
     }
 }
@@ -117,4 +120,15 @@ impl<'de> de::Deserializer<'de> for OwnedDe {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
         unit unit_struct seq tuple tuple_struct map struct
     }
+}
+
+/// Slow path: the `Value` the stream read, deserialized into a `T`: a String or Binary (read
+/// into one buffer of its exact length) handed over by value, anything else re-encoded and
+/// deserialized.
+pub(crate) fn convert<T: DeserializeOwned>(value: Value, at: u64) -> Result<T, DecodeError> {
+    match OwnedDe::new(value, at) {
+        Ok(de) => T::deserialize(de),
+        Err(value) => from_value_at(&value, at),
+    }
+    .map_err(Error::into_decode_error)
 }

@@ -74,7 +74,7 @@ impl ser::Error for LiteralError {
 /// let born = DateTime::from_epoch_millis(0);
 /// let p = Person { name: "marko", age: 29, born, boss: None };
 /// assert_eq!(
-///     graphbinary_client::de::to_value(&p).unwrap(),
+///     graphbinary_client::format::de::to_value(&p).unwrap(),
 ///     Value::Map(vec![
 ///         (Value::from("name"), Value::from("marko")),
 ///         (Value::from("age"), Value::Int(29)),
@@ -84,7 +84,7 @@ impl ser::Error for LiteralError {
 /// );
 /// // A Value is itself.
 /// let v = Value::DateTime(born);
-/// assert_eq!(graphbinary_client::de::to_value(&v).unwrap(), v);
+/// assert_eq!(graphbinary_client::format::de::to_value(&v).unwrap(), v);
 /// ```
 pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, LiteralError> {
     value.serialize(ValueSerializer)
@@ -97,7 +97,7 @@ pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, LiteralError>
 /// #[derive(serde::Serialize)]
 /// struct P<'a> { name: &'a str, age: i32 }
 /// assert_eq!(
-///     graphbinary_client::de::to_literal(&P { name: "it's", age: 29 }).unwrap(),
+///     graphbinary_client::format::de::to_literal(&P { name: "it's", age: 29 }).unwrap(),
 ///     r#"["name":"it's","age":29]"#
 /// );
 /// ```

@@ -11,7 +11,7 @@
 //! | Date 0x04, Timestamp 0x05 (ms since the epoch), Instant 0x83 | `DateTime` at UTC (offset 0), its [`kind`](crate::value::DateTimeKind) `Date`, `Timestamp`, `Instant` |
 //! | OffsetDateTime 0x88, ZonedDateTime 0x8d | `DateTime` of kind `OffsetDateTime`, `ZonedDateTime` (the zone id is not on the wire; its offset is) |
 //! | ByteBuffer 0x25 | `Binary` |
-//! | Traverser 0x21 `{bulk}{value}` | in a response's result list, one result with that bulk ([`ResponseMessage::results`]); inside a value, a `CompositePdt` named `g:Traverser` with fields `bulk` (Long) and `value` |
+//! | Traverser 0x21 `{bulk}{value}` | in a response's result list, one result with that bulk ([`ResponseMessage::results`](crate::ws::ResponseMessage::results)); inside a value, a `CompositePdt` named `g:Traverser` with fields `bulk` (Long) and `value` |
 //! | BulkSet 0x2a | `BulkList` (items with their bulks, as GraphBinary 4's bulked List) |
 //! | TinkerGraph 0x10 | `Graph` |
 //! | Class, Barrier, Cardinality, Column, Operator, Order, Pick, Pop, Scope, DT, GType, InetAddress | `PrimitivePdt` named by the GraphSON 3 type (`g:Class`, `g:Barrier`, ..., `gx:InetAddress`), the value as text |
@@ -32,7 +32,7 @@
 //!
 //! # GraphSON 3
 //!
-//! [`to_graphson3`] renders a decoded value as TinkerPop 3.x's GraphSON 3, each value as the
+//! [`to_graphson3`](crate::format::graphson::to_graphson3) renders a decoded value as TinkerPop 3.x's GraphSON 3, each value as the
 //! GraphSON 3 type of the GraphBinary 1 type it was read from (`g:Date`, `gx:Instant`,
 //! `g:Traverser`, ...).
 //!
@@ -46,13 +46,10 @@
 
 #[rustfmt::skip]
 pub mod codes;
-mod custom;
+pub(crate) mod custom;
 mod dialect;
-mod graphson3;
 mod janusgraph;
 mod reader;
-mod request;
-mod response;
 mod slow;
 mod writer;
 
@@ -60,15 +57,11 @@ pub use custom::{
     CustomType, CustomTypes, CustomValue, DerivedCustom, JanusVertexId, RelationIdentifier,
     RelationIdentifierType,
 };
-pub use graphson3::{to_graphson3, write_graphson3};
 pub use janusgraph::{GeoPoint, Geoshape, GeoshapeType, JanusGraphP, JanusGraphPType};
+#[cfg(feature = "http")]
 pub(crate) use reader::{composite, predicate_value};
 pub use reader::{
     date_time_from_millis, decode_slice, decode_slice_with, decode_value, read_value,
     read_value_with, traverser,
 };
-pub use request::{new_request_id, RequestMessage, MIME_TYPE};
-#[cfg(feature = "http")]
-pub(crate) use response::decode_response_interned;
-pub use response::{decode_response, decode_response_with, ResponseMessage};
 pub use writer::{encode_value, encode_value_with};

@@ -25,7 +25,7 @@ use graphbinary_core::{DecodeError, ErrorKind, FastError};
 ///     0x03, 0x00, 0, 0, 0, 3, b'a', b'g', b'e',
 ///     0x01, 0x00, 0, 0, 0x01, 0x2c,
 /// ];
-/// let err = graphbinary_client::de::from_slice::<Person>(&bytes).unwrap_err();
+/// let err = graphbinary_client::format::de::from_slice::<Person>(&bytes).unwrap_err();
 /// assert_eq!(err.offset(), Some(36));
 /// assert_eq!(err.path(), ".age");
 /// assert!(!err.is_malformed());

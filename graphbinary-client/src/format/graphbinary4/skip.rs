@@ -1,18 +1,18 @@
 //! Walking values without building them: [`skip_value`] checks and steps over one
 //! fully-qualified value on the fast path, allocating nothing for the common types.
 //!
-//! It accepts exactly what [`Value`](super::Value)'s reader accepts (the same layouts, the
+//! It accepts exactly what [`Value`](crate::value::Value)'s reader accepts (the same layouts, the
 //! same UTF-8, flag, limit and depth checks, at the same offsets), so counting results or
 //! ignoring a field never lets through a value that decoding would reject.
 
 use graphbinary_core::{Cursor, Decode, ErrorKind, FastResult};
 
-use super::codes;
-use super::dynamic::{decode_marker_value, read_fq_str, read_header, Header};
-use super::{CompositePdt, DateTime, Direction, Duration, Graph, Merge, T};
+use crate::value::codes;
+use crate::value::dynamic::{decode_marker_value, read_fq_str, read_header, Header};
+use crate::value::{CompositePdt, DateTime, Direction, Duration, Graph, Merge, T};
 
 /// Fast path: steps over one whole fully-qualified value, checking it as the
-/// [`Value`](super::Value) reader would, without building it.
+/// [`Value`](crate::value::Value) reader would, without building it.
 ///
 /// Nothing is allocated for the primitives, Strings (UTF-8 is still checked), Binary,
 /// BigInteger/BigDecimal, Lists, Sets, Maps, Vertices, Edges, VertexProperties, Properties,
@@ -21,7 +21,7 @@ use super::{CompositePdt, DateTime, Direction, Duration, Graph, Merge, T};
 /// discards the cursor, as for any fast-path read.
 ///
 /// ```
-/// use graphbinary_client::value::skip_value;
+/// use graphbinary_client::format::graphbinary4::skip_value;
 /// use graphbinary_core::{Cursor, Limits};
 ///
 /// // A List [Int 1, String "ab"], then one more byte.

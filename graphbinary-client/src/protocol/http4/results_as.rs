@@ -13,8 +13,8 @@ use graphbinary_core::{Cursor, Decode, DecodeError, ErrorKind, FastError, FastRe
 use tokio::io::AsyncRead;
 
 #[cfg(all(feature = "serde", feature = "http"))]
-use crate::response::Traverser;
-use crate::response::{Out, ResponseError, ResponseStream};
+use crate::protocol::http4::response::Traverser;
+use crate::protocol::http4::response::{Out, ResponseError, ResponseStream};
 use crate::value::{codes, Value};
 
 /// Calls `f` with each remaining result, read by `fast` (or by the stream and `slow`), and its
@@ -140,7 +140,7 @@ where
 
 impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
     /// The number of remaining results (bulks summed), stepping over each value without
-    /// building it ([`skip_value`](crate::value::skip_value): UTF-8, layouts and limits are
+    /// building it ([`skip_value`](crate::format::graphbinary4::skip_value): UTF-8, layouts and limits are
     /// still checked). A value larger than the read buffer is stepped over piece by piece, its
     /// Strings and Binaries consumed as they arrive (the buffer does not grow, nothing of
     /// their size is allocated).
@@ -179,7 +179,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> ResponseStream<R> {
     pub async fn for_each_skipped(&mut self, mut f: impl FnMut(i64)) -> Result<(), ResponseError> {
         drive(
             self,
-            |cur, _| crate::value::skip_value(cur),
+            |cur, _| crate::format::graphbinary4::skip_value(cur),
             |_, _| Ok(()),
             Some(|| ()),
             |(), bulk| f(bulk),

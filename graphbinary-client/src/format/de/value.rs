@@ -84,7 +84,7 @@ use crate::value::{
 /// use graphbinary_client::Value;
 ///
 /// let bytes = [0x01, 0x01]; // a typed null (Int)
-/// let v: Value = graphbinary_client::de::from_slice(&bytes).unwrap();
+/// let v: Value = graphbinary_client::format::de::from_slice(&bytes).unwrap();
 /// assert_eq!(v, Value::Null(0x01));
 /// ```
 impl<'de> Deserialize<'de> for Value {

@@ -7,9 +7,9 @@ use uuid::Uuid;
 
 use crate::value::{complete, Value};
 
-use super::codes;
-use super::custom::{self, CustomTypes};
-use super::reader::decode_value;
+use crate::format::graphbinary1::codes;
+use crate::format::graphbinary1::custom::{self, CustomTypes};
+use crate::format::graphbinary1::decode_value;
 
 /// `{0x81}{request id: nullable UUID}{status Int}{message: nullable String}{attributes Map}
 /// {meta Map}{result data: one fq value}`.
@@ -74,7 +74,6 @@ pub fn decode_response_with(
 /// [`decode_response_with`], sharing labels and property keys through `interner`: kept across
 /// the messages of one request, a label repeated over its results is one allocation, not one
 /// per element (as the GraphBinary 4 reader's buffer does over a response).
-#[cfg(feature = "http")]
 pub(crate) fn decode_response_interned(
     bytes: &[u8],
     limits: &Limits,

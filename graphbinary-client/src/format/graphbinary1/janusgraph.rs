@@ -63,7 +63,7 @@ impl From<(f64, f64)> for GeoPoint {
 ///
 /// ```
 /// use graphbinary_client::graphbinary_core::Limits;
-/// use graphbinary_client::v1::{decode_slice_with, encode_value_with, CustomTypes, Geoshape};
+/// use graphbinary_client::format::graphbinary1::{decode_slice_with, encode_value_with, CustomTypes, Geoshape};
 ///
 /// let athens = Geoshape::circle(37.97, 23.72, 50.0);
 /// let shapes = Geoshape::collection([
@@ -557,7 +557,7 @@ impl CustomType for GeoshapeType {
 ///
 /// ```
 /// use graphbinary_client::graphbinary_core::Limits;
-/// use graphbinary_client::v1::{decode_slice_with, encode_value_with, CustomTypes, Geoshape, JanusGraphP};
+/// use graphbinary_client::format::graphbinary1::{decode_slice_with, encode_value_with, CustomTypes, Geoshape, JanusGraphP};
 ///
 /// let p = JanusGraphP::new("geoWithin", Geoshape::circle(37.97, 23.72, 50.0)).unwrap();
 /// let janus = CustomTypes::janusgraph();
@@ -694,7 +694,7 @@ impl CustomType for JanusGraphPType {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::v1::{decode_slice_with, encode_value_with, CustomTypes};
+    use crate::format::graphbinary1::{decode_slice_with, encode_value_with, CustomTypes};
     use graphbinary_core::{DecodeError, Limits};
 
     fn header(name: &str, info: i32) -> Vec<u8> {
