@@ -85,6 +85,8 @@ pub use client::{Client, ClientBuilder, Error, ResultStream};
 #[cfg(feature = "serde")]
 pub mod de;
 mod drive;
+#[cfg(feature = "http")]
+pub mod element;
 pub mod graphson;
 pub mod graphson_ws;
 mod java;
