@@ -152,7 +152,7 @@ impl PropertyValue for char {
 
 impl PropertyValue for Duration {
     fn to_lit(&self) -> Result<Lit, String> {
-        Ok(Lit::Duration(self.clone()))
+        Ok(Lit::Duration(*self))
     }
     fn from_value(v: Value) -> Result<Self, String> {
         match v {
