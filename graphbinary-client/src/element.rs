@@ -348,6 +348,33 @@ pub struct ElementWrite {
     pub in_v: Option<End>,
 }
 
+/// One write of a batch ([`crate::client::BatchWriter`]) or a typed operation: a typed element
+/// added or upserted, or a raw `mergeV` / `mergeE` of maps.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteOp {
+    /// `addV` / `addE` of an element; never sent again once it may have reached the server.
+    Add(ElementWrite),
+    /// `mergeV` / `mergeE` on the element's keys (see
+    /// [`GraphTraversalSource::upsert`](crate::process::GraphTraversalSource::upsert)).
+    Upsert(ElementWrite),
+    /// `mergeV(search)` with its options.
+    MergeV(RawMerge),
+    /// `mergeE(search)` with its options.
+    MergeE(RawMerge),
+}
+
+/// A raw merge: the search map (`[(T.label):"person","name":"ada"]`, with `Direction.OUT` /
+/// `Direction.IN` for an edge) and the `Merge.onCreate` / `Merge.onMatch` maps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawMerge {
+    /// The search map.
+    pub search: Lit,
+    /// The `onCreate` map, if any.
+    pub on_create: Option<Lit>,
+    /// The `onMatch` map, if any.
+    pub on_match: Option<Lit>,
+}
+
 /// A struct that is a graph element: what [`VertexType`] and [`EdgeType`] share (made by the
 /// derives).
 pub trait Element: Sized {

@@ -146,7 +146,7 @@ pub mod janusgraph;
 mod predicate;
 mod strategy;
 mod traversal;
-mod typed;
+pub(crate) mod typed;
 
 pub use crate::lang::tokens::{
     Barrier, Cardinality, Column, ConnectedComponent, Direction, GType, Merge, Operator, Order,

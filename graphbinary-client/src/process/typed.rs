@@ -11,7 +11,9 @@ use std::marker::PhantomData;
 use super::generated::__;
 use super::traversal::{GraphTraversal, GraphTraversalSource};
 use crate::client::Error;
-use crate::element::{EdgeType, Element, ElementWrite, End, VertexType, Written};
+use crate::element::{
+    EdgeType, Element, ElementWrite, End, RawMerge, VertexType, WriteOp, Written,
+};
 use crate::lang::tokens::{Cardinality, Direction, Merge, T};
 use crate::lang::Lit;
 use crate::model::Value;
@@ -44,11 +46,7 @@ impl GraphTraversalSource {
             Ok(w) => w,
             Err(e) => return self.inject(()).with_error(e.to_string()),
         };
-        if E::IS_EDGE {
-            add_edge(self, w)
-        } else {
-            add_vertex(self, w)
-        }
+        append(On::Source(self), &WriteOp::Add(w))
     }
 
     /// Upserts the vertex `item`: `mergeV` on its label and key fields (on its id when it has no
@@ -78,18 +76,9 @@ impl GraphTraversalSource {
     /// );
     /// ```
     pub fn upsert<V: VertexType>(&self, item: &V) -> GraphTraversal {
-        match item.to_write().map_err(|e| e.to_string()).and_then(|w| {
-            let (search, create, on_match, rest) = vertex_upsert_parts(&w)?;
-            Ok(finish_upsert(
-                self.merge_v(search),
-                create,
-                on_match,
-                rest,
-                false,
-            ))
-        }) {
-            Ok(t) => t,
-            Err(e) => self.inject(()).with_error(e),
+        match item.to_write() {
+            Ok(w) => append(On::Source(self), &WriteOp::Upsert(w)),
+            Err(e) => self.inject(()).with_error(e.to_string()),
         }
     }
 
@@ -99,16 +88,9 @@ impl GraphTraversalSource {
     /// dropped). The ends must exist (`mergeE` creates no vertex). The traversal yields the
     /// edge.
     pub fn upsert_edge<E: EdgeType>(&self, item: &E) -> GraphTraversal {
-        match item.to_write().map_err(|e| e.to_string()).and_then(|w| {
-            let (search, ends, create, on_match, rest) = edge_upsert_parts(&w)?;
-            let mut t = self.merge_e(search);
-            for (which, m) in ends {
-                t = t.option((which, m));
-            }
-            Ok(finish_upsert(t, create, on_match, rest, true))
-        }) {
-            Ok(t) => t,
-            Err(e) => self.inject(()).with_error(e),
+        match item.to_write() {
+            Ok(w) => append(On::Source(self), &WriteOp::Upsert(w)),
+            Err(e) => self.inject(()).with_error(e.to_string()),
         }
     }
 
@@ -225,8 +207,131 @@ fn prop_lit(values: &Written) -> Option<Lit> {
     }
 }
 
-fn add_vertex(g: &GraphTraversalSource, w: ElementWrite) -> GraphTraversal {
-    let mut t = g.add_v(w.label);
+/// Where a write starts: a source (`g.addV(..)`) or the end of a traversal (a batch's chain,
+/// `...addV(..)`).
+pub(crate) enum On<'a> {
+    Source(&'a GraphTraversalSource),
+    Mid(GraphTraversal),
+}
+
+impl On<'_> {
+    fn add_v(self, label: &str) -> GraphTraversal {
+        match self {
+            On::Source(g) => g.add_v(label),
+            On::Mid(t) => t.add_v(label),
+        }
+    }
+    fn add_e(self, label: &str) -> GraphTraversal {
+        match self {
+            On::Source(g) => g.add_e(label),
+            On::Mid(t) => t.add_e(label),
+        }
+    }
+    fn merge_v(self, m: Lit) -> GraphTraversal {
+        match self {
+            On::Source(g) => g.merge_v(m),
+            On::Mid(t) => t.merge_v(m),
+        }
+    }
+    fn merge_e(self, m: Lit) -> GraphTraversal {
+        match self {
+            On::Source(g) => g.merge_e(m),
+            On::Mid(t) => t.merge_e(m),
+        }
+    }
+    fn fail(self, e: String) -> GraphTraversal {
+        match self {
+            On::Source(g) => g.inject(()).with_error(e),
+            On::Mid(t) => t.with_error(e),
+        }
+    }
+}
+
+/// `op` written from `on`.
+pub(crate) fn append(on: On<'_>, op: &WriteOp) -> GraphTraversal {
+    match op {
+        WriteOp::Add(w) if w.out_v.is_some() => add_edge(on, w.clone()),
+        WriteOp::Add(w) => add_vertex(on, w.clone()),
+        WriteOp::Upsert(w) if w.out_v.is_some() => match edge_upsert_parts(w) {
+            Ok((search, ends, create, on_match, rest)) => {
+                let mut t = on.merge_e(search);
+                for (which, m) in ends {
+                    t = t.option((which, m));
+                }
+                finish_upsert(t, create, on_match, rest, true)
+            }
+            Err(e) => on.fail(e),
+        },
+        WriteOp::Upsert(w) => match vertex_upsert_parts(w) {
+            Ok((search, create, on_match, rest)) => {
+                finish_upsert(on.merge_v(search), create, on_match, rest, false)
+            }
+            Err(e) => on.fail(e),
+        },
+        WriteOp::MergeV(m) => raw_merge(on.merge_v(m.search.clone()), m),
+        WriteOp::MergeE(m) => raw_merge(on.merge_e(m.search.clone()), m),
+    }
+}
+
+fn raw_merge(mut t: GraphTraversal, m: &RawMerge) -> GraphTraversal {
+    for (which, l) in [
+        (Merge::OnCreate, &m.on_create),
+        (Merge::OnMatch, &m.on_match),
+    ] {
+        if let Some(l) = l {
+            t = t.option((which, l.clone()));
+        }
+    }
+    t
+}
+
+/// An anonymous traversal counting (0 or 1) the elements `op` would match, for a batch to
+/// tell created from matched; `None` when it cannot tell (a raw `mergeE`, a plain add).
+pub(crate) fn match_probe(op: &WriteOp) -> Option<GraphTraversal> {
+    let has_all = |mut t: GraphTraversal, entries: &[(Lit, Lit)]| {
+        for (k, v) in entries {
+            t = match k {
+                Lit::Token(crate::lang::tokens::Token::T(T::Id)) => t.has_id(v.clone()),
+                Lit::Token(crate::lang::tokens::Token::T(T::Label)) => t.has_label(v.clone()),
+                Lit::String(k) => t.has((k.as_str(), v.clone())),
+                _ => return None,
+            };
+        }
+        Some(t)
+    };
+    let probe = |t: GraphTraversal| t.limit(1).count(());
+    match op {
+        WriteOp::Add(_) | WriteOp::MergeE(_) => None,
+        WriteOp::Upsert(w) if w.out_v.is_none() => {
+            let (Lit::Map(search), ..) = vertex_upsert_parts(w).ok()? else {
+                return None;
+            };
+            has_all(__::v(()), &search).map(probe)
+        }
+        WriteOp::MergeV(m) => match &m.search {
+            Lit::Map(search) => has_all(__::v(()), search).map(probe),
+            _ => None,
+        },
+        WriteOp::Upsert(w) => {
+            let (out_v, in_v) = (w.out_v.as_ref()?, w.in_v.as_ref()?);
+            let t = end_finder(out_v).out_e(w.label);
+            let t = t.where_(match in_v {
+                End::Id(id) => __::in_v().has_id(id.clone()),
+                End::Key { label, key, value } => __::in_v().has((*label, *key, value.clone())),
+            });
+            let keys: Vec<(Lit, Lit)> = w
+                .props
+                .iter()
+                .filter(|p| p.key)
+                .map(|p| Some((Lit::from(p.name), prop_lit(&p.values)?)))
+                .collect::<Option<_>>()?;
+            has_all(t, &keys).map(probe)
+        }
+    }
+}
+
+fn add_vertex(on: On<'_>, w: ElementWrite) -> GraphTraversal {
+    let mut t = on.add_v(w.label);
     if let Some(id) = w.id {
         t = t.property((T::Id, id));
     }
@@ -257,13 +362,11 @@ fn end_finder(end: &End) -> GraphTraversal {
     }
 }
 
-fn add_edge(g: &GraphTraversalSource, w: ElementWrite) -> GraphTraversal {
+fn add_edge(on: On<'_>, w: ElementWrite) -> GraphTraversal {
     let (Some(out_v), Some(in_v)) = (&w.out_v, &w.in_v) else {
-        return g
-            .inject(())
-            .with_error("an edge needs its two ends".to_owned());
+        return on.fail("an edge needs its two ends".to_owned());
     };
-    let mut t = g
+    let mut t = on
         .add_e(w.label)
         .from(end_finder(out_v))
         .to(end_finder(in_v));
