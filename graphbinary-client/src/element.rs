@@ -79,7 +79,7 @@ use std::hash::Hash;
 pub use graphbinary_derive::{Edge, Vertex};
 
 use crate::lang::Lit;
-use crate::model::{BigDecimal, BigInteger, DateTime, Duration, Value, T};
+use crate::value::{BigDecimal, BigInteger, DateTime, Duration, Value, T};
 
 /// An element could not be read as the type asked for: a property missing or of another type,
 /// another label, ...
@@ -510,10 +510,10 @@ impl ElementData {
             match k {
                 Value::T(T::Id) => d.id = Some(v),
                 Value::T(T::Label) => d.label = Some(label_of(v)?),
-                Value::Direction(crate::model::Direction::Out) => {
+                Value::Direction(crate::value::Direction::Out) => {
                     d.out_v = Some(Box::new(Self::from_value(v)?))
                 }
-                Value::Direction(crate::model::Direction::In) => {
+                Value::Direction(crate::value::Direction::In) => {
                     d.in_v = Some(Box::new(Self::from_value(v)?))
                 }
                 Value::String(key) => match v {
@@ -568,7 +568,7 @@ pub mod __private {
     use super::*;
 
     pub use crate::lang::Lit;
-    pub use crate::model::Value;
+    pub use crate::value::Value;
 
     /// The error of reading field `field` (`None`: the element as a whole) of `target`.
     pub fn err(target: &'static str, field: &str, detail: impl fmt::Display) -> ElementError {

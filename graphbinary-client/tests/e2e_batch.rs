@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use graphbinary_client::client::{BatchOptions, Report, RetryPolicy};
 use graphbinary_client::element::{Edge, Vertex};
-use graphbinary_client::model::Value;
 use graphbinary_client::process::GraphTraversalSource;
+use graphbinary_client::value::Value;
 use graphbinary_client::Client;
 
 #[path = "support/fault_proxy.rs"]

@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 
 use bytes::Bytes;
 use graphbinary_client::element::{Edge, Element, Vertex};
-use graphbinary_client::model::{BigDecimal, BigInteger, DateTime, Duration, Value};
 use graphbinary_client::process::GraphTraversalSource;
+use graphbinary_client::value::{BigDecimal, BigInteger, DateTime, Duration, Value};
 use graphbinary_client::Client;
 
 #[path = "gremlin_server/mod.rs"]

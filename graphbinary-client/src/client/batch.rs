@@ -57,9 +57,9 @@ use tokio::task::JoinSet;
 use super::{Client, Error, RetryPolicy, TransportKind};
 use crate::element::{Element, RawMerge, WriteOp, Written};
 use crate::lang::Lit;
-use crate::model::Value;
 use crate::process::typed::{append, match_probe, On};
 use crate::process::{GraphTraversal, GraphTraversalSource};
+use crate::value::Value;
 
 /// The least wait before sending again a request whose connection was lost after it was sent.
 const RUNNING_GRACE: Duration = Duration::from_millis(500);

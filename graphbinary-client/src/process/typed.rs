@@ -16,7 +16,7 @@ use crate::element::{
 };
 use crate::lang::tokens::{Cardinality, Direction, Merge, T};
 use crate::lang::Lit;
-use crate::model::Value;
+use crate::value::Value;
 
 impl GraphTraversalSource {
     /// Adds `item`, a vertex (`addV`) or an edge (`addE` between its two ends, found by id or
