@@ -23,6 +23,8 @@ mod gremlin_server;
 use gremlin_server::skip;
 #[path = "common/servers3.rs"]
 mod servers3;
+#[path = "common/ws_message.rs"]
+mod ws_message;
 
 use fault_proxy::{Fault, FaultProxy};
 
@@ -189,8 +191,11 @@ async fn vertices_and_edges(test: &str) {
             .unwrap();
         assert_eq!(edges, 449, "{test}");
     };
-    result.await;
+    let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
     cleanup(&g, &run).await;
+    if let Err(p) = outcome {
+        std::panic::resume_unwind(p);
+    }
 }
 
 #[tokio::test]
@@ -203,8 +208,15 @@ async fn ws_vertices_and_edges() {
     vertices_and_edges("ws_vertices_and_edges").await;
 }
 
-/// A forged answer: an HTTP 500 with a Neptune-shaped JSON message, or (`ws`) nothing forged
-/// at this level (a WebSocket answer is a frame of the real server's).
+/// A TinkerPop 3 status message with `code` and `message` for the request in `payload`.
+fn ws_forged(code: i32, message: &'static str) -> fault_proxy::Forger {
+    Arc::new(move |payload| {
+        let (id, _) = ws_message::parse_request(payload);
+        ws_message::response(&id, code, message, None)
+    })
+}
+
+/// A forged HTTP answer with `status` and a JSON `message`.
 fn http_forged(status: u16, message: &'static str) -> fault_proxy::Forger {
     Arc::new(move |_| {
         let body = format!(r#"{{"message":{message:?}}}"#);
@@ -224,22 +236,31 @@ async fn faults(test: &str) {
     let direct = client(&url);
     let g = GraphTraversalSource::new(direct.clone());
     let proxy = FaultProxy::start(&url).await;
-    let c = client(&proxy.url());
+    let c = Client::builder(proxy.url())
+        .connect_timeout(Duration::from_secs(5))
+        // Short: a stalled answer ends in a timeout soon.
+        .read_timeout(Duration::from_secs(3))
+        .retry_policy(RetryPolicy::none())
+        .build()
+        .unwrap();
     let run = run_tag(test);
     let items: Vec<Item> = (0..600).map(|i| item(&run, i)).collect();
     let result = async {
         // Resets before and after the server answered, and (http) forged temporary errors.
+        // Neptune's answer to a conflict, as its message.
+        let cme = r#"{"requestId":"1","code":"ConcurrentModificationException","detailedMessage":"Failed to complete operation due to conflicting concurrent operations"}"#;
         let mut faults = vec![
             Fault::ResetBeforeResponse,
             Fault::ResetAfter(10),
-            Fault::ResetBeforeResponse,
+            // No answer at all: the read timeout, then a retry once it may have finished.
+            Fault::StallBeforeHeaders,
         ];
-        if !ws {
+        if ws {
+            faults.push(Fault::Forge(ws_forged(596, "forged: try again")));
+            faults.push(Fault::Forge(ws_forged(500, cme)));
+        } else {
             faults.push(Fault::Forge(http_forged(503, "overloaded")));
-            faults.push(Fault::Forge(http_forged(
-                500,
-                r#"{"requestId":"1","code":"ConcurrentModificationException","detailedMessage":"Failed to complete operation due to conflicting concurrent operations"}"#,
-            )));
+            faults.push(Fault::Forge(http_forged(500, cme)));
         }
         let armed = faults.len();
         for f in faults {
@@ -293,9 +314,12 @@ async fn faults(test: &str) {
             );
         }
     };
-    result.await;
+    let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
     cleanup(&g, &run).await;
     cleanup(&g, &format!("{run}_adds")).await;
+    if let Err(p) = outcome {
+        std::panic::resume_unwind(p);
+    }
 }
 
 #[tokio::test]

@@ -203,8 +203,11 @@ async fn typed_vertices_read_back_equal(test: &str) {
             ];
             assert_eq!(read, expected, "{server}");
         };
-        result.await;
+        let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
         cleanup(&g, &run).await;
+        if let Err(p) = outcome {
+            std::panic::resume_unwind(p);
+        }
     }
 }
 
@@ -231,8 +234,11 @@ async fn upserting_twice_changes_nothing(test: &str) {
             let read = people(&g, &run).await;
             assert_eq!(read, [as_read(&ada, id)], "{server}: updated in place");
         };
-        result.await;
+        let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
         cleanup(&g, &run).await;
+        if let Err(p) = outcome {
+            std::panic::resume_unwind(p);
+        }
     }
 }
 
@@ -310,8 +316,11 @@ async fn typed_edges_by_key_and_by_id(test: &str) {
                 );
             }
         };
-        result.await;
+        let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
         cleanup(&g, &run).await;
+        if let Err(p) = outcome {
+            std::panic::resume_unwind(p);
+        }
     }
 }
 
