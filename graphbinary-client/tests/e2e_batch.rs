@@ -141,6 +141,13 @@ async fn vertices_and_edges(test: &str) {
             (450, 0, 450),
             "{test}: {r}"
         );
+        // Without the match counts: written only.
+        let r = upsert_all(&c, &items, BatchOptions::default().count_matches(false)).await;
+        assert_eq!(
+            (r.written, r.created, r.matched),
+            (450, 0, 0),
+            "{test}: {r}"
+        );
         let found = codes(&g, &run).await;
         assert_eq!(found.len(), 450, "{test}");
         assert!(found.values().all(|&n| n == 1), "{test}: duplicated");
