@@ -37,6 +37,13 @@
 //! report tells created from matched. A raw `mergeE` is counted as written only. After a retry
 //! an item created by the failed attempt counts as matched.
 //!
+//! # Observing
+//!
+//! Each request is a span `gremlin.batch` (items, adds) around the client's own request span;
+//! a retry is a `debug` event in it, a request given up a `warn`. With feature `metrics`:
+//! counters `gremlin_client_batch_items_total{outcome="written"|"failed"}` and
+//! `gremlin_client_batch_retries_total`, beside the client's request metrics.
+//!
 //! # Retries
 //!
 //! A request of upserts (idempotent: sending it again changes nothing more) is retried, with
@@ -439,6 +446,19 @@ fn record(report: &mut Report, done: Result<Outcome, tokio::task::JoinError>) {
     };
     report.requests += u64::from(out.attempts);
     report.retried += u64::from(out.attempts.saturating_sub(1));
+    #[cfg(feature = "metrics")]
+    {
+        let items = out.items.len() as u64;
+        let outcome = if out.result.is_ok() {
+            "written"
+        } else {
+            "failed"
+        };
+        metrics::counter!("gremlin_client_batch_items_total", "outcome" => outcome)
+            .increment(items);
+        metrics::counter!("gremlin_client_batch_retries_total")
+            .increment(u64::from(out.attempts.saturating_sub(1)));
+    }
     match out.result {
         Ok((created, matched)) => {
             report.written += out.items.len() as u64;
