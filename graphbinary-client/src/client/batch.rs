@@ -1,58 +1,4 @@
-//! The batch writer: typed elements and raw `mergeV` / `mergeE` maps written N per request,
-//! C requests in flight, with backpressure, retries of what may be retried, and a final report
-//! that hands back every item it could not write.
-//!
-//! ```no_run
-//! # async fn demo(client: graphbinary_client::Client) -> Result<(), graphbinary_client::Error> {
-//! use graphbinary_client::client::BatchOptions;
-//! use graphbinary_client::element::Vertex;
-//!
-//! #[derive(Vertex)]
-//! #[vertex(label = "airport")]
-//! struct Airport { #[vertex(key)] code: String, runways: i32 }
-//!
-//! let mut w = client.batch_writer(BatchOptions::default());
-//! for i in 0..10_000 {
-//!     // Waits while the queue is full (backpressure).
-//!     w.upsert(&Airport { code: format!("A{i}"), runways: 2 }).await?;
-//! }
-//! let report = w.finish().await;
-//! assert!(report.failed.is_empty(), "{report}");
-//! # Ok(()) }
-//! ```
-//!
-//! # Requests
-//!
-//! The items of a request are one chained traversal, `g.inject(0).mergeV(..).option(..)
-//! .mergeV(..)...`, each value the literal of its exact type (gremlin-lang over `http://`;
-//! Groovy over `ws://`, with a binding for each literal Groovy has no form for). Adds and
-//! upserts go in separate requests. Items run in order within a request; requests run
-//! concurrently, so an edge whose ends are written by the same writer should be pushed after
-//! [`BatchWriter::flush`] has returned for its vertices.
-//!
-//! # Created and matched
-//!
-//! An upsert of a typed element or a raw `mergeV` is preceded, in the same request, by a count
-//! of what its search matches (`sideEffect(V()...limit(1).count().aggregate(..))`), so the
-//! report tells created from matched. A raw `mergeE` is counted as written only. After a retry
-//! an item created by the failed attempt counts as matched.
-//!
-//! # Observing
-//!
-//! Each request is a span `gremlin.batch` (items, adds) around the client's own request span;
-//! a retry is a `debug` event in it, a request given up a `warn`. With feature `metrics`:
-//! counters `gremlin_client_batch_items_total{outcome="written"|"failed"}` and
-//! `gremlin_client_batch_retries_total`, beside the client's request metrics.
-//!
-//! # Retries
-//!
-//! A request of upserts (idempotent: sending it again changes nothing more) is retried, with
-//! exponential backoff and jitter, on the errors real servers answer for a temporary condition:
-//! status 596 (TinkerPop's temporary failure), 429 and 503, an answer naming Neptune's
-//! `ConcurrentModificationException` or JanusGraph's `TemporaryLockingException` (in its
-//! message, exception or `exceptions` attribute), and a connection lost or timed out before the
-//! answer. A request of plain adds is sent again only when it could not connect (it never left);
-//! once it may have reached the server it is not, and its items are handed back as failed.
+//! The batch writer ([`BatchWriter`]): typed elements and raw merges written in batches.
 
 use std::fmt;
 use std::sync::Arc;
@@ -193,7 +139,61 @@ enum Msg {
     Flush(oneshot::Sender<()>),
 }
 
-/// Writes items in batches ([`Client::batch_writer`]); see the [module docs](self).
+/// A batch writer ([`Client::batch_writer`]): typed elements and raw `mergeV` / `mergeE` maps written N per request,
+/// C requests in flight, with backpressure, retries of what may be retried, and a final report
+/// that hands back every item it could not write.
+///
+/// ```no_run
+/// # async fn demo(client: graphbinary_client::Client) -> Result<(), graphbinary_client::Error> {
+/// use graphbinary_client::client::BatchOptions;
+/// use graphbinary_client::element::Vertex;
+///
+/// #[derive(Vertex)]
+/// #[vertex(label = "airport")]
+/// struct Airport { #[vertex(key)] code: String, runways: i32 }
+///
+/// let mut w = client.batch_writer(BatchOptions::default());
+/// for i in 0..10_000 {
+///     // Waits while the queue is full (backpressure).
+///     w.upsert(&Airport { code: format!("A{i}"), runways: 2 }).await?;
+/// }
+/// let report = w.finish().await;
+/// assert!(report.failed.is_empty(), "{report}");
+/// # Ok(()) }
+/// ```
+///
+/// # Requests
+///
+/// The items of a request are one chained traversal, `g.inject(0).mergeV(..).option(..)
+/// .mergeV(..)...`, each value the literal of its exact type (gremlin-lang over `http://`;
+/// Groovy over `ws://`, with a binding for each literal Groovy has no form for). Adds and
+/// upserts go in separate requests. Items run in order within a request; requests run
+/// concurrently, so an edge whose ends are written by the same writer should be pushed after
+/// [`BatchWriter::flush`] has returned for its vertices.
+///
+/// # Created and matched
+///
+/// An upsert of a typed element or a raw `mergeV` is preceded, in the same request, by a count
+/// of what its search matches (`sideEffect(V()...limit(1).count().aggregate(..))`), so the
+/// report tells created from matched. A raw `mergeE` is counted as written only. After a retry
+/// an item created by the failed attempt counts as matched.
+///
+/// # Observing
+///
+/// Each request is a span `gremlin.batch` (items, adds) around the client's own request span;
+/// a retry is a `debug` event in it, a request given up a `warn`. With feature `metrics`:
+/// counters `gremlin_client_batch_items_total{outcome="written"|"failed"}` and
+/// `gremlin_client_batch_retries_total`, beside the client's request metrics.
+///
+/// # Retries
+///
+/// A request of upserts (idempotent: sending it again changes nothing more) is retried, with
+/// exponential backoff and jitter, on the errors real servers answer for a temporary condition:
+/// status 596 (TinkerPop's temporary failure), 429 and 503, an answer naming Neptune's
+/// `ConcurrentModificationException` or JanusGraph's `TemporaryLockingException` (in its
+/// message, exception or `exceptions` attribute), and a connection lost or timed out before the
+/// answer. A request of plain adds is sent again only when it could not connect (it never left);
+/// once it may have reached the server it is not, and its items are handed back as failed.
 pub struct BatchWriter {
     tx: mpsc::Sender<Msg>,
     driver: tokio::task::JoinHandle<Report>,
