@@ -668,7 +668,8 @@ pub mod __private {
         field: &F,
     ) -> Result<Option<Lit>, ElementError> {
         match field.write().map_err(|e| err(target, "id", e))? {
-            Written::Absent => Ok(None),
+            // A `Value` id field holding a null: no id, as `None`.
+            Written::Absent | Written::Single(Lit::Null) => Ok(None),
             Written::Single(l) => Ok(Some(l)),
             Written::List(_) | Written::Set(_) => {
                 Err(err(target, "id", "an id is one value, not a list or set"))
