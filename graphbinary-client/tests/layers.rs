@@ -18,6 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["format/graphbinary1"],
     &["format/graphson"],
     &["lang"],
+    &["element"],
     &["format/de"],
     &["protocol/http4", "protocol/ws3"],
     &["transport"],
