@@ -84,6 +84,8 @@ pub use graphbinary_core;
 pub mod client;
 #[cfg(feature = "http")]
 pub use client::{Client, ClientBuilder, Error, ResultStream};
+#[cfg(feature = "http")]
+pub mod element;
 pub mod format;
 #[cfg(any(feature = "http", feature = "serde"))]
 mod lang;

@@ -241,9 +241,12 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
     // The ws:// halves of the fault-proxy and soak tests (their http:// halves ran in the
     // plain test step, against GREMLIN_URL).
     let faults = run_tests(
-        client_tests(cargo(), &["faults", "soak", "observe"])
-            .args(["--", "ws_"])
-            .env("GREMLIN_WS_URL_373", s373.url()),
+        client_tests(
+            cargo(),
+            &["faults", "soak", "observe", "e2e_elements", "e2e_batch"],
+        )
+        .args(["--", "ws_"])
+        .env("GREMLIN_WS_URL_373", s373.url()),
         totals,
     );
     let outcome = outcome.and(faults);

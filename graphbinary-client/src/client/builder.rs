@@ -93,7 +93,7 @@ impl ClientBuilder {
             root_certificates: Vec::new(),
             read_options: ReadOptions::default(),
             credentials: None,
-            custom_types: crate::format::graphbinary1::CustomTypes::new(),
+            custom_types: crate::format::graphbinary1::CustomTypes::janusgraph(),
             serializer: crate::protocol::ws3::graphson::Serializer::GraphBinary1,
             retry: RetryPolicy::default(),
             listener: None,
@@ -331,9 +331,12 @@ impl ClientBuilder {
     }
 
     /// For `ws://` / `wss://` URLs (TinkerPop 3): readers of GraphBinary 1 custom types (type
-    /// code 0x00) by name, e.g. [`CustomTypes::janusgraph`](crate::format::graphbinary1::CustomTypes::janusgraph)
-    /// for JanusGraph's edge and vertex-property ids. None by default: a custom value then fails
-    /// its request, naming its type. Ignored over HTTP (GraphBinary 4 has no custom types).
+    /// code 0x00) by name. By default JanusGraph's
+    /// ([`CustomTypes::janusgraph`](crate::format::graphbinary1::CustomTypes::janusgraph): its
+    /// edge ids, Geoshapes and predicates), as the Java driver reads them with JanusGraph's IO
+    /// registry; `CustomTypes::new()` for none, or JanusGraph's `.with(...)` your own. A custom
+    /// value of a type not registered fails its request, naming its type. Ignored over HTTP
+    /// (GraphBinary 4 has no custom types).
     pub fn custom_types(mut self, types: crate::format::graphbinary1::CustomTypes) -> Self {
         self.custom_types = types;
         self

@@ -146,6 +146,7 @@ pub mod janusgraph;
 mod predicate;
 mod strategy;
 mod traversal;
+pub(crate) mod typed;
 
 pub use crate::lang::tokens::{
     Barrier, Cardinality, Column, ConnectedComponent, Direction, GType, Merge, Operator, Order,
@@ -160,3 +161,4 @@ pub use traversal::{
     single_quoted_literal, string_literal, BuildError, GraphTraversal, GraphTraversalSource,
     GremlinLang, StepDef, StepInfo, StepOn,
 };
+pub use typed::Elements;

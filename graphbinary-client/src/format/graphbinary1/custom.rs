@@ -88,11 +88,22 @@ impl CustomTypes {
     /// JanusGraph's types this crate reads and writes: `janusgraph.RelationIdentifier`
     /// ([`RelationIdentifier`]), `janusgraph.Geoshape` ([`Geoshape`](super::Geoshape)) and
     /// `janusgraph.P` ([`JanusGraphP`](super::JanusGraphP), the text and geo predicates).
+    ///
+    /// The client, the CLI, the console and the functions without `_with`
+    /// ([`decode_slice`](super::decode_slice), [`read_value`](super::read_value),
+    /// [`decode_response`](crate::ws::decode_response)) read and write these by default, as
+    /// the Java driver does with JanusGraph's IO registry; [`CustomTypes::new`] knows none.
+    /// Shared: every call returns the same registry.
     pub fn janusgraph() -> Self {
-        Self::new()
-            .with(RelationIdentifierType)
-            .with(super::janusgraph::GeoshapeType)
-            .with(super::janusgraph::JanusGraphPType)
+        static JANUSGRAPH: std::sync::OnceLock<CustomTypes> = std::sync::OnceLock::new();
+        JANUSGRAPH
+            .get_or_init(|| {
+                Self::new()
+                    .with(RelationIdentifierType)
+                    .with(super::janusgraph::GeoshapeType)
+                    .with(super::janusgraph::JanusGraphPType)
+            })
+            .clone()
     }
 
     /// Adds (or replaces) the reader and writer of `t.name()`.

@@ -53,9 +53,10 @@ fn holds_no_value(code: u8) -> bool {
 
 /// Decodes exactly one value from `bytes` (whose first byte is at offset 0), requiring that
 /// nothing follows it. Truncation is [`ErrorKind::UnexpectedEof`] at the end of `bytes`. A
-/// custom type (0x00) is an error: see [`decode_slice_with`].
+/// custom type (0x00) is read if it is one of JanusGraph's ([`CustomTypes::janusgraph`]), else
+/// an error naming it: see [`decode_slice_with`] for others.
 pub fn decode_slice(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
-    decode_slice_with(bytes, limits, &CustomTypes::new())
+    decode_slice_with(bytes, limits, &CustomTypes::janusgraph())
 }
 
 /// [`decode_slice`] with the readers of `custom` for custom types.
@@ -90,7 +91,7 @@ fn decode_slice_here(bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError
 pub async fn read_value<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
 ) -> Result<Value, DecodeError> {
-    read_value_with(buf, &CustomTypes::new()).await
+    read_value_with(buf, &CustomTypes::janusgraph()).await
 }
 
 /// [`read_value`] with the readers of `custom` for custom types.

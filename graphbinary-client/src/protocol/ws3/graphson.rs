@@ -114,7 +114,7 @@ pub(crate) fn encode_request(
     encode_request_with(
         request,
         serializer,
-        &crate::format::graphbinary1::CustomTypes::new(),
+        &crate::format::graphbinary1::CustomTypes::janusgraph(),
     )
 }
 
@@ -1559,8 +1559,13 @@ mod tests {
         let janus = CustomTypes::janusgraph();
         let with = encode_request_with(&req, Serializer::GraphBinary1, &janus).unwrap();
         assert_eq!(with, req.encode_ws_with(&janus).unwrap());
-        // Without the writers the shape is not written as JanusGraph's custom type.
-        let without = encode_request(&req, Serializer::GraphBinary1);
+        // JanusGraph's writers are the default; without them the shape is not written as
+        // JanusGraph's custom type.
+        assert_eq!(
+            encode_request(&req, Serializer::GraphBinary1).unwrap(),
+            with
+        );
+        let without = encode_request_with(&req, Serializer::GraphBinary1, &CustomTypes::new());
         assert_ne!(without.ok(), Some(with));
     }
 

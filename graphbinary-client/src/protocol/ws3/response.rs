@@ -58,7 +58,7 @@ impl ResponseMessage {
 /// Decodes one whole response message (a WebSocket message's payload, which carries no mime
 /// prefix). Truncation is an `UnexpectedEof` at the end of `bytes`; trailing bytes are an error.
 pub fn decode_response(bytes: &[u8], limits: &Limits) -> Result<ResponseMessage, DecodeError> {
-    decode_response_with(bytes, limits, &CustomTypes::new())
+    decode_response_with(bytes, limits, &CustomTypes::janusgraph())
 }
 
 /// [`decode_response`] with the readers of `custom` for custom types (e.g.

@@ -203,8 +203,8 @@ pub struct Options3 {
     /// The `User-Agent` of the upgrade request.
     pub user_agent: String,
     /// Readers of GraphBinary 1 custom types (type code 0x00) by name, e.g.
-    /// [`CustomTypes::janusgraph`] for JanusGraph's edge ids; none by default, so that a
-    /// custom value fails its request naming the type.
+    /// JanusGraph's ([`CustomTypes::janusgraph`]) by default; any other custom value fails its
+    /// request naming the type.
     pub custom_types: CustomTypes,
     /// The serialization of requests and responses: GraphBinary 1 by default, or GraphSON 2
     /// or 3, typed or untyped ([`Serializer`](crate::Serializer)); `custom_types` apply to GraphBinary 1
@@ -247,7 +247,7 @@ impl Default for Options3 {
             limits: Limits::default(),
             max_message_size: 10 * 1024 * 1024,
             user_agent: format!("graphbinary-rs/{}", env!("CARGO_PKG_VERSION")),
-            custom_types: CustomTypes::new(),
+            custom_types: CustomTypes::janusgraph(),
             serializer: crate::protocol::ws3::graphson::Serializer::GraphBinary1,
             pool_size: 4,
             request_backlog: REQUEST_BACKLOG,
