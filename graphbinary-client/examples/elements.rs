@@ -12,8 +12,8 @@
 
 use std::time::Instant;
 
-use graphbinary_client::client::BatchOptions;
 use graphbinary_client::element::{Edge, Vertex};
+use graphbinary_client::process::BatchOptions;
 use graphbinary_client::process::GraphTraversalSource;
 use graphbinary_client::Client;
 

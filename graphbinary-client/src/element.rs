@@ -348,7 +348,7 @@ pub struct ElementWrite {
     pub in_v: Option<End>,
 }
 
-/// One write of a batch ([`crate::client::BatchWriter`]) or a typed operation: a typed element
+/// One write of a batch ([`crate::process::BatchWriter`]) or a typed operation: a typed element
 /// added or upserted, or a raw `mergeV` / `mergeE` of maps.
 #[derive(Debug, Clone, PartialEq)]
 pub enum WriteOp {

@@ -10,9 +10,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use graphbinary_client::client::{BatchOptions, Report, RetryPolicy};
+use graphbinary_client::client::RetryPolicy;
 use graphbinary_client::element::{Edge, Vertex};
 use graphbinary_client::process::GraphTraversalSource;
+use graphbinary_client::process::{BatchOptions, Report};
 use graphbinary_client::value::Value;
 use graphbinary_client::Client;
 

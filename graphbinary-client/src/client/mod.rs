@@ -103,7 +103,6 @@
 //! proxy, `CONNECT` for `https://`), [`ClientBuilder::max_response_header_bytes`]. The
 //! `Gremlin-RequestId` of a response is [`ResultStream::request_id`].
 
-mod batch;
 mod builder;
 mod convert;
 pub(crate) mod cosmos;
@@ -125,7 +124,6 @@ use tokio::sync::Semaphore;
 
 pub use crate::transport::http::BodyReader;
 pub use crate::transport::{ByteCounters, ConnectionCounts, ConnectionTally};
-pub use batch::{BatchOptions, BatchWriter, Failed, Report};
 pub use builder::ClientBuilder;
 pub use convert::ConversionError;
 pub use request::{MaterializeProperties, RawResponse, RequestBuilder};

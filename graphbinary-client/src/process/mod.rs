@@ -138,6 +138,7 @@
 //! ```
 
 mod arg;
+mod batch;
 #[cfg(test)]
 mod grammar_check;
 #[rustfmt::skip]
@@ -154,6 +155,7 @@ pub use crate::lang::tokens::{
 };
 pub use crate::lang::{IntoLit, Lit, LitParseError};
 pub use arg::{is_keyword, value_arg, Arg, GValue, IntoArgs};
+pub use batch::{BatchOptions, BatchWriter, Failed, Report};
 pub use generated::{__, STEPS};
 pub use predicate::{TextP, P};
 pub use strategy::Strategy;

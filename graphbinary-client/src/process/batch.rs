@@ -7,11 +7,11 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio::task::JoinSet;
 
-use super::{Client, Error, RetryPolicy, TransportKind};
+use super::typed::{append, match_probe, On};
+use super::{GraphTraversal, GraphTraversalSource};
+use crate::client::{Client, Error, RetryPolicy, TransportKind};
 use crate::element::{Element, RawMerge, WriteOp, Written};
 use crate::lang::Lit;
-use crate::process::typed::{append, match_probe, On};
-use crate::process::{GraphTraversal, GraphTraversalSource};
 use crate::value::Value;
 
 /// The least wait before sending again a request whose connection was lost after it was sent.
@@ -145,7 +145,7 @@ enum Msg {
 ///
 /// ```no_run
 /// # async fn demo(client: graphbinary_client::Client) -> Result<(), graphbinary_client::Error> {
-/// use graphbinary_client::client::BatchOptions;
+/// use graphbinary_client::process::BatchOptions;
 /// use graphbinary_client::element::Vertex;
 ///
 /// #[derive(Vertex)]
