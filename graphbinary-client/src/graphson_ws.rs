@@ -188,6 +188,19 @@ pub fn encode_request_with(
     Ok(out)
 }
 
+/// One value as [`encode_request_with`] writes a binding in `serializer` (a GraphSON one):
+/// GraphSON 3 typed writes every value, the others what they can represent.
+#[cfg_attr(not(feature = "test-util"), allow(dead_code))] // the fuzz targets' round trip
+pub(crate) fn write_binding(v: &Value, serializer: Serializer) -> Result<String, EncodeError> {
+    let mut s = String::new();
+    if serializer == Serializer::GraphSon3 {
+        crate::v1::write_graphson3(&mut s, v);
+    } else {
+        write_arg(&mut Writer { out: &mut s }, v, serializer.is_typed(), 0)?;
+    }
+    Ok(s)
+}
+
 fn unrepresentable(format: &'static str, v: &Value) -> EncodeError {
     EncodeError::Unrepresentable {
         what: format,

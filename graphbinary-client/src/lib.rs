@@ -85,6 +85,9 @@ pub use client::{Client, ClientBuilder, Error, ResultStream};
 #[cfg(feature = "serde")]
 pub mod de;
 mod drive;
+#[cfg(feature = "test-util")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod graphson;
 pub mod graphson_ws;
 mod java;

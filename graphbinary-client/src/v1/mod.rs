@@ -68,7 +68,7 @@ pub use reader::{
     read_value_with, traverser,
 };
 pub use request::{new_request_id, RequestMessage, MIME_TYPE};
-#[cfg(feature = "http")]
+#[cfg(any(feature = "http", feature = "test-util"))]
 pub(crate) use response::decode_response_interned;
 pub use response::{decode_response, decode_response_with, ResponseMessage};
 pub use writer::{encode_value, encode_value_with};

@@ -74,7 +74,7 @@ pub fn decode_response_with(
 /// [`decode_response_with`], sharing labels and property keys through `interner`: kept across
 /// the messages of one request, a label repeated over its results is one allocation, not one
 /// per element (as the GraphBinary 4 reader's buffer does over a response).
-#[cfg(feature = "http")]
+#[cfg(any(feature = "http", feature = "test-util"))]
 pub(crate) fn decode_response_interned(
     bytes: &[u8],
     limits: &Limits,
