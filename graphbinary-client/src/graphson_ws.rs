@@ -591,6 +591,7 @@ impl<'a> Parser<'a> {
             }
             *i > s
         };
+        let int_at = i;
         let ok = digits(&mut i)
             && (b.get(i) != Some(&b'.') || {
                 i += 1;
@@ -612,6 +613,14 @@ impl<'a> Parser<'a> {
                 self.i = i;
                 self.unexpected("a digit")
             });
+        }
+        if b[int_at] == b'0' && b.get(int_at + 1).is_some_and(u8::is_ascii_digit) {
+            // JSON has no leading zeros (`007`): no JSON reader would take it.
+            return Err(self.invalid(
+                int_at,
+                "GraphSON number",
+                "a leading zero (JSON has none)".into(),
+            ));
         }
         if i - start > MAX_NUMBER_LEN {
             // num-bigint parses decimal text in quadratic time: a length field merely claimed
@@ -1521,6 +1530,32 @@ mod tests {
         format!(
             r#"{{"requestId":"41d2e28a-20a4-4ab0-b379-d810dede3786","status":{{"message":"","code":200,"attributes":{{}}}},"result":{{"data":{data},"meta":{{}}}}}}"#
         )
+    }
+
+    /// Found by the `graphson` fuzz target: `{"@type":"g:Date","@value":0000279883312}` was
+    /// read, though JSON has no leading zeros (serde_json and Jackson reject it).
+    #[test]
+    fn numbers_with_leading_zeros_are_not_json() {
+        for n in ["0000279883312", "01", "-01", "00.5", "-00", "01e3"] {
+            for (ser, data) in [
+                (
+                    Serializer::GraphSon3,
+                    format!(r#"{{"@type":"g:Date","@value":{n}}}"#),
+                ),
+                (Serializer::GraphSon2Untyped, format!("[{n}]")),
+            ] {
+                let e = dec(&doc(&data), ser).unwrap_err();
+                assert!(e.to_string().contains("leading zero"), "{n}: {e}");
+            }
+        }
+        for (n, v) in [
+            ("0", Value::Int(0)),
+            ("-0", Value::Int(0)),
+            ("0.5", Value::Double(0.5)),
+        ] {
+            let m = dec(&doc(&format!("[{n}]")), Serializer::GraphSon2Untyped).unwrap();
+            assert_eq!(m.results(), vec![(v, 1)], "{n}");
+        }
     }
 
     #[test]

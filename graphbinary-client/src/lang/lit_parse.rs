@@ -2,8 +2,8 @@
 //! [`Lit::to_gremlin`] for the literal part of the grammar (`/work/shared/grammar/Gremlin.g4`:
 //! numbers with their type suffixes, hex and octal integers, strings in single or double quotes
 //! with Java escapes, `"c"c` chars, `true`, `false`, `null`, `NaN`, `Infinity`, lists, sets,
-//! maps with the keys of the grammar's `mapKey` (naked, parenthesized, `T.id`), `datetime(...)`, `UUID(...)`, `Duration(...)` and
-//! `Binary(...)`).
+//! maps with the keys of the grammar's `mapKey` (naked, parenthesized, `T.id`),
+//! `datetime(...)`, `UUID(...)`, `Duration(...)` and `Binary(...)`).
 
 use base64::Engine as _;
 use num_bigint::BigInt;

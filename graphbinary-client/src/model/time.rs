@@ -126,6 +126,26 @@ impl DateTime {
             kind: DateTimeKind::OffsetDateTime,
         }
     }
+
+    /// The instant `secs` seconds and `nanos` (0..1e9) nanoseconds after
+    /// 1970-01-01T00:00Z, at UTC, an `OffsetDateTime`; `None` outside Java's `Instant` range
+    /// (years -1e9 to 1e9), which holds what an i64 of milliseconds cannot.
+    pub(crate) fn from_epoch_seconds(secs: i64, nanos: i64) -> Option<DateTime> {
+        const MIN: i64 = -31_557_014_167_219_200; // Instant.MIN, -1000000000-01-01T00:00Z
+        const MAX: i64 = 31_556_889_864_403_199; // Instant.MAX, 1000000000-12-31T23:59:59Z
+        if !(MIN..=MAX).contains(&secs) || !(0..1_000_000_000).contains(&nanos) {
+            return None;
+        }
+        let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+        Some(DateTime {
+            year: i32::try_from(y).ok()?,
+            month: m as i8,
+            day: d as i8,
+            nanos: secs.rem_euclid(86_400) * 1_000_000_000 + nanos,
+            offset_seconds: 0,
+            kind: DateTimeKind::OffsetDateTime,
+        })
+    }
 }
 
 /// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
