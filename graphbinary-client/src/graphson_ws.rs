@@ -520,6 +520,20 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Checks that the bytes from `run` to here are UTF-8.
+    fn check_utf8(&self, run: usize) -> R<()> {
+        std::str::from_utf8(&self.b[run..self.i])
+            .map(drop)
+            .map_err(|e| {
+                self.err(
+                    run + e.valid_up_to(),
+                    ErrorKind::InvalidUtf8 {
+                        what: "GraphSON string",
+                    },
+                )
+            })
+    }
+
     fn hex4(&mut self) -> R<u32> {
         let at = self.i;
         let h = self
@@ -768,17 +782,34 @@ impl<'a> Parser<'a> {
         match self.peek("a value")? {
             b'[' => self.seq(b'[', b']', "GraphSON array", Self::skip),
             b'{' => self.object_fields(|p, _| p.skip()),
-            // A string is scanned, not built (its UTF-8 is checked when the message is read).
+            // A string is scanned, not built, and checked as `string` checks it: no control
+            // byte, known escapes, UTF-8.
             b'"' => {
                 self.i += 1;
+                let mut run = self.i;
+                let mut scratch = String::new();
                 loop {
                     match self.b.get(self.i) {
                         None => return Err(self.eof("the end of a string")),
                         Some(b'"') => break,
-                        Some(b'\\') => self.i += 2,
+                        Some(b'\\') => {
+                            self.check_utf8(run)?;
+                            self.i += 1;
+                            self.escape(&mut scratch)?;
+                            scratch.clear();
+                            run = self.i;
+                        }
+                        Some(&c @ 0..=0x1f) => {
+                            return Err(self.invalid(
+                                self.i,
+                                "GraphSON string",
+                                format!("control byte 0x{c:02x} unescaped"),
+                            ))
+                        }
                         Some(_) => self.i += 1,
                     }
                 }
+                self.check_utf8(run)?;
                 self.i += 1;
                 Ok(())
             }
@@ -1530,6 +1561,49 @@ mod tests {
         format!(
             r#"{{"requestId":"41d2e28a-20a4-4ab0-b379-d810dede3786","status":{{"message":"","code":200,"attributes":{{}}}},"result":{{"data":{data},"meta":{{}}}}}}"#
         )
+    }
+
+    /// Found by the `graphson` fuzz target: a string in a field the reader skips (an unknown
+    /// key, or the result data when only the header is read) was scanned for its closing quote
+    /// only, so control bytes, bad escapes and bad UTF-8 there were read as JSON.
+    #[test]
+    fn skipped_strings_are_checked_as_read_ones() {
+        for bad in [
+            "\"a\u{1a}b\"",
+            r#""\q""#,
+            r#""\u12G4""#,
+            r#""\ud800x""#,
+            "\"\u{1}\"",
+        ] {
+            let text =
+                doc("[]").replace(r#""requestId""#, &format!(r#""unknown":{bad},"requestId""#));
+            let e = dec(&text, Serializer::GraphSon3).unwrap_err();
+            assert!(e.to_string().contains("GraphSON string"), "{bad}: {e}");
+            let skipped = format!(r#"{{"status":{{"code":200}},"result":{{"data":[{bad}]}}}}"#);
+            assert!(
+                header(
+                    skipped.as_bytes(),
+                    Serializer::GraphSon3,
+                    &Limits::default()
+                )
+                .is_err(),
+                "{bad}"
+            );
+        }
+        let mut bytes = doc("[]")
+            .replace(r#""requestId""#, r#""x":"ab","requestId""#)
+            .into_bytes();
+        let x = bytes.windows(4).position(|w| w == b"\"ab\"").unwrap();
+        bytes[x + 1] = 0xff;
+        let e = decode_response(&bytes, Serializer::GraphSon3, &Limits::default()).unwrap_err();
+        assert!(e.to_string().contains("UTF-8"), "{e}");
+        assert_eq!(e.offset(), (x + 1) as u64);
+        // What is valid still skips: escapes, a surrogate pair, non-ASCII text.
+        let ok = doc("[]").replace(
+            r#""requestId""#,
+            r#""x":"\"\\\u00e9\ud83d\ude00é","requestId""#,
+        );
+        assert!(dec(&ok, Serializer::GraphSon3).is_ok());
     }
 
     /// Found by the `graphson` fuzz target: `{"@type":"g:Date","@value":0000279883312}` was
