@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use graphbinary_client::fuzzing::graphson;
 use graphbinary_client::model::{Labels, Value, Vertex, VertexProperty};
 use graphbinary_core::Limits;
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// A GraphSON 3 response message of `n` vertices.
 fn message(n: usize) -> String {
@@ -300,9 +300,7 @@ fn serde_data(bytes: &[u8]) -> Value {
 }
 
 fn ours_data(bytes: &[u8], limits: &Limits) -> Value {
-    graphson::decode_response(bytes, 3, true, limits)
-        .expect("the message reads")
-        .data
+    graphson::decode_data(bytes, 3, true, limits).expect("the message reads")
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -330,7 +328,7 @@ fn main() {
         let (mut ours, mut serde) = (Vec::new(), Vec::new());
         let reps = if n < 100 { 20 } else { 2 };
         for r in 0..rounds + 10 {
-            let mut time = |f: &dyn Fn() -> Value| {
+            let time = |f: &dyn Fn() -> Value| {
                 let start = Instant::now();
                 for _ in 0..reps {
                     std::hint::black_box(f());

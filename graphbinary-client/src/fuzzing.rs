@@ -186,6 +186,18 @@ pub mod graphson {
             .map(Message::from)
     }
 
+    /// The result data of one response message, read as [`decode_response`] reads it, with
+    /// nothing copied (the benchmark of the reader).
+    pub fn decode_data(
+        bytes: &[u8],
+        version: u8,
+        typed: bool,
+        limits: &Limits,
+    ) -> Result<Value, DecodeError> {
+        crate::graphson_ws::decode_response(bytes, serializer(version, typed), limits)
+            .map(|m| m.data)
+    }
+
     /// The request id and status code of a response message, read without its data (what a
     /// connection routes by).
     pub fn header(

@@ -33,6 +33,8 @@
 
 use std::sync::Arc;
 
+use std::borrow::Cow;
+
 use graphbinary_core::{DecodeError, EncodeError, ErrorKind, Limits};
 use uuid::Uuid;
 
@@ -334,7 +336,7 @@ pub(crate) fn header(
     let mut id = None;
     let mut code = None;
     p.object_fields(|p, key| {
-        match key {
+        match &*key {
             "requestId" => id = Some(p.value()?),
             "status" => p.object_fields(|p, key| {
                 if key == "code" {
@@ -741,12 +743,40 @@ impl<'a> Parser<'a> {
     }
 
     /// Calls `f` for each field of an object (the key read, the value next).
-    fn object_fields(&mut self, mut f: impl FnMut(&mut Self, &str) -> R<()>) -> R<()> {
+    fn object_fields(&mut self, mut f: impl FnMut(&mut Self, Cow<'a, str>) -> R<()>) -> R<()> {
         self.seq(b'{', b'}', "GraphSON object", |p| {
-            let key = p.string()?;
+            let key = p.str_cow()?;
             p.expect(b':', ":")?;
-            f(p, &key)
+            f(p, key)
         })
+    }
+
+    /// A JSON string (the opening quote next), borrowed from the message when it has no
+    /// escape (an object's key, a type name: most strings), else as [`Parser::string`] reads it.
+    fn str_cow(&mut self) -> R<Cow<'a, str>> {
+        if self.peek("a string")? == b'"' {
+            let b = self.b;
+            let start = self.i + 1;
+            let mut i = start;
+            while let Some(&c) = b.get(i) {
+                match c {
+                    b'"' => {
+                        if i - start > self.limits.max_bytes_len {
+                            break;
+                        }
+                        if let Ok(s) = std::str::from_utf8(&b[start..i]) {
+                            self.i = i + 1;
+                            return Ok(Cow::Borrowed(s));
+                        }
+                        break;
+                    }
+                    b'\\' | 0..=0x1f => break,
+                    _ => i += 1,
+                }
+            }
+        }
+        // Escapes, errors and limits: the full reader.
+        self.string().map(Cow::Owned)
     }
 
     /// An object: a typed value (`@type` its first key, `@value` its second and last), or a
@@ -761,16 +791,16 @@ impl<'a> Parser<'a> {
             }
             if may_be_typed && entries.is_empty() && key == "@type" {
                 let ty_at = p.i;
-                let ty = p.string()?;
+                let ty = p.str_cow()?;
                 p.expect(b',', ", then \"@value\"")?;
                 let k_at = p.i;
-                if p.string()? != "@value" {
+                if p.str_cow()? != "@value" {
                     return Err(p.invalid(k_at, "GraphSON", "expected \"@value\"".into()));
                 }
                 p.expect(b':', ":")?;
                 typed = Some(p.typed_value(&ty, ty_at)?);
             } else {
-                entries.push((Value::String(key.to_owned()), p.value()?));
+                entries.push((Value::String(key.into_owned()), p.value()?));
             }
             Ok(())
         })?;
@@ -1248,7 +1278,7 @@ impl<'a> Parser<'a> {
         let mut status = None;
         let mut result = None;
         self.object_fields(|p, key| {
-            match key {
+            match &*key {
                 "requestId" => id = Some(p.value()?),
                 "status" => status = Some(p.value()?),
                 "result" => result = Some(p.value()?),
