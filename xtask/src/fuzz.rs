@@ -461,3 +461,40 @@ fn call_args(text: &str) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use graphbinary_client::fuzzing::lang::Lit;
+
+    #[test]
+    fn call_args_takes_the_argument_lists_that_start_with_a_literal() {
+        let t = r#"g.inject(1, [a:2]).has('x(', 3).out().V(__.in()).is(datetime("2020-01-01"))"#;
+        assert_eq!(
+            call_args(t),
+            vec![
+                "1, [a:2]",
+                "'x(', 3",
+                r#"datetime("2020-01-01")"#,
+                r#""2020-01-01""#
+            ]
+        );
+    }
+
+    /// Each listed literal reads as an argument list, so every seed starts inside the format.
+    #[test]
+    fn every_listed_literal_parses() {
+        for text in LITERALS {
+            let mut rest = *text;
+            loop {
+                let (_, used) = Lit::parse_prefix(rest).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+                rest = rest[used..].trim_start();
+                match rest.strip_prefix(',') {
+                    Some(r) => rest = r,
+                    None => break,
+                }
+            }
+            assert!(rest.is_empty(), "{text:?} leaves {rest:?}");
+        }
+    }
+}
