@@ -15,6 +15,9 @@ pub use client::{Client, ClientBuilder, Error, ResultStream};
 #[cfg(feature = "http")]
 pub mod element;
 pub mod format;
+#[cfg(all(feature = "test-util", feature = "http"))]
+#[doc(hidden)]
+pub mod fuzzing;
 #[cfg(any(feature = "http", feature = "serde"))]
 mod lang;
 #[cfg(feature = "http")]
