@@ -2,7 +2,7 @@
 //! arbitrary bytes: never panic; a decoded value round-trips; the fast and slow paths agree.
 #![no_main]
 
-use graphbinary_client::model::{
+use graphbinary_client::value::{
     BigDecimal, DateTime, Direction, Duration, Edge, Merge, Path, Property, Vertex, VertexProperty,
     T,
 };

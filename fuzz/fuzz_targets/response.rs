@@ -16,7 +16,7 @@ fn read(bytes: &[u8], opts: ReadOptions, sizes: &[u8]) -> (Vec<(Vec<u8>, i64)>, 
             match r {
                 Ok(t) => {
                     let b = t.value.to_bytes().expect("a decoded value re-encodes");
-                    let again = graphbinary_client::model::Value::from_bytes_with(&b, &LIMITS)
+                    let again = graphbinary_client::value::Value::from_bytes_with(&b, &LIMITS)
                         .expect("a re-encoded value decodes");
                     assert_eq!(again.to_bytes().unwrap(), b);
                     out.push((b, t.bulk));

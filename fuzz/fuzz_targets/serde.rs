@@ -5,8 +5,9 @@
 #![no_main]
 
 use futures::executor::block_on;
-use graphbinary_client::de::from_slice_with;
-use graphbinary_client::model::{skip_value, Value};
+use graphbinary_client::format::de::from_slice_with;
+use graphbinary_client::format::graphbinary4::skip_value;
+use graphbinary_client::value::Value;
 use graphbinary_client::response::{read_response, ReadOptions};
 use graphbinary_core::{Cursor, FastError};
 use graphbinary_fuzz::{chunks, same, LIMITS};

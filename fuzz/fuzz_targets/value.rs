@@ -2,7 +2,7 @@
 //! the fast and slow paths agree.
 #![no_main]
 
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 use graphbinary_fuzz::{assert_round_trip, decode_slow, same, LIMITS};
 use libfuzzer_sys::fuzz_target;
 

@@ -1,7 +1,7 @@
 //! Shared checks of the fuzz targets: decoding never panics, and whatever decodes re-encodes
 //! and decodes to an equal value, on the fast path and on the slow path alike.
 
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 use graphbinary_core::testing::ChunkedReader;
 use graphbinary_core::{Decode, Encode, Limits, ReadBuffer};
 

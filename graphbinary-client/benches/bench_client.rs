@@ -49,7 +49,7 @@ struct Args {
     /// One `Client::builder(url).build()`, nothing set, shared by every task.
     defaults: bool,
     /// TinkerPop 3: the wire format (GraphBinary 1 unless `--serializer` says otherwise).
-    serializer: graphbinary_client::graphson_ws::Serializer,
+    serializer: graphbinary_client::Serializer,
 }
 
 /// `--consume`: what is done with each response's results.
@@ -97,7 +97,7 @@ fn parse() -> Args {
         timeout_ms: 600_000,
         connections: None,
         defaults: false,
-        serializer: graphbinary_client::graphson_ws::Serializer::GraphBinary1,
+        serializer: graphbinary_client::Serializer::GraphBinary1,
     };
     // `cargo bench` adds `--bench`.
     let mut it = std::env::args().skip(1).filter(|a| a != "--bench");
@@ -118,7 +118,7 @@ fn parse() -> Args {
             "--connections" => a.connections = Some(num(val())),
             "--defaults" => a.defaults = true,
             "--serializer" => {
-                use graphbinary_client::graphson_ws::Serializer;
+                use graphbinary_client::Serializer;
                 a.serializer = match val().as_str() {
                     "graphbinary1" => Serializer::GraphBinary1,
                     "graphson3" => Serializer::GraphSon3,

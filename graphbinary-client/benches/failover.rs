@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use graphbinary_client::client::{Client, Error};
-use graphbinary_client::text::one_line;
+use graphbinary_client::format::text::one_line;
 
 const CONCURRENCY: usize = 256;
 /// The default time between two kills (argument 4 sets another, in seconds).

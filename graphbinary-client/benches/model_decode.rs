@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use graphbinary_client::model::{Value, Vertex, VertexProperty};
 use graphbinary_client::response::{read_response, ReadOptions};
+use graphbinary_client::value::{Value, Vertex, VertexProperty};
 
 fn body(n: usize) -> Vec<u8> {
     let name: Arc<str> = Arc::from("name");

@@ -12,8 +12,8 @@
 
 use futures::TryStreamExt;
 use graphbinary_client::graphbinary_core::{Encode, Fq};
-use graphbinary_client::model::{CompositePdt, PdtRegistry, Value};
 use graphbinary_client::response::{read_response, ReadOptions};
+use graphbinary_client::value::{CompositePdt, PdtRegistry, Value};
 use graphbinary_client::GraphBinary;
 
 /// A point, sent by the provider as CompositePDT "Point" with Int fields `x` and `y`.

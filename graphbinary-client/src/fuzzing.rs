@@ -8,7 +8,7 @@ use graphbinary_core::{DecodeError, EncodeError, Limits, ReadBuffer};
 use tokio::io::AsyncRead;
 use uuid::Uuid;
 
-use crate::model::Value;
+use crate::value::Value;
 
 /// A TinkerPop 3 response message as the fuzz targets compare it (GraphBinary 1 or GraphSON).
 #[derive(Debug, Clone, PartialEq)]
@@ -29,8 +29,8 @@ pub struct Message {
     pub results: Vec<(Value, i64)>,
 }
 
-impl From<crate::v1::ResponseMessage> for Message {
-    fn from(m: crate::v1::ResponseMessage) -> Self {
+impl From<crate::protocol::ws3::ResponseMessage> for Message {
+    fn from(m: crate::protocol::ws3::ResponseMessage) -> Self {
         Message {
             request_id: m.request_id,
             status: m.status,
@@ -46,7 +46,7 @@ impl From<crate::v1::ResponseMessage> for Message {
 /// GraphBinary 1 (TinkerPop 3.x): values and response messages.
 pub mod graphbinary1 {
     use super::*;
-    use crate::v1::CustomTypes;
+    use crate::format::graphbinary1::CustomTypes;
 
     fn custom(janusgraph: bool) -> CustomTypes {
         if janusgraph {
@@ -59,7 +59,7 @@ pub mod graphbinary1 {
     /// Decodes exactly one fully-qualified value from `bytes` (the fast path); with
     /// `janusgraph`, JanusGraph's custom types are read.
     pub fn decode(bytes: &[u8], limits: &Limits, janusgraph: bool) -> Result<Value, DecodeError> {
-        crate::v1::decode_slice_with(bytes, limits, &custom(janusgraph))
+        crate::format::graphbinary1::decode_slice_with(bytes, limits, &custom(janusgraph))
     }
 
     /// Reads one value from `buf` (the refilling path; the slow path when the buffer's fast
@@ -68,13 +68,13 @@ pub mod graphbinary1 {
         buf: &mut ReadBuffer<R>,
         janusgraph: bool,
     ) -> Result<Value, DecodeError> {
-        crate::v1::read_value_with(buf, &custom(janusgraph)).await
+        crate::format::graphbinary1::read_value_with(buf, &custom(janusgraph)).await
     }
 
     /// Writes `v` as a fully-qualified value.
     pub fn encode(v: &Value, janusgraph: bool) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
-        crate::v1::encode_value_with(v, &mut out, &custom(janusgraph))?;
+        crate::format::graphbinary1::encode_value_with(v, &mut out, &custom(janusgraph))?;
         Ok(out)
     }
 
@@ -84,7 +84,8 @@ pub mod graphbinary1 {
         limits: &Limits,
         janusgraph: bool,
     ) -> Result<Message, DecodeError> {
-        crate::v1::decode_response_with(bytes, limits, &custom(janusgraph)).map(Message::from)
+        crate::protocol::ws3::decode_response_with(bytes, limits, &custom(janusgraph))
+            .map(Message::from)
     }
 
     /// Writes `m` as a response message (the library reads these and writes none: the fuzz
@@ -111,20 +112,20 @@ pub mod graphbinary1 {
         for map in [&m.attributes, &m.meta] {
             out.extend_from_slice(&len(map.len())?);
             for (k, v) in map {
-                crate::v1::encode_value_with(k, &mut out, &custom)?;
-                crate::v1::encode_value_with(v, &mut out, &custom)?;
+                crate::format::graphbinary1::encode_value_with(k, &mut out, &custom)?;
+                crate::format::graphbinary1::encode_value_with(v, &mut out, &custom)?;
             }
         }
         let data = match &m.data {
             Value::List(_) => Value::List(
                 m.results
                     .iter()
-                    .map(|(v, bulk)| crate::v1::traverser(*bulk, v.clone()))
+                    .map(|(v, bulk)| crate::format::graphbinary1::traverser(*bulk, v.clone()))
                     .collect(),
             ),
             other => other.clone(),
         };
-        crate::v1::encode_value_with(&data, &mut out, &custom)?;
+        crate::format::graphbinary1::encode_value_with(&data, &mut out, &custom)?;
         Ok(out)
     }
 
@@ -147,7 +148,7 @@ pub mod graphbinary1 {
     ) -> Result<(Vec<(Value, i64)>, i32), DecodeError> {
         let mut interner = graphbinary_core::Interner::default();
         let mut queue = std::collections::VecDeque::new();
-        let msg = crate::v1::decode_response_interned(
+        let msg = crate::protocol::ws3::decode_response_interned(
             bytes,
             limits,
             &custom(janusgraph),
@@ -164,7 +165,7 @@ pub mod graphbinary1 {
 /// GraphSON 2 and 3 (TinkerPop 3.x over WebSocket), typed and untyped.
 pub mod graphson {
     use super::*;
-    use crate::graphson_ws::Serializer;
+    use crate::protocol::ws3::graphson::Serializer;
 
     fn serializer(version: u8, typed: bool) -> Serializer {
         match (version, typed) {
@@ -182,7 +183,7 @@ pub mod graphson {
         typed: bool,
         limits: &Limits,
     ) -> Result<Message, DecodeError> {
-        crate::graphson_ws::decode_response(bytes, serializer(version, typed), limits)
+        crate::protocol::ws3::graphson::decode_response(bytes, serializer(version, typed), limits)
             .map(Message::from)
     }
 
@@ -194,7 +195,7 @@ pub mod graphson {
         typed: bool,
         limits: &Limits,
     ) -> Result<Value, DecodeError> {
-        crate::graphson_ws::decode_response(bytes, serializer(version, typed), limits)
+        crate::protocol::ws3::graphson::decode_response(bytes, serializer(version, typed), limits)
             .map(|m| m.data)
     }
 
@@ -206,13 +207,13 @@ pub mod graphson {
         typed: bool,
         limits: &Limits,
     ) -> Result<Option<(Uuid, i32)>, DecodeError> {
-        crate::graphson_ws::header(bytes, serializer(version, typed), limits)
+        crate::protocol::ws3::graphson::header(bytes, serializer(version, typed), limits)
     }
 
     /// Writes `v` as the client writes a request's binding in that GraphSON: GraphSON 3
     /// typed writes every value; the others only what they can represent.
     pub fn write(v: &Value, version: u8, typed: bool) -> Result<String, EncodeError> {
-        crate::graphson_ws::write_binding(v, serializer(version, typed))
+        crate::protocol::ws3::graphson::write_binding(v, serializer(version, typed))
     }
 }
 

@@ -1,15 +1,17 @@
-//! The GraphBinary 4 client for Apache TinkerPop 4 Gremlin Server.
+//! A streaming Gremlin client for every Gremlin server: TinkerPop 4 over HTTP (GraphBinary 4)
+//! and the TinkerPop 3.x servers (Gremlin Server 3.5-3.8, JanusGraph, Amazon Neptune, Azure
+//! Cosmos DB) over WebSocket (GraphBinary 1, GraphSON 3 or 2), through one [`Client`]: the URL's
+//! scheme picks the protocol.
 //!
-//! * [`model`]: the data model, a dynamic [`Value`] and typed element structs;
-//! * [`response`]: the streaming response deserializer, a `futures::Stream` of results;
-//! * [`graphson`]: GraphSON 4 (typed JSON) output for any value;
-//! * [`text`]: Gremlin Console style text for any value;
-//! * [`client`]: the asynchronous HTTP client;
-//! * [`process`]: the traversal API (`g.v(()).out("knows")`), written as GremlinLang;
-//! * [`de`] (feature `serde`, on by default): results as your own types, a `serde`
-//!   deserializer straight from the wire;
-//! * [`v1`] and [`ws`] (groundwork): GraphBinary 1 and TinkerPop 3 over WebSocket, for 3.x
-//!   servers (Neptune, JanusGraph); not yet behind [`Client`].
+//! * [`client`]: the [`Client`], its builder, requests, result streams, transactions;
+//! * [`process`]: the traversal API (`g.v(()).out("knows")`), written as gremlin-lang;
+//! * [`value`]: the data model, a dynamic [`Value`] and typed element structs;
+//! * [`format`](mod@format): the formats a value is read from and written to: GraphBinary 4 and 1,
+//!   GraphSON, Gremlin Console text, and [`format::de`] (feature `serde`, on by default),
+//!   results as your own types through a `serde` deserializer straight from the wire;
+//! * [`response`]: TinkerPop 4's streaming response reader, a `futures::Stream` of results
+//!   from any `AsyncRead`;
+//! * [`ws`]: what is particular to TinkerPop 3.x over WebSocket (its messages, sessions).
 //!
 //! # Errors
 //!
@@ -38,9 +40,9 @@
 //!
 //! # Features
 //!
-//! * `http` (default): the HTTP client ([`client`]); without it the crate decodes responses
-//!   from any `AsyncRead` and needs neither hyper nor rustls.
-//! * `cli` (default): the `graphbinary` command line tool (clap).
+//! * `http` (default): the network client ([`client`], both protocols); without it the crate
+//!   decodes responses from any `AsyncRead` and needs neither hyper nor rustls.
+//! * `cli`: the `graphbinary` command line tool and console (clap); not a default.
 //! * `test-util`: helpers for tests and benchmarks (switching the fast path off); not part of
 //!   the stable API.
 //!
@@ -82,29 +84,27 @@ pub use graphbinary_core;
 pub mod client;
 #[cfg(feature = "http")]
 pub use client::{Client, ClientBuilder, Error, ResultStream};
-#[cfg(feature = "serde")]
-pub mod de;
-mod drive;
+#[cfg(feature = "http")]
+pub mod element;
+pub mod format;
 #[cfg(feature = "test-util")]
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod graphson;
-pub mod graphson_ws;
-mod java;
 #[cfg(any(feature = "http", feature = "serde"))]
 mod lang;
-pub mod model;
 #[cfg(feature = "http")]
 pub mod process;
-pub mod response;
-pub mod text;
+mod protocol;
 #[cfg(feature = "http")]
 mod transport;
-pub mod v1;
+pub mod value;
 #[cfg(feature = "http")]
 pub use transport::ws;
 
-pub use model::Value;
+pub use protocol::http4::response;
+#[cfg(feature = "http")]
+pub use protocol::ws3::graphson::Serializer;
 pub use response::{
     read_response, ReadOptions, ResponseError, ResponseStream, ServerError, Status, Traverser,
 };
+pub use value::Value;

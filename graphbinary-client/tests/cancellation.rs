@@ -20,10 +20,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
-use graphbinary_client::model::{Value, Vertex};
 use graphbinary_client::response::{
     read_response, ReadOptions, ResponseError, ResponseStream, Traverser,
 };
+use graphbinary_client::value::{Value, Vertex};
 use tokio::io::{AsyncRead, ReadBuf};
 
 /// A reader that returns `Pending` before every chunk: woken at once, or (with `delay`) only

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{assert_truncations_end_at_the_cut, block_on, gbin_vectors, shared_dir, Pieces};
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 use graphbinary_core::{FqEncode, Limits, ReadBuffer};
 use tokio::io::AsyncRead;
 

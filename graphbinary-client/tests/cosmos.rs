@@ -32,8 +32,8 @@ use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use graphbinary_client::client::{Client, ClientBuilder, Error, RetryPolicy};
-use graphbinary_client::graphson_ws::Serializer;
 use graphbinary_client::process::{Cardinality, GValue, GraphTraversalSource, Lit, __};
+use graphbinary_client::Serializer;
 use graphbinary_client::{ResultStream, Value};
 
 use fault_proxy::{Fault, FaultProxy};
@@ -528,7 +528,7 @@ async fn throttling_is_retried_after_the_retry_after_cosmos_asks() {
 /// attributes its headers page lists), read by our GraphSON 2 reader as the profile reads it.
 #[test]
 fn a_cosmos_shaped_answer_reads_as_maps_with_its_charges() {
-    use graphbinary_client::graphson_ws::decode_response;
+    use graphbinary_client::ws::decode_graphson_response as decode_response;
     let json = r#"{"requestId":"4d5fa0b4-0000-4000-8000-0000000000aa","status":{"message":"","code":200,"attributes":{"x-ms-status-code":200,"x-ms-request-charge":2.29,"x-ms-total-request-charge":5.79,"x-ms-server-time-ms":0.4522,"x-ms-total-server-time-ms":1.2,"x-ms-activity-id":"a0ab1c2d-0000-4000-8000-0000000000bb"}},"result":{"data":[{"id":"marko","label":"person","type":"vertex","properties":{"name":[{"id":"3f1b","value":"marko"}],"age":[{"id":"9c2d","value":29}]}}],"meta":{}}}"#;
     let msg = decode_response(
         json.as_bytes(),

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use graphbinary_client::client::Client;
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 
 const NAMES: [&str; 6] = ["marko", "vadas", "lop", "josh", "ripple", "peter"];
 

@@ -8,7 +8,7 @@ mod gremlin_server;
 use gremlin_server as common;
 
 use futures::StreamExt;
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 
 /// The bound on peak RSS growth while streaming: below the body size (about 24 MB), so that
 /// keeping the body or the decoded results would break it.

@@ -11,7 +11,7 @@ mod gremlin_server;
 use gremlin_server as common;
 
 use graphbinary_client::client::{Client, RequestBuilder};
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 
 /// A client and a label of the test's own, or `None` (printed why) without a server.
 async fn scratch(test: &str) -> Option<(Client, String)> {

@@ -13,10 +13,10 @@ use std::collections::BTreeSet;
 
 use futures::TryStreamExt;
 use graphbinary_client::client::Error;
-use graphbinary_client::model::{BigDecimal, BigInteger, DateTime, Duration, Value, Vertex};
 use graphbinary_client::process::{
     Column, GValue, GraphTraversalSource, Lit, Order, Scope, Strategy, TextP, __, P, T,
 };
+use graphbinary_client::value::{BigDecimal, BigInteger, DateTime, Duration, Value, Vertex};
 use proptest::prelude::prop_assert_eq;
 use proptest::test_runner::{Config, TestRunner};
 use strings::hostile_string;

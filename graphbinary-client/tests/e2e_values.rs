@@ -8,7 +8,7 @@ mod gremlin_server;
 use gremlin_server as common;
 
 use graphbinary_client::client::{Client, Error, MaterializeProperties, ResultStream, ServerError};
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 
 use common::client;
 
@@ -53,7 +53,7 @@ fn get<'a>(map: &'a Value, key: &Value) -> &'a Value {
 }
 
 /// The values of vertex property `key`.
-fn vprops<'a>(v: &'a graphbinary_client::model::Vertex, key: &str) -> Vec<&'a Value> {
+fn vprops<'a>(v: &'a graphbinary_client::value::Vertex, key: &str) -> Vec<&'a Value> {
     v.properties
         .iter()
         .flatten()

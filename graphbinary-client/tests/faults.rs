@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use graphbinary_client::client::{Client, ClientBuilder, Error, RetryPolicy, TransportKind};
-use graphbinary_client::model::Value;
-use graphbinary_client::text::one_line;
+use graphbinary_client::format::text::one_line;
+use graphbinary_client::value::Value;
 
 #[path = "support/fault_proxy.rs"]
 mod fault_proxy;

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{decimal, gbin_vectors, same, shared_dir};
-use graphbinary_client::graphson::to_graphson;
-use graphbinary_client::model::Value;
+use graphbinary_client::format::graphson::to_graphson;
+use graphbinary_client::value::Value;
 use serde_json::Value as Json;
 
 const EXPECTED_GRAPHSON: usize = 90;

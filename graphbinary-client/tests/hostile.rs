@@ -3,8 +3,8 @@
 //! with the default buffer, and the slow path over a tiny buffer fed one byte at a time).
 
 use futures::StreamExt;
-use graphbinary_client::model::Value;
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
+use graphbinary_client::value::Value;
 use graphbinary_core::testing::ChunkedReader;
 use graphbinary_core::{DecodeError, ErrorKind, Limits};
 
@@ -464,7 +464,7 @@ fn an_io_error_keeps_its_cause_and_offset_on_one_line() {
     assert_eq!(io.kind(), std::io::ErrorKind::ConnectionReset);
     // Each cause once, along the chain of sources.
     assert_eq!(
-        graphbinary_client::text::one_line(&e),
+        graphbinary_client::format::text::one_line(&e),
         "malformed response: at byte 3: I/O error: connection reset by peer"
     );
 }

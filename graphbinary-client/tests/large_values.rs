@@ -8,8 +8,8 @@ mod common;
 
 use std::fmt;
 
-use graphbinary_client::model::Value;
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
+use graphbinary_client::value::Value;
 use graphbinary_core::testing::ChunkedReader;
 use graphbinary_core::{ErrorKind, FqEncode};
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
@@ -64,7 +64,7 @@ fn values() -> Vec<Value> {
             (Value::String("k".into()), Value::Binary(noise(10_000, 3))),
             (Value::String("s".into()), Value::String(text(5_000))),
         ]),
-        Value::BigInteger(graphbinary_client::model::BigInteger::from_bytes(noise(
+        Value::BigInteger(graphbinary_client::value::BigInteger::from_bytes(noise(
             7_000, 4,
         ))),
         Value::String(String::new()),
@@ -227,7 +227,7 @@ fn large_values_agree_across_routes_and_read_sizes() {
         // The fast path over each value's own bytes, whole: what every route must match.
         let whole: Vec<Probe> = values
             .iter()
-            .map(|v| graphbinary_client::de::from_slice(&v.to_bytes().unwrap()).unwrap())
+            .map(|v| graphbinary_client::format::de::from_slice(&v.to_bytes().unwrap()).unwrap())
             .collect();
         for chunk in CHUNKS {
             let ctx = format!("bulked {bulked}, reads of {chunk}");
@@ -279,7 +279,7 @@ fn a_visitor_taking_only_visit_bytes_gets_the_large_binary() {
         let e = rt
             .block_on(by_serde::<BytesOnly>(&text_bytes, chunk))
             .unwrap_err();
-        let fast = graphbinary_client::de::from_slice::<BytesOnly>(
+        let fast = graphbinary_client::format::de::from_slice::<BytesOnly>(
             &Value::String(text(20_000)).to_bytes().unwrap(),
         )
         .unwrap_err();

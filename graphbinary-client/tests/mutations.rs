@@ -5,8 +5,8 @@
 mod common;
 
 use common::{gbin_vectors, shared_dir};
-use graphbinary_client::graphson::to_graphson;
-use graphbinary_client::model::Value;
+use graphbinary_client::format::graphson::to_graphson;
+use graphbinary_client::value::Value;
 use graphbinary_core::ReadBuffer;
 
 #[test]

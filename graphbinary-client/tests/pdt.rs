@@ -2,7 +2,7 @@
 
 mod common;
 
-use graphbinary_client::model::{CompositePdt, PdtError, PdtRegistry, PrimitivePdt, Value};
+use graphbinary_client::value::{CompositePdt, PdtError, PdtRegistry, PrimitivePdt, Value};
 use graphbinary_client::GraphBinary;
 use graphbinary_core::{Decode, Encode, Fq, Limits};
 

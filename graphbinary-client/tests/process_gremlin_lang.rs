@@ -6,8 +6,8 @@ mod strings;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use graphbinary_client::model::{BigDecimal, BigInteger, DateTime, Duration, Tree, Value, Vertex};
 use graphbinary_client::process::*;
+use graphbinary_client::value::{BigDecimal, BigInteger, DateTime, Duration, Tree, Value, Vertex};
 use proptest::prelude::{prop_assert_eq, proptest, ProptestConfig};
 use strings::hostile_string;
 

@@ -6,11 +6,11 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use graphbinary_client::model::{
+use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
+use graphbinary_client::value::{
     BigDecimal, BigInteger, CompositePdt, DateTime, Direction, Duration, Edge, Graph, Labels,
     Merge, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
-use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
 use graphbinary_core::testing::{block_on, ChunkedReader};
 use graphbinary_core::{ErrorKind, ReadBuffer, Set};
 use proptest::prelude::*;

@@ -5,8 +5,8 @@ mod common;
 
 use common::{block_on, Pieces};
 use futures::StreamExt;
-use graphbinary_client::model::Value;
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError, ResponseStream};
+use graphbinary_client::value::Value;
 
 fn body(items: &[Value], footer: &[u8]) -> Vec<u8> {
     let mut b = vec![0x84, 0x00];

@@ -21,8 +21,8 @@ mod servers3;
 #[path = "common/skip.rs"]
 mod skip;
 
-use graphbinary_client::model::{BigDecimal, BigInteger, DateTime, DateTimeKind, Duration, Value};
 use graphbinary_client::process::{GValue, GraphTraversalSource};
+use graphbinary_client::value::{BigDecimal, BigInteger, DateTime, DateTimeKind, Duration, Value};
 use graphbinary_client::Client;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -185,7 +185,8 @@ fn value(g: Gen) -> impl Strategy<Value = Value> {
 
 fn bytes(v: &Value) -> Vec<u8> {
     let mut out = Vec::new();
-    graphbinary_client::v1::encode_value(v, &mut out).expect("generated values encode");
+    graphbinary_client::format::graphbinary1::encode_value(v, &mut out)
+        .expect("generated values encode");
     out
 }
 

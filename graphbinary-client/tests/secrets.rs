@@ -364,7 +364,7 @@ fn offline_errors() -> Vec<(String, graphbinary_client::Error)> {
             "cosmos then GraphSON 3",
             Client::builder("wss://h/")
                 .cosmos("db", "coll", PASSWORD)
-                .serializer(graphbinary_client::graphson_ws::Serializer::GraphSon3),
+                .serializer(graphbinary_client::Serializer::GraphSon3),
         ),
         bad(
             "unparsable proxy URL",

@@ -1,4 +1,4 @@
-//! The serde deserializer (`graphbinary_client::de`) and the non-building walker
+//! The serde deserializer (`graphbinary_client::format::de`) and the non-building walker
 //! (`model::skip_value`): agreement with the `Value` route on every vector, user types of every
 //! shape, every split point on both paths, and bad input as errors with offsets.
 
@@ -12,12 +12,13 @@ use std::sync::Arc;
 
 use common::{block_on, gbin_vectors, shared_dir};
 use futures::StreamExt;
-use graphbinary_client::de::{from_slice, from_value};
+use graphbinary_client::format::de::{from_slice, from_value};
+use graphbinary_client::format::graphbinary4::skip_value;
 use graphbinary_client::graphbinary_core::testing::ChunkedReader;
-use graphbinary_client::model::{
-    skip_value, Direction, Edge, Labels, Path, Property, Value, Vertex, VertexProperty, T,
-};
 use graphbinary_client::response::{read_response, ReadOptions};
+use graphbinary_client::value::{
+    Direction, Edge, Labels, Path, Property, Value, Vertex, VertexProperty, T,
+};
 use graphbinary_core::{Cursor, FastError, FqEncode, Limits, Set};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -278,13 +279,13 @@ fn numeric_widths_are_checked_never_truncated() {
         f64::from(0.1f32)
     );
     assert_eq!(from_slice::<i64>(&bytes_of(&Value::Short(-3))).unwrap(), -3);
-    let big = graphbinary_client::model::BigInteger::from(i64::MAX);
+    let big = graphbinary_client::value::BigInteger::from(i64::MAX);
     assert_eq!(
         from_slice::<u64>(&bytes_of(&Value::BigInteger(big))).unwrap(),
         i64::MAX as u64
     );
     let huge =
-        graphbinary_client::model::BigInteger::from_bytes(vec![0x01, 0, 0, 0, 0, 0, 0, 0, 0]);
+        graphbinary_client::value::BigInteger::from_bytes(vec![0x01, 0, 0, 0, 0, 0, 0, 0, 0]);
     assert_eq!(
         from_slice::<u128>(&bytes_of(&Value::BigInteger(huge.clone()))).unwrap(),
         1 << 64
@@ -521,7 +522,7 @@ fn hostile_input_is_an_error_never_a_panic_or_an_allocation() {
         max_collection_len: 1000,
         ..Limits::DEFAULT
     };
-    let e = graphbinary_client::de::from_slice_with::<IgnoredAny>(&bulk, &limits);
+    let e = graphbinary_client::format::de::from_slice_with::<IgnoredAny>(&bulk, &limits);
     assert!(e.is_ok(), "IgnoredAny does not expand");
     #[derive(Debug)]
     struct Count;
@@ -544,7 +545,7 @@ fn hostile_input_is_an_error_never_a_panic_or_an_allocation() {
             d.deserialize_seq(Vis)
         }
     }
-    let e = graphbinary_client::de::from_slice_with::<Count>(&bulk, &limits).unwrap_err();
+    let e = graphbinary_client::format::de::from_slice_with::<Count>(&bulk, &limits).unwrap_err();
     assert!(e.to_string().contains("exceeds the limit of 1000"), "{e}");
 }
 

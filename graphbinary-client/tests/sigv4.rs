@@ -22,7 +22,7 @@ use graphbinary_client::client::{interceptor_fn, Client, SigV4};
 
 use capture::{Captured, Responder};
 use process::output_with_stdin;
-use results::{one_as, Sent};
+use results::one_as;
 
 /// 2026-01-02T03:04:05Z.
 const EPOCH: u64 = 1_767_323_045;

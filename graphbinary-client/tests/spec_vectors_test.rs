@@ -9,9 +9,9 @@ mod spec_vectors;
 
 use common::{block_on, same_json, Pieces};
 use futures::StreamExt;
-use graphbinary_client::graphson::to_graphson;
-use graphbinary_client::model::Value;
+use graphbinary_client::format::graphson::to_graphson;
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
+use graphbinary_client::value::Value;
 use graphbinary_core::ReadBuffer;
 use spec_vectors::{SPEC_RESPONSES, SPEC_VECTORS};
 

@@ -340,7 +340,7 @@ async fn connection_lost_mid_body_is_a_transport_error_not_a_format_error() {
     let client = Client::new(&url).unwrap();
     let mut s = client.submit("x").await.unwrap();
     let first = s.next().await.unwrap().unwrap();
-    assert_eq!(first, graphbinary_client::model::Value::Int(42));
+    assert_eq!(first, graphbinary_client::value::Value::Int(42));
     let e = s.next().await.unwrap().unwrap_err();
     assert_body_cut_off(&e);
     assert!(s.next().await.is_none());
@@ -372,12 +372,12 @@ fn ints_body(n: u32) -> Vec<u8> {
 }
 
 /// Checks that `values` are Int 0..n in order.
-fn assert_ints(values: &[graphbinary_client::model::Value], n: u32) {
+fn assert_ints(values: &[graphbinary_client::value::Value], n: u32) {
     assert_eq!(values.len(), n as usize);
     for (i, v) in values.iter().enumerate() {
         assert_eq!(
             *v,
-            graphbinary_client::model::Value::Int(i as i32),
+            graphbinary_client::value::Value::Int(i as i32),
             "result {i}"
         );
     }
@@ -444,7 +444,7 @@ async fn connection_lost_deep_in_a_large_body_is_a_transport_error_after_the_res
     let e = loop {
         match s.next().await.unwrap() {
             Ok(v) => {
-                assert_eq!(v, graphbinary_client::model::Value::Int(got));
+                assert_eq!(v, graphbinary_client::value::Value::Int(got));
                 got += 1;
             }
             Err(e) => break e,
@@ -531,7 +531,7 @@ async fn dropping_a_large_response_midway_closes_its_connection_and_frees_the_sl
     for i in 0..20_000 {
         assert_eq!(
             s.next().await.unwrap().unwrap(),
-            graphbinary_client::model::Value::Int(i)
+            graphbinary_client::value::Value::Int(i)
         );
     }
     assert!(

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use graphbinary_client::graphson::to_graphson;
-use graphbinary_client::model::{
+use graphbinary_client::format::graphson::to_graphson;
+use graphbinary_client::value::{
     BigDecimal, BigInteger, Edge, Graph, Property, Tree, Value, Vertex, VertexProperty,
 };
 use num_bigint::BigInt;

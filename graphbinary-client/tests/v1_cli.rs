@@ -7,7 +7,7 @@ mod common;
 
 use bin::run;
 use common::{shared_dir, v1_gbin_vectors};
-use graphbinary_client::v1;
+use graphbinary_client::format::graphbinary1 as v1;
 use graphbinary_core::Limits;
 
 fn text(b: &[u8]) -> String {
@@ -133,7 +133,10 @@ fn format_graphson_renders_graphson_3() {
         let value = v1::decode_slice_with(&bytes, &Limits::default(), &custom).unwrap();
         assert_eq!(
             text(&o.stdout),
-            format!("{}\n", v1::to_graphson3(&value)),
+            format!(
+                "{}\n",
+                graphbinary_client::format::graphson::to_graphson3(&value)
+            ),
             "{name:?}"
         );
     }

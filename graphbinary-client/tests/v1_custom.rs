@@ -9,8 +9,10 @@
 mod common;
 
 use common::{block_on, Pieces};
-use graphbinary_client::model::Value;
-use graphbinary_client::v1::{self, CustomTypes, JanusVertexId, RelationIdentifier};
+use graphbinary_client::format::graphbinary1::{
+    self as v1, CustomTypes, JanusVertexId, RelationIdentifier,
+};
+use graphbinary_client::value::Value;
 use graphbinary_core::{Limits, ReadBuffer};
 use serde::Deserialize;
 
@@ -76,8 +78,12 @@ fn expected(id: &[i64; 4]) -> RelationIdentifier {
 
 /// Where the result data starts: after the header, the two bare maps.
 fn data_offset(bytes: &[u8]) -> usize {
-    let msg =
-        v1::decode_response_with(bytes, &Limits::default(), &CustomTypes::janusgraph()).unwrap();
+    let msg = graphbinary_client::ws::decode_response_with(
+        bytes,
+        &Limits::default(),
+        &CustomTypes::janusgraph(),
+    )
+    .unwrap();
     let mut data = Vec::new();
     v1::encode_value_with(&msg.data, &mut data, &CustomTypes::janusgraph()).unwrap();
     bytes.len() - data.len()
@@ -86,7 +92,15 @@ fn data_offset(bytes: &[u8]) -> usize {
 #[test]
 fn without_a_reader_a_custom_type_fails_naming_it_and_its_offset() {
     for (c, bytes) in captured() {
-        let e = v1::decode_response(&bytes, &Limits::default()).unwrap_err();
+        // JanusGraph's types are read by default; with an empty registry the id is an error.
+        graphbinary_client::ws::decode_response(&bytes, &Limits::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", c.name));
+        let e = graphbinary_client::ws::decode_response_with(
+            &bytes,
+            &Limits::default(),
+            &CustomTypes::new(),
+        )
+        .unwrap_err();
         let text = e.kind().to_string();
         assert!(
             text.contains("\"janusgraph.RelationIdentifier\""),
@@ -115,7 +129,7 @@ fn janusgraph_ids_read_as_the_server_reported_them_and_re_encode_byte_for_byte()
         ]
     );
     for (c, bytes) in captured() {
-        let msg = v1::decode_response_with(&bytes, &Limits::default(), &custom)
+        let msg = graphbinary_client::ws::decode_response_with(&bytes, &Limits::default(), &custom)
             .unwrap_or_else(|e| panic!("{} ({}): {e}", c.name, c.request));
         assert_eq!(msg.status, 200);
         let mut found = Vec::new();
@@ -162,7 +176,7 @@ fn janusgraph_data_reads_the_same_on_both_paths_however_it_arrives() {
         }
         // Without the registry the slow path fails the same way as the fast one.
         let mut buf = ReadBuffer::new(data).with_fast_path(false);
-        let e = block_on(v1::read_value(&mut buf)).unwrap_err();
+        let e = block_on(v1::read_value_with(&mut buf, &CustomTypes::new())).unwrap_err();
         assert!(
             e.kind()
                 .to_string()
@@ -224,7 +238,9 @@ fn hostile_relation_identifiers_fail_cleanly() {
 // The derived RelationIdentifier on its own: `#[graphbinary(v1_custom = ..)]` with the leaf
 // `JanusVertexId` and its sentinel.
 
-use graphbinary_client::v1::{CustomValue, DerivedCustom, RelationIdentifierType};
+use graphbinary_client::format::graphbinary1::{
+    CustomValue, DerivedCustom, RelationIdentifierType,
+};
 use graphbinary_core::v1::{
     decode_custom_v1_body, encode_custom_v1_body, CustomV1, DecodeV1, EncodeV1, FqDecodeV1,
     FqEncodeV1, FqV1, V1,
@@ -348,7 +364,7 @@ fn derived_relation_identifiers_read_alike_on_both_paths_and_write_back() {
     }
 }
 
-use graphbinary_client::v1::CustomType as _;
+use graphbinary_client::format::graphbinary1::CustomType as _;
 
 #[test]
 fn derived_relation_identifiers_fail_cleanly_at_every_byte() {
@@ -485,7 +501,7 @@ fn what_would_not_read_back_is_not_written() {
 
 /// A List of every Geoshape kind and two JanusGraphPs, written by our writer.
 fn geo_data() -> (Value, Vec<u8>) {
-    use graphbinary_client::v1::{Geoshape, JanusGraphP};
+    use graphbinary_client::format::graphbinary1::{Geoshape, JanusGraphP};
     let ring = [(0.0, 0.0), (0.0, 1.0), (1.0, 1.0), (0.0, 0.0)];
     let shapes = vec![
         Geoshape::point(37.97, 23.72),
@@ -538,7 +554,7 @@ fn geoshapes_and_janusgraph_predicates_read_the_same_on_both_paths_however_they_
     }
     // Without the registry both paths fail naming the first one.
     let mut buf = ReadBuffer::new(&data[..]).with_fast_path(false);
-    let e = block_on(v1::read_value(&mut buf)).unwrap_err();
+    let e = block_on(v1::read_value_with(&mut buf, &CustomTypes::new())).unwrap_err();
     assert!(e.kind().to_string().contains("janusgraph.Geoshape"), "{e}");
 }
 

@@ -31,7 +31,7 @@ mod skip;
 use std::time::Duration;
 
 use futures::TryStreamExt;
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 use graphbinary_client::ws::{Client3, Error3, Eval, Options3};
 
 /// (version, URL) of each plain server whose env var is set; a notice when there is none.
@@ -152,8 +152,8 @@ async fn a_value_of_each_kind() {
         assert_eq!(
             items[12],
             Value::DateTime(
-                graphbinary_client::v1::date_time_from_millis(1_481_750_076_295)
-                    .with_kind(graphbinary_client::model::DateTimeKind::Date)
+                graphbinary_client::format::graphbinary1::date_time_from_millis(1_481_750_076_295)
+                    .with_kind(graphbinary_client::value::DateTimeKind::Date)
             ),
             "{version}: a java.util.Date is a DateTime at UTC, of kind Date"
         );
@@ -167,7 +167,7 @@ async fn a_value_of_each_kind() {
         assert_eq!((d.scale, d.unscaled.to_string().as_str()), (2, "125"));
         assert_eq!(
             items[15],
-            Value::Duration(graphbinary_client::model::Duration {
+            Value::Duration(graphbinary_client::value::Duration {
                 seconds: 5,
                 nanos: 7
             })
@@ -175,10 +175,10 @@ async fn a_value_of_each_kind() {
         assert_eq!(items[16], Value::Char('c'));
         assert!(items[17].is_null());
         assert_eq!(items[18], Value::Binary(b"bytes".to_vec()));
-        assert_eq!(items[19], Value::T(graphbinary_client::model::T::Label));
+        assert_eq!(items[19], Value::T(graphbinary_client::value::T::Label));
         assert_eq!(
             items[20],
-            Value::Direction(graphbinary_client::model::Direction::Out)
+            Value::Direction(graphbinary_client::value::Direction::Out)
         );
 
         // Elements and paths of the modern graph.
@@ -224,14 +224,14 @@ async fn a_value_of_each_kind() {
         // each of the kind it was sent as.
         let d = values(&c, "g.inject(0).asDate()").await;
         let kind = if version == "3.7.3" {
-            graphbinary_client::model::DateTimeKind::Date
+            graphbinary_client::value::DateTimeKind::Date
         } else {
-            graphbinary_client::model::DateTimeKind::OffsetDateTime
+            graphbinary_client::value::DateTimeKind::OffsetDateTime
         };
         assert_eq!(
             d,
             vec![Value::DateTime(
-                graphbinary_client::v1::date_time_from_millis(0).with_kind(kind)
+                graphbinary_client::format::graphbinary1::date_time_from_millis(0).with_kind(kind)
             )],
             "{version}"
         );
@@ -656,8 +656,8 @@ async fn the_traversal_api_runs_on_3x_servers() {
             .unwrap_or_else(|e| panic!("{version}: iterate: {e}"));
         // Duration and Binary literals (read back from `Duration(s,n[,false])` and
         // `Binary("base64")`) and BigDecimal, also inside a List, come back equal.
-        use graphbinary_client::model::{BigDecimal, Duration as GDuration};
         use graphbinary_client::process::Lit;
+        use graphbinary_client::value::{BigDecimal, Duration as GDuration};
         let durations = [
             GDuration {
                 seconds: 90,
@@ -802,7 +802,7 @@ async fn the_cli_queries_a_ws_url() {
             let want: Vec<String> = values(&c, q)
                 .await
                 .iter()
-                .map(graphbinary_client::v1::to_graphson3)
+                .map(graphbinary_client::format::graphson::to_graphson3)
                 .collect();
             let got: Vec<String> = out.lines().map(str::to_owned).collect();
             assert_eq!(got, want, "{version}: {q}");
@@ -819,7 +819,7 @@ async fn the_cli_queries_a_ws_url() {
 
 #[tokio::test]
 async fn the_other_shapes_of_the_modern_graph_decode() {
-    use graphbinary_client::model::T;
+    use graphbinary_client::value::T;
     for (version, url) in servers("the_other_shapes_of_the_modern_graph_decode") {
         let c = connect(version, &url).await;
         // A Tree: marko -> his three out-neighbours.

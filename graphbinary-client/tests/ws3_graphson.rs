@@ -24,9 +24,9 @@ mod skip;
 use std::time::Duration;
 
 use futures::TryStreamExt;
-use graphbinary_client::graphson_ws::Serializer;
-use graphbinary_client::model::{DateTime, DateTimeKind, Value};
+use graphbinary_client::value::{DateTime, DateTimeKind, Value};
 use graphbinary_client::ws::{Client3, Error3, Eval, Options3};
+use graphbinary_client::Serializer;
 
 const TYPED: [Serializer; 2] = [Serializer::GraphSon2, Serializer::GraphSon3];
 const ALL: [Serializer; 4] = [
@@ -300,10 +300,10 @@ async fn bindings_are_written_and_read_back() {
         Value::Byte(5),
         Value::Uuid(uuid::Uuid::parse_str("41d2e28a-20a4-4ab0-b379-d810dede3786").unwrap()),
         date,
-        Value::BigInteger(graphbinary_client::model::BigInteger::from(-(1i64 << 62))),
+        Value::BigInteger(graphbinary_client::value::BigInteger::from(-(1i64 << 62))),
         Value::Char('z'),
         Value::Binary(vec![0, 1, 255]),
-        Value::Duration(graphbinary_client::model::Duration {
+        Value::Duration(graphbinary_client::value::Duration {
             seconds: 90,
             nanos: 5_000_000,
         }),

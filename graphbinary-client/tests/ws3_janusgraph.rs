@@ -25,7 +25,7 @@ fn janusgraph(test: &str) -> Option<String> {
 }
 
 use futures::TryStreamExt;
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 use graphbinary_client::ws::{Client3, Error3};
 
 #[tokio::test]
@@ -35,10 +35,40 @@ async fn janusgraph_answers_and_its_custom_edge_ids_fail_only_their_request() {
     else {
         return;
     };
-    let c = tokio::time::timeout(Duration::from_secs(10), Client3::connect(&url))
+    // JanusGraph's types are read by default: an edge comes back with its id.
+    let default = tokio::time::timeout(Duration::from_secs(10), Client3::connect(&url))
         .await
         .expect("connect timed out")
         .unwrap_or_else(|e| panic!("no JanusGraph server at {url} ({e}); start it with `cargo xtask server --janusgraph 1.1.0 --detach`"));
+    let edges: Vec<_> = default
+        .submit("g.E().limit(2)")
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(edges.len(), 2, "{edges:?}");
+    for (e, _) in &edges {
+        let Value::Edge(e) = e else {
+            panic!("not an edge: {e:?}")
+        };
+        assert!(
+            matches!(&e.id, Value::CompositePdt(c) if c.type_name == "janusgraph.RelationIdentifier"),
+            "{e:?}"
+        );
+    }
+    // With no custom types registered, such a value fails its request naming its type.
+    let options = graphbinary_client::ws::Options3 {
+        custom_types: graphbinary_client::format::graphbinary1::CustomTypes::new(),
+        ..Default::default()
+    };
+    let c = tokio::time::timeout(
+        Duration::from_secs(10),
+        Client3::connect_with(&url, options),
+    )
+    .await
+    .expect("connect timed out")
+    .unwrap();
     let all = |g: &'static str| {
         let c = c.clone();
         async move {
@@ -61,8 +91,9 @@ async fn janusgraph_answers_and_its_custom_edge_ids_fail_only_their_request() {
     let id = all("g.V().has('name','marko').id()").await.unwrap();
     assert!(matches!(id[0].0, Value::Long(_)), "{id:?}");
     // Edge ids and vertex property ids are JanusGraph's RelationIdentifier, a GraphBinary 1
-    // custom type (0x00): so are an edge and a vertex with its (materialized) properties. Each
-    // such request fails naming the type and its offset, and the connection carries on.
+    // custom type (0x00): so are an edge and a vertex with its (materialized) properties.
+    // Without its reader each such request fails naming the type and its offset, and the
+    // connection carries on.
     for g in [
         "g.E().limit(1)",
         "g.V().has('name','marko')",
@@ -94,7 +125,9 @@ async fn janusgraph_answers_and_its_custom_edge_ids_fail_only_their_request() {
 /// `RelationIdentifier`s equal to what the server itself reports for them.
 #[tokio::test]
 async fn janusgraph_edge_ids_read_as_relation_identifiers() {
-    use graphbinary_client::v1::{CustomTypes, JanusVertexId, RelationIdentifier};
+    use graphbinary_client::format::graphbinary1::{
+        CustomTypes, JanusVertexId, RelationIdentifier,
+    };
     use graphbinary_client::ws::Options3;
 
     let Some(url) = janusgraph("janusgraph_edge_ids_read_as_relation_identifiers") else {
@@ -236,4 +269,37 @@ async fn a_session_commits_and_rolls_back_its_writes() {
         "close rolls back"
     );
     outside(format!("g.V().has('tag','{tag}').drop()")).await;
+}
+
+/// `graphbinary query` prints JanusGraph's edges (RelationIdentifier ids) and Geoshapes with no
+/// option set: JanusGraph's custom types are the CLI's default too.
+#[test]
+fn the_cli_prints_janusgraph_edges_and_geoshapes_with_no_option() {
+    let Some(url) = janusgraph("the_cli_prints_janusgraph_edges_and_geoshapes_with_no_option")
+    else {
+        return;
+    };
+    let run = |g: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
+            .args(["query", "--url", &url, g])
+            .output()
+            .expect("runs graphbinary");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        );
+        assert!(out.status.success(), "{g}: {stderr}");
+        stdout
+    };
+    let edges = run("g.E().limit(2)");
+    assert_eq!(
+        edges.lines().filter(|l| l.starts_with("e[")).count(),
+        2,
+        "{edges}"
+    );
+    let shape = run("g.inject(Geoshape.point(37.97, 23.72))");
+    assert!(
+        shape.contains("37.97") && shape.contains("23.72"),
+        "{shape}"
+    );
 }

@@ -31,10 +31,10 @@
 #[path = "common/skip.rs"]
 mod skip;
 
-use graphbinary_client::model::Value;
+use graphbinary_client::format::graphbinary1::{CustomTypes, Geoshape};
 use graphbinary_client::process::janusgraph::{Geo, Text};
 use graphbinary_client::process::{GraphTraversalSource, P};
-use graphbinary_client::v1::{CustomTypes, Geoshape};
+use graphbinary_client::value::Value;
 use graphbinary_client::Client;
 
 struct Ctx {

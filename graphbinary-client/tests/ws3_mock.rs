@@ -7,7 +7,7 @@ use results::Sent;
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt, TryStreamExt};
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 use graphbinary_client::ws::{Client3, Error3, Options3};
 use tokio::net::TcpListener;
 use tokio_tungstenite::tungstenite::Message;

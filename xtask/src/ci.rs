@@ -1,6 +1,7 @@
 //! `cargo xtask ci`: every check and test, in the order CI runs them.
 //!
-//! Steps: `cargo xtask regen --check`, `cargo fmt --check`,
+//! Steps: `cargo xtask regen --check`, `cargo xtask api --check` (the public API snapshot),
+//! `cargo fmt --check`,
 //! `cargo clippy -D warnings`, `cargo doc --no-deps --all-features` with
 //! `RUSTDOCFLAGS=-D warnings`, then `cargo test --workspace` with `GREMLIN_URL` pointing at a
 //! real Gremlin Server (modern dataset) and `GREMLIN_TX_URL` at a transactional one, started for
@@ -39,7 +40,7 @@ const HELP: &str =
     "usage: cargo xtask ci [--no-server] [--port N] [--features-port N] [--tinkerpop3-only]
                       [--janusgraph-index-only] [--chaos-only]
 
-Runs regen --check, fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
+Runs regen --check, api --check (graphbinary-client/api.txt, nightly rustdoc), fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
 already answers there with the modern graph is reused) and a transactional one (dataset tx) on
 <port>+1, the examples (graphbinary-client/examples, run against those two servers and, for
@@ -240,9 +241,12 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
     // The ws:// halves of the fault-proxy and soak tests (their http:// halves ran in the
     // plain test step, against GREMLIN_URL).
     let faults = run_tests(
-        client_tests(cargo(), &["faults", "soak", "observe"])
-            .args(["--", "ws_"])
-            .env("GREMLIN_WS_URL_373", s373.url()),
+        client_tests(
+            cargo(),
+            &["faults", "soak", "observe", "e2e_elements", "e2e_batch"],
+        )
+        .args(["--", "ws_"])
+        .env("GREMLIN_WS_URL_373", s373.url()),
         totals,
     );
     let outcome = outcome.and(faults);
@@ -398,6 +402,13 @@ pub fn cli(args: &[String]) -> Result<()> {
         run(Command::new(std::env::current_exe()?)
             .current_dir(&root)
             .args(["regen", "--check"]))
+    });
+    // The public API snapshot (graphbinary-client/api.txt, from nightly rustdoc JSON): fails
+    // when the surface changed and the file was not regenerated.
+    step("api --check", &mut || {
+        run(Command::new(std::env::current_exe()?)
+            .current_dir(&root)
+            .args(["api", "--check"]))
     });
     step("fmt --check", &mut || {
         run(cargo().args(["fmt", "--all", "--check"]))

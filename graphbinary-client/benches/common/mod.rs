@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::StreamExt;
-use graphbinary_client::model::{Edge, Labels, Path, Value, Vertex, VertexProperty, T};
 use graphbinary_client::response::{read_response, ReadOptions};
+use graphbinary_client::value::{Edge, Labels, Path, Value, Vertex, VertexProperty, T};
 use graphbinary_core::{Cursor, Decode, Fq, FqEncode, Interner, Set};
 use tokio::io::{AsyncRead, ReadBuf};
 

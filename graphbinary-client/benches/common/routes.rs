@@ -22,8 +22,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use graphbinary_client::model::{Value, T};
 use graphbinary_client::response::{read_response, ReadOptions};
+use graphbinary_client::value::{Value, T};
 use graphbinary_core::Cursor;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -100,7 +100,7 @@ struct Vertex {
     properties: Vec<Prop>,
 }
 
-fn one_label(l: &graphbinary_client::model::Labels) -> String {
+fn one_label(l: &graphbinary_client::value::Labels) -> String {
     l.first().map(|s| s.to_string()).expect("a label")
 }
 
@@ -364,7 +364,7 @@ fn slice_route<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> u64 {
     assert_eq!(cur.read_u8().unwrap(), 0, "not bulked");
     let mut n = 0;
     while cur.peek_u8().unwrap() != 0xfd {
-        let v: T = graphbinary_client::de::read_fq(&mut cur).expect("corpus deserializes");
+        let v: T = graphbinary_client::format::de::read_fq(&mut cur).expect("corpus deserializes");
         std::hint::black_box(v);
         n += 1;
     }
@@ -395,14 +395,16 @@ pub fn run(rt: &tokio::runtime::Runtime, corpus: &str, bytes: &'static [u8], mod
             "value_from_value" => match corpus {
                 "vertices_200k" => {
                     value_route(bytes, |v| {
-                        let t: Vertex = graphbinary_client::de::from_value(&v).expect("converts");
+                        let t: Vertex =
+                            graphbinary_client::format::de::from_value(&v).expect("converts");
                         std::hint::black_box(t);
                     })
                     .await
                 }
                 _ => {
                     value_route(bytes, |v| {
-                        let t: Person = graphbinary_client::de::from_value(&v).expect("converts");
+                        let t: Person =
+                            graphbinary_client::format::de::from_value(&v).expect("converts");
                         std::hint::black_box(t);
                     })
                     .await

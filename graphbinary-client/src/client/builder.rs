@@ -10,7 +10,7 @@ use tokio::sync::Semaphore;
 use super::hosts::Hosts;
 use super::retry::RetryPolicy;
 use super::{Client, Error, Inner, Transport, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME};
-use crate::response::ReadOptions;
+use crate::protocol::http4::response::ReadOptions;
 use crate::transport::secret::{redact_url, take_userinfo, Credentials, Secret, UrlText};
 use crate::transport::{BasicAuth, Chain, Interceptor};
 
@@ -61,9 +61,9 @@ pub struct ClientBuilder {
     /// The user and password of [`ClientBuilder::basic_auth`]: SASL PLAIN for TinkerPop 3.
     credentials: Option<Credentials>,
     /// Readers of GraphBinary 1 custom types for TinkerPop 3 servers.
-    custom_types: crate::v1::CustomTypes,
+    custom_types: crate::format::graphbinary1::CustomTypes,
     /// The serialization for TinkerPop 3 servers.
-    serializer: crate::graphson_ws::Serializer,
+    serializer: crate::protocol::ws3::graphson::Serializer,
     retry: RetryPolicy,
     listener: Option<Arc<dyn super::RequestListener>>,
     trace_query_text: bool,
@@ -93,8 +93,8 @@ impl ClientBuilder {
             root_certificates: Vec::new(),
             read_options: ReadOptions::default(),
             credentials: None,
-            custom_types: crate::v1::CustomTypes::new(),
-            serializer: crate::graphson_ws::Serializer::GraphBinary1,
+            custom_types: crate::format::graphbinary1::CustomTypes::janusgraph(),
+            serializer: crate::protocol::ws3::graphson::Serializer::GraphBinary1,
             retry: RetryPolicy::default(),
             listener: None,
             trace_query_text: false,
@@ -331,22 +331,25 @@ impl ClientBuilder {
     }
 
     /// For `ws://` / `wss://` URLs (TinkerPop 3): readers of GraphBinary 1 custom types (type
-    /// code 0x00) by name, e.g. [`CustomTypes::janusgraph`](crate::v1::CustomTypes::janusgraph)
-    /// for JanusGraph's edge and vertex-property ids. None by default: a custom value then fails
-    /// its request, naming its type. Ignored over HTTP (GraphBinary 4 has no custom types).
-    pub fn custom_types(mut self, types: crate::v1::CustomTypes) -> Self {
+    /// code 0x00) by name. By default JanusGraph's
+    /// ([`CustomTypes::janusgraph`](crate::format::graphbinary1::CustomTypes::janusgraph): its
+    /// edge ids, Geoshapes and predicates), as the Java driver reads them with JanusGraph's IO
+    /// registry; `CustomTypes::new()` for none, or JanusGraph's `.with(...)` your own. A custom
+    /// value of a type not registered fails its request, naming its type. Ignored over HTTP
+    /// (GraphBinary 4 has no custom types).
+    pub fn custom_types(mut self, types: crate::format::graphbinary1::CustomTypes) -> Self {
         self.custom_types = types;
         self
     }
 
     /// For `ws://` / `wss://` URLs (TinkerPop 3): the serialization of requests and responses,
-    /// [`Serializer::GraphBinary1`](crate::graphson_ws::Serializer::GraphBinary1) by default,
+    /// [`Serializer::GraphBinary1`](crate::protocol::ws3::graphson::Serializer::GraphBinary1) by default,
     /// or GraphSON 2 / 3, typed or untyped (e.g. GraphSON 2 for Azure Cosmos DB). A GraphSON
     /// serializer with an `http://` / `https://` URL is an [`Error::Config`] at
     /// [`build`](ClientBuilder::build): TinkerPop 4 speaks GraphBinary 4 here.
     ///
     /// ```
-    /// use graphbinary_client::graphson_ws::Serializer;
+    /// use graphbinary_client::Serializer;
     ///
     /// let client = graphbinary_client::Client::builder("ws://127.0.0.1:8182/gremlin")
     ///     .serializer(Serializer::GraphSon3)
@@ -357,7 +360,7 @@ impl ClientBuilder {
     ///     .build();
     /// assert!(http.unwrap_err().to_string().contains("GraphSON"));
     /// ```
-    pub fn serializer(mut self, serializer: crate::graphson_ws::Serializer) -> Self {
+    pub fn serializer(mut self, serializer: crate::protocol::ws3::graphson::Serializer) -> Self {
         self.serializer = serializer;
         self
     }
@@ -367,7 +370,7 @@ impl ClientBuilder {
     /// `database`, authenticated with the account's `key` (its primary or secondary key, or a
     /// resource token).
     ///
-    /// It sets what Cosmos needs: GraphSON 2 ([`Serializer::GraphSon2`](crate::graphson_ws::Serializer::GraphSon2);
+    /// It sets what Cosmos needs: GraphSON 2 ([`Serializer::GraphSon2`](crate::protocol::ws3::graphson::Serializer::GraphSon2);
     /// Cosmos refuses GraphSON 3 and GraphBinary, and sends untyped JSON back whatever it
     /// was asked: vertices and edges arrive as Maps), SASL PLAIN with the user
     /// `/dbs/<database>/colls/<collection>` and the key as the password (a
@@ -420,7 +423,7 @@ impl ClientBuilder {
             Ok(user) => (self.basic_auth(user, key), Ok(())),
             Err(e) => (self, Err(e)),
         };
-        b.serializer = crate::graphson_ws::Serializer::GraphSon2;
+        b.serializer = crate::protocol::ws3::graphson::Serializer::GraphSon2;
         b.cosmos = Some(checked);
         b
     }
@@ -547,8 +550,8 @@ impl ClientBuilder {
         }
         if !matches!(
             self.serializer,
-            crate::graphson_ws::Serializer::GraphSon2
-                | crate::graphson_ws::Serializer::GraphSon2Untyped
+            crate::protocol::ws3::graphson::Serializer::GraphSon2
+                | crate::protocol::ws3::graphson::Serializer::GraphSon2Untyped
         ) {
             return Err(Error::Config(format!(
                 "Azure Cosmos DB speaks GraphSON 2 only, not {:?} (set by serializer after cosmos)",

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::model::{DateTime, Value};
+use crate::value::{DateTime, Value};
 
 /// A [`Value`] of a type other than the requested one.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,7 +20,7 @@ use graphbinary_core::DecodeError;
 
 use crate::transport::http::{DecompressError, HttpError};
 
-pub use crate::response::ServerError;
+pub use crate::protocol::http4::response::ServerError;
 
 pub use crate::transport::BoxError;
 

@@ -130,8 +130,8 @@ pub use request::{MaterializeProperties, RawResponse, RequestBuilder};
 pub use results::{ResultStream, TraverserStream};
 pub use retry::RetryPolicy;
 
-use crate::response::ReadOptions;
-pub use crate::response::StatusAttributes;
+use crate::protocol::http4::response::ReadOptions;
+pub use crate::protocol::http4::response::StatusAttributes;
 pub use crate::transport::BoxError;
 use crate::transport::Closing;
 #[cfg(feature = "sigv4")]

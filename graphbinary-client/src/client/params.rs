@@ -6,10 +6,10 @@
 //! escaped, so that a parameter can never break out of its literal; numbers with the suffix of
 //! their width; `datetime(..)`, `UUID(..)`, `Duration(..)`, `Binary(..)`, ...); names must be
 //! identifiers. A TinkerPop 3 server takes them as GraphBinary 1 `bindings`, each value as its
-//! own type ([`v1::encode_value`](crate::v1::encode_value)); no text is parsed back.
+//! own type ([`v1::encode_value`](crate::format::graphbinary1::encode_value)); no text is parsed back.
 
 use crate::lang::Lit;
-use crate::model::Value;
+use crate::value::Value;
 
 /// One parameter's value.
 #[derive(Debug, Clone)]
@@ -64,7 +64,7 @@ pub(crate) fn render_map<'a>(params: impl IntoIterator<Item = (&'a str, &'a str)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{DateTime, DateTimeKind, Duration};
+    use crate::value::{DateTime, DateTimeKind, Duration};
 
     #[test]
     fn values_are_written_as_their_type() {

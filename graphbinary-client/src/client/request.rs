@@ -9,9 +9,9 @@ use super::params::{self, is_valid_param_name, Param};
 use super::retry;
 use super::transaction::{TxContext, TRANSACTION_ID_HEADER};
 use super::{Client, Error, ResultStream, ServerError, Transport, GRAPHBINARY_MIME};
-use crate::model::Value;
 use crate::transport::http::BodyReader;
 use crate::transport::HttpRequest;
+use crate::value::Value;
 
 /// Largest error body (JSON or text) read from a non-GraphBinary error response.
 const MAX_ERROR_BODY: usize = 1 << 20;
@@ -86,7 +86,7 @@ impl RequestBuilder {
 
     /// Binds parameter `name` (a Java identifier) to `value`: any [`Value`] (one just read,
     /// sent back unchanged) or what converts into one (`"marko"`, `29`, `29i64`, `1.5f32`,
-    /// a [`DateTime`](crate::model::DateTime), [`uuid::Uuid`], `vec![..]`, maps and sets of
+    /// a [`DateTime`](crate::value::DateTime), [`uuid::Uuid`], `vec![..]`, maps and sets of
     /// them, `None`, a vertex or edge (which stands for its id), ...).
     ///
     /// It is written as its exact type: for TinkerPop 4 as the gremlin-lang literal of that
@@ -98,7 +98,7 @@ impl RequestBuilder {
     ///
     /// ```
     /// # fn f(client: graphbinary_client::Client) {
-    /// use graphbinary_client::model::{DateTime, Value};
+    /// use graphbinary_client::value::{DateTime, Value};
     ///
     /// let born = Value::DateTime(DateTime::from_epoch_millis(0));
     /// let req = client
@@ -158,7 +158,7 @@ impl RequestBuilder {
     }
 
     /// Binds parameter `name` to any [`serde::Serialize`] value, made a [`Value`] by
-    /// [`de::to_value`](crate::de::to_value) (a struct or a map is a Map, a sequence a List, a
+    /// [`de::to_value`](crate::format::de::to_value) (a struct or a map is a Map, a sequence a List, a
     /// `Value` or a model type inside it itself; `to_value` lists every serde shape) and
     /// then bound as [`param`](Self::param) binds it: `param_serialized(n, &value)` sends what
     /// `param(n, value)` sends.
@@ -184,7 +184,7 @@ impl RequestBuilder {
         value: &T,
     ) -> Self {
         let name = name.into();
-        match crate::de::to_value(value) {
+        match crate::format::de::to_value(value) {
             Ok(v) => self.param(name, v),
             Err(e) => {
                 self.error.get_or_insert(Error::InvalidRequest(format!(

@@ -12,12 +12,12 @@ use std::task::{Context, Poll};
 use futures::{Stream, StreamExt};
 
 use super::error::{Error, ServerError};
-use crate::model::Value;
-use crate::response::{
+use crate::protocol::http4::response::{
     read_response, ReadOptions, ResponseError, ResponseStream, Status, StatusAttributes, Traverser,
 };
 use crate::transport::http::BodyReader;
 use crate::transport::ByteCounters;
+use crate::value::Value;
 
 /// The results of one request as a [`Stream`] of [`Value`]s, decoded as bytes arrive. A
 /// result with bulk n (see [`RequestBuilder::bulk_results`](super::RequestBuilder::bulk_results))
@@ -226,7 +226,7 @@ impl TraverserStream {
     }
 
     /// The number of results (bulks summed), stepping over each without building it (see
-    /// [`skip_value`](crate::model::skip_value)).
+    /// [`skip_value`](crate::format::graphbinary4::skip_value)).
     ///
     /// # Cancel safety
     /// Not cancel safe: it takes the stream, so dropping the future drops the response and the
@@ -235,7 +235,7 @@ impl TraverserStream {
     pub async fn count(mut self) -> Result<u64, Error> {
         let mut n: u64 = 0;
         self.drive_with(
-            |cur, _| crate::model::skip_value(cur),
+            |cur, _| crate::format::graphbinary4::skip_value(cur),
             |_, _| Ok(()),
             Some(|| ()),
             |(), bulk| n = n.saturating_add(bulk.max(0) as u64),
@@ -244,7 +244,7 @@ impl TraverserStream {
         Ok(n)
     }
 
-    /// Runs a reader of another shape over the remaining results (see [`crate::drive`]):
+    /// Runs a reader of another shape over the remaining results (see [`crate::protocol::http4::results_as`]):
     /// `fast` on the fast path, `slow` for a value the stream read by its slow path (with the
     /// value's offset), `f` with each result and its bulk.
     pub(crate) async fn drive<T>(
@@ -258,7 +258,7 @@ impl TraverserStream {
 
     /// [`TraverserStream::drive`]; with `skipped`, a value larger than the buffer is stepped
     /// over by the skip slow path and `skipped()` stands for it (see
-    /// `crate::drive::drive`).
+    /// `crate::protocol::http4::results_as::drive`).
     pub(crate) async fn drive_with<T>(
         &mut self,
         fast: impl FnMut(&mut graphbinary_core::Cursor<'_>, bool) -> graphbinary_core::FastResult<T>,
@@ -288,7 +288,7 @@ impl TraverserStream {
                 .await;
             }
         };
-        let r = crate::drive::drive(inner, fast, slow, skipped, |v, bulk| {
+        let r = crate::protocol::http4::results_as::drive(inner, fast, slow, skipped, |v, bulk| {
             *results += 1;
             f(v, bulk)
         })
@@ -332,7 +332,7 @@ impl TraverserStream {
                 };
             }
         };
-        let r = crate::drive::poll_one(inner, cx, fast, slow);
+        let r = crate::protocol::http4::results_as::poll_one(inner, cx, fast, slow);
         self.http_polled(r)
     }
 

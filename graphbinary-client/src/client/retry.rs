@@ -209,7 +209,7 @@ pub(crate) fn retry_after(headers: &http::header::HeaderMap) -> Option<Duration>
 mod tests {
     use super::*;
     use crate::client::ServerError;
-    use crate::model::Value;
+    use crate::value::Value;
 
     fn server(code: i32, http: Option<u16>) -> Error {
         Error::Server(ServerError {

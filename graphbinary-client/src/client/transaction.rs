@@ -5,7 +5,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use super::{Client, Error, RequestBuilder, ResultStream, ServerError};
-use crate::model::Value;
+use crate::value::Value;
 
 /// The begin, commit and rollback scripts the server recognises (exactly these strings).
 const BEGIN: &str = "g.tx().begin()";

@@ -1,5 +1,5 @@
 //! Typed results (feature `serde`): the result streams deserialize each result straight into
-//! the caller's type, through the [`de`](crate::de) module's reader.
+//! the caller's type, through the [`de`](crate::format::de) module's reader.
 
 use std::marker::PhantomData;
 use std::pin::Pin;
@@ -10,7 +10,7 @@ use graphbinary_core::{Cursor, Decode, DecodeError, FastError, FastResult, Fq};
 use serde::de::DeserializeOwned;
 
 use super::{Error, ResultStream, TraverserStream};
-use crate::de::{convert, read_fq, whole, Borrowed, Error as DeError};
+use crate::format::de::{convert, read_fq, whole, Borrowed, Error as DeError};
 
 /// Deserializes one `T` from `bytes` (exactly one value), offsets counted from `at`.
 fn from_bytes_at<T: DeserializeOwned>(bytes: &[u8], at: u64) -> Result<T, DeError> {
@@ -46,7 +46,7 @@ fn read_keeping<T: DeserializeOwned>(cur: &mut Cursor<'_>, bulked: bool) -> Fast
 
 impl ResultStream {
     /// The results as a [`Stream`] of `T`s, each deserialized straight from the response's
-    /// bytes (see [`de`](crate::de) for the mapping). A bulked result is yielded once per bulk.
+    /// bytes (see [`de`](crate::format::de) for the mapping). A bulked result is yielded once per bulk.
     ///
     /// A result that does not fit `T` ends the stream with [`Error::Decode`], whose offset is
     /// that result's and whose detail names the field path and the reason.
@@ -83,7 +83,7 @@ impl ResultStream {
     /// Calls `f` with each result deserialized into a `T`, in order, until the response ends:
     /// what [`ResultStream::typed`] yields, for less work per result (the buffered results
     /// are deserialized in one synchronous loop, as in
-    /// [`ResponseStream::for_each_result`](crate::response::ResponseStream::for_each_result)). A bulked result is passed once per bulk.
+    /// [`ResponseStream::for_each_result`](crate::protocol::http4::response::ResponseStream::for_each_result)). A bulked result is passed once per bulk.
     ///
     /// ```no_run
     /// # async fn f(client: graphbinary_client::Client) -> Result<(), graphbinary_client::client::Error> {

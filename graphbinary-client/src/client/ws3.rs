@@ -10,8 +10,8 @@
 use tokio::sync::OnceCell;
 
 use super::error::{Error, ServerError, TransportKind};
-use crate::model::Value;
 use crate::transport::ws::{Client3, Error3, Options3};
+use crate::value::Value;
 
 /// The TinkerPop 3 pools of a client, one per host (in the order of the client's hosts), each
 /// opened on first use.

@@ -16,7 +16,7 @@ use super::tokens::Token;
 use super::tokens::{
     Barrier, Cardinality, Column, Direction, GType, Operator, Order, Pick, Pop, Scope, DT, T,
 };
-use crate::model::{BigDecimal, BigInteger, CompositePdt, DateTime, Duration, PrimitivePdt, Value};
+use crate::value::{BigDecimal, BigInteger, CompositePdt, DateTime, Duration, PrimitivePdt, Value};
 
 /// A gremlin-lang literal: a value written into the script as text.
 ///
@@ -298,11 +298,11 @@ impl Lit {
                 out.push_str(" as char)");
             }
             Lit::DateTime(dt) => {
-                use crate::model::DateTimeKind as K;
+                use crate::value::DateTimeKind as K;
                 if Lit::DateTime(*dt).to_gremlin().is_err() {
                     return Err(format!("invalid DateTime {dt:?}"));
                 }
-                let (secs, nanos) = crate::model::epoch(dt);
+                let (secs, nanos) = crate::value::epoch(dt);
                 let millis = || {
                     if nanos % 1_000_000 != 0 {
                         return Err(format!(
@@ -559,7 +559,7 @@ pub(crate) fn write_groovy_string(out: &mut String, s: &str) {
 
 /// Standard base64 with padding, appended to `out`.
 fn base64(out: &mut String, bytes: &[u8]) {
-    out.push_str(&crate::java::base64(bytes));
+    out.push_str(&crate::format::java::base64(bytes));
 }
 
 macro_rules! lit_from {
@@ -741,10 +741,10 @@ impl TryFrom<Value> for Lit {
             Value::Edge(e) => Lit::try_from(e.id)?,
             Value::VertexProperty(p) => Lit::try_from(p.id)?,
             Value::Merge(m) => Lit::Token(Token::Merge(match m {
-                crate::model::Merge::OnCreate => super::tokens::Merge::OnCreate,
-                crate::model::Merge::OnMatch => super::tokens::Merge::OnMatch,
-                crate::model::Merge::OutV => super::tokens::Merge::OutV,
-                crate::model::Merge::InV => super::tokens::Merge::InV,
+                crate::value::Merge::OnCreate => super::tokens::Merge::OnCreate,
+                crate::value::Merge::OnMatch => super::tokens::Merge::OnMatch,
+                crate::value::Merge::OutV => super::tokens::Merge::OutV,
+                crate::value::Merge::InV => super::tokens::Merge::InV,
             })),
             Value::PrimitivePdt(p) => match p.type_name.split_once(':') {
                 Some(("g" | "gx", _)) => match v1_token(&p.type_name, &p.value) {
@@ -776,15 +776,15 @@ impl TryFrom<Value> for Lit {
             Value::Char(c) => Lit::Char(c),
             Value::Duration(d) => Lit::Duration(d),
             Value::T(t) => Lit::Token(Token::T(match t {
-                crate::model::T::Id => T::Id,
-                crate::model::T::Label => T::Label,
-                crate::model::T::Key => T::Key,
-                crate::model::T::Value => T::Value,
+                crate::value::T::Id => T::Id,
+                crate::value::T::Label => T::Label,
+                crate::value::T::Key => T::Key,
+                crate::value::T::Value => T::Value,
             })),
             Value::Direction(d) => Lit::Token(Token::Direction(match d {
-                crate::model::Direction::Out => Direction::Out,
-                crate::model::Direction::In => Direction::In,
-                crate::model::Direction::Both => Direction::Both,
+                crate::value::Direction::Out => Direction::Out,
+                crate::value::Direction::In => Direction::In,
+                crate::value::Direction::Both => Direction::Both,
             })),
             other => {
                 return Err(format!(
@@ -839,7 +839,7 @@ impl TryFrom<&Lit> for Value {
                 .collect::<Result<Vec<_>, _>>()
         };
         Ok(match l {
-            Lit::Null => Value::Null(crate::model::codes::UNSPECIFIED_NULL),
+            Lit::Null => Value::Null(crate::value::codes::UNSPECIFIED_NULL),
             Lit::Bool(b) => Value::Boolean(*b),
             Lit::Byte(n) => Value::Byte(*n),
             Lit::Short(n) => Value::Short(*n),
@@ -864,21 +864,21 @@ impl TryFrom<&Lit> for Value {
                     .collect::<Result<_, String>>()?,
             ),
             Lit::Token(Token::T(t)) => Value::T(match t {
-                T::Id => crate::model::T::Id,
-                T::Label => crate::model::T::Label,
-                T::Key => crate::model::T::Key,
-                T::Value => crate::model::T::Value,
+                T::Id => crate::value::T::Id,
+                T::Label => crate::value::T::Label,
+                T::Key => crate::value::T::Key,
+                T::Value => crate::value::T::Value,
             }),
             Lit::Token(Token::Direction(d)) => Value::Direction(match d {
-                Direction::Out => crate::model::Direction::Out,
-                Direction::In => crate::model::Direction::In,
-                Direction::Both => crate::model::Direction::Both,
+                Direction::Out => crate::value::Direction::Out,
+                Direction::In => crate::value::Direction::In,
+                Direction::Both => crate::value::Direction::Both,
             }),
             Lit::Token(Token::Merge(m)) => Value::Merge(match m {
-                super::tokens::Merge::OnCreate => crate::model::Merge::OnCreate,
-                super::tokens::Merge::OnMatch => crate::model::Merge::OnMatch,
-                super::tokens::Merge::OutV => crate::model::Merge::OutV,
-                super::tokens::Merge::InV => crate::model::Merge::InV,
+                super::tokens::Merge::OnCreate => crate::value::Merge::OnCreate,
+                super::tokens::Merge::OnMatch => crate::value::Merge::OnMatch,
+                super::tokens::Merge::OutV => crate::value::Merge::OutV,
+                super::tokens::Merge::InV => crate::value::Merge::InV,
             }),
             Lit::Token(t) => {
                 let (class, name) = match t {
@@ -946,9 +946,9 @@ macro_rules! into_lit_via_value {
     )*};
 }
 into_lit_via_value!(
-    crate::model::Vertex,
-    crate::model::Edge,
-    crate::model::VertexProperty,
+    crate::value::Vertex,
+    crate::value::Edge,
+    crate::value::VertexProperty,
     PrimitivePdt,
     CompositePdt
 );
@@ -968,7 +968,7 @@ mod tests {
             base64(&mut o, s);
             o
         };
-        for (plain, encoded) in crate::java::RFC4648_VECTORS {
+        for (plain, encoded) in crate::format::java::RFC4648_VECTORS {
             assert_eq!(b(plain.as_bytes()), encoded, "{plain:?}");
         }
         assert_eq!(b(&[0xff, 0xfe, 0xfd, 0xfc]), "//79/A==");

@@ -10,7 +10,7 @@ use num_bigint::BigInt;
 
 // The nesting bound of the writer's: a hostile text gets an error, not a stack overflow.
 use super::lit::{Lit, MAX_DEPTH};
-use crate::model::{BigDecimal, BigInteger, DateTime, Duration};
+use crate::value::{BigDecimal, BigInteger, DateTime, Duration};
 
 /// Why a text is not a gremlin-lang literal: the byte offset where reading stopped and the
 /// rule that failed.

@@ -7,7 +7,7 @@ use super::strategy::Strategy;
 use super::traversal::GraphTraversal;
 use crate::lang::tokens::{Token, TokenClass};
 use crate::lang::{IntoLit, Lit};
-use crate::model::Value;
+use crate::value::Value;
 
 /// A named parameter: written into the script as its name, with its value sent in the
 /// request's `parameters` field (or written in place as a literal when the source is in
@@ -40,7 +40,7 @@ impl GValue {
     /// [`Value`] (a value just read, sent back unchanged; an element stands for its id).
     ///
     /// ```
-    /// use graphbinary_client::model::{DateTime, DateTimeKind, Value};
+    /// use graphbinary_client::value::{DateTime, DateTimeKind, Value};
     /// use graphbinary_client::process::{GValue, GraphTraversalSource};
     ///
     /// let read = Value::DateTime(DateTime::from_epoch_millis(86_400_000));
@@ -61,7 +61,7 @@ impl GValue {
     }
 
     /// A parameter `name` bound to any [`serde::Serialize`] value, as
-    /// [`de::to_value`](crate::de::to_value) makes a [`Value`] of it (a struct or map is a Map,
+    /// [`de::to_value`](crate::format::de::to_value) makes a [`Value`] of it (a struct or map is a Map,
     /// a sequence a List; see there for every serde shape).
     ///
     /// ```
@@ -76,7 +76,7 @@ impl GValue {
     /// ```
     #[cfg(feature = "serde")]
     pub fn serialized<T: serde::Serialize + ?Sized>(name: impl Into<String>, value: &T) -> GValue {
-        match crate::de::to_value(value) {
+        match crate::format::de::to_value(value) {
             Ok(v) => GValue::new(name, v),
             Err(e) => GValue {
                 name: name.into(),
@@ -251,10 +251,10 @@ single_args!(
     &String,
     char,
     uuid::Uuid,
-    crate::model::DateTime,
-    crate::model::Duration,
-    crate::model::BigDecimal,
-    crate::model::BigInteger,
+    crate::value::DateTime,
+    crate::value::Duration,
+    crate::value::BigDecimal,
+    crate::value::BigInteger,
     bytes::Bytes,
     Token,
     Value,

@@ -16,7 +16,7 @@ use super::__;
 use crate::client::{Client, Error};
 use crate::lang::tokens::T;
 use crate::lang::Lit;
-use crate::model::DateTime;
+use crate::value::DateTime;
 
 fn example(step: &str, slot: &Slot, i: usize, params: bool) -> Arg {
     let lit = |l: Lit| {

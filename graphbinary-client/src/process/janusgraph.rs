@@ -7,7 +7,7 @@
 //! (the argument inside it fully qualified: a String, or a `janusgraph.Geoshape`), so the
 //! server's JanusGraph serializers rebuild the predicate itself, as they do for a Java
 //! client's bytecode. The client needs JanusGraph's custom types
-//! ([`CustomTypes::janusgraph`](crate::v1::CustomTypes::janusgraph), on the builder's
+//! ([`CustomTypes::janusgraph`](crate::format::graphbinary1::CustomTypes::janusgraph), on the builder's
 //! `custom_types`). A Geoshape property value is bound the same way.
 //!
 //! These predicates have no gremlin-lang form (TinkerPop 4 has no JanusGraph), so
@@ -17,7 +17,7 @@
 //! ```
 //! use graphbinary_client::process::janusgraph::{Geo, Text};
 //! use graphbinary_client::process::GraphTraversalSource;
-//! use graphbinary_client::v1::{Geoshape, JanusGraphP};
+//! use graphbinary_client::format::graphbinary1::{Geoshape, JanusGraphP};
 //! use graphbinary_client::Client;
 //!
 //! # fn main() -> Result<(), graphbinary_client::client::Error> {
@@ -38,11 +38,11 @@
 //! ```
 
 use super::predicate::{PNode, P};
+use crate::format::graphbinary1::JanusGraphP;
 use crate::lang::Lit;
-use crate::model::Value;
-use crate::v1::JanusGraphP;
+use crate::value::Value;
 
-pub use crate::v1::{GeoPoint, Geoshape};
+pub use crate::format::graphbinary1::{GeoPoint, Geoshape};
 
 /// The predicate `name` with `value` (a name of [`JanusGraphP::PREDICATES`]).
 fn janus(name: &'static str, value: Value) -> P {

@@ -138,6 +138,7 @@
 //! ```
 
 mod arg;
+mod batch;
 #[cfg(test)]
 mod grammar_check;
 #[rustfmt::skip]
@@ -146,6 +147,7 @@ pub mod janusgraph;
 mod predicate;
 mod strategy;
 mod traversal;
+pub(crate) mod typed;
 
 pub use crate::lang::tokens::{
     Barrier, Cardinality, Column, ConnectedComponent, Direction, GType, Merge, Operator, Order,
@@ -153,6 +155,7 @@ pub use crate::lang::tokens::{
 };
 pub use crate::lang::{IntoLit, Lit, LitParseError};
 pub use arg::{is_keyword, value_arg, Arg, GValue, IntoArgs};
+pub use batch::{BatchOptions, BatchWriter, Failed, Report};
 pub use generated::{__, STEPS};
 pub use predicate::{TextP, P};
 pub use strategy::Strategy;
@@ -160,3 +163,4 @@ pub use traversal::{
     single_quoted_literal, string_literal, BuildError, GraphTraversal, GraphTraversalSource,
     GremlinLang, StepDef, StepInfo, StepOn,
 };
+pub use typed::Elements;

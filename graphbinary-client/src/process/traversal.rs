@@ -7,7 +7,7 @@ use super::generated::STEPS;
 use super::predicate::{PNode, P};
 use crate::client::{Client, Error, MaterializeProperties, RequestBuilder, ResultStream};
 use crate::lang::{write_string, Lit, MAX_DEPTH};
-use crate::model::Value;
+use crate::value::Value;
 
 /// Where a Gremlin name of [`STEPS`] belongs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -386,6 +386,13 @@ impl GraphTraversal {
         }
     }
 
+    /// The traversal with `e` as its build error (kept if it already has one): for the
+    /// typed operations ([`super::typed`]), whose input may have no literal.
+    pub(crate) fn with_error(mut self, e: String) -> GraphTraversal {
+        self.error.get_or_insert(e);
+        self
+    }
+
     /// Whether it was started by [`__`](super::__) rather than by a source.
     pub fn is_anonymous(&self) -> bool {
         self.source.is_none()
@@ -475,7 +482,7 @@ impl GraphTraversal {
         for (name, value) in &lang.parameters {
             if client.is_tinkerpop3() {
                 // A GraphBinary 1 binding of the literal's own type.
-                let v = crate::model::Value::try_from(value)
+                let v = crate::value::Value::try_from(value)
                     .map_err(|e| Error::from(BuildError(format!("parameter {name:?}: {e}"))))?;
                 req = req.param(name.clone(), v);
             } else {
@@ -554,7 +561,7 @@ impl GraphTraversal {
     /// All results, each deserialized into `T` as
     /// [`ResultStream::typed`](crate::client::ResultStream::typed) does: `String`, `i64`,
     /// `f64`, `bool`, `Vertex`, `DateTime`, `Value`, `Option<T>`, a `#[derive(Deserialize)]`
-    /// struct for an `element_map()` or `project(..)`, ... (the [`de`](crate::de) module's
+    /// struct for an `element_map()` or `project(..)`, ... (the [`de`](crate::format::de) module's
     /// table says what each GraphBinary type becomes).
     ///
     /// ```no_run
@@ -1023,8 +1030,8 @@ pub fn single_quoted_literal(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Duration;
     use crate::process::GraphTraversalSource;
+    use crate::value::Duration;
 
     #[test]
     fn for_groovy_a_last_discard_is_iterate() {

@@ -10,7 +10,7 @@ use http::Method;
 use url::Url;
 
 use super::BoxError;
-use crate::java::base64;
+use crate::format::java::base64;
 
 /// The HTTP request as it will be sent, handed to each [`Interceptor`] in turn.
 ///

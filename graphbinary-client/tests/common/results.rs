@@ -8,7 +8,7 @@
 use std::future::IntoFuture;
 
 use graphbinary_client::client::{Error, ResultStream};
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 
 /// The single result of a request (`c.submit(q)`, `c.request(q)...` or `...send()`), as `T`.
 pub async fn one_as<T>(sent: impl IntoFuture<Output = Result<ResultStream, Error>>) -> T

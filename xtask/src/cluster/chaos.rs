@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use graphbinary_client::client::{Client, Error, TransportKind};
-use graphbinary_client::text::one_line;
+use graphbinary_client::format::text::one_line;
 use graphbinary_client::Value;
 
 use super::{start_janusgraph, url, Cassandra, JG_PORTS, JMX_PORT, NATIVE_PORT, STORAGE_PORT};

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use graphbinary_client::model::{Direction, Edge, Merge, Vertex, VertexProperty, T};
+use graphbinary_client::value::{Direction, Edge, Merge, Vertex, VertexProperty, T};
 use graphbinary_client::Value;
 use num_bigint::BigInt;
 

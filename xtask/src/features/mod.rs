@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use graphbinary_client::client::Error as ClientError;
-use graphbinary_client::model::{Edge, Vertex};
+use graphbinary_client::value::{Edge, Vertex};
 use graphbinary_client::ws::Client3;
 use graphbinary_client::{Client, Value};
 
@@ -1175,7 +1175,7 @@ fn parse_tree(doc: &str) -> Result<Vec<TreeNode>> {
     Ok(build(&lines, &mut i, 0))
 }
 
-fn tree_matches(tree: &graphbinary_client::model::Tree, want: &[TreeNode], lk: &Lookup) -> bool {
+fn tree_matches(tree: &graphbinary_client::value::Tree, want: &[TreeNode], lk: &Lookup) -> bool {
     tree.0.len() == want.len()
         && want.iter().all(|w| {
             tree.0

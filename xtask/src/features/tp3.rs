@@ -340,7 +340,7 @@ fn error_text(e: Error3) -> String {
     }
 }
 
-pub use graphbinary_client::graphson_ws::Serializer;
+pub use graphbinary_client::Serializer;
 
 /// The serializer `--serializer NAME` names.
 pub fn serializer(name: &str) -> Result<Serializer> {

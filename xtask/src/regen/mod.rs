@@ -5,10 +5,10 @@
 //! [`ensure_file`] is the one helper that writes: it compares with what is on disk and, in
 //! check mode, fails naming the stale file and the command to run.
 //!
-//! Targets: `types` (`type_code.rs`, `elements.rs`, `mod.rs` in `graphbinary-client/src/model/generated/`
+//! Targets: `types` (`type_code.rs`, `elements.rs`, `mod.rs` in `graphbinary-client/src/value/generated/`
 //! and `graphbinary-core/src/codes/generated.rs`, from `spec/types.toml`) and `vectors` (validates `spec/vectors/*.toml` against the types and
 //! writes them as Rust data to `graphbinary-client/tests/generated/spec_vectors.rs`, which only
-//! the integration tests include), `v1` (`graphbinary-client/src/v1/codes.rs` from
+//! the integration tests include), `v1` (`graphbinary-client/src/format/graphbinary1/codes.rs` from
 //! `spec/graphbinary-v1.toml`, GraphBinary 1) and `steps` (the traversal API).
 
 pub mod emit;
@@ -139,7 +139,7 @@ pub fn ensure_file(
 /// Path of the types spec, relative to the root.
 pub const TYPES_SPEC: &str = "spec/types.toml";
 /// Where generated client code goes, relative to the root.
-pub const GENERATED_DIR: &str = "graphbinary-client/src/model/generated";
+pub const GENERATED_DIR: &str = "graphbinary-client/src/value/generated";
 /// The generated type code constants of core, relative to the root.
 pub const CORE_CODES_RS: &str = "graphbinary-core/src/codes/generated.rs";
 
@@ -472,8 +472,8 @@ mod tests {
             "#[graphbinary(type_code = 0x18, v1, enum_string)]\npub enum Direction {",
             "    #[graphbinary(rename = \"onCreate\")]\n    OnCreate,",
             "pub struct BigDecimal {",
-            "use crate::model::BigInteger;",
-            "use crate::model::Value;",
+            "use crate::value::BigInteger;",
+            "use crate::value::Value;",
             "use graphbinary_core::Set;",
             "use std::sync::Arc;",
         ] {

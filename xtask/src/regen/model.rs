@@ -256,10 +256,10 @@ pub const KNOWN_RUST_TYPES: &[(&str, Option<&str>)] = &[
     ("Option", None),
     ("Arc", Some("std::sync::Arc")),
     ("Set", Some("graphbinary_core::Set")),
-    ("Value", Some("crate::model::Value")),
-    ("BigInteger", Some("crate::model::BigInteger")),
-    ("Labels", Some("crate::model::Labels")),
-    ("DateTimeKind", Some("crate::model::DateTimeKind")),
+    ("Value", Some("crate::value::Value")),
+    ("BigInteger", Some("crate::value::BigInteger")),
+    ("Labels", Some("crate::value::Labels")),
+    ("DateTimeKind", Some("crate::value::DateTimeKind")),
 ];
 
 /// Derives a spec entry may add.

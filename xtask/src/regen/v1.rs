@@ -1,5 +1,5 @@
 //! The `v1` target: `spec/graphbinary-v1.toml` (GraphBinary 1, TinkerPop 3.x) to
-//! `graphbinary-client/src/v1/codes.rs` (one constant per type code, the code table, the spec
+//! `graphbinary-client/src/format/graphbinary1/codes.rs` (one constant per type code, the code table, the spec
 //! names, and the GraphSON 3 names the GraphBinary-1-only types are mapped onto as PDTs).
 //!
 //! Validated before anything is written: codes and names unique, every `value` one of the
@@ -17,7 +17,7 @@ use super::model::{Kind, Spec, SpecError, SpecErrors};
 /// Path of the GraphBinary 1 spec, relative to the root.
 pub const V1_SPEC: &str = "spec/graphbinary-v1.toml";
 /// Where its code table is generated, relative to the root.
-pub const V1_CODES_RS: &str = "graphbinary-client/src/v1/codes.rs";
+pub const V1_CODES_RS: &str = "graphbinary-client/src/format/graphbinary1/codes.rs";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -276,7 +276,7 @@ fn hex(b: u8) -> Literal {
     format!("0x{b:02x}").parse().expect("hex literal")
 }
 
-/// `graphbinary-client/src/v1/codes.rs`.
+/// `graphbinary-client/src/format/graphbinary1/codes.rs`.
 pub fn emit(types: &[V1Type]) -> TokenStream {
     let consts = types.iter().map(|t| {
         let ident = format_ident!("{}", t.ident);

@@ -26,16 +26,17 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
+use graphbinary_client::format::graphbinary1 as v1;
 use graphbinary_client::graphbinary_core::{Cursor, Limits};
-use graphbinary_client::model::Value;
-use graphbinary_client::v1::{self, RequestMessage};
+use graphbinary_client::value::Value;
+use graphbinary_client::ws::RequestMessage;
 use serde_json::Value as Json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{Counted, Stats, Table, MAX_BODY, MAX_RECORDED, SERVER_BATCH_SIZE};
 
 /// The GraphBinary 1 mime type, as the drivers prefix their requests with it.
-pub const GRAPHBINARY_V1: &str = v1::MIME_TYPE;
+pub const GRAPHBINARY_V1: &str = graphbinary_client::ws::MIME_TYPE;
 /// The GraphSON 3 mime type (gremlin-client's only format).
 pub const GRAPHSON_V3: &str = "application/vnd.gremlin-v3.0+json";
 /// The GraphSON 2 mime type (typed: what ours sends with `Serializer::GraphSon2`).
@@ -214,7 +215,7 @@ fn eval_request(query: &str, mime: &str, id: uuid::Uuid) -> Result<Vec<u8>> {
 /// The status code and attributes of one whole response message.
 fn status_of(mime: &str, msg: &[u8]) -> Result<(i32, String)> {
     if mime == GRAPHBINARY_V1 {
-        let m = v1::decode_response(msg, &Limits::default()).map_err(|e| {
+        let m = graphbinary_client::ws::decode_response(msg, &Limits::default()).map_err(|e| {
             anyhow::anyhow!("a response message: offset {}: {}", e.offset(), e.kind())
         })?;
         let attrs = m
@@ -260,7 +261,7 @@ pub fn record(url: &str, query: &str, mime: &str) -> Result<WsRecording> {
         "the server refused the WebSocket upgrade: {status_line:?}"
     );
     c.fields()?;
-    let id = v1::new_request_id();
+    let id = graphbinary_client::ws::new_request_id();
     sock.write_all(&client_frame(
         OPCODE_BINARY,
         &eval_request(query, mime, id)?,

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use graphbinary_client::client::{redact_url, Client, DEFAULT_URL};
-use graphbinary_client::model::Value;
 use graphbinary_client::process::Lit;
+use graphbinary_client::value::Value;
 
 /// A `--url` value: its `Debug` redacts the password of its userinfo.
 #[derive(Clone)]
@@ -85,7 +85,7 @@ impl ConnArgs {
             b = b.auth(signer);
         }
         b.build()
-            .map_err(|e| graphbinary_client::text::one_line(&e).to_string())
+            .map_err(|e| graphbinary_client::format::text::one_line(&e).to_string())
     }
 }
 

@@ -16,7 +16,7 @@
 //! `MAX_BULK_EXPANSION` is printed once with its bulk instead):
 //! `text` in the Gremlin Console's style, `graphson` one GraphSON 4 document per line (GraphSON 3
 //! with `--graphbinary-version 1`: with `--value` each merged type as the type it was read from,
-//! `g:Date`, `g:Traverser`, ...; a response's results with `v1::to_graphson3`'s defaults),
+//! `g:Date`, `g:Traverser`, ...; a response's results with `graphbinary_client::format::graphson::to_graphson3`'s defaults),
 //! `graphbinary` each result re-encoded fully-qualified (raw bytes), `count` the number of
 //! results (stepping over each without building it), `count-values` the same number with each
 //! result decoded into a `Value` first (the route `text` and `graphson` take, without their
@@ -38,12 +38,12 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use futures::StreamExt;
-use graphbinary_client::graphson::{write_graphson, write_graphson_traverser};
-use graphbinary_client::model::Value;
+use graphbinary_client::format::graphbinary1::{self as v1, CustomTypes};
+use graphbinary_client::format::graphson::{write_graphson, write_graphson_traverser};
+use graphbinary_client::format::text::one_line;
+use graphbinary_client::format::text::MAX_BULK_EXPANSION;
 use graphbinary_client::response::{read_response, ReadOptions, ResponseError};
-use graphbinary_client::text::one_line;
-use graphbinary_client::text::MAX_BULK_EXPANSION;
-use graphbinary_client::v1::{self, CustomTypes};
+use graphbinary_client::value::Value;
 use graphbinary_core::{Encode, Fq, FqEncode, ReadBuffer};
 use tokio::io::AsyncRead;
 
@@ -133,7 +133,7 @@ impl<W: Write> Printer<W> {
             }
             Format::Graphson if expand => {
                 if self.v1.is_some() {
-                    v1::write_graphson3(&mut self.line, v);
+                    graphbinary_client::format::graphson::write_graphson3(&mut self.line, v);
                 } else {
                     write_graphson(&mut self.line, v);
                 }
@@ -142,7 +142,7 @@ impl<W: Write> Printer<W> {
             Format::Graphson if self.v1.is_some() => {
                 // GraphSON 3's g:Traverser, as for a Traverser read from the wire.
                 let traverser = v1::traverser(bulk, v.clone());
-                v1::write_graphson3(&mut self.line, &traverser);
+                graphbinary_client::format::graphson::write_graphson3(&mut self.line, &traverser);
                 self.line.push('\n');
             }
             Format::Graphson => {
@@ -375,12 +375,14 @@ async fn decode_v1<W: Write>(
     tokio::io::AsyncReadExt::read_to_end(&mut input, &mut bytes)
         .await
         .map_err(|e| Failure::Input(format!("cannot read input: {e}")))?;
-    let msg = v1::decode_response_with(&bytes, &opts.limits, &custom).map_err(|e| {
-        Failure::Input(format!(
-            "malformed GraphBinary 1 response: {}",
-            one_line(&e)
-        ))
-    })?;
+    let msg = graphbinary_client::ws::decode_response_with(&bytes, &opts.limits, &custom).map_err(
+        |e| {
+            Failure::Input(format!(
+                "malformed GraphBinary 1 response: {}",
+                one_line(&e)
+            ))
+        },
+    )?;
     let (status, message) = (msg.status, msg.message.clone());
     for (v, bulk) in msg.results() {
         printer.print(&v, bulk).map_err(io_failure)?;

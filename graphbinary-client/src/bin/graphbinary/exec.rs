@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures::stream::{BoxStream, StreamExt};
 use graphbinary_client::client::{ByteCounters, Client, Error, RequestBuilder, Transaction};
-use graphbinary_client::model::Value;
+use graphbinary_client::value::Value;
 use graphbinary_client::ws::Session3;
 
 /// Where a script runs.

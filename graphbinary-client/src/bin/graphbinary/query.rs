@@ -41,7 +41,7 @@ pub struct QueryArgs {
     /// literal says (`29` an Int, `29L` a Long, `'x'` a String, `[a:1]` a Map,
     /// `datetime('...')`). Repeatable.
     #[arg(long = "param", value_name = "NAME=LITERAL", value_parser = crate::args::parse_param)]
-    pub params: Vec<(String, graphbinary_client::model::Value)>,
+    pub params: Vec<(String, graphbinary_client::value::Value)>,
     /// Print results, bytes, seconds and results/s to stderr at the end.
     #[arg(long)]
     pub stats: bool,
@@ -75,7 +75,10 @@ pub fn run(args: QueryArgs) -> ExitCode {
         Err(QueryError::BrokenPipe) => ExitCode::SUCCESS,
         Err(QueryError::Client(e)) => {
             let code = if e.server_error().is_some() { 2 } else { 1 };
-            eprintln!("graphbinary: {}", graphbinary_client::text::one_line(&e));
+            eprintln!(
+                "graphbinary: {}",
+                graphbinary_client::format::text::one_line(&e)
+            );
             ExitCode::from(code)
         }
         Err(QueryError::Config(e)) => {

@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use graphbinary_client::graphson::write_graphson;
-use graphbinary_client::model::Value;
+use graphbinary_client::format::graphson::write_graphson;
+use graphbinary_client::value::Value;
 
 /// How results are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -99,7 +99,7 @@ impl<W: Write> Renderer<W> {
             }
             Format::Text => text_line(&mut self.line, value, bulk, self.bulk),
             Format::Json => {
-                let doc = serde_json::to_string(value).map_err(io::Error::other)?;
+                let doc = serde_json::to_string(&gremlin_json(value)).map_err(io::Error::other)?;
                 let line = &mut self.line;
                 if self.bulk {
                     let _ = write!(line, "{{\"bulk\":{bulk},\"value\":{doc}}}");
@@ -111,7 +111,7 @@ impl<W: Write> Renderer<W> {
                 let line = &mut self.line;
                 let graphson = |line: &mut String| {
                     if self.graphson3 {
-                        graphbinary_client::v1::write_graphson3(line, value);
+                        graphbinary_client::format::graphson::write_graphson3(line, value);
                     } else {
                         write_graphson(line, value);
                     }
@@ -263,10 +263,116 @@ fn one_line(s: &str) -> String {
     s.replace(['\n', '\r', '\t'], " ")
 }
 
+/// `v` as plain JSON, elements named as Gremlin names them (GraphSON's untyped form): a vertex
+/// `{id, label, properties: {key: [{id, value, label}]}}`, an edge `{id, label, inV, inVLabel,
+/// outV, outVLabel, properties: {key: value}}`, a label as a string (a list only when an
+/// element has several); every other value as its serde form, containers walked so that the
+/// elements inside them are named the same way.
+fn gremlin_json(v: &Value) -> serde_json::Value {
+    use graphbinary_client::value::{Labels, Property, VertexProperty};
+    use serde_json::{json, Map as Object, Value as Json};
+    let label = |l: &Labels| match l.len() {
+        1 => Json::String(l[0].to_string()),
+        _ => Json::Array(l.iter().map(|s| Json::String(s.to_string())).collect()),
+    };
+    // An element's fields, then its properties under `properties` when it has any.
+    let element = |fields: Vec<(&str, Json)>, props: Option<Object<String, Json>>| {
+        let mut o: Object<String, Json> = fields.into_iter().map(|(k, v)| (k.into(), v)).collect();
+        if let Some(props) = props.filter(|p| !p.is_empty()) {
+            o.insert("properties".into(), Json::Object(props));
+        }
+        Json::Object(o)
+    };
+    let by_key = |props: &Option<Vec<Property>>| {
+        let props = props.iter().flatten();
+        Some(
+            props
+                .map(|p| (p.key.to_string(), gremlin_json(&p.value)))
+                .collect(),
+        )
+    };
+    let vertex_property = |p: &VertexProperty| {
+        let fields = vec![
+            ("id", gremlin_json(&p.id)),
+            ("value", gremlin_json(&p.value)),
+            ("label", label(&p.label)),
+        ];
+        element(fields, by_key(&p.properties))
+    };
+    match v {
+        Value::Vertex(x) => {
+            let mut props = Object::new();
+            for p in x.properties.iter().flatten() {
+                let key = p.label.first().map_or_else(String::new, |k| k.to_string());
+                if let Json::Array(list) = props.entry(key).or_insert_with(|| json!([])) {
+                    list.push(vertex_property(p));
+                }
+            }
+            element(
+                vec![("id", gremlin_json(&x.id)), ("label", label(&x.label))],
+                Some(props),
+            )
+        }
+        Value::Edge(x) => element(
+            vec![
+                ("id", gremlin_json(&x.id)),
+                ("label", label(&x.label)),
+                ("inV", gremlin_json(&x.in_v_id)),
+                ("inVLabel", label(&x.in_v_label)),
+                ("outV", gremlin_json(&x.out_v_id)),
+                ("outVLabel", label(&x.out_v_label)),
+            ],
+            by_key(&x.properties),
+        ),
+        Value::VertexProperty(p) => vertex_property(p),
+        Value::Property(p) => json!({"key": p.key.as_ref(), "value": gremlin_json(&p.value)}),
+        Value::Path(p) => json!({
+            "labels": p.labels.iter().map(|s| s.0.iter().map(|l| l.to_string()).collect::<Vec<_>>()).collect::<Vec<_>>(),
+            "objects": p.objects.iter().map(gremlin_json).collect::<Vec<_>>(),
+        }),
+        Value::List(items) | Value::Set(items) => {
+            Json::Array(items.iter().map(gremlin_json).collect())
+        }
+        Value::Map(entries) | Value::OrderedMap(entries)
+            if entries.iter().any(|(k, v)| is_element(k) || is_element(v)) =>
+        {
+            if entries.iter().all(|(k, _)| matches!(k, Value::String(_))) {
+                let fields = entries.iter().map(|(k, v)| match k {
+                    Value::String(k) => (k.clone(), gremlin_json(v)),
+                    _ => unreachable!("every key is a String"),
+                });
+                Json::Object(fields.collect())
+            } else {
+                let pairs = entries
+                    .iter()
+                    .map(|(k, v)| json!({"key": gremlin_json(k), "value": gremlin_json(v)}));
+                Json::Array(pairs.collect())
+            }
+        }
+        other => serde_json::to_value(other).unwrap_or(Json::Null),
+    }
+}
+
+/// Whether `v` is or holds an element (so its JSON form must be walked, not serialized whole).
+fn is_element(v: &Value) -> bool {
+    match v {
+        Value::Vertex(_)
+        | Value::Edge(_)
+        | Value::VertexProperty(_)
+        | Value::Property(_)
+        | Value::Path(_) => true,
+        Value::List(items) | Value::Set(items) => items.iter().any(is_element),
+        Value::Map(entries) | Value::OrderedMap(entries) => {
+            entries.iter().any(|(k, v)| is_element(k) || is_element(v))
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use graphbinary_client::model::{Value, T};
+    use graphbinary_client::value::{Value, T};
 
     fn s(x: &str) -> Value {
         Value::String(x.into())
@@ -318,6 +424,34 @@ mod tests {
         assert_eq!(
             render(Format::Count, &[Value::Int(1), Value::Int(2)]),
             "2\n"
+        );
+    }
+
+    #[test]
+    fn json_names_element_fields_as_gremlin_does() {
+        use graphbinary_client::value::{Edge, Labels, Property};
+        let label = |l: &str| Labels::from(std::sync::Arc::<str>::from(l));
+        let edge = Edge {
+            id: Value::Int(7),
+            label: label("knows"),
+            in_v_id: Value::Int(2),
+            in_v_label: label("person"),
+            out_v_id: Value::Int(1),
+            out_v_label: label("person"),
+            parent: Value::Null(0xfe),
+            properties: Some(vec![Property {
+                key: "weight".into(),
+                value: Value::Double(0.5),
+                parent: Value::Null(0xfe),
+            }]),
+        };
+        assert_eq!(
+            render(
+                Format::Json,
+                &[Value::List(vec![Value::Edge(Box::new(edge))])]
+            ),
+            "[{\"id\":7,\"inV\":2,\"inVLabel\":\"person\",\"label\":\"knows\",\"outV\":1,\
+             \"outVLabel\":\"person\",\"properties\":{\"weight\":0.5}}]\n"
         );
     }
 }

@@ -20,9 +20,11 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use uuid::Uuid;
 
 use super::{sasl_plain, Error3, Options3, Result3, SlowConsumer};
-use crate::model::Value;
+use crate::protocol::ws3::{
+    decode_response_interned, decode_response_with, RequestMessage, ResponseMessage,
+};
 use crate::transport::{redact_url, HeaderMap, HttpRequest, Method, Url};
-use crate::v1::{decode_response_interned, decode_response_with, RequestMessage, ResponseMessage};
+use crate::value::Value;
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -307,7 +309,7 @@ impl Conn {
 
     /// Sends `request` and returns its results stream.
     pub(crate) fn send(self: &Arc<Self>, request: &RequestMessage) -> Result<Results3, Error3> {
-        let payload = crate::graphson_ws::encode_request_with(
+        let payload = crate::protocol::ws3::graphson::encode_request_with(
             request,
             self.options.serializer,
             &self.options.custom_types,
@@ -360,7 +362,7 @@ pub struct Results3 {
     /// Labels and property keys of this request's results, shared across its messages.
     interner: graphbinary_core::Interner,
     /// The status attributes of the last message read (none before the first).
-    attributes: Option<crate::response::StatusAttributes>,
+    attributes: Option<crate::protocol::http4::response::StatusAttributes>,
     done: bool,
     id: Uuid,
     pending: Weak<Mutex<HashMap<Uuid, Entry>>>,
@@ -404,7 +406,7 @@ impl Results3 {
     /// first): every key the server sent, e.g. Azure Cosmos DB's `x-ms-request-charge` and
     /// `x-ms-total-request-charge`. An error message's attributes are its
     /// [`Error3::Server`]'s instead.
-    pub fn status_attributes(&self) -> Option<&crate::response::StatusAttributes> {
+    pub fn status_attributes(&self) -> Option<&crate::protocol::http4::response::StatusAttributes> {
         self.attributes.as_ref()
     }
 
@@ -475,7 +477,11 @@ impl Results3 {
                 let before = self.batch.len();
                 let options = &self.conn.options;
                 let decoded = if options.serializer.is_graphson() {
-                    crate::graphson_ws::decode_response(&bytes, options.serializer, &options.limits)
+                    crate::protocol::ws3::graphson::decode_response(
+                        &bytes,
+                        options.serializer,
+                        &options.limits,
+                    )
                 } else {
                     decode_response_interned(
                         &bytes,
@@ -690,7 +696,7 @@ async fn route(
     options: &Options3,
 ) -> Result<(), String> {
     let routed = if options.serializer.is_graphson() {
-        match crate::graphson_ws::header(&bytes, options.serializer, &options.limits) {
+        match crate::protocol::ws3::graphson::header(&bytes, options.serializer, &options.limits) {
             Ok(h) => Some(h),
             Err(e) => {
                 return Err(format!(
@@ -726,7 +732,7 @@ async fn route(
             }
             return Ok(());
         };
-        let payload = crate::graphson_ws::encode_request(
+        let payload = crate::protocol::ws3::graphson::encode_request(
             &sasl_plain(id, user, password.expose()),
             options.serializer,
         )

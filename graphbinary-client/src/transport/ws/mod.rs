@@ -61,8 +61,8 @@
 //! * **Sessions**: [`Client3::session`] opens a [`Session3`] (the `session` op processor) on a
 //!   connection of its own.
 //!
-//! Results are decoded by the GraphBinary 1 reader ([`crate::v1`]) from each message's bytes, or
-//! by [`crate::graphson_ws`]'s GraphSON reader when [`Options3::serializer`] names GraphSON.
+//! Results are decoded by the GraphBinary 1 reader ([`crate::format::graphbinary1`]) from each message's bytes, or
+//! by the GraphSON reader when [`Options3::serializer`] names GraphSON.
 //!
 //! ```no_run
 //! use futures::TryStreamExt;
@@ -88,11 +88,16 @@ use futures::stream::BoxStream;
 use futures::StreamExt;
 use graphbinary_core::{DecodeError, EncodeError, Limits};
 
-use crate::java::base64;
-use crate::model::Value;
+use crate::format::graphbinary1::CustomTypes;
+use crate::format::java::base64;
 use crate::transport::{redact_url, BoxError, Interceptor, Secret};
-use crate::v1::{CustomTypes, RequestMessage};
+use crate::value::Value;
 
+pub use crate::protocol::ws3::graphson::decode_response as decode_graphson_response;
+pub use crate::protocol::ws3::{
+    decode_response, decode_response_with, new_request_id, RequestMessage, ResponseMessage,
+    MIME_TYPE,
+};
 pub(crate) use crate::transport::parse_root_certificates;
 use conn::Conn;
 pub use conn::Results3;
@@ -198,13 +203,13 @@ pub struct Options3 {
     /// The `User-Agent` of the upgrade request.
     pub user_agent: String,
     /// Readers of GraphBinary 1 custom types (type code 0x00) by name, e.g.
-    /// [`CustomTypes::janusgraph`] for JanusGraph's edge ids; none by default, so that a
-    /// custom value fails its request naming the type.
+    /// JanusGraph's ([`CustomTypes::janusgraph`]) by default; any other custom value fails its
+    /// request naming the type.
     pub custom_types: CustomTypes,
     /// The serialization of requests and responses: GraphBinary 1 by default, or GraphSON 2
-    /// or 3, typed or untyped ([`crate::graphson_ws`]); `custom_types` apply to GraphBinary 1
+    /// or 3, typed or untyped ([`Serializer`](crate::Serializer)); `custom_types` apply to GraphBinary 1
     /// only.
-    pub serializer: crate::graphson_ws::Serializer,
+    pub serializer: crate::protocol::ws3::graphson::Serializer,
     /// Connections in the pool (at least 1; default 4).
     pub pool_size: usize,
     /// Response messages one request may have queued (default [`REQUEST_BACKLOG`]).
@@ -242,8 +247,8 @@ impl Default for Options3 {
             limits: Limits::default(),
             max_message_size: 10 * 1024 * 1024,
             user_agent: format!("graphbinary-rs/{}", env!("CARGO_PKG_VERSION")),
-            custom_types: CustomTypes::new(),
-            serializer: crate::graphson_ws::Serializer::GraphBinary1,
+            custom_types: CustomTypes::janusgraph(),
+            serializer: crate::protocol::ws3::graphson::Serializer::GraphBinary1,
             pool_size: 4,
             request_backlog: REQUEST_BACKLOG,
             request_backlog_bytes: REQUEST_BACKLOG_BYTES,
@@ -554,7 +559,11 @@ impl Client3 {
             self.inner.tls.clone(),
         )
         .await?;
-        Ok(Session3::new(conn, crate::v1::new_request_id(), managed))
+        Ok(Session3::new(
+            conn,
+            crate::protocol::ws3::new_request_id(),
+            managed,
+        ))
     }
 
     /// Whether at least one connection of the pool is open (a closed one is replaced at the
@@ -670,7 +679,7 @@ mod tests {
 
     #[test]
     fn base64_matches_rfc_4648_examples() {
-        for (input, expected) in crate::java::RFC4648_VECTORS {
+        for (input, expected) in crate::format::java::RFC4648_VECTORS {
             assert_eq!(base64(input.as_bytes()), expected);
         }
         assert_eq!(base64(b"\0stephen\0password"), "AHN0ZXBoZW4AcGFzc3dvcmQ=");

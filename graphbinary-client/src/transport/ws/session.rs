@@ -8,8 +8,8 @@ use uuid::Uuid;
 
 use super::conn::Conn;
 use super::{Error3, Eval, Results3};
-use crate::model::Value;
-use crate::v1::RequestMessage;
+use crate::protocol::ws3::RequestMessage;
+use crate::value::Value;
 
 /// A TinkerPop 3 session: requests evaluated by the server's `session` processor, in order, on
 /// one thread, sharing script variables and (on a transactional graph) one transaction, which
@@ -117,7 +117,7 @@ impl Session3 {
 
 fn close_request(id: Uuid) -> RequestMessage {
     RequestMessage {
-        request_id: crate::v1::new_request_id(),
+        request_id: crate::protocol::ws3::new_request_id(),
         op: "close".into(),
         processor: "session".into(),
         args: vec![("session".into(), Value::String(id.to_string()))],

@@ -271,7 +271,7 @@ async fn end(tx: Tx, commit: bool) -> Result<(), Error> {
 
 impl State {
     fn one_line(&self, e: &Error) -> String {
-        graphbinary_client::text::one_line(e)
+        graphbinary_client::format::text::one_line(e)
     }
 
     /// An error on one line on stderr, red on a terminal (none with NO_COLOR).
@@ -302,7 +302,7 @@ impl State {
             Some(Tx::Session(s)) => Target::Session(&self.client, s),
         };
         let work = async {
-            let failed = |e: Error| graphbinary_client::text::one_line(&e);
+            let failed = |e: Error| graphbinary_client::format::text::one_line(&e);
             let io_failed = |e: io::Error| format!("writing output: {e}");
             let mut results = exec::send(target, script, &self.opts)
                 .await

@@ -1,0 +1,14 @@
+//! TinkerPop 3.x's WebSocket messages: a request (`request.rs`) and a response
+//! (`response.rs`) in GraphBinary 1, and the same in GraphSON 3 or 2 (`graphson.rs`: the
+//! serializer choice, the request writer and the response reader).
+
+// Without the transports (`test-util` only) the fuzz targets use part of it.
+#![cfg_attr(not(feature = "http"), allow(unused_imports, dead_code))]
+
+pub(crate) mod graphson;
+mod request;
+mod response;
+
+pub use request::{new_request_id, RequestMessage, MIME_TYPE};
+pub(crate) use response::decode_response_interned;
+pub use response::{decode_response, decode_response_with, ResponseMessage};
