@@ -15,7 +15,7 @@ pub use client::{Client, ClientBuilder, Error, ResultStream};
 #[cfg(feature = "http")]
 pub mod element;
 pub mod format;
-#[cfg(all(feature = "test-util", feature = "http"))]
+#[cfg(feature = "test-util")]
 #[doc(hidden)]
 pub mod fuzzing;
 #[cfg(any(feature = "http", feature = "serde"))]
