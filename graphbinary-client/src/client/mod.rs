@@ -130,6 +130,8 @@ pub use request::{MaterializeProperties, RawResponse, RequestBuilder};
 pub use results::{ResultStream, TraverserStream};
 pub use retry::RetryPolicy;
 
+pub use crate::transport::ws::SlowConsumer;
+
 use crate::protocol::http4::response::ReadOptions;
 pub use crate::protocol::http4::response::StatusAttributes;
 pub use crate::transport::BoxError;
@@ -157,6 +159,9 @@ pub const DEFAULT_URL: &str = "http://127.0.0.1:8182/gremlin";
 
 /// The default pool size.
 pub const DEFAULT_POOL_SIZE: usize = 8;
+
+/// The default of [`ClientBuilder::max_message_size`]: 10 MiB, the Java driver's.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = crate::transport::ws::MAX_MESSAGE_SIZE;
 
 /// A client for one Gremlin Server endpoint. Cheap to clone: clones share the connection pool.
 ///

@@ -443,10 +443,12 @@ mod tests {
             }]),
         };
         assert_eq!(
-            render(Format::Json, &[Value::List(vec![Value::Edge(Box::new(edge))])]),
+            render(
+                Format::Json,
+                &[Value::List(vec![Value::Edge(Box::new(edge))])]
+            ),
             "[{\"id\":7,\"inV\":2,\"inVLabel\":\"person\",\"label\":\"knows\",\"outV\":1,\
              \"outVLabel\":\"person\",\"properties\":{\"weight\":0.5}}]\n"
         );
     }
-
 }

@@ -103,6 +103,9 @@ use conn::Conn;
 pub use conn::Results3;
 pub use session::Session3;
 
+/// The default of [`Options3::max_message_size`]: 10 MiB, the Java driver's.
+pub const MAX_MESSAGE_SIZE: usize = 10 << 20;
+
 /// The default of [`Options3::request_backlog`] (messages).
 pub const REQUEST_BACKLOG: usize = 1024;
 
@@ -190,7 +193,9 @@ pub enum SlowConsumer {
     Wait,
 }
 
-/// Connection options. Construct with `Options3 { field: ..., ..Options3::default() }`.
+/// Connection options of the WebSocket transport. Users set every one of them through
+/// [`ClientBuilder`](crate::client::ClientBuilder) (a `ws://` URL); this struct is the
+/// transport's own. Construct with `Options3 { field: ..., ..Options3::default() }`.
 #[derive(Debug, Clone)]
 pub struct Options3 {
     /// SASL PLAIN credentials (user, password), sent when the server answers 407; `Debug`
@@ -245,7 +250,7 @@ impl Default for Options3 {
         Options3 {
             credentials: None,
             limits: Limits::default(),
-            max_message_size: 10 * 1024 * 1024,
+            max_message_size: MAX_MESSAGE_SIZE,
             user_agent: format!("graphbinary-rs/{}", env!("CARGO_PKG_VERSION")),
             custom_types: CustomTypes::janusgraph(),
             serializer: crate::protocol::ws3::graphson::Serializer::GraphBinary1,
