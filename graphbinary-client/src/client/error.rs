@@ -23,6 +23,7 @@ use crate::transport::http::{DecompressError, HttpError};
 pub use crate::protocol::http4::response::ServerError;
 
 pub use crate::transport::BoxError;
+pub use crate::transport::Limit;
 
 /// Every error the client returns. The underlying cause is available through
 /// [`std::error::Error::source`].
@@ -83,6 +84,23 @@ pub enum Error {
     /// A single result was requested but the response had this many (bulks counted).
     #[error("expected one result, the response has {0}")]
     TooManyResults(u64),
+    /// A response went over a limit of the client's own, not the server's: a WebSocket
+    /// message larger than [`ClientBuilder::max_message_size`](super::ClientBuilder::max_message_size),
+    /// values nested deeper than [`ClientBuilder::max_depth`](super::ClientBuilder::max_depth),
+    /// ... [`Limit`] names it, with the builder method and the `graphbinary` flag that raise
+    /// it. A WebSocket message over the limit ends every request of its connection (the
+    /// protocol cannot skip a message), each with this error.
+    #[error("{} {seen} {} over the client's limit of {max} (raise it with {} or {})", .limit.what(), .limit.unit(), .limit.builder_method(), .limit.cli_flag())]
+    Limit {
+        /// Which limit.
+        limit: Limit,
+        /// The size seen: bytes of the message, the response or the String; elements of the
+        /// collection; levels of nesting (reading stops one level over the limit, so this is
+        /// the limit plus one).
+        seen: u64,
+        /// The limit.
+        max: u64,
+    },
     /// The client was closed ([`Client::close`](super::Client::close)): the request was not
     /// sent, or its response was cut.
     #[error("the client is closed")]
@@ -139,7 +157,7 @@ impl Error {
     /// A short name of the error's kind, for logs and metrics labels: `config`,
     /// `invalid_request`, `timeout`, `transport` (any other [`TransportKind`]), `server`,
     /// `interceptor`, `transaction`, `decode`, `decompress`, `protocol`, `conversion`,
-    /// `no_result`, `too_many_results`, `closed` or `unsupported`.
+    /// `no_result`, `too_many_results`, `closed`, `unsupported` or `limit`.
     pub fn kind(&self) -> &'static str {
         match self {
             Error::Config(_) => "config",
@@ -160,6 +178,7 @@ impl Error {
             Error::TooManyResults(_) => "too_many_results",
             Error::Closed => "closed",
             Error::Unsupported { .. } => "unsupported",
+            Error::Limit { .. } => "limit",
         }
     }
 
@@ -182,6 +201,19 @@ impl Error {
     /// Whether this is a transport timeout (connect or read).
     pub fn is_timeout(&self) -> bool {
         self.transport_kind() == Some(TransportKind::Timeout)
+    }
+
+    /// The client error for a decoding error of a response read with `limits`: one of those
+    /// limits is [`Error::Limit`]; I/O failures surfaced by the decoder are transport or
+    /// decompression errors; anything else is [`Error::Decode`].
+    pub(crate) fn from_decode(e: DecodeError, limits: &graphbinary_core::Limits) -> Self {
+        if let Some((limit, seen, max)) = Limit::of(&e, limits) {
+            return Error::Limit { limit, seen, max };
+        }
+        match e.into_io() {
+            Ok(io) => Error::from_body_io(io),
+            Err(e) => Error::Decode(e),
+        }
     }
 
     /// The error of the HTTP transport: [`Error::Transport`] of its kind, its cause as the
@@ -239,10 +271,7 @@ impl From<DecodeError> for Error {
     /// I/O failures surfaced by the decoder become transport or decompression errors; every
     /// other decode error is a format error.
     fn from(e: DecodeError) -> Self {
-        match e.into_io() {
-            Ok(io) => Error::from_body_io(io),
-            Err(e) => Error::Decode(e),
-        }
+        Error::from_decode(e, &crate::value::dynamic::DEFAULT_LIMITS)
     }
 }
 

@@ -144,7 +144,7 @@ pub use crate::transport::{
 pub use crate::transport::{redact_url, Secret};
 /// The HTTP types of [`HttpRequest`], re-exported from the HTTP library.
 pub use crate::transport::{HeaderMap, HeaderName, HeaderValue, Method, Url};
-pub use error::{Error, ServerError, TransportKind};
+pub use error::{Error, Limit, ServerError, TransportKind};
 pub use hosts::HostStatus;
 pub use observe::{ClientStats, Latency, RequestEnd, RequestInfo, RequestListener, RetryInfo};
 pub use transaction::{Transaction, TransactionError, TRANSACTION_ID_HEADER};

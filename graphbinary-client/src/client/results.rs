@@ -52,6 +52,8 @@ pub struct TraverserStream {
     failed: Option<Failure>,
     /// The request's span and statistics, ended when the stream is dropped.
     obs: Option<super::observe::Request>,
+    /// The limits the response is read with, to name the one a decoding error went over.
+    limits: graphbinary_core::Limits,
 }
 
 /// Where the results come from: a GraphBinary 4 HTTP body, or TinkerPop 3 WebSocket messages.
@@ -423,7 +425,7 @@ impl TraverserStream {
                 http_status: Some(self.http_status),
                 ..*s
             }),
-            ResponseError::Decode(d) => Error::from(d),
+            ResponseError::Decode(d) => Error::from_decode(d, &self.limits),
         }
     }
 
@@ -522,6 +524,7 @@ impl ResultStream {
                 done: false,
                 failed: None,
                 obs: None,
+                limits: opts.limits,
             },
             pending: None,
         }
@@ -554,6 +557,8 @@ impl ResultStream {
                 done: false,
                 failed: None,
                 obs: None,
+                // The transport named its limits already (`Error3::Limit`).
+                limits: crate::value::dynamic::DEFAULT_LIMITS,
             },
             pending: None,
         }

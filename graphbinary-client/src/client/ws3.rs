@@ -125,6 +125,7 @@ pub(crate) fn from_error3(e: Error3) -> Error {
             attributes: Default::default(),
         }),
         Error3::Decode(d) => Error::Decode(d),
+        Error3::Limit { limit, seen, max } => Error::Limit { limit, seen, max },
         Error3::Timeout(_) => Error::Transport {
             kind: TransportKind::Timeout,
             source: Box::new(e),

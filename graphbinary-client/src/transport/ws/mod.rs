@@ -47,7 +47,7 @@
 //! * **Closing**: [`Client3::close`] gives the requests in flight a grace, then ends them
 //!   with [`Error3::ClientClosed`] and closes every connection.
 //! * **Limits**: [`Options3::limits`] bound each decoded value; `Limits::max_response_size`
-//!   also bounds the bytes of all messages of one request ([`Error3::TooLarge`]), and (when
+//!   also bounds the bytes of all messages of one request ([`Error3::Limit`]), and (when
 //!   smaller than [`Options3::max_message_size`]) each message.
 //! * **SASL PLAIN**: on 407 the connection answers with [`Options3::credentials`] (`\0user\0password`,
 //!   base64) under the same request id; a connection authenticates once. A `user:password@`
@@ -156,9 +156,17 @@ pub enum Error3 {
         /// [`Options3::request_backlog_bytes`].
         backlog_bytes: usize,
     },
-    /// A response exceeded a size limit.
-    #[error("response too large: {0}")]
-    TooLarge(String),
+    /// A response went over a limit of the client's own ([`Options3::max_message_size`], or
+    /// one of [`Options3::limits`]).
+    #[error("{} {seen} {} over the client's limit of {max} (raise it with {} or {})", .limit.what(), .limit.unit(), .limit.builder_method(), .limit.cli_flag())]
+    Limit {
+        /// Which limit.
+        limit: crate::transport::Limit,
+        /// The size seen (for a nesting depth, one level over the limit).
+        seen: u64,
+        /// The limit.
+        max: u64,
+    },
     /// Connecting took longer than [`Options3::connect_timeout`].
     #[error("timeout: {0}")]
     Timeout(String),

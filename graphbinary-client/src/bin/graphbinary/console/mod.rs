@@ -188,6 +188,19 @@ async fn command(st: &mut State, text: &str) -> Result<Flow, String> {
             st.url = rest.to_owned();
             println!("connected to {}", redact_url(&st.url));
         }
+        ":limit" => {
+            let Some((name, value)) = rest.split_once(char::is_whitespace) else {
+                return Err(":limit NAME SIZE, e.g. :limit max-message-size 64MiB".into());
+            };
+            if st.tx.is_some() {
+                return Err("a transaction is open: :commit or :rollback first".into());
+            }
+            let mut conn = st.args.conn.clone();
+            conn.limits.set(name, value.trim())?;
+            st.client = conn.connect(&st.url).await?;
+            st.args.conn = conn;
+            println!("{} is {}", name.trim_start_matches('-'), value.trim());
+        }
         ":source" => {
             st.opts.source = (!rest.is_empty()).then(|| rest.to_owned());
             println!("g is {}", if rest.is_empty() { "g" } else { rest });
