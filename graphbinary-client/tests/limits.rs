@@ -48,7 +48,7 @@ async fn a_websocket_message_over_max_message_size_names_the_limit_not_the_serve
         } => assert!(*seen > 100_000, "{seen}"),
         other => panic!("{other:?}"),
     }
-    assert_eq!(e.kind(), "limit");
+    assert_eq!(e.kind(), graphbinary_client::client::ErrorKind::Limit);
     let text = e.to_string();
     for part in [
         "10000",

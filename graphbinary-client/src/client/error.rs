@@ -58,9 +58,32 @@ pub enum Error {
         #[source]
         source: BoxError,
     },
-    /// A transaction failed: unknown to the server, too many open, or already closed.
-    #[error(transparent)]
-    Transaction(#[from] super::TransactionError),
+    /// The server does not know the transaction (HTTP 404): it expired (idle or lifetime
+    /// timeout), was already committed or rolled back, or the id is wrong.
+    #[error("transaction {id} is unknown to the server (expired or already ended)")]
+    TransactionNotFound {
+        /// The transaction id sent.
+        id: String,
+        /// The server's answer.
+        #[source]
+        source: ServerError,
+    },
+    /// The server cannot open another transaction (HTTP 503, `maxConcurrentTransactions`).
+    #[error("the server cannot open another transaction")]
+    TransactionUnavailable {
+        /// The server's answer.
+        #[source]
+        source: ServerError,
+    },
+    /// The [`Transaction`](super::Transaction) was already committed or rolled back; nothing
+    /// was sent.
+    #[error("transaction {id} was already {state}")]
+    TransactionClosed {
+        /// The transaction id.
+        id: String,
+        /// `committed` or `rolled back`.
+        state: &'static str,
+    },
     /// The response body is not valid GraphBinary.
     #[error("invalid GraphBinary response")]
     Decode(#[source] DecodeError),
@@ -125,6 +148,79 @@ impl From<crate::transport::ws::Error3> for Error {
     }
 }
 
+/// What kind of error an [`Error`] is ([`Error::kind`]): one per variant, with transport
+/// timeouts apart from the other transport failures. New kinds may be added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// [`Error::Config`].
+    Config,
+    /// [`Error::InvalidRequest`].
+    InvalidRequest,
+    /// [`Error::Transport`] of [`TransportKind::Timeout`].
+    Timeout,
+    /// [`Error::Transport`] of any other [`TransportKind`].
+    Transport,
+    /// [`Error::Server`].
+    Server,
+    /// [`Error::Interceptor`].
+    Interceptor,
+    /// [`Error::TransactionNotFound`], [`Error::TransactionUnavailable`],
+    /// [`Error::TransactionClosed`].
+    Transaction,
+    /// [`Error::Decode`].
+    Decode,
+    /// [`Error::Decompress`].
+    Decompress,
+    /// [`Error::Protocol`].
+    Protocol,
+    /// [`Error::Conversion`].
+    Conversion,
+    /// [`Error::NoResult`].
+    NoResult,
+    /// [`Error::TooManyResults`].
+    TooManyResults,
+    /// [`Error::Closed`].
+    Closed,
+    /// [`Error::Unsupported`].
+    Unsupported,
+    /// [`Error::Limit`].
+    Limit,
+}
+
+impl ErrorKind {
+    /// A short name, for logs and metrics labels: `config`, `invalid_request`, `timeout`,
+    /// `transport`, `server`, `interceptor`, `transaction`, `decode`, `decompress`,
+    /// `protocol`, `conversion`, `no_result`, `too_many_results`, `closed`, `unsupported` or
+    /// `limit`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Config => "config",
+            ErrorKind::InvalidRequest => "invalid_request",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Transport => "transport",
+            ErrorKind::Server => "server",
+            ErrorKind::Interceptor => "interceptor",
+            ErrorKind::Transaction => "transaction",
+            ErrorKind::Decode => "decode",
+            ErrorKind::Decompress => "decompress",
+            ErrorKind::Protocol => "protocol",
+            ErrorKind::Conversion => "conversion",
+            ErrorKind::NoResult => "no_result",
+            ErrorKind::TooManyResults => "too_many_results",
+            ErrorKind::Closed => "closed",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Limit => "limit",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What kind of transport failure an [`Error::Transport`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -154,31 +250,56 @@ impl fmt::Display for TransportKind {
 }
 
 impl Error {
-    /// A short name of the error's kind, for logs and metrics labels: `config`,
-    /// `invalid_request`, `timeout`, `transport` (any other [`TransportKind`]), `server`,
-    /// `interceptor`, `transaction`, `decode`, `decompress`, `protocol`, `conversion`,
-    /// `no_result`, `too_many_results`, `closed`, `unsupported` or `limit`.
-    pub fn kind(&self) -> &'static str {
+    /// What kind of error this is; [`ErrorKind::as_str`] is its short name for logs and
+    /// metrics labels.
+    ///
+    /// ```
+    /// use graphbinary_client::client::{Client, ErrorKind};
+    ///
+    /// let e = Client::new("ftp://127.0.0.1/").unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::Config);
+    /// assert_eq!(e.kind().as_str(), "config");
+    /// ```
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::Config(_) => "config",
-            Error::InvalidRequest(_) => "invalid_request",
+            Error::Config(_) => ErrorKind::Config,
+            Error::InvalidRequest(_) => ErrorKind::InvalidRequest,
             Error::Transport {
                 kind: TransportKind::Timeout,
                 ..
-            } => "timeout",
-            Error::Transport { .. } => "transport",
-            Error::Server(_) => "server",
-            Error::Interceptor { .. } => "interceptor",
-            Error::Transaction(_) => "transaction",
-            Error::Decode(_) => "decode",
-            Error::Decompress(_) => "decompress",
-            Error::Protocol(_) => "protocol",
-            Error::Conversion { .. } => "conversion",
-            Error::NoResult => "no_result",
-            Error::TooManyResults(_) => "too_many_results",
-            Error::Closed => "closed",
-            Error::Unsupported { .. } => "unsupported",
-            Error::Limit { .. } => "limit",
+            } => ErrorKind::Timeout,
+            Error::Transport { .. } => ErrorKind::Transport,
+            Error::Server(_) => ErrorKind::Server,
+            Error::Interceptor { .. } => ErrorKind::Interceptor,
+            Error::TransactionNotFound { .. }
+            | Error::TransactionUnavailable { .. }
+            | Error::TransactionClosed { .. } => ErrorKind::Transaction,
+            Error::Decode(_) => ErrorKind::Decode,
+            Error::Decompress(_) => ErrorKind::Decompress,
+            Error::Protocol(_) => ErrorKind::Protocol,
+            Error::Conversion { .. } => ErrorKind::Conversion,
+            Error::NoResult => ErrorKind::NoResult,
+            Error::TooManyResults(_) => ErrorKind::TooManyResults,
+            Error::Closed => ErrorKind::Closed,
+            Error::Unsupported { .. } => ErrorKind::Unsupported,
+            Error::Limit { .. } => ErrorKind::Limit,
+        }
+    }
+
+    /// The error of converting a result to `T` that failed with `e`: `e` itself when it is
+    /// already this crate's [`Error`] (the conversions of [`Value`](crate::value::Value) to
+    /// Rust types), else [`Error::Conversion`] with `e`'s text.
+    pub(crate) fn conversion<T, E: fmt::Display + 'static>(e: E) -> Error {
+        let mut e = Some(e);
+        if let Some(slot) = (&mut e as &mut dyn std::any::Any).downcast_mut::<Option<Error>>() {
+            if let Some(own) = slot.take() {
+                return own;
+            }
+        }
+        let e = e.expect("not taken");
+        Error::Conversion {
+            target: std::any::type_name::<T>(),
+            detail: e.to_string(),
         }
     }
 

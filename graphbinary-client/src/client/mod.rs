@@ -125,7 +125,6 @@ use tokio::sync::Semaphore;
 pub use crate::transport::http::BodyReader;
 pub use crate::transport::{ByteCounters, ConnectionCounts, ConnectionTally};
 pub use builder::ClientBuilder;
-pub use convert::ConversionError;
 pub use request::{MaterializeProperties, RawResponse, RequestBuilder};
 pub use results::{ResultStream, TraverserStream};
 pub use retry::RetryPolicy;
@@ -144,10 +143,10 @@ pub use crate::transport::{
 pub use crate::transport::{redact_url, Secret};
 /// The HTTP types of [`HttpRequest`], re-exported from the HTTP library.
 pub use crate::transport::{HeaderMap, HeaderName, HeaderValue, Method, Url};
-pub use error::{Error, Limit, ServerError, TransportKind};
+pub use error::{Error, ErrorKind, Limit, ServerError, TransportKind};
 pub use hosts::HostStatus;
 pub use observe::{ClientStats, Latency, RequestEnd, RequestInfo, RequestListener, RetryInfo};
-pub use transaction::{Transaction, TransactionError, TRANSACTION_ID_HEADER};
+pub use transaction::{Transaction, TRANSACTION_ID_HEADER};
 #[cfg(feature = "serde")]
 pub use typed::Typed;
 

@@ -347,7 +347,7 @@ impl RequestBuilder {
                 Ok(stream)
             }
             Err(e) => {
-                obs.end(e.kind(), e.server_error().map(|s| s.code), 0, 0);
+                obs.end(e.kind().as_str(), e.server_error().map(|s| s.code), 0, 0);
                 Err(e)
             }
         }

@@ -114,7 +114,7 @@ struct Failure(&'static str, Option<i32>);
 
 impl Failure {
     fn of(e: &Error) -> Failure {
-        Failure(e.kind(), e.server_error().map(|s| s.code))
+        Failure(e.kind().as_str(), e.server_error().map(|s| s.code))
     }
 }
 
@@ -705,7 +705,7 @@ impl ResultStream {
     pub async fn one<T>(self) -> Result<T, Error>
     where
         T: TryFrom<Value>,
-        T::Error: std::fmt::Display,
+        T::Error: std::fmt::Display + 'static,
     {
         let mut first: Option<Value> = None;
         let mut count: u64 = 0;
@@ -719,10 +719,7 @@ impl ResultStream {
         }
         match (first, count) {
             (None, _) => Err(Error::NoResult),
-            (Some(v), 1) => T::try_from(v).map_err(|e| Error::Conversion {
-                target: std::any::type_name::<T>(),
-                detail: e.to_string(),
-            }),
+            (Some(v), 1) => T::try_from(v).map_err(Error::conversion::<T, _>),
             (Some(_), n) => Err(Error::TooManyResults(n)),
         }
     }

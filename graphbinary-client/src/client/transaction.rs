@@ -4,7 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
-use super::{Client, Error, RequestBuilder, ResultStream, ServerError};
+use super::{Client, Error, RequestBuilder, ResultStream};
 use crate::value::Value;
 
 /// The begin, commit and rollback scripts the server recognises (exactly these strings).
@@ -14,37 +14,6 @@ const ROLLBACK: &str = "g.tx().rollback()";
 
 /// The header that carries the transaction id.
 pub const TRANSACTION_ID_HEADER: &str = "X-Transaction-Id";
-
-/// A transaction failure, inside [`Error::Transaction`].
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum TransactionError {
-    /// The server does not know the transaction (HTTP 404): it expired (idle or lifetime
-    /// timeout), was already committed or rolled back, or the id is wrong.
-    #[error("transaction {id} is unknown to the server (expired or already ended)")]
-    NotFound {
-        /// The transaction id sent.
-        id: String,
-        /// The server's answer.
-        #[source]
-        source: ServerError,
-    },
-    /// The server cannot open another transaction (HTTP 503, `maxConcurrentTransactions`).
-    #[error("the server cannot open another transaction")]
-    Unavailable {
-        /// The server's answer.
-        #[source]
-        source: ServerError,
-    },
-    /// The handle was already committed or rolled back; nothing was sent.
-    #[error("transaction {id} was already {state}")]
-    Closed {
-        /// The transaction id.
-        id: String,
-        /// `committed` or `rolled back`.
-        state: &'static str,
-    },
-}
 
 /// Where a transactional request goes: the transaction id (none for begin) and the pinned host.
 #[derive(Debug, Clone)]
@@ -58,13 +27,13 @@ impl TxContext {
     pub(super) fn map_error(&self, e: Error) -> Error {
         match e {
             Error::Server(se) if se.http_status == Some(404) || se.code == 404 => {
-                Error::Transaction(TransactionError::NotFound {
+                Error::TransactionNotFound {
                     id: self.id.clone().unwrap_or_default(),
                     source: se,
-                })
+                }
             }
             Error::Server(se) if se.http_status == Some(503) || se.code == 503 => {
-                Error::Transaction(TransactionError::Unavailable { source: se })
+                Error::TransactionUnavailable { source: se }
             }
             other => other,
         }
@@ -91,8 +60,8 @@ enum State {
 /// plain TinkerGraph, begin fails with a server error 400. The server bounds transactions
 /// (Gremlin Server defaults: idle 60 s, lifetime 600 s, 1000 open at once). A transaction the
 /// server no longer knows (expired, or already ended) makes a request fail with
-/// [`TransactionError::NotFound`] (HTTP 404); too many open transactions make begin fail with
-/// [`TransactionError::Unavailable`] (HTTP 503). A failing request inside a transaction does not
+/// [`Error::TransactionNotFound`] (HTTP 404); too many open transactions make begin fail with
+/// [`Error::TransactionUnavailable`] (HTTP 503). A failing request inside a transaction does not
 /// end it.
 ///
 /// # Dropping an open transaction
@@ -298,7 +267,7 @@ impl Transaction {
     }
 
     /// A request inside the transaction, to add parameters and options to before sending.
-    /// Once the transaction is closed, sending it fails with [`TransactionError::Closed`].
+    /// Once the transaction is closed, sending it fails with [`Error::TransactionClosed`].
     pub fn request(&self, gremlin: impl Into<String>) -> RequestBuilder {
         let rb = self
             .inner
@@ -313,14 +282,14 @@ impl Transaction {
     }
 
     fn closed_error(&self, s: State) -> Error {
-        Error::Transaction(TransactionError::Closed {
+        Error::TransactionClosed {
             id: self.inner.id.clone(),
             state: if s == State::Committed {
                 "committed"
             } else {
                 "rolled back"
             },
-        })
+        }
     }
 
     /// Sends `gremlin` inside the transaction; the results stream as they arrive.
@@ -341,7 +310,7 @@ impl Transaction {
 
     /// Commits the transaction (`g.tx().commit()`) and waits for the server's answer.
     ///
-    /// After a commit that succeeded, or that failed with [`TransactionError::NotFound`], the
+    /// After a commit that succeeded, or that failed with [`Error::TransactionNotFound`], the
     /// handle is closed. Any other failure leaves it open (the server keeps a transaction open
     /// after an error), so a rollback can follow.
     ///
@@ -369,7 +338,7 @@ impl Transaction {
             Err(e) => Err(e),
         };
         match &res {
-            Ok(()) | Err(Error::Transaction(TransactionError::NotFound { .. })) => {
+            Ok(()) | Err(Error::TransactionNotFound { .. }) => {
                 self.set_state(to);
             }
             _ => {}

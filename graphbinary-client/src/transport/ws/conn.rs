@@ -896,7 +896,11 @@ mod tests {
             };
             match connect(&url, &options).await {
                 // UnknownIssuer, or BadSignature for a root of the same name.
-                Err(Error3::WebSocket(tokio_tungstenite::tungstenite::Error::Io(e))) => {
+                Err(Error3::WebSocket(w)) => {
+                    let Some(tokio_tungstenite::tungstenite::Error::Io(e)) = w.downcast_ref()
+                    else {
+                        panic!("{w:?}")
+                    };
                     assert!(e.to_string().contains("invalid peer certificate"), "{e}");
                     assert!(
                         e.get_ref().is_some_and(|i| i.is::<rustls::Error>()),

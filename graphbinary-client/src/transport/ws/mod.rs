@@ -116,9 +116,10 @@ pub const REQUEST_BACKLOG_BYTES: usize = 8 << 20;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error3 {
-    /// The WebSocket handshake or connection failed.
-    #[error("WebSocket: {0}")]
-    WebSocket(#[from] tokio_tungstenite::tungstenite::Error),
+    /// The WebSocket handshake or connection failed; the WebSocket library's error is the
+    /// source.
+    #[error("WebSocket handshake or connection failed")]
+    WebSocket(#[source] BoxError),
     /// A response message is not valid GraphBinary 1 (or GraphSON, as the serializer says).
     #[error("response message: offset {}: {}", .0.offset(), .0.kind())]
     Decode(#[from] DecodeError),
@@ -171,7 +172,7 @@ pub enum Error3 {
     #[error("timeout: {0}")]
     Timeout(String),
     /// An upgrade-request interceptor failed; nothing was sent.
-    #[error("request interceptor {name:?} failed: {source}")]
+    #[error("request interceptor {name:?} failed")]
     Interceptor {
         /// The interceptor's name.
         name: String,
@@ -185,6 +186,14 @@ pub enum Error3 {
     /// The session was closed.
     #[error("the session is closed")]
     SessionClosed,
+}
+
+impl From<tokio_tungstenite::tungstenite::Error> for Error3 {
+    /// The WebSocket library's error, boxed as the source of [`Error3::WebSocket`] (its type
+    /// is not part of this crate's API).
+    fn from(e: tokio_tungstenite::tungstenite::Error) -> Self {
+        Error3::WebSocket(Box::new(e))
+    }
 }
 
 /// What a connection does when a request's consumer is [`Options3::request_backlog`] messages
