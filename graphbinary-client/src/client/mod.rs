@@ -390,6 +390,11 @@ impl Client {
     /// (a host that cannot is marked down, as a request to it would). [`Error::InvalidRequest`]
     /// for an HTTP client.
     pub async fn tinkerpop3(&self) -> Result<&crate::transport::ws::Client3, Error> {
+        self.tinkerpop3_on().await.map(|(c, _)| c)
+    }
+
+    /// [`Client::tinkerpop3`], with the index of its host.
+    async fn tinkerpop3_on(&self) -> Result<(&crate::transport::ws::Client3, usize), Error> {
         match &self.inner.transport {
             Transport::Ws(ws) => {
                 let hosts = &self.inner.hosts;
@@ -402,7 +407,7 @@ impl Client {
                     match ws.client(i).await {
                         Ok(c) => {
                             hosts.succeeded(i);
-                            return Ok(c);
+                            return Ok((c, i));
                         }
                         Err(e) if ws3::unreachable(&e) && tried.len() < hosts.len() => {
                             hosts.failed(i);
@@ -421,32 +426,6 @@ impl Client {
                 self.inner.url
             ))),
         }
-    }
-
-    /// Opens a TinkerPop 3 session (a `ws://` client only; for TinkerPop 4 see
-    /// [`Client::transaction`]): requests evaluated in order by the server's `session`
-    /// processor, sharing variables and one transaction. See [`crate::transport::ws::Session3`].
-    ///
-    /// ```no_run
-    /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
-    /// let client = graphbinary_client::Client::new("ws://127.0.0.1:8182/gremlin")?;
-    /// let s = client.session().await?;
-    /// s.all("g.addV('person').property('name','ada')").await.map_err(graphbinary_client::client::Error::from)?;
-    /// s.commit().await.map_err(graphbinary_client::client::Error::from)?;
-    /// s.close().await.map_err(graphbinary_client::client::Error::from)?;
-    /// # Ok(()) }
-    /// ```
-    pub async fn session(&self) -> Result<crate::transport::ws::Session3, Error> {
-        if self.inner.cosmos {
-            return Err(cosmos::unsupported(
-                "sessions (TinkerPop 3's transactions; Cosmos DB has none)",
-            ));
-        }
-        self.tinkerpop3()
-            .await?
-            .session()
-            .await
-            .map_err(ws3::from_error3)
     }
 
     /// Whether responses are requested compressed.
