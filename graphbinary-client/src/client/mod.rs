@@ -373,7 +373,7 @@ impl Client {
     }
 
     /// Whether the URL is `ws://` or `wss://`: requests go to a TinkerPop 3 server as
-    /// GraphBinary 1 over WebSocket (see [`crate::ws`]).
+    /// GraphBinary 1 (or GraphSON, [`ClientBuilder::serializer`]) over WebSocket.
     pub fn is_tinkerpop3(&self) -> bool {
         matches!(self.inner.transport, Transport::Ws(_))
     }
@@ -388,7 +388,9 @@ impl Client {
     /// The TinkerPop 3 connection pool of a `ws://` client (connected at the first use); with
     /// several hosts, the pool of the next host in the rotation that can be connected to
     /// (a host that cannot is marked down, as a request to it would). [`Error::InvalidRequest`]
-    /// for an HTTP client.
+    /// for an HTTP client. Feature `test-util`, for tests: not part of the stable API.
+    #[cfg(feature = "test-util")]
+    #[doc(hidden)]
     pub async fn tinkerpop3(&self) -> Result<&crate::transport::ws::Client3, Error> {
         self.tinkerpop3_on().await.map(|(c, _)| c)
     }

@@ -408,7 +408,9 @@ impl RequestBuilder {
 
     /// The TinkerPop 3 `eval` request message of this request (for a `ws://` client):
     /// `gremlin`, `language`, parameters as `bindings`, `g` as the alias of `g`, `batchSize`,
-    /// `timeout_millis` as `evaluationTimeout`, `materializeProperties`.
+    /// `timeout_millis` as `evaluationTimeout`, `materializeProperties`. Not part of the
+    /// stable API (what a request sends, for tests and examples); hidden with the transport.
+    #[doc(hidden)]
     pub fn eval_v1(&self) -> Result<crate::transport::ws::Eval, Error> {
         if self
             .transaction
@@ -416,7 +418,8 @@ impl RequestBuilder {
             .is_some_and(|t| t.session.is_none())
         {
             return Err(Error::InvalidRequest(
-                "HTTP transactions are TinkerPop 4; over ws:// (TinkerPop 3) use ws::Client3::session".into(),
+                "HTTP transactions are TinkerPop 4; over ws:// (TinkerPop 3) use Client::session"
+                    .into(),
             ));
         }
         let mut eval = crate::transport::ws::Eval::new(self.gremlin.clone());
