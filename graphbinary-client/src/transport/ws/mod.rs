@@ -121,10 +121,10 @@ pub enum Error3 {
     #[error("WebSocket handshake or connection failed")]
     WebSocket(#[source] BoxError),
     /// A response message is not valid GraphBinary 1 (or GraphSON, as the serializer says).
-    #[error("response message: offset {}: {}", .0.offset(), .0.kind())]
+    #[error("invalid response message")]
     Decode(#[from] DecodeError),
     /// A request could not be written.
-    #[error("request: {0}")]
+    #[error("the request could not be written")]
     Encode(#[from] EncodeError),
     /// The server answered with an error status.
     #[error("server error {code}: {message}")]
