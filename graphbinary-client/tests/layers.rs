@@ -18,11 +18,14 @@ const LAYERS: &[&[&str]] = &[
     &["format/graphbinary1"],
     &["format/graphson"],
     &["lang"],
+    &["element"],
     &["format/de"],
     &["protocol/http4", "protocol/ws3"],
     &["transport"],
     &["client"],
     &["process"],
+    // Entry points for the fuzz targets (feature `test-util`, doc(hidden)): above everything.
+    &["fuzzing"],
 ];
 
 /// The folders whose children are layers of their own.

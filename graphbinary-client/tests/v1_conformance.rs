@@ -499,9 +499,10 @@ fn every_truncation_is_an_error_naming_the_end_and_no_corruption_panics() {
 
 #[test]
 fn a_custom_type_fails_naming_its_type_name_and_offset() {
-    // JanusGraph's edge id inside a List: `09 00 {1}` then `00 {name}{Int 0x1001}{00}{4 Longs}`.
+    // A custom type nobody registered (JanusGraph's are read by default) inside a List:
+    // `09 00 {1}` then `00 {name}{Int 0x1001}{00}{32 bytes}`.
     let mut bytes = vec![0x09, 0x00, 0, 0, 0, 1, 0x00];
-    let name = b"janusgraph.RelationIdentifier";
+    let name = b"acme.Widget";
     bytes.extend_from_slice(&(name.len() as i32).to_be_bytes());
     bytes.extend_from_slice(name);
     bytes.extend_from_slice(&[0, 0, 0x10, 0x01, 0x00]);
@@ -509,7 +510,7 @@ fn a_custom_type_fails_naming_its_type_name_and_offset() {
     let e = decode(&bytes).unwrap_err();
     assert_eq!(e.offset(), 6);
     let text = e.kind().to_string();
-    assert!(text.contains("\"janusgraph.RelationIdentifier\""), "{text}");
+    assert!(text.contains("\"acme.Widget\""), "{text}");
     assert!(text.contains("offset 6"), "{text}");
 }
 

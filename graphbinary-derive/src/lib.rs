@@ -185,6 +185,7 @@ mod ast;
 mod attr;
 mod bound;
 mod check;
+mod element;
 mod errors;
 mod expand;
 mod gen;
@@ -208,4 +209,25 @@ use syn::{parse_macro_input, DeriveInput};
 pub fn derive_graphbinary(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input).into()
+}
+
+/// Derives `graphbinary_client::element::VertexType`: the struct as a vertex (label, id, key
+/// fields, properties). Attributes in `#[vertex(...)]`: on the type `label = "..."` (default:
+/// the type's name) and `crate = "..."` (the client crate's path, default
+/// `::graphbinary_client`); on a field `id`, `key`, `skip`, `rename = "..."`. See
+/// `graphbinary_client::element` for the field types and what is generated.
+#[proc_macro_derive(Vertex, attributes(vertex))]
+pub fn derive_vertex(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    element::derive(element::Kind::Vertex, &input).into()
+}
+
+/// Derives `graphbinary_client::element::EdgeType`: the struct as an edge. The attributes of
+/// `#[derive(Vertex)]` in `#[edge(...)]`, plus on a field `out` / `in` (the end's id) or
+/// `out = VertexType` / `in = VertexType` (the end's value of that vertex type's one key
+/// field); every edge has one of each.
+#[proc_macro_derive(Edge, attributes(edge))]
+pub fn derive_edge(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    element::derive(element::Kind::Edge, &input).into()
 }

@@ -513,3 +513,64 @@ fn v1_custom_errors() {
         ]
     );
 }
+
+/// The expansion of `#[derive(Vertex)]` / `#[derive(Edge)]` for `input`, formatted.
+fn expand_element(kind: crate::element::Kind, input: TokenStream) -> String {
+    let input: DeriveInput = syn::parse2(input).expect("test input parses");
+    let output = crate::element::derive(kind, &input);
+    let output: syn::File = syn::parse2(output).expect("derive output parses as items");
+    let input: syn::File = syn::parse_quote!(#input);
+    format!(
+        "// input\n{}\n// expansion\n{}",
+        prettyplease::unparse(&input),
+        prettyplease::unparse(&output)
+    )
+}
+
+fn snapshot_element(name: &str, kind: crate::element::Kind, input: TokenStream) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_omit_expression(true);
+    settings.set_prepend_module_to_snapshot(true);
+    settings.bind(|| insta::assert_snapshot!(name, expand_element(kind, input)));
+}
+
+#[test]
+fn snapshot_vertex() {
+    snapshot_element(
+        "vertex",
+        crate::element::Kind::Vertex,
+        quote! {
+            #[vertex(label = "person", crate = "my::client")]
+            struct Person {
+                #[vertex(id)]
+                id: Option<i64>,
+                #[vertex(key)]
+                name: String,
+                age: Option<i32>,
+                #[vertex(rename = "nick")]
+                nicknames: Vec<String>,
+                #[vertex(skip)]
+                cached: u32,
+            }
+        },
+    );
+}
+
+#[test]
+fn snapshot_edge() {
+    snapshot_element(
+        "edge",
+        crate::element::Kind::Edge,
+        quote! {
+            struct Knows {
+                #[edge(out = Person)]
+                from: String,
+                #[edge(in)]
+                to: i64,
+                #[edge(key)]
+                since: i32,
+                weight: f64,
+            }
+        },
+    );
+}

@@ -1,6 +1,7 @@
 //! `cargo xtask ci`: every check and test, in the order CI runs them.
 //!
-//! Steps: `cargo xtask regen --check`, `cargo fmt --check`,
+//! Steps: `cargo xtask regen --check`, `cargo xtask api --check` (the public API snapshot),
+//! `cargo fmt --check`,
 //! `cargo clippy -D warnings`, `cargo doc --no-deps --all-features` with
 //! `RUSTDOCFLAGS=-D warnings`, then `cargo test --workspace` with `GREMLIN_URL` pointing at a
 //! real Gremlin Server (modern dataset) and `GREMLIN_TX_URL` at a transactional one, started for
@@ -15,8 +16,8 @@
 //! 3.7.3`, then with `--serializer graphson3` and `graphson2`); TinkerPop 4's Gherkin
 //! feature suite in both modes against the integration server (`cargo xtask features --mode
 //! all`) and through the traversal API in plain mode (`--via api`, `--via api-params`, `--via
-//! rust`); then a 60 s run of each fuzz target
-//! (installing cargo-fuzz first when it is missing). All steps run even after a failure; a
+//! rust`); then a 30 s run of each of the 8 fuzz targets (GraphBinary 4, GraphBinary 1,
+//! GraphSON, gremlin-lang literals; installing cargo-fuzz first when it is missing). All steps run even after a failure; a
 //! summary follows; the exit status is non-zero if any step failed.
 
 use std::process::Command;
@@ -39,7 +40,7 @@ const HELP: &str =
     "usage: cargo xtask ci [--no-server] [--port N] [--features-port N] [--tinkerpop3-only]
                       [--janusgraph-index-only] [--chaos-only]
 
-Runs regen --check, fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
+Runs regen --check, api --check (graphbinary-client/api.txt, nightly rustdoc), fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
 against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
 already answers there with the modern graph is reused) and a transactional one (dataset tx) on
 <port>+1, the examples (graphbinary-client/examples, run against those two servers and, for
@@ -58,8 +59,8 @@ TinkerPop 3.7.3's Gherkin suite through the WebSocket client
 Gherkin feature suite in both modes (`cargo xtask features
 --mode all`) and through the traversal API in plain mode (`--via api`, `--via api-params`; and
 `--via rust`, compiled, no server) against the integration server on
-127.0.0.1:<features-port> (default 8184; started if none answers), then a 60 s run of each fuzz
-target (cargo-fuzz is installed with `cargo install` first when missing; it needs the nightly
+127.0.0.1:<features-port> (default 8184; started if none answers), then a 30 s run of each of
+the 8 fuzz targets (cargo-fuzz is installed with `cargo install` first when missing; it needs the nightly
 toolchain).
 
   --tinkerpop3-only  only the TinkerPop 3 step: start the five 3.x servers, run the ws3
@@ -240,9 +241,12 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
     // The ws:// halves of the fault-proxy and soak tests (their http:// halves ran in the
     // plain test step, against GREMLIN_URL).
     let faults = run_tests(
-        client_tests(cargo(), &["faults", "soak", "observe"])
-            .args(["--", "ws_"])
-            .env("GREMLIN_WS_URL_373", s373.url()),
+        client_tests(
+            cargo(),
+            &["faults", "soak", "observe", "e2e_elements", "e2e_batch"],
+        )
+        .args(["--", "ws_"])
+        .env("GREMLIN_WS_URL_373", s373.url()),
         totals,
     );
     let outcome = outcome.and(faults);
@@ -398,6 +402,13 @@ pub fn cli(args: &[String]) -> Result<()> {
         run(Command::new(std::env::current_exe()?)
             .current_dir(&root)
             .args(["regen", "--check"]))
+    });
+    // The public API snapshot (graphbinary-client/api.txt, from nightly rustdoc JSON): fails
+    // when the surface changed and the file was not regenerated.
+    step("api --check", &mut || {
+        run(Command::new(std::env::current_exe()?)
+            .current_dir(&root)
+            .args(["api", "--check"]))
     });
     step("fmt --check", &mut || {
         run(cargo().args(["fmt", "--all", "--check"]))
@@ -576,8 +587,9 @@ pub fn cli(args: &[String]) -> Result<()> {
         });
     }
     if crate::fuzz::installed() {
-        step("fuzz (60 s a target)", &mut || {
-            crate::fuzz::run_all(60).map_err(|e| anyhow::anyhow!(e))
+        // 8 targets of 30 s: the step's 4 minutes of when there were 4 targets of 60 s.
+        step("fuzz (30 s a target)", &mut || {
+            crate::fuzz::run_all(crate::fuzz::DEFAULT_SECONDS).map_err(|e| anyhow::anyhow!(e))
         });
     }
 

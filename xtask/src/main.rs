@@ -2,6 +2,7 @@
 //!
 //! This file only dispatches; each command lives in its own module.
 
+mod api;
 mod bench;
 mod ci;
 mod cluster;
@@ -15,13 +16,15 @@ mod server;
 mod util;
 
 const USAGE: &str =
-    "usage: cargo xtask <regen|server|server3|demo|features|ci|bench|replay|fuzz|failover|cluster> [options]
+    "usage: cargo xtask <regen|api|server|server3|demo|features|ci|bench|replay|fuzz|failover|cluster> [options]
   demo [--port N]    start a local server if none answers and run a few queries
   bench [--quick] [--only inproc|e2e|memory|process|tp3] [--port N] [--port3 N]
                      run the benchmarks and write BENCHMARKS.md
   replay [--from URL] [--port N] [--deflate] QUERY...
                      record a server's responses to QUERY once, then serve them at full speed
   regen [--check]    regenerate the Rust generated from spec/ (--check: fail if stale)
+  api [--check]      write graphbinary-client/api.txt, the public API as sorted text from
+                     nightly rustdoc JSON (--check: fail with the changed lines if stale)
   server [--dataset NAME] [--port N] [--detach] [--stop]
                      run a local Gremlin Server 4.0.0-beta.3 (see `cargo xtask server --help`)
   server --tinkerpop 3.7.3|3.8.1 [--auth] [--tls] | --janusgraph 1.1.0 [--port N] [--detach] [--stop]
@@ -46,6 +49,7 @@ fn main() {
     let rest = args.get(1..).unwrap_or_default();
     let result = match args.first().map(String::as_str) {
         Some("regen") => regen::run(rest).map_err(|e| anyhow::anyhow!("{e}")),
+        Some("api") => api::cli(rest),
         Some("server") => server::cli(rest),
         Some("server3") => server::cli3(rest),
         Some("ci") => ci::cli(rest),

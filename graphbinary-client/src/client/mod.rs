@@ -476,20 +476,6 @@ impl Client {
 mod tests {
     use super::*;
 
-    /// What a spawned task holds is `Send + 'static`; what tasks share is `Sync` too.
-    #[test]
-    fn the_public_types_can_go_to_other_tasks() {
-        fn shared<T: Send + Sync + 'static>() {}
-        fn sent<T: Send + 'static>() {}
-        shared::<Client>();
-        shared::<Transaction>();
-        shared::<Error>();
-        shared::<ClientBuilder>();
-        sent::<ResultStream>(); // not Sync: a stream is read by one task
-        sent::<TraverserStream>();
-        sent::<RequestBuilder>();
-    }
-
     #[test]
     fn bad_urls_are_config_errors() {
         assert!(matches!(Client::new("not a url"), Err(Error::Config(_))));

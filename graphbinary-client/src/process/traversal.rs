@@ -386,6 +386,13 @@ impl GraphTraversal {
         }
     }
 
+    /// The traversal with `e` as its build error (kept if it already has one): for the
+    /// typed operations ([`super::typed`]), whose input may have no literal.
+    pub(crate) fn with_error(mut self, e: String) -> GraphTraversal {
+        self.error.get_or_insert(e);
+        self
+    }
+
     /// Whether it was started by [`__`](super::__) rather than by a source.
     pub fn is_anonymous(&self) -> bool {
         self.source.is_none()

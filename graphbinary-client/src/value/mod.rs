@@ -18,17 +18,18 @@ mod structure;
 #[rustfmt::skip]
 mod generated;
 pub(crate) mod dynamic;
+pub(crate) mod graphbinary4;
 mod time;
 
 pub use dynamic::Value;
-pub(crate) use dynamic::{complete, decode_marker_value, expect_end};
-#[cfg(feature = "serde")]
-pub(crate) use dynamic::{read_fq_str, read_header, Header};
 pub use generated::elements::{
     BigDecimal, DateTime, Direction, Duration, Edge, Merge, Path, Property, Vertex, VertexProperty,
     T,
 };
 pub use generated::type_code::TypeCode;
+pub(crate) use graphbinary4::{complete, decode_marker_value, expect_end};
+#[cfg(feature = "serde")]
+pub(crate) use graphbinary4::{read_fq_str, read_header, Header};
 pub use labels::Labels;
 #[cfg(feature = "serde")]
 pub(crate) use pdt::read_fields_header;

@@ -45,7 +45,7 @@ use graphbinary_core::{
 use tokio::io::AsyncRead;
 
 use super::codes;
-use super::dynamic::{
+use super::graphbinary4::{
     decode_entries, encode_entries, put_fq_str, read_entries_slow, read_fq_str, read_fq_string,
 };
 use super::Value;

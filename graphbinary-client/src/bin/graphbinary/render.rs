@@ -269,58 +269,61 @@ fn one_line(s: &str) -> String {
 /// element has several); every other value as its serde form, containers walked so that the
 /// elements inside them are named the same way.
 fn gremlin_json(v: &Value) -> serde_json::Value {
+    use graphbinary_client::value::{Labels, Property, VertexProperty};
     use serde_json::{json, Map as Object, Value as Json};
-    let label = |l: &graphbinary_client::value::Labels| match l.len() {
+    let label = |l: &Labels| match l.len() {
         1 => Json::String(l[0].to_string()),
         _ => Json::Array(l.iter().map(|s| Json::String(s.to_string())).collect()),
     };
-    let vertex_property = |p: &graphbinary_client::value::VertexProperty| {
-        let mut o = Object::new();
-        o.insert("id".into(), gremlin_json(&p.id));
-        o.insert("value".into(), gremlin_json(&p.value));
-        o.insert("label".into(), label(&p.label));
-        if let Some(props) = p.properties.as_ref().filter(|p| !p.is_empty()) {
-            let meta = props
-                .iter()
-                .map(|m| (m.key.to_string(), gremlin_json(&m.value)));
-            o.insert("properties".into(), Json::Object(meta.collect()));
+    // An element's fields, then its properties under `properties` when it has any.
+    let element = |fields: Vec<(&str, Json)>, props: Option<Object<String, Json>>| {
+        let mut o: Object<String, Json> = fields.into_iter().map(|(k, v)| (k.into(), v)).collect();
+        if let Some(props) = props.filter(|p| !p.is_empty()) {
+            o.insert("properties".into(), Json::Object(props));
         }
         Json::Object(o)
     };
+    let by_key = |props: &Option<Vec<Property>>| {
+        let props = props.iter().flatten();
+        Some(
+            props
+                .map(|p| (p.key.to_string(), gremlin_json(&p.value)))
+                .collect(),
+        )
+    };
+    let vertex_property = |p: &VertexProperty| {
+        let fields = vec![
+            ("id", gremlin_json(&p.id)),
+            ("value", gremlin_json(&p.value)),
+            ("label", label(&p.label)),
+        ];
+        element(fields, by_key(&p.properties))
+    };
     match v {
         Value::Vertex(x) => {
-            let mut o = Object::new();
-            o.insert("id".into(), gremlin_json(&x.id));
-            o.insert("label".into(), label(&x.label));
-            if let Some(props) = x.properties.as_ref().filter(|p| !p.is_empty()) {
-                let mut by_key = Object::new();
-                for p in props {
-                    let key = p.label.first().map_or_else(String::new, |k| k.to_string());
-                    let entry = by_key.entry(key).or_insert_with(|| Json::Array(Vec::new()));
-                    if let Json::Array(list) = entry {
-                        list.push(vertex_property(p));
-                    }
+            let mut props = Object::new();
+            for p in x.properties.iter().flatten() {
+                let key = p.label.first().map_or_else(String::new, |k| k.to_string());
+                if let Json::Array(list) = props.entry(key).or_insert_with(|| json!([])) {
+                    list.push(vertex_property(p));
                 }
-                o.insert("properties".into(), Json::Object(by_key));
             }
-            Json::Object(o)
+            element(
+                vec![("id", gremlin_json(&x.id)), ("label", label(&x.label))],
+                Some(props),
+            )
         }
-        Value::Edge(x) => {
-            let mut o = Object::new();
-            o.insert("id".into(), gremlin_json(&x.id));
-            o.insert("label".into(), label(&x.label));
-            o.insert("inV".into(), gremlin_json(&x.in_v_id));
-            o.insert("inVLabel".into(), label(&x.in_v_label));
-            o.insert("outV".into(), gremlin_json(&x.out_v_id));
-            o.insert("outVLabel".into(), label(&x.out_v_label));
-            if let Some(props) = x.properties.as_ref().filter(|p| !p.is_empty()) {
-                let props = props
-                    .iter()
-                    .map(|p| (p.key.to_string(), gremlin_json(&p.value)));
-                o.insert("properties".into(), Json::Object(props.collect()));
-            }
-            Json::Object(o)
-        }
+        Value::Edge(x) => element(
+            vec![
+                ("id", gremlin_json(&x.id)),
+                ("label", label(&x.label)),
+                ("inV", gremlin_json(&x.in_v_id)),
+                ("inVLabel", label(&x.in_v_label)),
+                ("outV", gremlin_json(&x.out_v_id)),
+                ("outVLabel", label(&x.out_v_label)),
+            ],
+            by_key(&x.properties),
+        ),
         Value::VertexProperty(p) => vertex_property(p),
         Value::Property(p) => json!({"key": p.key.as_ref(), "value": gremlin_json(&p.value)}),
         Value::Path(p) => json!({

@@ -22,7 +22,7 @@ use crate::value::{
     BigDecimal, BigInteger, Edge, Path, PrimitivePdt, Property, Value, Vertex, VertexProperty,
 };
 
-use crate::value::dynamic::GrowStack;
+use crate::value::graphbinary4::GrowStack;
 
 use super::codes;
 use super::custom;

@@ -8,7 +8,7 @@
 use graphbinary_core::{Cursor, Decode, ErrorKind, FastResult};
 
 use crate::value::codes;
-use crate::value::dynamic::{decode_marker_value, read_fq_str, read_header, Header};
+use crate::value::graphbinary4::{decode_marker_value, read_fq_str, read_header, Header};
 use crate::value::{CompositePdt, DateTime, Direction, Duration, Graph, Merge, T};
 
 /// Fast path: steps over one whole fully-qualified value, checking it as the

@@ -18,7 +18,7 @@ use tokio::io::AsyncRead;
 
 use super::skip::skip_value;
 use crate::value::codes;
-use crate::value::dynamic::{read_body_slow, read_header, GrowStack, Header};
+use crate::value::graphbinary4::{read_body_slow, read_header, GrowStack, Header};
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 

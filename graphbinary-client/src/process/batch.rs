@@ -1,0 +1,665 @@
+//! The batch writer ([`BatchWriter`]): typed elements and raw merges written in batches.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot, Semaphore};
+use tokio::task::JoinSet;
+
+use super::typed::{append, match_probe, On};
+use super::{GraphTraversal, GraphTraversalSource};
+use crate::client::{Client, Error, RetryPolicy, TransportKind};
+use crate::element::{Element, RawMerge, WriteOp, Written};
+use crate::lang::Lit;
+use crate::value::Value;
+
+/// The least wait before sending again a request whose connection was lost after it was sent.
+const RUNNING_GRACE: Duration = Duration::from_millis(500);
+
+/// The side-effect key of the created/matched counts.
+const PROBE_KEY: &str = "gbw_matched";
+
+/// How a [`BatchWriter`] sends.
+#[derive(Debug, Clone)]
+pub struct BatchOptions {
+    batch_size: usize,
+    in_flight: usize,
+    queue: usize,
+    retry: RetryPolicy,
+    count_matches: bool,
+}
+
+impl Default for BatchOptions {
+    /// 100 items per request (Amazon Neptune's guidance is 50 to 100), 4 requests in flight,
+    /// a queue of 1,000 items, 6 attempts with a backoff from 50 ms to 5 s.
+    fn default() -> Self {
+        BatchOptions {
+            batch_size: 100,
+            in_flight: 4,
+            queue: 1000,
+            retry: RetryPolicy::default()
+                .max_attempts(6)
+                .initial_backoff(Duration::from_millis(50))
+                .max_backoff(Duration::from_secs(5)),
+            count_matches: true,
+        }
+    }
+}
+
+impl BatchOptions {
+    /// Items per request (at least 1; default 100).
+    pub fn batch_size(mut self, n: usize) -> Self {
+        self.batch_size = n.max(1);
+        self
+    }
+
+    /// Requests in flight at once (at least 1; default 4).
+    pub fn in_flight(mut self, n: usize) -> Self {
+        self.in_flight = n.max(1);
+        self
+    }
+
+    /// Items queued before a push waits (at least 1; default 1,000).
+    pub fn queue(mut self, n: usize) -> Self {
+        self.queue = n.max(1);
+        self
+    }
+
+    /// Whether each upsert is preceded by a count of what its search matches, so that the
+    /// report tells created from matched (default on). It is one more lookup per upsert: on a
+    /// graph without an index on the key (TinkerGraph), a full scan as the merge's own.
+    pub fn count_matches(mut self, on: bool) -> Self {
+        self.count_matches = on;
+        self
+    }
+
+    /// Attempts and backoff of a request's retries (its `max_retry_after` is not used).
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+}
+
+/// An item the writer could not write, handed back.
+#[derive(Debug, Clone)]
+pub struct Failed {
+    /// Its index: the value its push returned.
+    pub index: u64,
+    /// The item.
+    pub op: WriteOp,
+    /// Why (the last attempt's error, shared by the items of its request).
+    pub error: Arc<Error>,
+    /// Whether it may have been written nonetheless (the request may have reached the
+    /// server: a plain add whose answer was lost).
+    pub maybe_written: bool,
+}
+
+/// What a [`BatchWriter`] did.
+#[derive(Debug, Default, Clone)]
+pub struct Report {
+    /// Items written.
+    pub written: u64,
+    /// Of those, elements created (adds, and upserts whose search matched nothing).
+    pub created: u64,
+    /// Of those, upserts whose search matched an element (counted unless
+    /// [`BatchOptions::count_matches`] is off).
+    pub matched: u64,
+    /// Requests sent again.
+    pub retried: u64,
+    /// Requests sent, retries included.
+    pub requests: u64,
+    /// Items not written, each handed back.
+    pub failed: Vec<Failed>,
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "written {} (created {}, matched {}), failed {}, {} requests ({} retried)",
+            self.written,
+            self.created,
+            self.matched,
+            self.failed.len(),
+            self.requests,
+            self.retried
+        )?;
+        if let Some(first) = self.failed.first() {
+            write!(f, "; first failure: {}", first.error)?;
+        }
+        Ok(())
+    }
+}
+
+// Items are the common message and are moved on at once: no box.
+#[allow(clippy::large_enum_variant)]
+enum Msg {
+    Item(u64, WriteOp),
+    Flush(oneshot::Sender<()>),
+}
+
+/// A batch writer ([`Client::batch_writer`]): typed elements and raw `mergeV` / `mergeE` maps written N per request,
+/// C requests in flight, with backpressure, retries of what may be retried, and a final report
+/// that hands back every item it could not write.
+///
+/// ```no_run
+/// # async fn demo(client: graphbinary_client::Client) -> Result<(), graphbinary_client::Error> {
+/// use graphbinary_client::process::BatchOptions;
+/// use graphbinary_client::element::Vertex;
+///
+/// #[derive(Vertex)]
+/// #[vertex(label = "airport")]
+/// struct Airport { #[vertex(key)] code: String, runways: i32 }
+///
+/// let mut w = client.batch_writer(BatchOptions::default());
+/// for i in 0..10_000 {
+///     // Waits while the queue is full (backpressure).
+///     w.upsert(&Airport { code: format!("A{i}"), runways: 2 }).await?;
+/// }
+/// let report = w.finish().await;
+/// assert!(report.failed.is_empty(), "{report}");
+/// # Ok(()) }
+/// ```
+///
+/// # Requests
+///
+/// The items of a request are one chained traversal, `g.inject(0).mergeV(..).option(..)
+/// .mergeV(..)...`, each value the literal of its exact type (gremlin-lang over `http://`;
+/// Groovy over `ws://`, with a binding for each literal Groovy has no form for). Adds and
+/// upserts go in separate requests. Items run in order within a request; requests run
+/// concurrently, so an edge whose ends are written by the same writer should be pushed after
+/// [`BatchWriter::flush`] has returned for its vertices.
+///
+/// # Created and matched
+///
+/// An upsert of a typed element or a raw `mergeV` is preceded, in the same request, by a count
+/// of what its search matches (`sideEffect(V()...limit(1).count().aggregate(..))`), so the
+/// report tells created from matched. A raw `mergeE` is counted as written only. After a retry
+/// an item created by the failed attempt counts as matched.
+///
+/// # Observing
+///
+/// Each request is a span `gremlin.batch` (items, adds) around the client's own request span;
+/// a retry is a `debug` event in it, a request given up a `warn`. With feature `metrics`:
+/// counters `gremlin_client_batch_items_total{outcome="written"|"failed"}` and
+/// `gremlin_client_batch_retries_total`, beside the client's request metrics.
+///
+/// # Retries
+///
+/// A request of upserts (idempotent: sending it again changes nothing more) is retried, with
+/// exponential backoff and jitter, on the errors real servers answer for a temporary condition:
+/// status 596 (TinkerPop's temporary failure), 429 and 503, an answer naming Neptune's
+/// `ConcurrentModificationException` or JanusGraph's `TemporaryLockingException` (in its
+/// message, exception or `exceptions` attribute), and a connection lost or timed out before the
+/// answer. A request of plain adds is sent again only when it could not connect (it never left);
+/// once it may have reached the server it is not, and its items are handed back as failed.
+pub struct BatchWriter {
+    tx: mpsc::Sender<Msg>,
+    driver: tokio::task::JoinHandle<Report>,
+    next: u64,
+}
+
+impl fmt::Debug for BatchWriter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BatchWriter")
+            .field("pushed", &self.next)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// A batch writer sending through this client (a task of its own on the current tokio
+    /// runtime).
+    pub fn batch_writer(&self, options: BatchOptions) -> BatchWriter {
+        let (tx, rx) = mpsc::channel(options.queue);
+        let driver = tokio::spawn(drive(self.clone(), options, rx));
+        BatchWriter {
+            tx,
+            driver,
+            next: 0,
+        }
+    }
+}
+
+impl BatchWriter {
+    /// Queues `op`, waiting while the queue is full; its index (for [`Failed::index`]).
+    pub async fn push(&mut self, op: WriteOp) -> Result<u64, Error> {
+        let index = self.next;
+        self.tx
+            .send(Msg::Item(index, op))
+            .await
+            .map_err(|_| Error::Closed)?;
+        self.next += 1;
+        Ok(index)
+    }
+
+    /// Queues an upsert of `item` (see
+    /// [`GraphTraversalSource::upsert`](crate::process::GraphTraversalSource::upsert)); an item
+    /// that cannot be written (a key without a value, ...) is an error here, not queued.
+    pub async fn upsert<E: Element>(&mut self, item: &E) -> Result<u64, Error> {
+        let w = item
+            .to_write()
+            .map_err(|e| Error::InvalidRequest(e.to_string()))?;
+        self.push(WriteOp::Upsert(w)).await
+    }
+
+    /// Queues an add of `item`.
+    pub async fn add<E: Element>(&mut self, item: &E) -> Result<u64, Error> {
+        let w = item
+            .to_write()
+            .map_err(|e| Error::InvalidRequest(e.to_string()))?;
+        self.push(WriteOp::Add(w)).await
+    }
+
+    /// Queues a raw `mergeV(search)` with its `onCreate` / `onMatch` maps.
+    pub async fn merge_v(
+        &mut self,
+        search: Lit,
+        on_create: Option<Lit>,
+        on_match: Option<Lit>,
+    ) -> Result<u64, Error> {
+        self.push(WriteOp::MergeV(RawMerge {
+            search,
+            on_create,
+            on_match,
+        }))
+        .await
+    }
+
+    /// Queues a raw `mergeE(search)` (its ends as `Direction.OUT` / `Direction.IN` ids in the
+    /// search map) with its `onCreate` / `onMatch` maps.
+    pub async fn merge_e(
+        &mut self,
+        search: Lit,
+        on_create: Option<Lit>,
+        on_match: Option<Lit>,
+    ) -> Result<u64, Error> {
+        self.push(WriteOp::MergeE(RawMerge {
+            search,
+            on_create,
+            on_match,
+        }))
+        .await
+    }
+
+    /// Sends what is queued and waits until every item pushed so far is written or failed.
+    pub async fn flush(&mut self) -> Result<(), Error> {
+        let (tx, rx) = oneshot::channel();
+        self.tx
+            .send(Msg::Flush(tx))
+            .await
+            .map_err(|_| Error::Closed)?;
+        rx.await.map_err(|_| Error::Closed)
+    }
+
+    /// Sends what is queued, waits for every request, and reports.
+    pub async fn finish(self) -> Report {
+        drop(self.tx);
+        match self.driver.await {
+            Ok(report) => report,
+            // The driver task panicked or was cancelled: nothing to hand back but the fact.
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+}
+
+/// What one request (with its retries) did.
+struct Outcome {
+    items: Vec<(u64, WriteOp)>,
+    result: Result<(u64, u64), Arc<Error>>,
+    maybe_written: bool,
+    attempts: u32,
+}
+
+async fn drive(client: Client, options: BatchOptions, mut rx: mpsc::Receiver<Msg>) -> Report {
+    let tp3 = client.is_tinkerpop3();
+    let g = GraphTraversalSource::new(client);
+    let slots = Arc::new(Semaphore::new(options.in_flight));
+    let mut running: JoinSet<Outcome> = JoinSet::new();
+    let mut report = Report::default();
+    let mut adds: Vec<(u64, WriteOp)> = Vec::new();
+    let mut upserts: Vec<(u64, WriteOp)> = Vec::new();
+    let n = options.batch_size;
+    let options = Arc::new(options);
+    loop {
+        // Collect finished requests without waiting.
+        while let Some(done) = running.try_join_next() {
+            record(&mut report, done);
+        }
+        let msg = rx.recv().await;
+        let flush = match msg {
+            Some(Msg::Item(i, op)) => {
+                let buf = if matches!(op, WriteOp::Add(_)) {
+                    &mut adds
+                } else {
+                    &mut upserts
+                };
+                buf.push((i, op));
+                if buf.len() >= n {
+                    let items = std::mem::take(buf);
+                    for items in requests(items, tp3) {
+                        dispatch(&g, &options, &slots, &mut running, &mut report, items).await;
+                    }
+                }
+                None
+            }
+            Some(Msg::Flush(ack)) => Some(Some(ack)),
+            None => Some(None),
+        };
+        if let Some(ack) = flush {
+            for buf in [&mut upserts, &mut adds] {
+                if !buf.is_empty() {
+                    let items = std::mem::take(buf);
+                    for items in requests(items, tp3) {
+                        dispatch(&g, &options, &slots, &mut running, &mut report, items).await;
+                    }
+                }
+            }
+            while let Some(done) = running.join_next().await {
+                record(&mut report, done);
+            }
+            match ack {
+                Some(ack) => {
+                    let _ = ack.send(());
+                }
+                None => return report,
+            }
+        }
+    }
+}
+
+/// The most steps in one request to a TinkerPop 3 server: Groovy compiles the script, and a
+/// chain of about 600 steps (100 upserts with their options and list properties) overflows its
+/// stack (`java.lang.StackOverflowError`, status 597, seen on 3.7.3); 50 such upserts pass.
+const TP3_MAX_STEPS: usize = 200;
+
+/// About how many steps `op` writes in a request's chain.
+fn steps(op: &WriteOp) -> usize {
+    match op {
+        WriteOp::Add(w) | WriteOp::Upsert(w) => {
+            4 + w
+                .props
+                .iter()
+                .map(|p| match &p.values {
+                    Written::Absent | Written::Single(_) => 1,
+                    Written::List(v) | Written::Set(v) => 1 + v.len(),
+                })
+                .sum::<usize>()
+        }
+        WriteOp::MergeV(_) | WriteOp::MergeE(_) => 4,
+    }
+}
+
+/// A batch as requests: one, or for TinkerPop 3 as many as keep each under
+/// [`TP3_MAX_STEPS`].
+fn requests(items: Vec<(u64, WriteOp)>, tp3: bool) -> Vec<Vec<(u64, WriteOp)>> {
+    if !tp3 {
+        return vec![items];
+    }
+    let mut out = Vec::new();
+    let mut cur = Vec::new();
+    let mut n = 0;
+    for (i, op) in items {
+        let w = steps(&op);
+        if !cur.is_empty() && n + w > TP3_MAX_STEPS {
+            out.push(std::mem::take(&mut cur));
+            n = 0;
+        }
+        n += w;
+        cur.push((i, op));
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Starts a request of `items` once a slot is free (the wait is the backpressure).
+async fn dispatch(
+    g: &GraphTraversalSource,
+    options: &Arc<BatchOptions>,
+    slots: &Arc<Semaphore>,
+    running: &mut JoinSet<Outcome>,
+    report: &mut Report,
+    items: Vec<(u64, WriteOp)>,
+) {
+    let permit = loop {
+        tokio::select! {
+            p = slots.clone().acquire_owned() => break p.expect("the semaphore is never closed"),
+            Some(done) = running.join_next(), if !running.is_empty() => record(report, done),
+        }
+    };
+    let g = g.clone();
+    let options = options.clone();
+    running.spawn(async move {
+        let out = send(&g, &options, items).await;
+        drop(permit);
+        out
+    });
+}
+
+fn record(report: &mut Report, done: Result<Outcome, tokio::task::JoinError>) {
+    let out = match done {
+        Ok(out) => out,
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    };
+    report.requests += u64::from(out.attempts);
+    report.retried += u64::from(out.attempts.saturating_sub(1));
+    #[cfg(feature = "metrics")]
+    {
+        let items = out.items.len() as u64;
+        let outcome = if out.result.is_ok() {
+            "written"
+        } else {
+            "failed"
+        };
+        metrics::counter!("gremlin_client_batch_items_total", "outcome" => outcome)
+            .increment(items);
+        metrics::counter!("gremlin_client_batch_retries_total")
+            .increment(u64::from(out.attempts.saturating_sub(1)));
+    }
+    match out.result {
+        Ok((created, matched)) => {
+            report.written += out.items.len() as u64;
+            report.created += created;
+            report.matched += matched;
+        }
+        Err(error) => report
+            .failed
+            .extend(out.items.into_iter().map(|(index, op)| Failed {
+                index,
+                op,
+                error: error.clone(),
+                maybe_written: out.maybe_written,
+            })),
+    }
+}
+
+/// The traversal of one request, and whether it counts matches.
+fn batch_traversal(
+    g: &GraphTraversalSource,
+    items: &[(u64, WriteOp)],
+    count_matches: bool,
+) -> (GraphTraversal, bool) {
+    let mut t = g.inject(0);
+    let mut probed = false;
+    for (_, op) in items {
+        if let Some(p) = match_probe(op).filter(|_| count_matches) {
+            t = t.side_effect(p.aggregate(PROBE_KEY));
+            probed = true;
+        }
+        t = append(On::Mid(t), op);
+    }
+    let t = if probed {
+        t.cap(PROBE_KEY)
+    } else {
+        t.count(())
+    };
+    (t, probed)
+}
+
+/// Sends a request of `items` with its retries.
+async fn send(
+    g: &GraphTraversalSource,
+    options: &BatchOptions,
+    items: Vec<(u64, WriteOp)>,
+) -> Outcome {
+    let adds = items.iter().any(|(_, op)| matches!(op, WriteOp::Add(_)));
+    let (t, probed) = batch_traversal(g, &items, options.count_matches);
+    let span = tracing::debug_span!("gremlin.batch", items = items.len(), adds);
+    let _ = &span;
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let started = tokio::time::Instant::now();
+        let result = tracing::Instrument::instrument(t.clone().to_list(), span.clone()).await;
+        match result {
+            Ok(values) => {
+                let counts = if probed {
+                    counts(&values)
+                } else if adds {
+                    (items.len() as u64, 0)
+                } else {
+                    (0, 0)
+                };
+                return Outcome {
+                    items,
+                    result: Ok(counts),
+                    maybe_written: false,
+                    attempts,
+                };
+            }
+            Err(e) => {
+                let retry = if adds { never_sent(&e) } else { retriable(&e) };
+                if retry && attempts < options.retry.attempts() {
+                    let mut wait = options.retry.delay(attempts, None);
+                    if e.transport_kind().is_some() && !never_sent(&e) {
+                        // The server may still be running the request whose connection was
+                        // lost (over ws:// a reset fails every request of the connection): a
+                        // retry running beside it could create what it creates, on a graph
+                        // without transactions. Give it at least as long again as it ran,
+                        // and RUNNING_GRACE more.
+                        wait = wait.max(started.elapsed() + RUNNING_GRACE);
+                    }
+                    tracing::debug!(parent: &span, error = %e, attempt = attempts, ?wait, "batch request failed; retrying");
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+                tracing::warn!(parent: &span, error = %e, attempts, "batch request failed");
+                return Outcome {
+                    items,
+                    maybe_written: !never_sent(&e),
+                    result: Err(Arc::new(e)),
+                    attempts,
+                };
+            }
+        }
+    }
+}
+
+/// `(created, matched)` from the probe counts (0: created, 1: matched), in whatever
+/// collection the server answered the side effect as.
+fn counts(values: &[Value]) -> (u64, u64) {
+    let mut c = (0, 0);
+    let mut add = |v: &Value, n: u64| match v.as_i64() {
+        Some(0) => c.0 += n,
+        Some(_) => c.1 += n,
+        None => {}
+    };
+    for v in values {
+        match v {
+            Value::List(items) | Value::Set(items) => items.iter().for_each(|i| add(i, 1)),
+            Value::BulkList(items) => items
+                .iter()
+                .for_each(|(i, b)| add(i, u64::try_from(*b).unwrap_or(0))),
+            other => add(other, 1),
+        }
+    }
+    c
+}
+
+/// The request never left: it could not connect.
+fn never_sent(e: &Error) -> bool {
+    e.transport_kind() == Some(TransportKind::Connect)
+}
+
+/// The markers of temporary failures in real servers' answers.
+const TEMPORARY: &[&str] = &[
+    "ConcurrentModificationException",
+    "TemporaryLockingException",
+    "Temporary locking failure",
+    "TemporaryException",
+];
+
+/// Whether an idempotent request may be sent again after `e`.
+pub(crate) fn retriable(e: &Error) -> bool {
+    match e {
+        Error::Transport { kind, .. } => matches!(
+            kind,
+            TransportKind::Connect
+                | TransportKind::Io
+                | TransportKind::Timeout
+                | TransportKind::Http
+        ),
+        Error::Server(s) => {
+            let status = |c: i64| i64::from(s.code) == c || s.http_status.map(i64::from) == Some(c);
+            if status(596) || status(429) || status(503) {
+                return true;
+            }
+            if s.attributes.status_code() == Some(429) {
+                return true;
+            }
+            let named = |text: &str| TEMPORARY.iter().any(|m| text.contains(m));
+            s.message.as_deref().is_some_and(named)
+                || s.exception.as_deref().is_some_and(named)
+                || s.attributes.iter().any(|(_, v)| match v {
+                    Value::String(t) => named(t),
+                    Value::List(items) => items
+                        .iter()
+                        .any(|i| matches!(i, Value::String(t) if named(t))),
+                    _ => false,
+                })
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::response::ServerError;
+
+    fn server(code: i32, message: &str) -> Error {
+        Error::Server(ServerError {
+            http_status: Some(200),
+            code,
+            message: Some(message.into()),
+            exception: None,
+            attributes: Default::default(),
+        })
+    }
+
+    #[test]
+    fn temporary_failures_are_retried() {
+        assert!(retriable(&server(596, "x")));
+        assert!(retriable(&server(429, "x")));
+        assert!(retriable(&server(503, "x")));
+        assert!(retriable(&server(
+            500,
+            r#"{"code":"ConcurrentModificationException","detailedMessage":"..."}"#
+        )));
+        assert!(retriable(&server(500, "Temporary locking failure")));
+        assert!(!retriable(&server(500, "Vertex with id already exists: 1")));
+        assert!(!retriable(&server(400, "bad")));
+        assert!(!retriable(&Error::InvalidRequest("x".into())));
+    }
+
+    #[test]
+    fn probe_counts_from_any_collection() {
+        let l = Value::List(vec![Value::Long(0), Value::Long(1), Value::Long(0)]);
+        assert_eq!(counts(&[l]), (2, 1));
+        let b = Value::BulkList(vec![(Value::Long(0), 3), (Value::Long(1), 4)]);
+        assert_eq!(counts(&[b]), (3, 4));
+    }
+}
