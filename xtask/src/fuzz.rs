@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::regen;
+use graphbinary_regen as regen;
 
 /// The fuzz targets, in the order they run.
 pub const TARGETS: [&str; 4] = ["response", "value", "derived", "serde"];

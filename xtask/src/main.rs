@@ -10,7 +10,6 @@ mod demo;
 mod failover;
 mod features;
 mod fuzz;
-mod regen;
 mod replay;
 mod server;
 mod util;
@@ -48,7 +47,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rest = args.get(1..).unwrap_or_default();
     let result = match args.first().map(String::as_str) {
-        Some("regen") => regen::run(rest).map_err(|e| anyhow::anyhow!("{e}")),
+        Some("regen") => graphbinary_regen::run(rest).map_err(|e| anyhow::anyhow!("{e}")),
         Some("api") => api::cli(rest),
         Some("server") => server::cli(rest),
         Some("server3") => server::cli3(rest),
