@@ -5,14 +5,14 @@
 mod api;
 mod bench;
 mod ci;
-mod cluster;
 mod demo;
 mod failover;
 mod features;
 mod fuzz;
 mod replay;
-mod server;
-mod util;
+
+// The kit's modules under their old names (`crate::server`, `crate::util`, ...).
+use graphbinary_kit::{cluster, server, util};
 
 const USAGE: &str =
     "usage: cargo xtask <regen|api|server|server3|demo|features|ci|bench|replay|fuzz|failover|cluster> [options]
@@ -53,7 +53,7 @@ fn main() {
         Some("server3") => server::cli3(rest),
         Some("ci") => ci::cli(rest),
         Some("failover") => failover::cli(rest),
-        Some("cluster") => cluster::cli(rest),
+        Some("cluster") => cluster::cli(rest, &|_, _, _| util::run_tool("graphbinary-chaos", rest)),
         Some("demo") => demo::cli(rest),
         Some("features") => features::cli(rest),
         Some("bench") => bench::cli(rest),
