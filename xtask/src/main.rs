@@ -3,13 +3,11 @@
 //! This file only dispatches; each command lives in its own module.
 
 mod api;
-mod bench;
 mod ci;
 mod demo;
 mod failover;
 mod features;
 mod fuzz;
-mod replay;
 
 // The kit's modules under their old names (`crate::server`, `crate::util`, ...).
 use graphbinary_kit::{cluster, server, util};
@@ -56,8 +54,8 @@ fn main() {
         Some("cluster") => cluster::cli(rest, &|_, _, _| util::run_tool("graphbinary-chaos", rest)),
         Some("demo") => demo::cli(rest),
         Some("features") => features::cli(rest),
-        Some("bench") => bench::cli(rest),
-        Some("replay") => replay::cli(rest),
+        Some("bench") => util::run_tool("graphbinary-bench", &args),
+        Some("replay") => util::run_tool("graphbinary-bench", &args),
         Some("fuzz") => fuzz::main(rest).map_err(|e| anyhow::anyhow!("{e}")),
         _ => {
             eprintln!("{USAGE}");

@@ -408,7 +408,7 @@ fn build_client(rep: &mut Report) -> Result<PathBuf> {
     build_tool("bench_client", true, &mut |c| rep.cmd(c))
 }
 
-pub(crate) use crate::util::build_tool;
+use crate::util::build_tool;
 
 /// The command that runs `contender` with the peers' common arguments.
 fn contender_cmd(contender: &str, client: &Path) -> Command {
