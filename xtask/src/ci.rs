@@ -33,6 +33,8 @@ mod examples;
 /// How long the CI chaos run's writers and readers run, and how many kills (shorter than
 /// `cargo xtask cluster chaos`'s 120 s and 3: the step took 1m45s here, 3m02s with the jars
 /// still to resolve).
+/// The integration server of the feature suite (graphbinary-conformance's default port).
+const FEATURES_PORT: u16 = 8184;
 const CHAOS_SECS: u64 = 60;
 const CHAOS_CYCLES: usize = 2;
 
@@ -366,7 +368,7 @@ fn chaos() -> Result<()> {
 pub fn cli(args: &[String]) -> Result<()> {
     let mut with_server = true;
     let mut port = server::default_port()?;
-    let mut features_port = crate::features::DEFAULT_PORT;
+    let mut features_port = FEATURES_PORT;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {

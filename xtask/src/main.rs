@@ -6,7 +6,6 @@ mod api;
 mod ci;
 mod demo;
 mod failover;
-mod features;
 mod fuzz;
 
 // The kit's modules under their old names (`crate::server`, `crate::util`, ...).
@@ -41,6 +40,14 @@ const USAGE: &str =
   fuzz [--seconds N] [TARGET...]
                      seed the fuzz corpora from spec/vectors and run each cargo-fuzz target N s";
 
+/// Run a tool crate's binary with xtask's own arguments (`cargo xtask features ...` is
+/// `graphbinary-conformance features ...`) and exit with its status: its output is the
+/// command's, nothing added.
+fn exec(package: &str, args: &[String]) -> anyhow::Result<()> {
+    let status = util::tool_status(package, args)?;
+    std::process::exit(status.code().unwrap_or(1));
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rest = args.get(1..).unwrap_or_default();
@@ -53,9 +60,9 @@ fn main() {
         Some("failover") => failover::cli(rest),
         Some("cluster") => cluster::cli(rest, &|_, _, _| util::run_tool("graphbinary-chaos", rest)),
         Some("demo") => demo::cli(rest),
-        Some("features") => features::cli(rest),
-        Some("bench") => util::run_tool("graphbinary-bench", &args),
-        Some("replay") => util::run_tool("graphbinary-bench", &args),
+        Some("features") => exec("graphbinary-conformance", &args),
+        Some("bench") => exec("graphbinary-bench", &args),
+        Some("replay") => exec("graphbinary-bench", &args),
         Some("fuzz") => fuzz::main(rest).map_err(|e| anyhow::anyhow!("{e}")),
         _ => {
             eprintln!("{USAGE}");

@@ -28,20 +28,25 @@ pub fn project_root() -> PathBuf {
         .unwrap_or(manifest_dir)
 }
 
-/// Run the binary of the workspace package `package` with `args`
-/// (`cargo run -q -p PACKAGE -- ARGS` from the root), failing if it fails. How xtask runs the
-/// tools that link graphbinary-client, so that xtask itself does not.
-pub fn run_tool<S: AsRef<std::ffi::OsStr>>(package: &str, args: &[S]) -> Result<()> {
+/// `cargo run -q -p PACKAGE -- ARGS` from the root: how xtask runs the tools that link
+/// graphbinary-client, so that xtask itself does not. Returns the tool's exit status.
+pub fn tool_status<S: AsRef<std::ffi::OsStr>>(
+    package: &str,
+    args: &[S],
+) -> Result<std::process::ExitStatus> {
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     c.current_dir(project_root())
         .args(["run", "-q", "-p", package, "--"])
         .args(args);
-    let shown = show(&c);
-    let status = c
-        .status()
-        .with_context(|| format!("could not start `{shown}`"))?;
+    c.status()
+        .with_context(|| format!("could not start `{}`", show(&c)))
+}
+
+/// [`tool_status`], failing (naming the tool) unless it succeeds.
+pub fn run_tool<S: AsRef<std::ffi::OsStr>>(package: &str, args: &[S]) -> Result<()> {
+    let status = tool_status(package, args)?;
     if !status.success() {
-        bail!("`{shown}` failed ({status})");
+        bail!("{package} failed ({status})");
     }
     Ok(())
 }
