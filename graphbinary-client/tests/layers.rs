@@ -24,6 +24,8 @@ const LAYERS: &[&[&str]] = &[
     &["transport"],
     &["client"],
     &["process"],
+    // Entry points for the fuzz targets (feature `test-util`, doc(hidden)): above everything.
+    &["fuzzing"],
 ];
 
 /// The folders whose children are layers of their own.

@@ -2,8 +2,8 @@
 //! [`Lit::to_gremlin`] for the literal part of the grammar (`/work/shared/grammar/Gremlin.g4`:
 //! numbers with their type suffixes, hex and octal integers, strings in single or double quotes
 //! with Java escapes, `"c"c` chars, `true`, `false`, `null`, `NaN`, `Infinity`, lists, sets,
-//! maps with naked string keys, `datetime(...)`, `UUID(...)`, `Duration(...)` and
-//! `Binary(...)`).
+//! maps with the keys of the grammar's `mapKey` (naked, parenthesized, `T.id`),
+//! `datetime(...)`, `UUID(...)`, `Duration(...)` and `Binary(...)`).
 
 use base64::Engine as _;
 use num_bigint::BigInt;
@@ -189,18 +189,21 @@ impl Parser<'_> {
             }
             self.i = save;
         }
-        let first = self.key_or_item(depth)?;
+        let (first, key_only) = self.key_or_item(depth)?;
         if self.eat(b':') {
-            let mut entries = vec![(first, self.value(depth + 1)?)];
+            let mut entries = vec![(self.map_key(first)?, self.value(depth + 1)?)];
             loop {
                 if self.eat(b']') {
                     return Ok(Lit::Map(entries));
                 }
                 self.expect(b',')?;
-                let k = self.key_or_item(depth)?;
+                let (k, _) = self.key_or_item(depth)?;
                 self.expect(b':')?;
-                entries.push((k, self.value(depth + 1)?));
+                entries.push((self.map_key(k)?, self.value(depth + 1)?));
             }
+        }
+        if key_only {
+            return Err(self.err("expected ':' after a map key"));
         }
         let mut items = vec![first];
         loop {
@@ -212,18 +215,91 @@ impl Parser<'_> {
         }
     }
 
-    /// A map key: a naked identifier followed by `:` is a string; anything else a literal.
-    fn key_or_item(&mut self, depth: usize) -> R<Lit> {
+    /// A map key as the grammar's `mapKey` has it, or the first item of a list: a naked
+    /// identifier followed by `:` is a String (`NaN` and `Infinity` are the numbers); `T.id`
+    /// and `Direction.OUT` are tokens; a String, number, List, Set, Map, T or Direction may
+    /// stand in parentheses, as the writer puts every key that is not a String. With whether
+    /// what was read can only be a key (a token, a parenthesized key).
+    fn key_or_item(&mut self, depth: usize) -> R<(Lit, bool)> {
         self.ws();
         let save = self.i;
+        if self.eat(b'(') {
+            let key = match self.token_key(true) {
+                Some(t) => t,
+                None => self.value(depth + 1)?,
+            };
+            self.expect(b')')?;
+            return Ok((key, true));
+        }
+        if let Some(t) = self.token_key(false) {
+            return Ok((t, true));
+        }
         if let Some(id) = self.ident() {
             let id = id.to_owned();
-            if self.peek() == Some(b':') {
-                return Ok(Lit::String(id));
+            if self.peek() == Some(b':') && !matches!(id.as_str(), "NaN" | "Infinity") {
+                return Ok((Lit::String(id), false));
             }
             self.i = save;
         }
-        self.value(depth + 1)
+        Ok((self.value(depth + 1)?, false))
+    }
+
+    /// `T.id` and `Direction.OUT` (`traversalTLong`, `traversalDirectionLong`), and with
+    /// `short` also `id`, `OUT`, `from`... (`traversalT`, `traversalDirection`, which a
+    /// parenthesized key may be); the position is left as it was when none is there.
+    fn token_key(&mut self, short: bool) -> Option<Lit> {
+        use super::tokens::{Direction, T};
+        self.ws();
+        let names = T::ALL
+            .into_iter()
+            .map(|t| (T::CLASS, t.as_str(), Lit::from(t)))
+            .chain(
+                Direction::ALL
+                    .into_iter()
+                    .map(|d| (Direction::CLASS, d.as_str(), Lit::from(d))),
+            )
+            // Java's `Direction.from` and `Direction.to` are OUT and IN.
+            .chain([
+                (Direction::CLASS, "from", Lit::from(Direction::Out)),
+                (Direction::CLASS, "to", Lit::from(Direction::In)),
+            ]);
+        let rest = &self.s[self.i..];
+        for (class, name, lit) in names {
+            let long = rest
+                .strip_prefix(class)
+                .and_then(|r| r.strip_prefix('.'))
+                .and_then(|r| r.strip_prefix(name));
+            let found = long.or(rest.strip_prefix(name).filter(|_| short));
+            if let Some(after) = found {
+                if !after
+                    .bytes()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$')
+                {
+                    self.i = self.s.len() - after.len();
+                    return Some(lit);
+                }
+            }
+        }
+        None
+    }
+
+    /// `key` if the grammar's `mapKey` allows its kind: a String, a number, a List, Set or Map,
+    /// T or Direction.
+    fn map_key(&self, key: Lit) -> R<Lit> {
+        use super::tokens::Token;
+        match key {
+            Lit::String(_)
+            | Lit::List(_)
+            | Lit::Set(_)
+            | Lit::Map(_)
+            | Lit::Token(Token::T(_) | Token::Direction(_)) => Ok(key),
+            k if k.is_numeric() => Ok(k),
+            k => Err(self.err(format!(
+                "a map key is a String, number, List, Set, Map, T or Direction, not {}",
+                lit_kind(&k)
+            ))),
+        }
     }
 
     fn string(&mut self) -> R<String> {
@@ -460,6 +536,20 @@ impl Parser<'_> {
     }
 }
 
+/// What kind of literal `l` is, for an error.
+fn lit_kind(l: &Lit) -> &'static str {
+    match l {
+        Lit::Null => "null",
+        Lit::Bool(_) => "a boolean",
+        Lit::Char(_) => "a char",
+        Lit::DateTime(_) => "a datetime",
+        Lit::Uuid(_) => "a UUID",
+        Lit::Duration(_) => "a Duration",
+        Lit::Binary(_) => "a Binary",
+        _ => "this literal",
+    }
+}
+
 /// A version-4 UUID from the process's random hasher keys and the clock (no randomness crate).
 fn random_uuid() -> uuid::Uuid {
     use std::hash::{BuildHasher, Hasher};
@@ -554,6 +644,76 @@ mod tests {
                 ("b c", Lit::List(vec![Lit::Bool(true), Lit::Null]))
             ])
         );
+    }
+
+    /// Found by the `lit` fuzz target: the writer puts a non-String map key in parentheses
+    /// (`(1):126`, the grammar's `mapKey`), which the parser rejected ("at byte 24: expected a
+    /// literal"). Also in the input: a form feed before `:`, whitespace in the grammar (`WS:
+    /// [ \t\r\n\u000C]+`) as in the parser.
+    #[test]
+    fn written_map_keys_parse_back() {
+        let text = "[name:'mar@o', ages:[1\u{c}:126]]";
+        let parsed = lit(text);
+        assert_eq!(
+            parsed,
+            Lit::map([
+                ("name", Lit::from("mar@o")),
+                ("ages", Lit::Map(vec![(Lit::Int(1), Lit::Int(126))]))
+            ])
+        );
+        let written = parsed.to_gremlin().unwrap();
+        assert_eq!(written, r#"["name":"mar@o","ages":[(1):126]]"#);
+        assert_eq!(lit(&written), parsed);
+        // Every key kind the grammar allows, parenthesized or not, reads and writes back.
+        use crate::lang::tokens::{Direction, T};
+        let keys = lit(
+            "[(T.id):1, T.label:2, (OUT):3, (from):4, Direction.to:5, ([1]):6, ({2}):7, \
+             ([a:1]):8, (-1.5):9, ('s'):10, NaN:11, (id):12, 2L:13, ['x']:14, true:15]",
+        );
+        let Lit::Map(entries) = &keys else {
+            panic!("{keys:?}")
+        };
+        let ks: Vec<&Lit> = entries.iter().map(|(k, _)| k).collect();
+        assert_eq!(ks[0], &Lit::from(T::Id));
+        assert_eq!(ks[1], &Lit::from(T::Label));
+        assert_eq!(ks[2], &Lit::from(Direction::Out));
+        assert_eq!(ks[3], &Lit::from(Direction::Out));
+        assert_eq!(ks[4], &Lit::from(Direction::In));
+        assert_eq!(ks[5], &Lit::List(vec![Lit::Int(1)]));
+        assert_eq!(ks[8], &Lit::Double(-1.5));
+        assert_eq!(ks[9], &Lit::from("s"));
+        assert!(matches!(ks[10], Lit::Double(d) if d.is_nan()));
+        assert_eq!(ks[11], &Lit::from(T::Id));
+        assert_eq!(ks[12], &Lit::Long(2));
+        // A keyword is a naked key: a String.
+        assert_eq!(ks[14], &Lit::from("true"));
+        let written = keys.to_gremlin().unwrap();
+        assert_eq!(lit(&written).to_gremlin().unwrap(), written);
+        assert!(
+            written.starts_with("[(T.id):1,(T.label):2,(Direction.OUT):3"),
+            "{written}"
+        );
+    }
+
+    #[test]
+    fn map_keys_the_grammar_forbids_are_errors() {
+        for bad in [
+            r#"["x"c:1]"#,
+            "[datetime('2020-01-01T00:00Z'):1]",
+            r#"[UUID("f47af10b-58cc-4372-a567-0f02b2f3d479"):1]"#,
+            "[(1)]",
+            "[T.id]",
+            "[(1):]",
+            "[(1:2]",
+            "[a:1, (T.idx):2]",
+            "[\u{b}a:1]",
+        ] {
+            assert!(Lit::parse(bad).is_err(), "{bad}");
+        }
+        assert!(Lit::parse(r#"["x"c:1]"#)
+            .unwrap_err()
+            .message
+            .contains("a map key is a String, number"));
     }
 
     #[test]

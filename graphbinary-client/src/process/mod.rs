@@ -154,13 +154,18 @@ pub use crate::lang::tokens::{
     PageRank, PeerPressure, Pick, Pop, Scope, ShortestPath, Token, WithOptions, DT, IO, T,
 };
 pub use crate::lang::{IntoLit, Lit, LitParseError};
-pub use arg::{is_keyword, value_arg, Arg, GValue, IntoArgs};
+pub use arg::{Arg, GValue, IntoArgs};
+// What the console's completion, the code generator's checks and the conformance runner read
+// (the step table, the keyword and literal rules): not API.
+#[doc(hidden)]
+pub use arg::{is_keyword, value_arg};
 pub use batch::{BatchOptions, BatchWriter, Failed, Report};
-pub use generated::{__, STEPS};
+pub use generated::__;
+#[doc(hidden)]
+pub use generated::STEPS;
 pub use predicate::{TextP, P};
 pub use strategy::Strategy;
-pub use traversal::{
-    single_quoted_literal, string_literal, BuildError, GraphTraversal, GraphTraversalSource,
-    GremlinLang, StepDef, StepInfo, StepOn,
-};
+pub use traversal::{BuildError, GraphTraversal, GraphTraversalSource, GremlinLang};
+#[doc(hidden)]
+pub use traversal::{single_quoted_literal, string_literal, StepDef, StepInfo, StepOn};
 pub use typed::Elements;

@@ -129,6 +129,26 @@ impl DateTime {
             kind: DateTimeKind::OffsetDateTime,
         }
     }
+
+    /// The instant `secs` seconds and `nanos` (0..1e9) nanoseconds after
+    /// 1970-01-01T00:00Z, at UTC, an `OffsetDateTime`; `None` outside Java's `Instant` range
+    /// (years -1e9 to 1e9), which holds what an i64 of milliseconds cannot.
+    pub(crate) fn from_epoch_seconds(secs: i64, nanos: i64) -> Option<DateTime> {
+        const MIN: i64 = -31_557_014_167_219_200; // Instant.MIN, -1000000000-01-01T00:00Z
+        const MAX: i64 = 31_556_889_864_403_199; // Instant.MAX, 1000000000-12-31T23:59:59Z
+        if !(MIN..=MAX).contains(&secs) || !(0..1_000_000_000).contains(&nanos) {
+            return None;
+        }
+        let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+        Some(DateTime {
+            year: i32::try_from(y).ok()?,
+            month: m as i8,
+            day: d as i8,
+            nanos: secs.rem_euclid(86_400) * 1_000_000_000 + nanos,
+            offset_seconds: 0,
+            kind: DateTimeKind::OffsetDateTime,
+        })
+    }
 }
 
 /// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
@@ -168,24 +188,33 @@ pub(crate) fn epoch(dt: &DateTime) -> (i64, i64) {
 pub(crate) fn parse_local_date(s: &str) -> Option<(i32, i8, i8)> {
     let mut d = s.splitn(3, '-');
     let year: i32 = d.next()?.parse().ok()?;
-    let month: i8 = d.next()?.parse().ok()?;
-    let day: i8 = d.next()?.parse().ok()?;
+    let month: i8 = digits(d.next()?, 2)?;
+    let day: i8 = digits(d.next()?, 2)?;
     if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
         return None;
     }
     Some((year, month, day))
 }
 
+/// A field of 1 to `max` ASCII digits (no sign: `str::parse` takes `+5` and `-5`, and a
+/// negative hour once overflowed an offset's seconds).
+fn digits<N: std::str::FromStr>(s: &str, max: usize) -> Option<N> {
+    if s.is_empty() || s.len() > max || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
 /// A time of day `HH:MM[:SS[.fffffffff]]` (Java's `LocalTime.toString()`, which leaves out
 /// zero seconds), as nanoseconds since midnight.
 pub(crate) fn parse_local_time(time: &str) -> Option<i64> {
     let mut parts = time.split(':');
-    let h: i64 = parts.next()?.parse().ok()?;
-    let m: i64 = parts.next()?.parse().ok()?;
+    let h: i64 = digits(parts.next()?, 2)?;
+    let m: i64 = digits(parts.next()?, 2)?;
     let (sec, frac) = match parts.next() {
         Some(x) => match x.split_once('.') {
-            Some((a, b)) => (a.parse::<i64>().ok()?, b),
-            None => (x.parse::<i64>().ok()?, ""),
+            Some((a, b)) => (digits(a, 2)?, b),
+            None => (digits(x, 2)?, ""),
         },
         None => (0, ""),
     };
@@ -223,15 +252,54 @@ pub(crate) fn parse_zone_offset(z: &str) -> Option<i32> {
         4 if rest.bytes().all(|b| b.is_ascii_digit()) => (&rest[..2], &rest[2..]),
         _ => rest.split_once(':').unwrap_or((rest, "")),
     };
-    let h: i32 = h.parse().ok()?;
+    let h: i32 = digits(h, 2)?;
     let mut parts = (!rest.is_empty())
         .then(|| rest.split(':'))
         .into_iter()
         .flatten();
-    let m: i32 = parts.next().map_or(Some(0), |m| m.parse().ok())?;
-    let sec: i32 = parts.next().map_or(Some(0), |x| x.parse().ok())?;
+    let m: i32 = parts.next().map_or(Some(0), |m| digits(m, 2))?;
+    let sec: i32 = parts.next().map_or(Some(0), |x| digits(x, 2))?;
     if parts.next().is_some() || h > 18 || m > 59 || sec > 59 {
         return None;
     }
     Some(sign * (h * 3600 + m * 60 + sec))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the `lit` fuzz target: `datetime('1011-09-06T00:30:1+-0001000100:')` took the
+    /// zone's hour `-0001000100` (`str::parse` reads a sign) and overflowed its seconds (a
+    /// panic with overflow checks, a wrong offset without). A field is unsigned digits.
+    #[test]
+    fn signed_or_long_fields_are_not_dates_times_or_offsets() {
+        for bad in [
+            "1011-09-06T00:30:1+-0001000100:",
+            "2020-01-01T00:00+-5",
+            "2020-01-01T00:00++5",
+            "2020-01-01T00:00+05:-3",
+            "2020-+1-01",
+            "2020-01-+1",
+            "2020-01-01T001:00Z",
+        ] {
+            assert_eq!(DateTime::parse_iso(bad), None, "{bad}");
+        }
+        assert_eq!(parse_local_time("-9223372036854775808:00"), None);
+        assert_eq!(parse_zone_offset("-9223372036854775808"), None);
+        // What Java writes still reads.
+        let dt = DateTime::parse_iso("2020-01-02T03:04:05.5+01:30").unwrap();
+        assert_eq!(
+            (dt.year, dt.month, dt.day, dt.offset_seconds),
+            (2020, 1, 2, 5400)
+        );
+        assert_eq!(parse_zone_offset("-0530"), Some(-(5 * 3600 + 30 * 60)));
+        assert_eq!(parse_zone_offset("+18"), Some(18 * 3600));
+        assert_eq!(parse_zone_offset("-01:02:03"), Some(-3723));
+        assert_eq!(
+            parse_local_time("23:59:60.123"),
+            Some(((23 * 60 + 59) * 60 + 60) * 1_000_000_000 + 123_000_000)
+        );
+        assert_eq!(parse_local_date("2024-2-9"), Some((2024, 2, 9)));
+    }
 }

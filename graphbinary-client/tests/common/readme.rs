@@ -1,4 +1,4 @@
-//! The README's traversal example, run against each server generation (`e2e_process.rs` on
+//! The guide's traversal example (docs/guide/src/traversals.md), run against each server generation (`e2e_process.rs` on
 //! TinkerPop 4, `ws3.rs` on 3.x) on the Modern graph.
 
 use graphbinary_client::process::{GValue, GraphTraversal, GraphTraversalSource, Order, __, P};

@@ -77,7 +77,7 @@ const CONTENDERS: [&str; 5] = ["rust", "java", "go", "python", "raw"];
 /// Latency also measures our client streaming (each result dropped as decoded).
 const LATENCY_CONTENDERS: [&str; 6] = ["rust", "rust-drain", "java", "go", "python", "raw"];
 const BIG_QUERY: &str = "g.V().repeat(both()).times(12)";
-/// The `GLIBC_TUNABLES` of the `rust-keep` contender (README, "Large responses"): freed memory
+/// The `GLIBC_TUNABLES` of the `rust-keep` contender (docs/guide/src/results.md): freed memory
 /// is trimmed from the heap only past 1 GiB, and blocks up to 32 MiB come from the heap rather
 /// than from their own `mmap` (each unmapped when freed).
 const GLIBC_KEEP: &str =
@@ -781,7 +781,7 @@ fn name(c: &str) -> &'static str {
         "rust" => "**graphbinary-rs** (ours)",
         "rust-drain" => "**graphbinary-rs**, streaming (each result dropped)",
         "rust-count" => "**graphbinary-rs**, counting only (`count()`: no result built)",
-        "rust-keep" => "**graphbinary-rs**, collecting, glibc keeping freed memory (`GLIBC_TUNABLES`, see README)",
+        "rust-keep" => "**graphbinary-rs**, collecting, glibc keeping freed memory (`GLIBC_TUNABLES`, see docs/guide/src/results.md)",
         "java" => "Java driver 4.0.0-beta.3",
         "go" => "gremlin-go v4.0.0-beta.3",
         "python" => "gremlinpython 4.0.0b3",

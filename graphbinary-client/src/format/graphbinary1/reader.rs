@@ -309,8 +309,14 @@ fn decode_body(cur: &mut Cursor<'_>, code: u8, at: u64) -> FastResult<Value> {
                     format!("nanos {nanos} outside 0..1000000000"),
                 ));
             }
-            let mut dt = date_time_from_millis(seconds.saturating_mul(1000));
-            dt.nanos += i64::from(nanos);
+            let Some(dt) = DateTime::from_epoch_seconds(seconds, i64::from(nanos)) else {
+                return Err(invalid(
+                    cur,
+                    at + 2,
+                    "Instant",
+                    format!("{seconds} s since the epoch is outside Java's Instant range"),
+                ));
+            };
             Value::DateTime(dt.with_kind(DateTimeKind::Instant))
         }
         LOCAL_DATE => {
@@ -713,5 +719,49 @@ mod tests {
         assert_eq!(d.nanos, 86_399_999_000_000);
         let d = date_time_from_millis(951_782_400_000); // 2000-02-29
         assert_eq!((d.year, d.month, d.day), (2000, 2, 29));
+    }
+
+    fn instant(seconds: i64, nanos: i32) -> Vec<u8> {
+        let mut b = vec![codes::INSTANT, 0x00];
+        b.extend(seconds.to_be_bytes());
+        b.extend(nanos.to_be_bytes());
+        b
+    }
+
+    /// Found by the `v1_value` fuzz target: an Instant past ±2^63 ms was read through a
+    /// saturating multiplication into another date (seconds 0xb700000f00000000 read as year
+    /// -292275055), which wrote back as other bytes. Java's Instant range is read exactly; past
+    /// it is an error naming the seconds.
+    #[test]
+    fn instants_are_read_over_javas_whole_range_and_no_further() {
+        let limits = Limits::default();
+        for (secs, nanos, ymd) in [
+            (31_556_889_864_403_199, 999_999_999, (1_000_000_000, 12, 31)), // Instant.MAX
+            (-31_557_014_167_219_200, 0, (-1_000_000_000, 1, 1)),           // Instant.MIN
+            (-1, 5, (1969, 12, 31)),
+            (i64::MAX / 1000 + 1, 7, (292_278_994, 8, 17)),
+        ] {
+            let bytes = instant(secs, nanos);
+            let Value::DateTime(d) = decode_slice(&bytes, &limits).unwrap() else {
+                panic!("{secs}")
+            };
+            assert_eq!((d.year, d.month, d.day), ymd, "{secs}");
+            let mut again = Vec::new();
+            super::super::encode_value(&Value::DateTime(d), &mut again).unwrap();
+            assert_eq!(again, bytes, "{secs} s writes back as read");
+        }
+        for secs in [
+            31_556_889_864_403_200,
+            -31_557_014_167_219_201,
+            i64::MIN,
+            -5_260_204_364_768_739_328,
+        ] {
+            let e = decode_slice(&instant(secs, 0), &limits).unwrap_err();
+            assert_eq!(e.offset(), 2);
+            assert!(
+                e.to_string().contains("outside Java's Instant range"),
+                "{e}"
+            );
+        }
     }
 }

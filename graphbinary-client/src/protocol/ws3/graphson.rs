@@ -34,6 +34,8 @@
 
 use std::sync::Arc;
 
+use std::borrow::Cow;
+
 use graphbinary_core::{DecodeError, EncodeError, ErrorKind, Limits};
 use uuid::Uuid;
 
@@ -182,6 +184,19 @@ pub(crate) fn encode_request_with(
     Ok(out)
 }
 
+/// One value as [`encode_request_with`] writes a binding in `serializer` (a GraphSON one):
+/// GraphSON 3 typed writes every value, the others what they can represent.
+#[cfg_attr(not(feature = "test-util"), allow(dead_code))] // the fuzz targets' round trip
+pub(crate) fn write_binding(v: &Value, serializer: Serializer) -> Result<String, EncodeError> {
+    let mut s = String::new();
+    if serializer == Serializer::GraphSon3 {
+        crate::format::graphson::write_graphson3(&mut s, v);
+    } else {
+        write_arg(&mut Writer { out: &mut s }, v, serializer.is_typed(), 0)?;
+    }
+    Ok(s)
+}
+
 fn unrepresentable(format: &'static str, v: &Value) -> EncodeError {
     EncodeError::Unrepresentable {
         what: format,
@@ -315,7 +330,7 @@ pub(crate) fn header(
     let mut id = None;
     let mut code = None;
     p.object_fields(|p, key| {
-        match key {
+        match &*key {
             "requestId" => id = Some(p.value()?),
             "status" => p.object_fields(|p, key| {
                 if key == "code" {
@@ -501,6 +516,20 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Checks that the bytes from `run` to here are UTF-8.
+    fn check_utf8(&self, run: usize) -> R<()> {
+        std::str::from_utf8(&self.b[run..self.i])
+            .map(drop)
+            .map_err(|e| {
+                self.err(
+                    run + e.valid_up_to(),
+                    ErrorKind::InvalidUtf8 {
+                        what: "GraphSON string",
+                    },
+                )
+            })
+    }
+
     fn hex4(&mut self) -> R<u32> {
         let at = self.i;
         let h = self
@@ -572,6 +601,7 @@ impl<'a> Parser<'a> {
             }
             *i > s
         };
+        let int_at = i;
         let ok = digits(&mut i)
             && (b.get(i) != Some(&b'.') || {
                 i += 1;
@@ -593,6 +623,14 @@ impl<'a> Parser<'a> {
                 self.i = i;
                 self.unexpected("a digit")
             });
+        }
+        if b[int_at] == b'0' && b.get(int_at + 1).is_some_and(u8::is_ascii_digit) {
+            // JSON has no leading zeros (`007`): no JSON reader would take it.
+            return Err(self.invalid(
+                int_at,
+                "GraphSON number",
+                "a leading zero (JSON has none)".into(),
+            ));
         }
         if i - start > MAX_NUMBER_LEN {
             // num-bigint parses decimal text in quadratic time: a length field merely claimed
@@ -699,12 +737,40 @@ impl<'a> Parser<'a> {
     }
 
     /// Calls `f` for each field of an object (the key read, the value next).
-    fn object_fields(&mut self, mut f: impl FnMut(&mut Self, &str) -> R<()>) -> R<()> {
+    fn object_fields(&mut self, mut f: impl FnMut(&mut Self, Cow<'a, str>) -> R<()>) -> R<()> {
         self.seq(b'{', b'}', "GraphSON object", |p| {
-            let key = p.string()?;
+            let key = p.str_cow()?;
             p.expect(b':', ":")?;
-            f(p, &key)
+            f(p, key)
         })
+    }
+
+    /// A JSON string (the opening quote next), borrowed from the message when it has no
+    /// escape (an object's key, a type name: most strings), else as [`Parser::string`] reads it.
+    fn str_cow(&mut self) -> R<Cow<'a, str>> {
+        if self.peek("a string")? == b'"' {
+            let b = self.b;
+            let start = self.i + 1;
+            let mut i = start;
+            while let Some(&c) = b.get(i) {
+                match c {
+                    b'"' => {
+                        if i - start > self.limits.max_bytes_len {
+                            break;
+                        }
+                        if let Ok(s) = std::str::from_utf8(&b[start..i]) {
+                            self.i = i + 1;
+                            return Ok(Cow::Borrowed(s));
+                        }
+                        break;
+                    }
+                    b'\\' | 0..=0x1f => break,
+                    _ => i += 1,
+                }
+            }
+        }
+        // Escapes, errors and limits: the full reader.
+        self.string().map(Cow::Owned)
     }
 
     /// An object: a typed value (`@type` its first key, `@value` its second and last), or a
@@ -719,16 +785,16 @@ impl<'a> Parser<'a> {
             }
             if may_be_typed && entries.is_empty() && key == "@type" {
                 let ty_at = p.i;
-                let ty = p.string()?;
+                let ty = p.str_cow()?;
                 p.expect(b',', ", then \"@value\"")?;
                 let k_at = p.i;
-                if p.string()? != "@value" {
+                if p.str_cow()? != "@value" {
                     return Err(p.invalid(k_at, "GraphSON", "expected \"@value\"".into()));
                 }
                 p.expect(b':', ":")?;
                 typed = Some(p.typed_value(&ty, ty_at)?);
             } else {
-                entries.push((Value::String(key.to_owned()), p.value()?));
+                entries.push((Value::String(key.into_owned()), p.value()?));
             }
             Ok(())
         })?;
@@ -740,17 +806,34 @@ impl<'a> Parser<'a> {
         match self.peek("a value")? {
             b'[' => self.seq(b'[', b']', "GraphSON array", Self::skip),
             b'{' => self.object_fields(|p, _| p.skip()),
-            // A string is scanned, not built (its UTF-8 is checked when the message is read).
+            // A string is scanned, not built, and checked as `string` checks it: no control
+            // byte, known escapes, UTF-8.
             b'"' => {
                 self.i += 1;
+                let mut run = self.i;
+                let mut scratch = String::new();
                 loop {
                     match self.b.get(self.i) {
                         None => return Err(self.eof("the end of a string")),
                         Some(b'"') => break,
-                        Some(b'\\') => self.i += 2,
+                        Some(b'\\') => {
+                            self.check_utf8(run)?;
+                            self.i += 1;
+                            self.escape(&mut scratch)?;
+                            scratch.clear();
+                            run = self.i;
+                        }
+                        Some(&c @ 0..=0x1f) => {
+                            return Err(self.invalid(
+                                self.i,
+                                "GraphSON string",
+                                format!("control byte 0x{c:02x} unescaped"),
+                            ))
+                        }
                         Some(_) => self.i += 1,
                     }
                 }
+                self.check_utf8(run)?;
                 self.i += 1;
                 Ok(())
             }
@@ -1189,7 +1272,7 @@ impl<'a> Parser<'a> {
         let mut status = None;
         let mut result = None;
         self.object_fields(|p, key| {
-            match key {
+            match &*key {
                 "requestId" => id = Some(p.value()?),
                 "status" => status = Some(p.value()?),
                 "result" => result = Some(p.value()?),
@@ -1502,6 +1585,75 @@ mod tests {
         format!(
             r#"{{"requestId":"41d2e28a-20a4-4ab0-b379-d810dede3786","status":{{"message":"","code":200,"attributes":{{}}}},"result":{{"data":{data},"meta":{{}}}}}}"#
         )
+    }
+
+    /// Found by the `graphson` fuzz target: a string in a field the reader skips (an unknown
+    /// key, or the result data when only the header is read) was scanned for its closing quote
+    /// only, so control bytes, bad escapes and bad UTF-8 there were read as JSON.
+    #[test]
+    fn skipped_strings_are_checked_as_read_ones() {
+        for bad in [
+            "\"a\u{1a}b\"",
+            r#""\q""#,
+            r#""\u12G4""#,
+            r#""\ud800x""#,
+            "\"\u{1}\"",
+        ] {
+            let text =
+                doc("[]").replace(r#""requestId""#, &format!(r#""unknown":{bad},"requestId""#));
+            let e = dec(&text, Serializer::GraphSon3).unwrap_err();
+            assert!(e.to_string().contains("GraphSON string"), "{bad}: {e}");
+            let skipped = format!(r#"{{"status":{{"code":200}},"result":{{"data":[{bad}]}}}}"#);
+            assert!(
+                header(
+                    skipped.as_bytes(),
+                    Serializer::GraphSon3,
+                    &Limits::default()
+                )
+                .is_err(),
+                "{bad}"
+            );
+        }
+        let mut bytes = doc("[]")
+            .replace(r#""requestId""#, r#""x":"ab","requestId""#)
+            .into_bytes();
+        let x = bytes.windows(4).position(|w| w == b"\"ab\"").unwrap();
+        bytes[x + 1] = 0xff;
+        let e = decode_response(&bytes, Serializer::GraphSon3, &Limits::default()).unwrap_err();
+        assert!(e.to_string().contains("UTF-8"), "{e}");
+        assert_eq!(e.offset(), (x + 1) as u64);
+        // What is valid still skips: escapes, a surrogate pair, non-ASCII text.
+        let ok = doc("[]").replace(
+            r#""requestId""#,
+            r#""x":"\"\\\u00e9\ud83d\ude00é","requestId""#,
+        );
+        assert!(dec(&ok, Serializer::GraphSon3).is_ok());
+    }
+
+    /// Found by the `graphson` fuzz target: `{"@type":"g:Date","@value":0000279883312}` was
+    /// read, though JSON has no leading zeros (serde_json and Jackson reject it).
+    #[test]
+    fn numbers_with_leading_zeros_are_not_json() {
+        for n in ["0000279883312", "01", "-01", "00.5", "-00", "01e3"] {
+            for (ser, data) in [
+                (
+                    Serializer::GraphSon3,
+                    format!(r#"{{"@type":"g:Date","@value":{n}}}"#),
+                ),
+                (Serializer::GraphSon2Untyped, format!("[{n}]")),
+            ] {
+                let e = dec(&doc(&data), ser).unwrap_err();
+                assert!(e.to_string().contains("leading zero"), "{n}: {e}");
+            }
+        }
+        for (n, v) in [
+            ("0", Value::Int(0)),
+            ("-0", Value::Int(0)),
+            ("0.5", Value::Double(0.5)),
+        ] {
+            let m = dec(&doc(&format!("[{n}]")), Serializer::GraphSon2Untyped).unwrap();
+            assert_eq!(m.results(), vec![(v, 1)], "{n}");
+        }
     }
 
     #[test]
