@@ -1,18 +1,15 @@
 //! `graphbinary-conformance features ARGS`: what `cargo xtask features ARGS` runs (see
 //! README.md). Links graphbinary-client, which xtask does not.
 
-mod features;
-
-// The kit's modules under the names the runner's modules had inside xtask.
-use graphbinary_kit::{server, util};
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rest = args.get(1..).unwrap_or_default();
     let result = match args.first().map(String::as_str) {
-        Some("features") => features::cli(rest),
+        Some("features") => graphbinary_conformance::features::cli(rest),
         _ => {
-            eprintln!("usage: graphbinary-conformance features [options] (see `cargo xtask features --help`)");
+            eprintln!(
+                "usage: graphbinary-conformance features [options] (see `cargo xtask features --help`)"
+            );
             std::process::exit(2);
         }
     };
