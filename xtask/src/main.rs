@@ -76,3 +76,28 @@ fn main() {
         std::process::exit(1);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// No bootstrapping: xtask (with the kit and the generator it links) builds when the crates
+    /// `regen` writes into do not. The tools that need the client are crates of their own.
+    #[test]
+    fn xtask_links_neither_graphbinary_client_nor_core() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = std::process::Command::new(cargo)
+            .current_dir(crate::util::project_root())
+            .args(["tree", "-p", "xtask", "-e", "normal", "--prefix", "none"])
+            .output()
+            .expect("cargo tree runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let tree = String::from_utf8_lossy(&out.stdout);
+        assert!(tree.contains("graphbinary-regen"), "{tree}");
+        for name in ["graphbinary-client ", "graphbinary-core "] {
+            assert!(!tree.contains(name), "xtask depends on {name}:\n{tree}");
+        }
+    }
+}
