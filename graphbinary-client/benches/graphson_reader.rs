@@ -1,4 +1,4 @@
-//! Which GraphSON reader to keep (issue 37): ours (`graphson_ws`'s hand-written recursive
+//! Which GraphSON reader to keep (issue 37): ours (`protocol/ws3/graphson.rs`'s hand-written recursive
 //! descent over the message's bytes) or serde_json driving a `DeserializeSeed` straight into
 //! `Value` (no `serde_json::Value` tree in between). The serde_json one here is a prototype that
 //! reads what the corpus holds (typed GraphSON 3: `g:List`, `g:Map`, `g:Int32`, `g:Int64`,

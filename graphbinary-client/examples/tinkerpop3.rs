@@ -59,9 +59,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A session: one connection, the script bindings kept from one request to the next (on
     // a transactional graph such as JanusGraph's, `commit` / `rollback` end its transaction).
     let session = client.session().await?;
-    session.all("x = 40").await?;
-    let answer = session.all("x + 2").await?;
+    session.submit("x = 40").await?.all().await?;
+    let answer: i64 = session.submit("x + 2").await?.one().await?;
     session.close().await?;
-    println!("in a session: x + 2 = {}", answer[0].0);
+    println!("in a session: x + 2 = {answer}");
     Ok(())
 }

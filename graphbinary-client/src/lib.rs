@@ -15,7 +15,7 @@ pub use client::{Client, ClientBuilder, Error, ResultStream};
 #[cfg(feature = "http")]
 pub mod element;
 pub mod format;
-#[cfg(all(feature = "test-util", feature = "http"))]
+#[cfg(feature = "test-util")]
 #[doc(hidden)]
 pub mod fuzzing;
 #[cfg(any(feature = "http", feature = "serde"))]
@@ -26,7 +26,13 @@ mod protocol;
 #[cfg(feature = "http")]
 mod transport;
 pub mod value;
+/// The TinkerPop 3 WebSocket transport below [`Client`] (`Client3`, `Options3`, `Error3`,
+/// `Session3`, the 3.x messages). Not part of the stable API: every option is a
+/// [`ClientBuilder`] method, every error a [`client::Error`], a session a
+/// [`client::Transaction`]; it stays reachable, hidden, for the `graphbinary` tool's `decode`,
+/// xtask, benchmarks and tests.
 #[cfg(feature = "http")]
+#[doc(hidden)]
 pub use transport::ws;
 
 pub use protocol::http4::response;

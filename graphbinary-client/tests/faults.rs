@@ -7,8 +7,8 @@
 //! result succeeds (on a retry, or on another host), and a request not marked idempotent fails
 //! typed and reaches the proxy exactly once.
 //!
-//! The table of these faults and what the client does is in ARCHITECTURE.md ("Network
-//! faults"); a row there names its test here.
+//! The table of these faults and what the client does is in docs/RELIABILITY.md ("Network
+//! faults, one by one"); a row there names its test here.
 
 use std::time::{Duration, Instant};
 

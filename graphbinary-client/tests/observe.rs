@@ -389,7 +389,7 @@ async fn a_server_error_and_a_dropped_stream_are_their_outcomes() {
         .all()
         .await
         .unwrap_err();
-    assert_eq!(err.kind(), "server");
+    assert_eq!(err.kind().as_str(), "server");
     let stream = client.submit("g.V()").await.unwrap();
     drop(stream);
     let spans = cap.requests();

@@ -10,7 +10,7 @@ mod results;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use graphbinary_client::client::{interceptor_fn, Client, ClientBuilder, Error, TransactionError};
+use graphbinary_client::client::{interceptor_fn, Client, ClientBuilder, Error};
 use tokio::sync::RwLockReadGuard;
 
 use gremlin_server::TX;
@@ -110,10 +110,10 @@ async fn committed_writes_are_visible_to_other_requests() {
     assert!(
         matches!(
             e,
-            Error::Transaction(TransactionError::Closed {
+            Error::TransactionClosed {
                 state: "committed",
                 ..
-            })
+            }
         ),
         "{e:?}"
     );
@@ -134,10 +134,10 @@ async fn rolled_back_writes_are_never_visible() {
     assert!(
         matches!(
             e,
-            Error::Transaction(TransactionError::Closed {
+            Error::TransactionClosed {
                 state: "rolled back",
                 ..
-            })
+            }
         ),
         "{e:?}"
     );
@@ -292,7 +292,7 @@ async fn an_expired_transaction_is_a_typed_not_found_error() {
     tokio::time::sleep(Duration::from_millis(7500)).await;
     let e = tx.submit("g.V().count()").await.unwrap_err();
     match &e {
-        Error::Transaction(TransactionError::NotFound { id, source }) => {
+        Error::TransactionNotFound { id, source } => {
             assert_eq!(id, tx.id());
             assert_eq!(source.code, 404, "{source:?}");
         }
@@ -300,10 +300,7 @@ async fn an_expired_transaction_is_a_typed_not_found_error() {
     }
     assert!(tx.is_open(), "a failed request does not close the handle");
     let e = tx.commit().await.unwrap_err();
-    assert!(
-        matches!(e, Error::Transaction(TransactionError::NotFound { .. })),
-        "{e:?}"
-    );
+    assert!(matches!(e, Error::TransactionNotFound { .. }), "{e:?}");
     assert!(!tx.is_open(), "a commit answered 404 closes the handle");
     assert_eq!(count_outside(&client, &k).await, 0);
 }
@@ -373,7 +370,7 @@ async fn too_many_open_transactions_is_a_typed_unavailable_error() {
         tx.rollback().await.unwrap();
     }
     match refused {
-        Some(Error::Transaction(TransactionError::Unavailable { source })) => {
+        Some(Error::TransactionUnavailable { source }) => {
             assert_eq!(source.code, 503, "{source:?}");
         }
         other => panic!("after {n} open transactions: {other:?}"),

@@ -502,9 +502,35 @@ async fn a_session_keeps_its_variables_and_writes_until_closed() {
         // The same through the one Client API.
         let client = graphbinary_client::Client::new(url.as_str()).unwrap();
         let s = client.session().await.unwrap();
-        s.all("y = 'kept'").await.unwrap();
-        assert_eq!(s.all("y").await.unwrap(), vec![(s_("kept"), 1)]);
+        assert!(s.is_session() && s.is_open());
+        s.submit("y = 'kept'").await.unwrap().all().await.unwrap();
+        assert_eq!(
+            s.submit("y").await.unwrap().all().await.unwrap(),
+            vec![s_("kept")]
+        );
+        // Typed and with parameters, as any request.
+        let n: i64 = s
+            .request("z + 1")
+            .param("z", 41i64)
+            .await
+            .unwrap()
+            .one()
+            .await
+            .unwrap();
+        assert_eq!(n, 42, "{version}");
+        // TinkerGraph has no transactions: commit is the server's error, and the handle stays
+        // open until closed.
+        let err = s.commit().await.unwrap_err();
+        assert!(err.server_error().is_some(), "{version}: {err:?}");
+        assert!(s.is_open());
         s.close().await.unwrap();
+        assert!(!s.is_open());
+        let err = s.submit("y").await.unwrap_err();
+        assert_eq!(
+            err.kind(),
+            graphbinary_client::client::ErrorKind::Transaction,
+            "{err:?}"
+        );
     }
 }
 

@@ -214,61 +214,57 @@ async fn a_session_commits_and_rolls_back_its_writes() {
     let Some(url) = janusgraph("a_session_commits_and_rolls_back_its_writes") else {
         return;
     };
-    let c = Client3::connect(&url).await.unwrap();
+    // Through the one client API: a session is a `Transaction`, which commit, rollback and
+    // close each end.
+    let c = graphbinary_client::Client::new(url.as_str()).unwrap();
+    let count_of = |tag: &str| format!("g.V().has('tag','{tag}').count()");
     let outside = |q: String| {
         let c = c.clone();
         async move {
-            let r: Vec<_> = c.submit(&q).await.unwrap().try_collect().await.unwrap();
-            r
+            let n: i64 = c.submit(q).await.unwrap().one().await.unwrap();
+            n
+        }
+    };
+    let in_session = |s: &graphbinary_client::client::Transaction, q: String| {
+        let s = s.clone();
+        async move {
+            let n: i64 = s.submit(q).await.unwrap().one().await.unwrap();
+            n
         }
     };
     let s = c.session().await.unwrap();
-    let tag = format!("s{}", s.id().simple());
-    let count = format!("g.V().has('tag','{tag}').count()");
-    // Adds a vertex with the session's tag, inside the session.
-    let add_tagged = |n: i32| {
+    assert!(s.is_session());
+    let tag = format!("s{}", s.id().replace('-', ""));
+    let count = count_of(&tag);
+    // Adds a vertex with the session's tag, inside `s`.
+    let add_tagged = |s: &graphbinary_client::client::Transaction, n: i32| {
         let q = format!("g.addV('tagged').property('tag','{tag}').property('n',{n}).id()");
-        let s = &s;
+        let s = s.clone();
         async move {
-            s.all(&q).await.unwrap();
+            s.submit(q).await.unwrap().all().await.unwrap();
         }
     };
     // Written in the session, not committed: invisible outside.
-    add_tagged(1).await;
-    assert_eq!(
-        s.all(&count).await.unwrap(),
-        vec![(Value::Long(1), 1)],
-        "seen inside"
-    );
-    assert_eq!(
-        outside(count.clone()).await,
-        vec![(Value::Long(0), 1)],
-        "not outside yet"
-    );
+    add_tagged(&s, 1).await;
+    assert_eq!(in_session(&s, count.clone()).await, 1, "seen inside");
+    assert_eq!(outside(count.clone()).await, 0, "not outside yet");
     s.commit().await.unwrap();
-    assert_eq!(
-        outside(count.clone()).await,
-        vec![(Value::Long(1), 1)],
-        "committed"
-    );
+    assert!(!s.is_open(), "commit ends the session");
+    assert_eq!(outside(count.clone()).await, 1, "committed");
     // A second write rolled back: gone.
-    add_tagged(2).await;
-    assert_eq!(s.all(&count).await.unwrap(), vec![(Value::Long(2), 1)]);
+    let s = c.session().await.unwrap();
+    add_tagged(&s, 2).await;
+    assert_eq!(in_session(&s, count.clone()).await, 2);
     s.rollback().await.unwrap();
-    assert_eq!(
-        s.all(&count).await.unwrap(),
-        vec![(Value::Long(1), 1)],
-        "rolled back"
-    );
+    assert!(!s.is_open());
+    assert_eq!(outside(count.clone()).await, 1, "rolled back");
     // A third write left open when the session closes: rolled back by the server.
-    add_tagged(3).await;
+    let s = c.session().await.unwrap();
+    add_tagged(&s, 3).await;
+    assert_eq!(in_session(&s, count.clone()).await, 2);
     s.close().await.unwrap();
-    assert_eq!(
-        outside(count.clone()).await,
-        vec![(Value::Long(1), 1)],
-        "close rolls back"
-    );
-    outside(format!("g.V().has('tag','{tag}').drop()")).await;
+    assert_eq!(outside(count.clone()).await, 1, "close rolls back");
+    outside(format!("g.V().has('tag','{tag}').drop().count()")).await;
 }
 
 /// `graphbinary query` prints JanusGraph's edges (RelationIdentifier ids) and Geoshapes with no

@@ -9,7 +9,9 @@ use tokio::sync::Semaphore;
 
 use super::hosts::Hosts;
 use super::retry::RetryPolicy;
-use super::{Client, Error, Inner, Transport, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME};
+use super::{
+    Client, Error, Inner, Transport, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME,
+};
 use crate::protocol::http4::response::ReadOptions;
 use crate::transport::secret::{redact_url, take_userinfo, Credentials, Secret, UrlText};
 use crate::transport::{BasicAuth, Chain, Interceptor};
@@ -69,6 +71,16 @@ pub struct ClientBuilder {
     trace_query_text: bool,
     /// [`ClientBuilder::cosmos`] was called: `Err` when its names were bad.
     cosmos: Option<Result<(), Error>>,
+    /// The largest WebSocket message accepted (TinkerPop 3).
+    max_message_size: usize,
+    /// Response messages one TinkerPop 3 request may have queued.
+    request_backlog: usize,
+    /// Bytes of response messages one TinkerPop 3 request may have queued.
+    request_backlog_bytes: usize,
+    /// What a WebSocket connection does when a request's queue is full.
+    slow_consumer: crate::transport::ws::SlowConsumer,
+    /// The WebSocket keep-alive ping interval.
+    ping_interval: Option<Duration>,
 }
 
 impl ClientBuilder {
@@ -99,7 +111,99 @@ impl ClientBuilder {
             listener: None,
             trace_query_text: false,
             cosmos: None,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            request_backlog: crate::transport::ws::REQUEST_BACKLOG,
+            request_backlog_bytes: crate::transport::ws::REQUEST_BACKLOG_BYTES,
+            slow_consumer: crate::transport::ws::SlowConsumer::Wait,
+            ping_interval: Some(Duration::from_secs(60)),
         }
+    }
+
+    /// Both transports: the deepest nesting of values (a List in a Map in a List...) a
+    /// response may hold (default [`DEFAULT_MAX_DEPTH`](crate::response::DEFAULT_MAX_DEPTH),
+    /// 128: each level takes stack while decoding). A deeper response fails its request with
+    /// an error (limit Depth); the CLI's flag is
+    /// `--max-depth`. Shorthand for the same field of [`ClientBuilder::read_options`].
+    pub fn max_depth(mut self, levels: u32) -> Self {
+        self.read_options.limits.max_depth = levels;
+        self
+    }
+
+    /// Both transports: the most elements a List, Set, Map, Path, Tree or Graph of a response
+    /// may claim (default 64 Mi), checked before anything is allocated. A larger one fails
+    /// its request with an error (limit CollectionLength); the CLI's flag is
+    /// `--max-collection-len`.
+    pub fn max_collection_len(mut self, elements: usize) -> Self {
+        self.read_options.limits.max_collection_len = elements;
+        self
+    }
+
+    /// Both transports: the most bytes a String, Binary or BigInteger of a response may claim
+    /// (default 256 MiB), checked before anything is allocated. A larger one fails its request
+    /// with an error (limit BytesLength); the
+    /// CLI's flag is `--max-bytes-len`.
+    pub fn max_bytes_len(mut self, bytes: usize) -> Self {
+        self.read_options.limits.max_bytes_len = bytes;
+        self
+    }
+
+    /// Both transports: the most bytes one response may have in all (an HTTP body as
+    /// received, or the sum of a TinkerPop 3 request's WebSocket messages); `None` (the
+    /// default) for no bound. A larger response fails its request with an error (limit ResponseSize); the CLI's flag is
+    /// `--max-response-size`. Over WebSocket it also caps each message, when smaller than
+    /// [`ClientBuilder::max_message_size`].
+    pub fn max_response_size(mut self, bytes: impl Into<Option<u64>>) -> Self {
+        self.read_options.limits.max_response_size = bytes.into();
+        self
+    }
+
+    /// `ws://` / `wss://` only (TinkerPop 3): the largest WebSocket message (one batch of
+    /// results) accepted, in bytes (default 10 MiB, the Java driver's). A larger message
+    /// fails the requests of its connection with an error (limit MessageSize), and the connection is closed (the
+    /// protocol cannot skip a message); the CLI's flag is `--max-message-size`. A smaller
+    /// [`batch_size`](super::RequestBuilder::batch_size) makes the server's messages smaller.
+    /// HTTP has no messages: its bound is [`ClientBuilder::max_response_size`].
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// `ws://` / `wss://` only (TinkerPop 3): how many response messages one request may have
+    /// read but not yet consumed (default 1024); see [`ClientBuilder::slow_consumer`] for what
+    /// happens beyond. At least 1.
+    pub fn request_backlog(mut self, messages: usize) -> Self {
+        self.request_backlog = messages.max(1);
+        self
+    }
+
+    /// `ws://` / `wss://` only (TinkerPop 3): how many bytes of response messages one request
+    /// may have read but not yet consumed (default 8 MiB); a message always gets through when
+    /// nothing else is queued, however large. See [`ClientBuilder::slow_consumer`].
+    pub fn request_backlog_bytes(mut self, bytes: usize) -> Self {
+        self.request_backlog_bytes = bytes;
+        self
+    }
+
+    /// `ws://` / `wss://` only (TinkerPop 3): what a connection does when a request's consumer
+    /// falls [`request_backlog`](ClientBuilder::request_backlog) messages or
+    /// [`request_backlog_bytes`](ClientBuilder::request_backlog_bytes) behind. By default
+    /// ([`SlowConsumer::Wait`](super::SlowConsumer::Wait)) the connection stops reading until
+    /// the consumer catches up (nothing is lost, but the other requests multiplexed on that
+    /// connection wait too); [`SlowConsumer::Fail`](super::SlowConsumer::Fail) ends that
+    /// request alone with an error and reads on. HTTP has a connection per request: TCP
+    /// pushes back on the server, nothing to choose.
+    pub fn slow_consumer(mut self, policy: crate::transport::ws::SlowConsumer) -> Self {
+        self.slow_consumer = policy;
+        self
+    }
+
+    /// `ws://` / `wss://` only (TinkerPop 3): a connection idle this long sends a WebSocket
+    /// ping, and closes when no frame comes within the next interval; `None` for no pings.
+    /// Default 60 s. Over HTTP, idle connections are bounded by
+    /// [`ClientBuilder::pool_idle_timeout`].
+    pub fn ping_interval(mut self, t: impl Into<Option<Duration>>) -> Self {
+        self.ping_interval = t.into();
+        self
     }
 
     /// How responses are decoded: limits against hostile input, read buffer capacity, fast
@@ -643,6 +747,11 @@ impl ClientBuilder {
             custom_types: self.custom_types.clone(),
             serializer: self.serializer,
             root_certificates: self.root_certificates.clone(),
+            max_message_size: self.max_message_size,
+            request_backlog: self.request_backlog,
+            request_backlog_bytes: self.request_backlog_bytes,
+            slow_consumer: self.slow_consumer,
+            ping_interval: self.ping_interval,
             ..crate::transport::ws::Options3::default()
         }
     }
@@ -761,6 +870,44 @@ mod tests {
         );
         let b = ClientBuilder::new("http://h1/g".into()).add_host("ws://h2/g");
         assert!(matches!(b.build(), Err(Error::Config(m)) if m.contains("one protocol")));
+    }
+
+    #[test]
+    fn every_websocket_option_is_a_builder_method() {
+        use crate::transport::ws::SlowConsumer;
+        let b = ClientBuilder::new("ws://h1:8182/gremlin".into());
+        let d = b.ws_options();
+        assert_eq!(d.max_message_size, super::DEFAULT_MAX_MESSAGE_SIZE);
+        assert_eq!(d.slow_consumer, SlowConsumer::Wait);
+        assert_eq!(d.ping_interval, Some(Duration::from_secs(60)));
+        let o = ClientBuilder::new("ws://h1:8182/gremlin".into())
+            .max_message_size(1 << 20)
+            .request_backlog(7)
+            .request_backlog_bytes(4096)
+            .slow_consumer(SlowConsumer::Fail)
+            .ping_interval(None)
+            .max_depth(9)
+            .max_collection_len(99)
+            .max_bytes_len(999)
+            .max_response_size(12345)
+            .ws_options();
+        assert_eq!(o.max_message_size, 1 << 20);
+        assert_eq!((o.request_backlog, o.request_backlog_bytes), (7, 4096));
+        assert_eq!(o.slow_consumer, SlowConsumer::Fail);
+        assert_eq!(o.ping_interval, None);
+        assert_eq!(o.limits.max_depth, 9);
+        assert_eq!(o.limits.max_collection_len, 99);
+        assert_eq!(o.limits.max_bytes_len, 999);
+        assert_eq!(o.limits.max_response_size, Some(12345));
+        assert_eq!(o.effective_max_message_size(), 12345);
+        // The decode limits are the HTTP client's too.
+        let c = ClientBuilder::new("http://h1:8182/gremlin".into())
+            .max_depth(9)
+            .max_response_size(None)
+            .build()
+            .unwrap();
+        assert_eq!(c.inner.read_options.limits.max_depth, 9);
+        assert_eq!(c.inner.read_options.limits.max_response_size, None);
     }
 
     #[test]

@@ -6,39 +6,23 @@
 //!
 //! [`ResultStream::one`]: super::ResultStream::one
 
-use std::fmt;
-
+use super::Error;
 use crate::value::{DateTime, Value};
 
-/// A [`Value`] of a type other than the requested one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConversionError {
-    /// The requested Rust type.
-    pub target: &'static str,
-    /// The GraphBinary type of the value found, e.g. `"String"`.
-    pub found: &'static str,
-}
-
-impl fmt::Display for ConversionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "expected {}, found a {}", self.target, self.found)
-    }
-}
-
-impl std::error::Error for ConversionError {}
-
-fn err(target: &'static str, v: &Value) -> ConversionError {
-    ConversionError {
+/// The error of a conversion: [`Error::Conversion`] naming the requested type and the type
+/// of the value found.
+fn err(target: &'static str, v: &Value) -> Error {
+    Error::Conversion {
         target,
-        found: v.type_name(),
+        detail: format!("found a {}", v.type_name()),
     }
 }
 
 macro_rules! int_from_value {
     ($($t:ty),*) => {$(
         impl TryFrom<Value> for $t {
-            type Error = ConversionError;
-            fn try_from(v: Value) -> Result<Self, ConversionError> {
+            type Error = Error;
+            fn try_from(v: Value) -> Result<Self, Error> {
                 v.as_i64()
                     .and_then(|n| <$t>::try_from(n).ok())
                     .ok_or_else(|| err(stringify!($t), &v))
@@ -49,8 +33,8 @@ macro_rules! int_from_value {
 int_from_value!(i8, i16, i32, i64);
 
 impl TryFrom<Value> for f64 {
-    type Error = ConversionError;
-    fn try_from(v: Value) -> Result<Self, ConversionError> {
+    type Error = Error;
+    fn try_from(v: Value) -> Result<Self, Error> {
         match v {
             Value::Double(d) => Ok(d),
             Value::Float(f) => Ok(f.into()),
@@ -60,8 +44,8 @@ impl TryFrom<Value> for f64 {
 }
 
 impl TryFrom<Value> for f32 {
-    type Error = ConversionError;
-    fn try_from(v: Value) -> Result<Self, ConversionError> {
+    type Error = Error;
+    fn try_from(v: Value) -> Result<Self, Error> {
         match v {
             Value::Float(f) => Ok(f),
             other => Err(err("f32", &other)),
@@ -70,8 +54,8 @@ impl TryFrom<Value> for f32 {
 }
 
 impl TryFrom<Value> for bool {
-    type Error = ConversionError;
-    fn try_from(v: Value) -> Result<Self, ConversionError> {
+    type Error = Error;
+    fn try_from(v: Value) -> Result<Self, Error> {
         match v {
             Value::Boolean(b) => Ok(b),
             other => Err(err("bool", &other)),
@@ -80,8 +64,8 @@ impl TryFrom<Value> for bool {
 }
 
 impl TryFrom<Value> for String {
-    type Error = ConversionError;
-    fn try_from(v: Value) -> Result<Self, ConversionError> {
+    type Error = Error;
+    fn try_from(v: Value) -> Result<Self, Error> {
         match v {
             Value::String(s) => Ok(s),
             other => Err(err("String", &other)),
@@ -90,8 +74,8 @@ impl TryFrom<Value> for String {
 }
 
 impl TryFrom<Value> for uuid::Uuid {
-    type Error = ConversionError;
-    fn try_from(v: Value) -> Result<Self, ConversionError> {
+    type Error = Error;
+    fn try_from(v: Value) -> Result<Self, Error> {
         match v {
             Value::Uuid(u) => Ok(u),
             other => Err(err("Uuid", &other)),
@@ -100,8 +84,8 @@ impl TryFrom<Value> for uuid::Uuid {
 }
 
 impl TryFrom<Value> for DateTime {
-    type Error = ConversionError;
-    fn try_from(v: Value) -> Result<Self, ConversionError> {
+    type Error = Error;
+    fn try_from(v: Value) -> Result<Self, Error> {
         match v {
             Value::DateTime(d) => Ok(d),
             other => Err(err("DateTime", &other)),
@@ -110,9 +94,9 @@ impl TryFrom<Value> for DateTime {
 }
 
 impl TryFrom<Value> for Vec<Value> {
-    type Error = ConversionError;
+    type Error = Error;
     /// A List or Set's items (a bulked List expanded).
-    fn try_from(v: Value) -> Result<Self, ConversionError> {
+    fn try_from(v: Value) -> Result<Self, Error> {
         match v {
             Value::List(items) | Value::Set(items) => Ok(items),
             Value::BulkList(items) => {
@@ -135,28 +119,35 @@ mod tests {
 
     #[test]
     fn integers_widen_and_narrow_only_when_they_fit() {
-        assert_eq!(i64::try_from(Value::Int(29)), Ok(29));
-        assert_eq!(i32::try_from(Value::Long(7)), Ok(7));
-        assert_eq!(
+        assert_eq!(i64::try_from(Value::Int(29)).unwrap(), 29);
+        assert_eq!(i32::try_from(Value::Long(7)).unwrap(), 7);
+        assert!(matches!(
             i32::try_from(Value::Long(1 << 40)),
-            Err(ConversionError {
-                target: "i32",
-                found: "Long"
-            })
-        );
+            Err(Error::Conversion { target: "i32", detail }) if detail == "found a Long"
+        ));
         assert!(i64::try_from(Value::String("1".into())).is_err());
     }
 
     #[test]
     fn other_kinds() {
-        assert_eq!(f64::try_from(Value::Float(0.5)), Ok(0.5));
-        assert_eq!(String::try_from(Value::String("x".into())), Ok("x".into()));
+        assert_eq!(f64::try_from(Value::Float(0.5)).unwrap(), 0.5);
+        assert_eq!(String::try_from(Value::String("x".into())).unwrap(), "x");
         assert!(bool::try_from(Value::Int(1)).is_err());
         assert_eq!(
-            Vec::<Value>::try_from(Value::BulkList(vec![(Value::Int(1), 2)])),
-            Ok(vec![Value::Int(1), Value::Int(1)])
+            Vec::<Value>::try_from(Value::BulkList(vec![(Value::Int(1), 2)])).unwrap(),
+            vec![Value::Int(1), Value::Int(1)]
         );
         let e = String::try_from(Value::Int(1)).unwrap_err();
-        assert_eq!(e.to_string(), "expected String, found a Int");
+        assert_eq!(
+            e.to_string(),
+            "cannot convert result to String: found a Int"
+        );
+        // Through `one`-style wrapping, a conversion error is not wrapped twice.
+        let e = Error::conversion::<i64, _>(i32::try_from(Value::Long(1 << 40)).unwrap_err());
+        assert_eq!(e.to_string(), "cannot convert result to i32: found a Long");
+        assert_eq!(
+            Error::conversion::<i64, _>("no").to_string(),
+            "cannot convert result to i64: no"
+        );
     }
 }

@@ -23,6 +23,7 @@ use crate::transport::http::{DecompressError, HttpError};
 pub use crate::protocol::http4::response::ServerError;
 
 pub use crate::transport::BoxError;
+pub use crate::transport::Limit;
 
 /// Every error the client returns. The underlying cause is available through
 /// [`std::error::Error::source`].
@@ -57,9 +58,32 @@ pub enum Error {
         #[source]
         source: BoxError,
     },
-    /// A transaction failed: unknown to the server, too many open, or already closed.
-    #[error(transparent)]
-    Transaction(#[from] super::TransactionError),
+    /// The server does not know the transaction (HTTP 404): it expired (idle or lifetime
+    /// timeout), was already committed or rolled back, or the id is wrong.
+    #[error("transaction {id} is unknown to the server (expired or already ended)")]
+    TransactionNotFound {
+        /// The transaction id sent.
+        id: String,
+        /// The server's answer.
+        #[source]
+        source: ServerError,
+    },
+    /// The server cannot open another transaction (HTTP 503, `maxConcurrentTransactions`).
+    #[error("the server cannot open another transaction")]
+    TransactionUnavailable {
+        /// The server's answer.
+        #[source]
+        source: ServerError,
+    },
+    /// The [`Transaction`](super::Transaction) was already committed or rolled back; nothing
+    /// was sent.
+    #[error("transaction {id} was already {state}")]
+    TransactionClosed {
+        /// The transaction id.
+        id: String,
+        /// `committed` or `rolled back`.
+        state: &'static str,
+    },
     /// The response body is not valid GraphBinary.
     #[error("invalid GraphBinary response")]
     Decode(#[source] DecodeError),
@@ -83,6 +107,23 @@ pub enum Error {
     /// A single result was requested but the response had this many (bulks counted).
     #[error("expected one result, the response has {0}")]
     TooManyResults(u64),
+    /// A response went over a limit of the client's own, not the server's: a WebSocket
+    /// message larger than [`ClientBuilder::max_message_size`](super::ClientBuilder::max_message_size),
+    /// values nested deeper than [`ClientBuilder::max_depth`](super::ClientBuilder::max_depth),
+    /// ... [`Limit`] names it, with the builder method and the `graphbinary` flag that raise
+    /// it. A WebSocket message over the limit ends every request of its connection (the
+    /// protocol cannot skip a message), each with this error.
+    #[error("{} {seen} {} over the client's limit of {max} (raise it with {} or {})", .limit.what(), .limit.unit(), .limit.builder_method(), .limit.cli_flag())]
+    Limit {
+        /// Which limit.
+        limit: Limit,
+        /// The size seen: bytes of the message, the response or the String; elements of the
+        /// collection; levels of nesting (reading stops one level over the limit, so this is
+        /// the limit plus one).
+        seen: u64,
+        /// The limit.
+        max: u64,
+    },
     /// The client was closed ([`Client::close`](super::Client::close)): the request was not
     /// sent, or its response was cut.
     #[error("the client is closed")]
@@ -104,6 +145,79 @@ impl From<crate::transport::ws::Error3> for Error {
     /// dropped connection as [`Error::Transport`], ...).
     fn from(e: crate::transport::ws::Error3) -> Self {
         super::ws3::from_error3(e)
+    }
+}
+
+/// What kind of error an [`Error`] is ([`Error::kind`]): one per variant, with transport
+/// timeouts apart from the other transport failures. New kinds may be added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// [`Error::Config`].
+    Config,
+    /// [`Error::InvalidRequest`].
+    InvalidRequest,
+    /// [`Error::Transport`] of [`TransportKind::Timeout`].
+    Timeout,
+    /// [`Error::Transport`] of any other [`TransportKind`].
+    Transport,
+    /// [`Error::Server`].
+    Server,
+    /// [`Error::Interceptor`].
+    Interceptor,
+    /// [`Error::TransactionNotFound`], [`Error::TransactionUnavailable`],
+    /// [`Error::TransactionClosed`].
+    Transaction,
+    /// [`Error::Decode`].
+    Decode,
+    /// [`Error::Decompress`].
+    Decompress,
+    /// [`Error::Protocol`].
+    Protocol,
+    /// [`Error::Conversion`].
+    Conversion,
+    /// [`Error::NoResult`].
+    NoResult,
+    /// [`Error::TooManyResults`].
+    TooManyResults,
+    /// [`Error::Closed`].
+    Closed,
+    /// [`Error::Unsupported`].
+    Unsupported,
+    /// [`Error::Limit`].
+    Limit,
+}
+
+impl ErrorKind {
+    /// A short name, for logs and metrics labels: `config`, `invalid_request`, `timeout`,
+    /// `transport`, `server`, `interceptor`, `transaction`, `decode`, `decompress`,
+    /// `protocol`, `conversion`, `no_result`, `too_many_results`, `closed`, `unsupported` or
+    /// `limit`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Config => "config",
+            ErrorKind::InvalidRequest => "invalid_request",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Transport => "transport",
+            ErrorKind::Server => "server",
+            ErrorKind::Interceptor => "interceptor",
+            ErrorKind::Transaction => "transaction",
+            ErrorKind::Decode => "decode",
+            ErrorKind::Decompress => "decompress",
+            ErrorKind::Protocol => "protocol",
+            ErrorKind::Conversion => "conversion",
+            ErrorKind::NoResult => "no_result",
+            ErrorKind::TooManyResults => "too_many_results",
+            ErrorKind::Closed => "closed",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Limit => "limit",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -136,30 +250,56 @@ impl fmt::Display for TransportKind {
 }
 
 impl Error {
-    /// A short name of the error's kind, for logs and metrics labels: `config`,
-    /// `invalid_request`, `timeout`, `transport` (any other [`TransportKind`]), `server`,
-    /// `interceptor`, `transaction`, `decode`, `decompress`, `protocol`, `conversion`,
-    /// `no_result`, `too_many_results`, `closed` or `unsupported`.
-    pub fn kind(&self) -> &'static str {
+    /// What kind of error this is; [`ErrorKind::as_str`] is its short name for logs and
+    /// metrics labels.
+    ///
+    /// ```
+    /// use graphbinary_client::client::{Client, ErrorKind};
+    ///
+    /// let e = Client::new("ftp://127.0.0.1/").unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::Config);
+    /// assert_eq!(e.kind().as_str(), "config");
+    /// ```
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::Config(_) => "config",
-            Error::InvalidRequest(_) => "invalid_request",
+            Error::Config(_) => ErrorKind::Config,
+            Error::InvalidRequest(_) => ErrorKind::InvalidRequest,
             Error::Transport {
                 kind: TransportKind::Timeout,
                 ..
-            } => "timeout",
-            Error::Transport { .. } => "transport",
-            Error::Server(_) => "server",
-            Error::Interceptor { .. } => "interceptor",
-            Error::Transaction(_) => "transaction",
-            Error::Decode(_) => "decode",
-            Error::Decompress(_) => "decompress",
-            Error::Protocol(_) => "protocol",
-            Error::Conversion { .. } => "conversion",
-            Error::NoResult => "no_result",
-            Error::TooManyResults(_) => "too_many_results",
-            Error::Closed => "closed",
-            Error::Unsupported { .. } => "unsupported",
+            } => ErrorKind::Timeout,
+            Error::Transport { .. } => ErrorKind::Transport,
+            Error::Server(_) => ErrorKind::Server,
+            Error::Interceptor { .. } => ErrorKind::Interceptor,
+            Error::TransactionNotFound { .. }
+            | Error::TransactionUnavailable { .. }
+            | Error::TransactionClosed { .. } => ErrorKind::Transaction,
+            Error::Decode(_) => ErrorKind::Decode,
+            Error::Decompress(_) => ErrorKind::Decompress,
+            Error::Protocol(_) => ErrorKind::Protocol,
+            Error::Conversion { .. } => ErrorKind::Conversion,
+            Error::NoResult => ErrorKind::NoResult,
+            Error::TooManyResults(_) => ErrorKind::TooManyResults,
+            Error::Closed => ErrorKind::Closed,
+            Error::Unsupported { .. } => ErrorKind::Unsupported,
+            Error::Limit { .. } => ErrorKind::Limit,
+        }
+    }
+
+    /// The error of converting a result to `T` that failed with `e`: `e` itself when it is
+    /// already this crate's [`Error`] (the conversions of [`Value`](crate::value::Value) to
+    /// Rust types), else [`Error::Conversion`] with `e`'s text.
+    pub(crate) fn conversion<T, E: fmt::Display + 'static>(e: E) -> Error {
+        let mut e = Some(e);
+        if let Some(slot) = (&mut e as &mut dyn std::any::Any).downcast_mut::<Option<Error>>() {
+            if let Some(own) = slot.take() {
+                return own;
+            }
+        }
+        let e = e.expect("not taken");
+        Error::Conversion {
+            target: std::any::type_name::<T>(),
+            detail: e.to_string(),
         }
     }
 
@@ -182,6 +322,19 @@ impl Error {
     /// Whether this is a transport timeout (connect or read).
     pub fn is_timeout(&self) -> bool {
         self.transport_kind() == Some(TransportKind::Timeout)
+    }
+
+    /// The client error for a decoding error of a response read with `limits`: one of those
+    /// limits is [`Error::Limit`]; I/O failures surfaced by the decoder are transport or
+    /// decompression errors; anything else is [`Error::Decode`].
+    pub(crate) fn from_decode(e: DecodeError, limits: &graphbinary_core::Limits) -> Self {
+        if let Some((limit, seen, max)) = Limit::of(&e, limits) {
+            return Error::Limit { limit, seen, max };
+        }
+        match e.into_io() {
+            Ok(io) => Error::from_body_io(io),
+            Err(e) => Error::Decode(e),
+        }
     }
 
     /// The error of the HTTP transport: [`Error::Transport`] of its kind, its cause as the
@@ -239,10 +392,7 @@ impl From<DecodeError> for Error {
     /// I/O failures surfaced by the decoder become transport or decompression errors; every
     /// other decode error is a format error.
     fn from(e: DecodeError) -> Self {
-        match e.into_io() {
-            Ok(io) => Error::from_body_io(io),
-            Err(e) => Error::Decode(e),
-        }
+        Error::from_decode(e, &crate::value::dynamic::DEFAULT_LIMITS)
     }
 }
 

@@ -125,10 +125,11 @@ use tokio::sync::Semaphore;
 pub use crate::transport::http::BodyReader;
 pub use crate::transport::{ByteCounters, ConnectionCounts, ConnectionTally};
 pub use builder::ClientBuilder;
-pub use convert::ConversionError;
 pub use request::{MaterializeProperties, RawResponse, RequestBuilder};
 pub use results::{ResultStream, TraverserStream};
 pub use retry::RetryPolicy;
+
+pub use crate::transport::ws::SlowConsumer;
 
 use crate::protocol::http4::response::ReadOptions;
 pub use crate::protocol::http4::response::StatusAttributes;
@@ -142,10 +143,10 @@ pub use crate::transport::{
 pub use crate::transport::{redact_url, Secret};
 /// The HTTP types of [`HttpRequest`], re-exported from the HTTP library.
 pub use crate::transport::{HeaderMap, HeaderName, HeaderValue, Method, Url};
-pub use error::{Error, ServerError, TransportKind};
+pub use error::{Error, ErrorKind, Limit, ServerError, TransportKind};
 pub use hosts::HostStatus;
 pub use observe::{ClientStats, Latency, RequestEnd, RequestInfo, RequestListener, RetryInfo};
-pub use transaction::{Transaction, TransactionError, TRANSACTION_ID_HEADER};
+pub use transaction::{Transaction, TRANSACTION_ID_HEADER};
 #[cfg(feature = "serde")]
 pub use typed::Typed;
 
@@ -157,6 +158,9 @@ pub const DEFAULT_URL: &str = "http://127.0.0.1:8182/gremlin";
 
 /// The default pool size.
 pub const DEFAULT_POOL_SIZE: usize = 8;
+
+/// The default of [`ClientBuilder::max_message_size`]: 10 MiB, the Java driver's.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = crate::transport::ws::MAX_MESSAGE_SIZE;
 
 /// A client for one Gremlin Server endpoint. Cheap to clone: clones share the connection pool.
 ///
@@ -369,7 +373,7 @@ impl Client {
     }
 
     /// Whether the URL is `ws://` or `wss://`: requests go to a TinkerPop 3 server as
-    /// GraphBinary 1 over WebSocket (see [`crate::ws`]).
+    /// GraphBinary 1 (or GraphSON, [`ClientBuilder::serializer`]) over WebSocket.
     pub fn is_tinkerpop3(&self) -> bool {
         matches!(self.inner.transport, Transport::Ws(_))
     }
@@ -384,8 +388,15 @@ impl Client {
     /// The TinkerPop 3 connection pool of a `ws://` client (connected at the first use); with
     /// several hosts, the pool of the next host in the rotation that can be connected to
     /// (a host that cannot is marked down, as a request to it would). [`Error::InvalidRequest`]
-    /// for an HTTP client.
+    /// for an HTTP client. Feature `test-util`, for tests: not part of the stable API.
+    #[cfg(feature = "test-util")]
+    #[doc(hidden)]
     pub async fn tinkerpop3(&self) -> Result<&crate::transport::ws::Client3, Error> {
+        self.tinkerpop3_on().await.map(|(c, _)| c)
+    }
+
+    /// [`Client::tinkerpop3`], with the index of its host.
+    async fn tinkerpop3_on(&self) -> Result<(&crate::transport::ws::Client3, usize), Error> {
         match &self.inner.transport {
             Transport::Ws(ws) => {
                 let hosts = &self.inner.hosts;
@@ -398,7 +409,7 @@ impl Client {
                     match ws.client(i).await {
                         Ok(c) => {
                             hosts.succeeded(i);
-                            return Ok(c);
+                            return Ok((c, i));
                         }
                         Err(e) if ws3::unreachable(&e) && tried.len() < hosts.len() => {
                             hosts.failed(i);
@@ -417,32 +428,6 @@ impl Client {
                 self.inner.url
             ))),
         }
-    }
-
-    /// Opens a TinkerPop 3 session (a `ws://` client only; for TinkerPop 4 see
-    /// [`Client::transaction`]): requests evaluated in order by the server's `session`
-    /// processor, sharing variables and one transaction. See [`crate::transport::ws::Session3`].
-    ///
-    /// ```no_run
-    /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
-    /// let client = graphbinary_client::Client::new("ws://127.0.0.1:8182/gremlin")?;
-    /// let s = client.session().await?;
-    /// s.all("g.addV('person').property('name','ada')").await.map_err(graphbinary_client::client::Error::from)?;
-    /// s.commit().await.map_err(graphbinary_client::client::Error::from)?;
-    /// s.close().await.map_err(graphbinary_client::client::Error::from)?;
-    /// # Ok(()) }
-    /// ```
-    pub async fn session(&self) -> Result<crate::transport::ws::Session3, Error> {
-        if self.inner.cosmos {
-            return Err(cosmos::unsupported(
-                "sessions (TinkerPop 3's transactions; Cosmos DB has none)",
-            ));
-        }
-        self.tinkerpop3()
-            .await?
-            .session()
-            .await
-            .map_err(ws3::from_error3)
     }
 
     /// Whether responses are requested compressed.

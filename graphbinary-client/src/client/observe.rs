@@ -403,7 +403,7 @@ impl Observer {
             l.on_retry(&RetryInfo {
                 attempt,
                 host: host.into_owned(),
-                error: error.kind(),
+                error: error.kind().as_str(),
                 delay,
             });
         }

@@ -347,7 +347,7 @@ impl RequestBuilder {
                 Ok(stream)
             }
             Err(e) => {
-                obs.end(e.kind(), e.server_error().map(|s| s.code), 0, 0);
+                obs.end(e.kind().as_str(), e.server_error().map(|s| s.code), 0, 0);
                 Err(e)
             }
         }
@@ -374,6 +374,9 @@ impl RequestBuilder {
         self.client.inner.check_open()?;
         if self.client.inner.cosmos {
             super::cosmos::check_script(&self.gremlin)?;
+        }
+        if let Some(session) = self.transaction.as_ref().and_then(|t| t.session.clone()) {
+            return self.send_session(&session).await;
         }
         if self.idempotent && self.transaction.is_none() {
             return self.send_retrying().await;
@@ -405,11 +408,18 @@ impl RequestBuilder {
 
     /// The TinkerPop 3 `eval` request message of this request (for a `ws://` client):
     /// `gremlin`, `language`, parameters as `bindings`, `g` as the alias of `g`, `batchSize`,
-    /// `timeout_millis` as `evaluationTimeout`, `materializeProperties`.
+    /// `timeout_millis` as `evaluationTimeout`, `materializeProperties`. Not part of the
+    /// stable API (what a request sends, for tests and examples); hidden with the transport.
+    #[doc(hidden)]
     pub fn eval_v1(&self) -> Result<crate::transport::ws::Eval, Error> {
-        if self.transaction.is_some() {
+        if self
+            .transaction
+            .as_ref()
+            .is_some_and(|t| t.session.is_none())
+        {
             return Err(Error::InvalidRequest(
-                "HTTP transactions are TinkerPop 4; over ws:// (TinkerPop 3) use ws::Client3::session".into(),
+                "HTTP transactions are TinkerPop 4; over ws:// (TinkerPop 3) use Client::session"
+                    .into(),
             ));
         }
         let mut eval = crate::transport::ws::Eval::new(self.gremlin.clone());
@@ -437,6 +447,25 @@ impl RequestBuilder {
             .map(|n| i64::try_from(n).unwrap_or(i64::MAX));
         eval.materialize_properties = self.materialize_properties.map(|m| m.as_str().to_owned());
         Ok(eval)
+    }
+
+    /// Sends the request in a TinkerPop 3 session, on its connection; the request's deadline
+    /// (or the client's) bounds it to the end of its results.
+    async fn send_session(
+        mut self,
+        session: &crate::transport::ws::Session3,
+    ) -> Result<ResultStream, Error> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let eval = self.eval_v1()?;
+        let t = self.timeout.or(self.client.inner.request_timeout);
+        let results = session.eval(eval).await.map_err(super::ws3::from_error3)?;
+        Ok(ResultStream::from_ws(
+            results,
+            t,
+            self.client.inner.read_timeout,
+        ))
     }
 
     async fn send_ws(mut self) -> Result<ResultStream, Error> {

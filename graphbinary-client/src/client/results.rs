@@ -52,6 +52,8 @@ pub struct TraverserStream {
     failed: Option<Failure>,
     /// The request's span and statistics, ended when the stream is dropped.
     obs: Option<super::observe::Request>,
+    /// The limits the response is read with, to name the one a decoding error went over.
+    limits: graphbinary_core::Limits,
 }
 
 /// Where the results come from: a GraphBinary 4 HTTP body, or TinkerPop 3 WebSocket messages.
@@ -112,7 +114,7 @@ struct Failure(&'static str, Option<i32>);
 
 impl Failure {
     fn of(e: &Error) -> Failure {
-        Failure(e.kind(), e.server_error().map(|s| s.code))
+        Failure(e.kind().as_str(), e.server_error().map(|s| s.code))
     }
 }
 
@@ -423,7 +425,7 @@ impl TraverserStream {
                 http_status: Some(self.http_status),
                 ..*s
             }),
-            ResponseError::Decode(d) => Error::from(d),
+            ResponseError::Decode(d) => Error::from_decode(d, &self.limits),
         }
     }
 
@@ -522,6 +524,7 @@ impl ResultStream {
                 done: false,
                 failed: None,
                 obs: None,
+                limits: opts.limits,
             },
             pending: None,
         }
@@ -554,6 +557,8 @@ impl ResultStream {
                 done: false,
                 failed: None,
                 obs: None,
+                // The transport named its limits already (`Error3::Limit`).
+                limits: crate::value::dynamic::DEFAULT_LIMITS,
             },
             pending: None,
         }
@@ -700,7 +705,7 @@ impl ResultStream {
     pub async fn one<T>(self) -> Result<T, Error>
     where
         T: TryFrom<Value>,
-        T::Error: std::fmt::Display,
+        T::Error: std::fmt::Display + 'static,
     {
         let mut first: Option<Value> = None;
         let mut count: u64 = 0;
@@ -714,10 +719,7 @@ impl ResultStream {
         }
         match (first, count) {
             (None, _) => Err(Error::NoResult),
-            (Some(v), 1) => T::try_from(v).map_err(|e| Error::Conversion {
-                target: std::any::type_name::<T>(),
-                detail: e.to_string(),
-            }),
+            (Some(v), 1) => T::try_from(v).map_err(Error::conversion::<T, _>),
             (Some(_), n) => Err(Error::TooManyResults(n)),
         }
     }

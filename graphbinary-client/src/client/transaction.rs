@@ -4,7 +4,8 @@ use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
-use super::{Client, Error, RequestBuilder, ResultStream, ServerError};
+use super::{Client, Error, RequestBuilder, ResultStream};
+use crate::transport::ws::Session3;
 use crate::value::Value;
 
 /// The begin, commit and rollback scripts the server recognises (exactly these strings).
@@ -15,42 +16,13 @@ const ROLLBACK: &str = "g.tx().rollback()";
 /// The header that carries the transaction id.
 pub const TRANSACTION_ID_HEADER: &str = "X-Transaction-Id";
 
-/// A transaction failure, inside [`Error::Transaction`].
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum TransactionError {
-    /// The server does not know the transaction (HTTP 404): it expired (idle or lifetime
-    /// timeout), was already committed or rolled back, or the id is wrong.
-    #[error("transaction {id} is unknown to the server (expired or already ended)")]
-    NotFound {
-        /// The transaction id sent.
-        id: String,
-        /// The server's answer.
-        #[source]
-        source: ServerError,
-    },
-    /// The server cannot open another transaction (HTTP 503, `maxConcurrentTransactions`).
-    #[error("the server cannot open another transaction")]
-    Unavailable {
-        /// The server's answer.
-        #[source]
-        source: ServerError,
-    },
-    /// The handle was already committed or rolled back; nothing was sent.
-    #[error("transaction {id} was already {state}")]
-    Closed {
-        /// The transaction id.
-        id: String,
-        /// `committed` or `rolled back`.
-        state: &'static str,
-    },
-}
-
-/// Where a transactional request goes: the transaction id (none for begin) and the pinned host.
+/// Where a transactional request goes: the transaction id (none for begin) and the pinned host;
+/// for a TinkerPop 3 session, the session its requests are evaluated in.
 #[derive(Debug, Clone)]
 pub(super) struct TxContext {
     pub(super) id: Option<String>,
     pub(super) host: Option<usize>,
+    pub(super) session: Option<Arc<Session3>>,
 }
 
 impl TxContext {
@@ -58,13 +30,13 @@ impl TxContext {
     pub(super) fn map_error(&self, e: Error) -> Error {
         match e {
             Error::Server(se) if se.http_status == Some(404) || se.code == 404 => {
-                Error::Transaction(TransactionError::NotFound {
+                Error::TransactionNotFound {
                     id: self.id.clone().unwrap_or_default(),
                     source: se,
-                })
+                }
             }
             Error::Server(se) if se.http_status == Some(503) || se.code == 503 => {
-                Error::Transaction(TransactionError::Unavailable { source: se })
+                Error::TransactionUnavailable { source: se }
             }
             other => other,
         }
@@ -91,8 +63,8 @@ enum State {
 /// plain TinkerGraph, begin fails with a server error 400. The server bounds transactions
 /// (Gremlin Server defaults: idle 60 s, lifetime 600 s, 1000 open at once). A transaction the
 /// server no longer knows (expired, or already ended) makes a request fail with
-/// [`TransactionError::NotFound`] (HTTP 404); too many open transactions make begin fail with
-/// [`TransactionError::Unavailable`] (HTTP 503). A failing request inside a transaction does not
+/// [`Error::TransactionNotFound`] (HTTP 404); too many open transactions make begin fail with
+/// [`Error::TransactionUnavailable`] (HTTP 503). A failing request inside a transaction does not
 /// end it.
 ///
 /// # Dropping an open transaction
@@ -128,6 +100,9 @@ struct TxInner {
     host: usize,
     g: String,
     state: Mutex<State>,
+    /// A TinkerPop 3 session (a `ws://` client); `None` for a TinkerPop 4 transaction over
+    /// HTTP.
+    session: Option<Arc<Session3>>,
 }
 
 impl fmt::Debug for Transaction {
@@ -177,6 +152,7 @@ impl Client {
         let ctx = TxContext {
             id: None,
             host: None,
+            session: None,
         };
         let (raw, host) = self
             .request(BEGIN)
@@ -199,6 +175,45 @@ impl Client {
                 host,
                 g: alias.to_owned(),
                 state: Mutex::new(State::Open),
+                session: None,
+            }),
+        })
+    }
+
+    /// Opens a TinkerPop 3 session (a `ws://` client only; for TinkerPop 4 see
+    /// [`Client::transaction`]), as a [`Transaction`]: its requests are evaluated in order by
+    /// the server's `session` processor, on a connection of its own, sharing script variables
+    /// and (on a graph that supports transactions) one transaction.
+    /// [`Transaction::commit`] and [`Transaction::rollback`] run `g.tx().commit()` /
+    /// `g.tx().rollback()` in it and then close the session; [`Transaction::close`] closes it
+    /// without either (the server rolls back what is open). Dropping the last clone closes it
+    /// in the background. A session is not reconnected: once its connection dropped, its
+    /// requests fail and a new session is needed.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), graphbinary_client::client::Error> {
+    /// let client = graphbinary_client::Client::new("ws://127.0.0.1:8182/gremlin")?;
+    /// let s = client.session().await?;
+    /// s.submit("g.addV('person').property('name','ada')").await?.count().await?;
+    /// s.commit().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn session(&self) -> Result<Transaction, Error> {
+        if self.inner.cosmos {
+            return Err(super::cosmos::unsupported(
+                "sessions (TinkerPop 3's transactions; Cosmos DB has none)",
+            ));
+        }
+        let (pool, host) = self.tinkerpop3_on().await?;
+        let session = pool.session().await.map_err(super::ws3::from_error3)?;
+        Ok(Transaction {
+            inner: Arc::new(TxInner {
+                client: self.clone(),
+                id: session.id().to_string(),
+                host,
+                g: "g".to_owned(),
+                state: Mutex::new(State::Open),
+                session: Some(Arc::new(session)),
             }),
         })
     }
@@ -258,7 +273,8 @@ fn transaction_id_of(v: &Value) -> Option<String> {
 }
 
 impl Transaction {
-    /// The transaction id the server gave.
+    /// The transaction id the server gave; for a TinkerPop 3 session, the session id (a UUID
+    /// the client chose).
     pub fn id(&self) -> &str {
         &self.inner.id
     }
@@ -271,7 +287,7 @@ impl Transaction {
     /// Whether the transaction is still open (neither committed nor rolled back through this
     /// handle; the server may have expired it meanwhile).
     pub fn is_open(&self) -> bool {
-        self.state() == State::Open
+        self.state() == State::Open && self.inner.session.as_ref().is_none_or(|s| s.is_open())
     }
 
     fn state(&self) -> State {
@@ -294,18 +310,19 @@ impl Transaction {
         TxContext {
             id: Some(self.inner.id.clone()),
             host: Some(self.inner.host),
+            session: self.inner.session.clone(),
         }
     }
 
     /// A request inside the transaction, to add parameters and options to before sending.
-    /// Once the transaction is closed, sending it fails with [`TransactionError::Closed`].
+    /// Once the transaction is closed, sending it fails with [`Error::TransactionClosed`].
     pub fn request(&self, gremlin: impl Into<String>) -> RequestBuilder {
-        let rb = self
-            .inner
-            .client
-            .request(gremlin)
-            .g(self.inner.g.clone())
-            .in_transaction(self.context());
+        let mut rb = self.inner.client.request(gremlin);
+        if self.inner.session.is_none() {
+            // A session evaluates with the server's own `g` (no alias sent), as before.
+            rb = rb.g(self.inner.g.clone());
+        }
+        let rb = rb.in_transaction(self.context());
         match self.state() {
             State::Open => rb,
             closed => rb.fail_with(self.closed_error(closed)),
@@ -313,14 +330,14 @@ impl Transaction {
     }
 
     fn closed_error(&self, s: State) -> Error {
-        Error::Transaction(TransactionError::Closed {
+        Error::TransactionClosed {
             id: self.inner.id.clone(),
             state: if s == State::Committed {
                 "committed"
             } else {
                 "rolled back"
             },
-        })
+        }
     }
 
     /// Sends `gremlin` inside the transaction; the results stream as they arrive.
@@ -341,7 +358,7 @@ impl Transaction {
 
     /// Commits the transaction (`g.tx().commit()`) and waits for the server's answer.
     ///
-    /// After a commit that succeeded, or that failed with [`TransactionError::NotFound`], the
+    /// After a commit that succeeded, or that failed with [`Error::TransactionNotFound`], the
     /// handle is closed. Any other failure leaves it open (the server keeps a transaction open
     /// after an error), so a rollback can follow.
     ///
@@ -369,17 +386,48 @@ impl Transaction {
             Err(e) => Err(e),
         };
         match &res {
-            Ok(()) | Err(Error::Transaction(TransactionError::NotFound { .. })) => {
+            Ok(()) | Err(Error::TransactionNotFound { .. }) => {
                 self.set_state(to);
+                if let Some(s) = &self.inner.session {
+                    // Its work is done: the session's close is best effort.
+                    let _ = s.close().await;
+                }
             }
             _ => {}
         }
         res
     }
+
+    /// Ends the transaction without committing: a TinkerPop 3 session is closed on the server
+    /// (which rolls back what is open, and drops the session's variables), a TinkerPop 4
+    /// transaction is rolled back ([`Transaction::rollback`]). The handle is closed after it;
+    /// closing a closed handle does nothing.
+    pub async fn close(&self) -> Result<(), Error> {
+        if self.state() != State::Open {
+            return Ok(());
+        }
+        match &self.inner.session {
+            Some(s) => {
+                self.set_state(State::RolledBack);
+                s.close().await.map_err(super::ws3::from_error3)
+            }
+            None => self.rollback().await,
+        }
+    }
+
+    /// Whether this is a TinkerPop 3 session ([`Client::session`]) rather than a TinkerPop 4
+    /// transaction ([`Client::transaction`]).
+    pub fn is_session(&self) -> bool {
+        self.inner.session.is_some()
+    }
 }
 
 impl Drop for TxInner {
     fn drop(&mut self) {
+        if self.session.is_some() {
+            // The session closes itself when its last handle is dropped.
+            return;
+        }
         let open = *self
             .state
             .get_mut()
@@ -398,6 +446,7 @@ impl Drop for TxInner {
             .in_transaction(TxContext {
                 id: Some(std::mem::take(&mut self.id)),
                 host: Some(self.host),
+                session: None,
             });
         rt.spawn(async move {
             if let Ok(results) = request.send().await {

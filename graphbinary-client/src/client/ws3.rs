@@ -125,12 +125,19 @@ pub(crate) fn from_error3(e: Error3) -> Error {
             attributes: Default::default(),
         }),
         Error3::Decode(d) => Error::Decode(d),
+        Error3::Limit { limit, seen, max } => Error::Limit { limit, seen, max },
         Error3::Timeout(_) => Error::Transport {
             kind: TransportKind::Timeout,
             source: Box::new(e),
         },
         Error3::WebSocket(ref w) => {
             use tokio_tungstenite::tungstenite::Error as W;
+            let Some(w) = w.downcast_ref::<W>() else {
+                return Error::Transport {
+                    kind: TransportKind::Connect,
+                    source: Box::new(e),
+                };
+            };
             let kind = match w {
                 // rustls reports a failed handshake as an I/O error wrapping its own.
                 W::Io(io)

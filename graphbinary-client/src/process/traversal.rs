@@ -590,7 +590,7 @@ impl GraphTraversal {
     pub async fn to_list_as<T>(self) -> Result<Vec<T>, Error>
     where
         T: TryFrom<Value>,
-        T::Error: fmt::Display,
+        T::Error: fmt::Display + 'static,
     {
         self.to_list()
             .await?
@@ -640,7 +640,7 @@ impl GraphTraversal {
     pub async fn next_as<T>(self) -> Result<Option<T>, Error>
     where
         T: TryFrom<Value>,
-        T::Error: fmt::Display,
+        T::Error: fmt::Display + 'static,
     {
         self.next().await?.map(convert).transpose()
     }
@@ -732,12 +732,9 @@ fn cosmos_refuses(steps: &[Step]) -> Option<String> {
 fn convert<T>(v: Value) -> Result<T, Error>
 where
     T: TryFrom<Value>,
-    T::Error: fmt::Display,
+    T::Error: fmt::Display + 'static,
 {
-    T::try_from(v).map_err(|e| Error::Conversion {
-        target: std::any::type_name::<T>(),
-        detail: e.to_string(),
-    })
+    T::try_from(v).map_err(Error::conversion::<T, _>)
 }
 
 /// Writes traversals, collecting parameters.

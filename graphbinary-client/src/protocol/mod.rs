@@ -4,5 +4,6 @@
 //! Below the transports that carry their bytes.
 
 pub(crate) mod http4;
-#[cfg(feature = "http")]
+// The fuzz targets (`test-util`) read its messages without the transports.
+#[cfg(any(feature = "http", feature = "test-util"))]
 pub(crate) mod ws3;

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 pub mod http;
 mod interceptor;
+mod limit;
 pub(crate) mod secret;
 #[cfg(feature = "sigv4")]
 mod sigv4;
@@ -29,6 +30,7 @@ pub(crate) use interceptor::Chain;
 pub use interceptor::{
     interceptor_fn, BasicAuth, FnInterceptor, HttpRequest, InterceptFuture, Interceptor,
 };
+pub use limit::Limit;
 pub use secret::{redact_url, Secret};
 #[cfg(feature = "sigv4")]
 pub use sigv4::SigV4;

@@ -38,7 +38,7 @@ pub use scalars::BigInteger;
 pub use structure::{Graph, Tree};
 pub(crate) use time::epoch;
 pub use time::DateTimeKind;
-#[cfg(feature = "http")]
+#[cfg(any(feature = "http", feature = "test-util"))]
 pub(crate) use time::{parse_local_date, parse_local_time, parse_zone_offset};
 
 /// The GraphBinary 4 type codes: the constants of [`graphbinary_core::codes`] (generated from

@@ -14,7 +14,7 @@ use graphbinary_client::value::Value;
 pub async fn one_as<T>(sent: impl IntoFuture<Output = Result<ResultStream, Error>>) -> T
 where
     T: TryFrom<Value>,
-    T::Error: std::fmt::Display,
+    T::Error: std::fmt::Display + 'static,
 {
     sent.await
         .expect("request failed")
@@ -47,7 +47,7 @@ pub trait Sent: IntoFuture<Output = Result<ResultStream, Error>> + Sized {
     async fn expect_one<T>(self) -> T
     where
         T: TryFrom<Value>,
-        T::Error: std::fmt::Display,
+        T::Error: std::fmt::Display + 'static,
     {
         one_as(self).await
     }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use graphbinary_client::client::{redact_url, Client, DEFAULT_URL};
+use graphbinary_client::client::{redact_url, Client, ClientBuilder, DEFAULT_URL};
 use graphbinary_client::process::Lit;
 use graphbinary_client::value::Value;
 
@@ -54,6 +54,98 @@ pub struct ConnArgs {
     /// Do not ask for compressed responses.
     #[arg(long)]
     pub no_compression: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// The client's own limits on what a response may hold (each error that one of them stops
+/// names its flag). Sizes take a unit: 64MiB, 512KiB, 2GiB, or plain bytes.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LimitArgs {
+    /// Largest WebSocket message (ws:// only; default 10MiB).
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    pub max_message_size: Option<u64>,
+    /// Largest response in all (default: none).
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    pub max_response_size: Option<u64>,
+    /// Deepest nesting of values (default 128).
+    #[arg(long, value_name = "LEVELS")]
+    pub max_depth: Option<u32>,
+    /// Most elements of a List, Set, Map, Path (default 64Mi).
+    #[arg(long, value_parser = parse_size, value_name = "N")]
+    pub max_collection_len: Option<u64>,
+    /// Largest String, Binary or BigInteger (default 256MiB).
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    pub max_bytes_len: Option<u64>,
+}
+
+impl LimitArgs {
+    /// `b` with these limits set.
+    pub fn apply(&self, mut b: ClientBuilder) -> ClientBuilder {
+        let usize_of = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        if let Some(n) = self.max_message_size {
+            b = b.max_message_size(usize_of(n));
+        }
+        if let Some(n) = self.max_response_size {
+            b = b.max_response_size(n);
+        }
+        if let Some(n) = self.max_depth {
+            b = b.max_depth(n);
+        }
+        if let Some(n) = self.max_collection_len {
+            b = b.max_collection_len(usize_of(n));
+        }
+        if let Some(n) = self.max_bytes_len {
+            b = b.max_bytes_len(usize_of(n));
+        }
+        b
+    }
+
+    /// Sets the limit of flag `name` (`max-message-size`, with or without its `--`) to
+    /// `value` (as the flag takes it), for the console's `:limit`.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let name = name.trim_start_matches('-');
+        match name {
+            "max-message-size" => self.max_message_size = Some(parse_size(value)?),
+            "max-response-size" => self.max_response_size = Some(parse_size(value)?),
+            "max-depth" => {
+                self.max_depth = Some(
+                    value
+                        .parse()
+                        .map_err(|_| format!("{value:?} is not a number of levels"))?,
+                )
+            }
+            "max-collection-len" => self.max_collection_len = Some(parse_size(value)?),
+            "max-bytes-len" => self.max_bytes_len = Some(parse_size(value)?),
+            _ => {
+                return Err(format!(
+                    "{name:?}: the limits are max-message-size, max-response-size, max-depth, \
+                     max-collection-len, max-bytes-len"
+                ))
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A size: a number with an optional unit, `KiB`/`K`, `MiB`/`M`, `GiB`/`G` (powers of 1024),
+/// `Ki`, `Mi`, `Gi` too (for counts).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size (e.g. 64MiB, 512KiB, 1000)"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "ki" | "kib" | "kb" => 10,
+        "m" | "mi" | "mib" | "mb" => 20,
+        "g" | "gi" | "gib" | "gb" => 30,
+        other => return Err(format!("{s:?}: unknown unit {other:?} (KiB, MiB, GiB)")),
+    };
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{s:?} is too large"))
 }
 
 impl ConnArgs {
@@ -68,7 +160,9 @@ impl ConnArgs {
 
     /// A client for `url` with these options. The password of `--user` is asked for here.
     pub async fn connect(&self, url: &str) -> Result<Client, String> {
-        let mut b = Client::builder(url).compression(!self.no_compression);
+        let mut b = self
+            .limits
+            .apply(Client::builder(url).compression(!self.no_compression));
         if let Some(user) = &self.user {
             b = b.basic_auth(user.clone(), password(user)?);
         }
@@ -141,6 +235,16 @@ mod tests {
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("5d").is_err());
         assert!(parse_duration("-1s").is_err());
+        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_size("512k"), Ok(512 << 10));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("5 parsecs").is_err());
+        assert!(parse_size("99999999999999GiB").is_err());
+        let mut l = LimitArgs::default();
+        l.set("--max-message-size", "2MiB").unwrap();
+        l.set("max-depth", "9").unwrap();
+        assert_eq!((l.max_message_size, l.max_depth), (Some(2 << 20), Some(9)));
+        assert!(l.set("max-speed", "1").unwrap_err().contains("max-depth"));
         let (n, v) = parse_param("age = 29L").unwrap();
         assert_eq!(n, "age");
         assert!(matches!(v, Value::Long(29)));

@@ -7,16 +7,13 @@ use std::sync::Arc;
 use futures::stream::{BoxStream, StreamExt};
 use graphbinary_client::client::{ByteCounters, Client, Error, RequestBuilder, Transaction};
 use graphbinary_client::value::Value;
-use graphbinary_client::ws::Session3;
 
 /// Where a script runs.
 pub enum Target<'a> {
     /// On the client (its pool).
     Client(&'a Client),
-    /// In a TinkerPop 4 transaction.
+    /// In a transaction: TinkerPop 4's, or a TinkerPop 3 session.
     Tx(&'a Transaction),
-    /// In a TinkerPop 3 session (the client builds the request).
-    Session(&'a Client, &'a Session3),
 }
 
 /// The options of a script.
@@ -75,13 +72,5 @@ pub async fn send(target: Target<'_>, gremlin: &str, opts: &Opts) -> Result<Sent
     match target {
         Target::Client(c) => traversers(options(c.request(gremlin), opts)).await,
         Target::Tx(tx) => traversers(options(tx.request(gremlin), opts)).await,
-        Target::Session(c, s) => {
-            let eval = options(c.request(gremlin), opts).eval_v1()?;
-            let results = s.eval(eval).await?.map(|r| r.map_err(Error::from)).boxed();
-            Ok(Sent {
-                results,
-                counters: None,
-            })
-        }
     }
 }

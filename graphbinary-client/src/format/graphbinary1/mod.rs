@@ -58,7 +58,7 @@ pub use custom::{
     RelationIdentifierType,
 };
 pub use janusgraph::{GeoPoint, Geoshape, GeoshapeType, JanusGraphP, JanusGraphPType};
-#[cfg(feature = "http")]
+#[cfg(any(feature = "http", feature = "test-util"))]
 pub(crate) use reader::{composite, predicate_value};
 pub use reader::{
     date_time_from_millis, decode_slice, decode_slice_with, decode_value, read_value,

@@ -14,6 +14,9 @@
 //! );
 //! ```
 
+// The reader of the 3.x protocol's GraphSON messages (`protocol::ws3`, built with it).
+#[cfg(any(feature = "http", feature = "test-util"))]
+pub(crate) mod read;
 mod v3;
 mod v4;
 

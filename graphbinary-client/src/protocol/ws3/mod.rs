@@ -2,6 +2,9 @@
 //! (`response.rs`) in GraphBinary 1, and the same in GraphSON 3 or 2 (`graphson.rs`: the
 //! serializer choice, the request writer and the response reader).
 
+// Without the transports (`test-util` only) the fuzz targets use part of it.
+#![cfg_attr(not(feature = "http"), allow(unused_imports, dead_code))]
+
 pub(crate) mod graphson;
 mod request;
 mod response;

@@ -492,7 +492,10 @@ impl Results3 {
                     )
                 };
                 match decoded {
-                    Err(e) => Err(Error3::Decode(e)),
+                    Err(e) => Err(match crate::transport::Limit::of(&e, &options.limits) {
+                        Some((limit, seen, max)) => Error3::Limit { limit, seen, max },
+                        None => Error3::Decode(e),
+                    }),
                     Ok(mut msg) => match msg.status {
                         200 | 204 | 206 => {
                             // The stream keeps only the results of a message: its
@@ -597,12 +600,20 @@ async fn run(
     });
     let mut last_in = Instant::now();
     let mut ping_sent = false;
+    // A message over the client's own size limit: (its size, the limit).
+    let mut over: Option<(usize, usize)> = None;
     let end = loop {
         tokio::select! {
             msg = ws.next() => {
                 let msg = match msg {
                     None => break "the server closed the connection".to_string(),
-                    Some(Err(e)) => break format!(": {e}"),
+                    Some(Err(e)) => {
+                        use tokio_tungstenite::tungstenite::error::{CapacityError, Error as W};
+                        if let W::Capacity(CapacityError::MessageTooLong { size, max_size }) = &e {
+                            over = Some((*size, *max_size));
+                        }
+                        break format!(": {e}");
+                    }
                     Some(Ok(m)) => m,
                 };
                 last_in = Instant::now();
@@ -649,6 +660,13 @@ async fn run(
     for e in waiting {
         let error = if end == CLIENT_CLOSED {
             Error3::ClientClosed
+        } else if let Some((size, max)) = over {
+            // The connection cannot skip a message: every request on it ends, each told why.
+            Error3::Limit {
+                limit: crate::transport::Limit::MessageSize,
+                seen: size as u64,
+                max: max as u64,
+            }
         } else {
             Error3::Closed(end.clone())
         };
@@ -757,10 +775,11 @@ async fn route(
                 let total = e.total;
                 fail(
                     e,
-                    Error3::TooLarge(format!(
-                        "the response messages of request {id} add up to {total} bytes, over \
-                         Limits::max_response_size {max}"
-                    )),
+                    Error3::Limit {
+                        limit: crate::transport::Limit::ResponseSize,
+                        seen: total,
+                        max,
+                    },
                 );
                 return Ok(());
             }
@@ -877,7 +896,11 @@ mod tests {
             };
             match connect(&url, &options).await {
                 // UnknownIssuer, or BadSignature for a root of the same name.
-                Err(Error3::WebSocket(tokio_tungstenite::tungstenite::Error::Io(e))) => {
+                Err(Error3::WebSocket(w)) => {
+                    let Some(tokio_tungstenite::tungstenite::Error::Io(e)) = w.downcast_ref()
+                    else {
+                        panic!("{w:?}")
+                    };
                     assert!(e.to_string().contains("invalid peer certificate"), "{e}");
                     assert!(
                         e.get_ref().is_some_and(|i| i.is::<rustls::Error>()),

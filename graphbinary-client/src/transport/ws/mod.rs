@@ -47,7 +47,7 @@
 //! * **Closing**: [`Client3::close`] gives the requests in flight a grace, then ends them
 //!   with [`Error3::ClientClosed`] and closes every connection.
 //! * **Limits**: [`Options3::limits`] bound each decoded value; `Limits::max_response_size`
-//!   also bounds the bytes of all messages of one request ([`Error3::TooLarge`]), and (when
+//!   also bounds the bytes of all messages of one request ([`Error3::Limit`]), and (when
 //!   smaller than [`Options3::max_message_size`]) each message.
 //! * **SASL PLAIN**: on 407 the connection answers with [`Options3::credentials`] (`\0user\0password`,
 //!   base64) under the same request id; a connection authenticates once. A `user:password@`
@@ -103,6 +103,9 @@ use conn::Conn;
 pub use conn::Results3;
 pub use session::Session3;
 
+/// The default of [`Options3::max_message_size`]: 10 MiB, the Java driver's.
+pub const MAX_MESSAGE_SIZE: usize = 10 << 20;
+
 /// The default of [`Options3::request_backlog`] (messages).
 pub const REQUEST_BACKLOG: usize = 1024;
 
@@ -113,14 +116,15 @@ pub const REQUEST_BACKLOG_BYTES: usize = 8 << 20;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error3 {
-    /// The WebSocket handshake or connection failed.
-    #[error("WebSocket: {0}")]
-    WebSocket(#[from] tokio_tungstenite::tungstenite::Error),
+    /// The WebSocket handshake or connection failed; the WebSocket library's error is the
+    /// source.
+    #[error("WebSocket handshake or connection failed")]
+    WebSocket(#[source] BoxError),
     /// A response message is not valid GraphBinary 1 (or GraphSON, as the serializer says).
-    #[error("response message: offset {}: {}", .0.offset(), .0.kind())]
+    #[error("invalid response message")]
     Decode(#[from] DecodeError),
     /// A request could not be written.
-    #[error("request: {0}")]
+    #[error("the request could not be written")]
     Encode(#[from] EncodeError),
     /// The server answered with an error status.
     #[error("server error {code}: {message}")]
@@ -153,14 +157,22 @@ pub enum Error3 {
         /// [`Options3::request_backlog_bytes`].
         backlog_bytes: usize,
     },
-    /// A response exceeded a size limit.
-    #[error("response too large: {0}")]
-    TooLarge(String),
+    /// A response went over a limit of the client's own ([`Options3::max_message_size`], or
+    /// one of [`Options3::limits`]).
+    #[error("{} {seen} {} over the client's limit of {max} (raise it with {} or {})", .limit.what(), .limit.unit(), .limit.builder_method(), .limit.cli_flag())]
+    Limit {
+        /// Which limit.
+        limit: crate::transport::Limit,
+        /// The size seen (for a nesting depth, one level over the limit).
+        seen: u64,
+        /// The limit.
+        max: u64,
+    },
     /// Connecting took longer than [`Options3::connect_timeout`].
     #[error("timeout: {0}")]
     Timeout(String),
     /// An upgrade-request interceptor failed; nothing was sent.
-    #[error("request interceptor {name:?} failed: {source}")]
+    #[error("request interceptor {name:?} failed")]
     Interceptor {
         /// The interceptor's name.
         name: String,
@@ -174,6 +186,14 @@ pub enum Error3 {
     /// The session was closed.
     #[error("the session is closed")]
     SessionClosed,
+}
+
+impl From<tokio_tungstenite::tungstenite::Error> for Error3 {
+    /// The WebSocket library's error, boxed as the source of [`Error3::WebSocket`] (its type
+    /// is not part of this crate's API).
+    fn from(e: tokio_tungstenite::tungstenite::Error) -> Self {
+        Error3::WebSocket(Box::new(e))
+    }
 }
 
 /// What a connection does when a request's consumer is [`Options3::request_backlog`] messages
@@ -190,7 +210,9 @@ pub enum SlowConsumer {
     Wait,
 }
 
-/// Connection options. Construct with `Options3 { field: ..., ..Options3::default() }`.
+/// Connection options of the WebSocket transport. Users set every one of them through
+/// [`ClientBuilder`](crate::client::ClientBuilder) (a `ws://` URL); this struct is the
+/// transport's own. Construct with `Options3 { field: ..., ..Options3::default() }`.
 #[derive(Debug, Clone)]
 pub struct Options3 {
     /// SASL PLAIN credentials (user, password), sent when the server answers 407; `Debug`
@@ -245,7 +267,7 @@ impl Default for Options3 {
         Options3 {
             credentials: None,
             limits: Limits::default(),
-            max_message_size: 10 * 1024 * 1024,
+            max_message_size: MAX_MESSAGE_SIZE,
             user_agent: format!("graphbinary-rs/{}", env!("CARGO_PKG_VERSION")),
             custom_types: CustomTypes::janusgraph(),
             serializer: crate::protocol::ws3::graphson::Serializer::GraphBinary1,

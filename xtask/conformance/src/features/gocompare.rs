@@ -1,6 +1,6 @@
 //! `--compare-go`: gremlin-go's own cucumber runner (`driver/cucumber` of the gremlin-go
 //! 4.0.0-beta.3 module in `../shared`) against the same server and the same feature files,
-//! side by side with ours, written to `CONFORMANCE.md`.
+//! side by side with ours, written to `docs/CONFORMANCE.md`.
 //!
 //! The module is copied into `target/gremlin-go/` (the shared copy is read-only and `go test`
 //! wants to write `go.sum` entries and build files), its dependencies come through Go's module
@@ -91,7 +91,7 @@ pub fn run(url: &str, dir: &Path, scenarios: &[Scenario], runs: &[ModeRun]) -> R
     );
     let mut report = report(scenarios, runs, &go, &summary, took);
     // The TinkerPop 3 section (written by `--tinkerpop`) is kept as it is.
-    let old = std::fs::read_to_string(root.join("CONFORMANCE.md")).unwrap_or_default();
+    let old = std::fs::read_to_string(root.join("docs/CONFORMANCE.md")).unwrap_or_default();
     if let Some(section) = super::tp3::section_of(&old) {
         report = format!(
             "{}
@@ -101,7 +101,7 @@ pub fn run(url: &str, dir: &Path, scenarios: &[Scenario], runs: &[ModeRun]) -> R
             report.trim_end()
         );
     }
-    std::fs::write(root.join("CONFORMANCE.md"), &report)?;
+    std::fs::write(root.join("docs/CONFORMANCE.md"), &report)?;
     for line in report.lines().filter(|l| l.starts_with("| **all**")) {
         eprintln!("{line}");
     }
@@ -123,7 +123,7 @@ pub fn run(url: &str, dir: &Path, scenarios: &[Scenario], runs: &[ModeRun]) -> R
         "{:<14} {p} passed, {f} failed, {s} skipped (not selected by its tags, or undefined)",
         "gremlin-go"
     );
-    eprintln!("xtask: wrote CONFORMANCE.md");
+    eprintln!("xtask: wrote docs/CONFORMANCE.md");
     Ok(())
 }
 

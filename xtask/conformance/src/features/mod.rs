@@ -71,18 +71,18 @@ nothing answers at --url).
   --url URL       server URL (default http://127.0.0.1:8184/gremlin); on 127.0.0.1 or
                   localhost an integration server is started on its port if none answers
   --compare-go    also run gremlin-go's cucumber runner against the same server and write
-                  CONFORMANCE.md (ours vs gremlin-go, per feature directory)
+                  docs/CONFORMANCE.md (ours vs gremlin-go, per feature directory)
   --verbose       print every scenario's outcome
   --tinkerpop V   TinkerPop V's (3.x) suite instead: the gremlin-test V jar fetched with Maven,
                   run through the WebSocket client Client3 (GraphBinary 1, eval scripts with
                   bindings) against `cargo xtask server3 --tinkerpop V --dataset integration`
                   (default ws://127.0.0.1:8186/gremlin); skips in xtask/features-skip-tp3.toml;
-                  writes its section of CONFORMANCE.md
+                  writes its section of docs/CONFORMANCE.md
   --serializer S  with --tinkerpop: Client3's serializer, graphbinary1 (default), graphson2,
                   graphson2-untyped, graphson3 or graphson3-untyped; skips (what the format
                   cannot carry) in xtask/features-skip-tp3-<S>.toml (graphson2's: 79 Sets
                   and Map keys; none for the untyped ones, which lose every type and fail about
-                  half the suite); only graphbinary1 writes CONFORMANCE.md
+                  half the suite); only graphbinary1 writes docs/CONFORMANCE.md
 
 Prints one line per failing scenario and ends with `features: N passed, N failed, N skipped`.
 Exit status 1 on a failure, including a scenario that xtask/features-skip.toml expects to fail
@@ -449,7 +449,7 @@ fn run(opts: &Options) -> Result<Totals> {
         all.skipped += totals.skipped;
         all.retried += totals.retried;
     }
-    // CONFORMANCE.md records the GraphBinary 1 run; the GraphSON runs print their line only.
+    // docs/CONFORMANCE.md records the GraphBinary 1 run; the GraphSON runs print their line only.
     if let (Some(v), None, [run], tp3::Serializer::GraphBinary1) =
         (tp3, &opts.only, per_mode.as_slice(), opts.serializer)
     {

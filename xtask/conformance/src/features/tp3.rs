@@ -404,29 +404,29 @@ pub async fn connect(url: &str, serializer: Serializer) -> Result<Client3> {
     Ok(client)
 }
 
-/// The section of CONFORMANCE.md that the TinkerPop 3 run writes and `--compare-go` keeps.
+/// The section of docs/CONFORMANCE.md that the TinkerPop 3 run writes and `--compare-go` keeps.
 pub const SECTION_START: &str =
     "<!-- tinkerpop3: written by `cargo xtask features --tinkerpop` -->";
 /// The end of that section.
 pub const SECTION_END: &str = "<!-- /tinkerpop3 -->";
 
-/// The TinkerPop 3 section of an existing CONFORMANCE.md text (markers included), if any.
+/// The TinkerPop 3 section of an existing docs/CONFORMANCE.md text (markers included), if any.
 pub fn section_of(text: &str) -> Option<&str> {
     let start = text.find(SECTION_START)?;
     let end = text[start..].find(SECTION_END)? + start + SECTION_END.len();
     Some(&text[start..end])
 }
 
-/// Replaces (or appends) the TinkerPop 3 section of CONFORMANCE.md.
+/// Replaces (or appends) the TinkerPop 3 section of docs/CONFORMANCE.md.
 pub fn write_section(section: &str) -> Result<()> {
-    let path = project_root().join("CONFORMANCE.md");
+    let path = project_root().join("docs/CONFORMANCE.md");
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     let new = match section_of(&text) {
         Some(old) => text.replacen(old, section.trim_end(), 1),
         None => format!("{}\n\n{}\n", text.trim_end(), section.trim_end()),
     };
     std::fs::write(&path, new)?;
-    eprintln!("xtask: wrote the TinkerPop 3 section of CONFORMANCE.md");
+    eprintln!("xtask: wrote the TinkerPop 3 section of docs/CONFORMANCE.md");
     Ok(())
 }
 

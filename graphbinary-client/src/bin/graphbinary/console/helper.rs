@@ -24,6 +24,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         ":source",
         ":source NAME           bind g to the traversal source NAME",
     ),
+    (
+        ":limit",
+        ":limit NAME SIZE        raise a limit of the client's, e.g. :limit max-message-size 64MiB",
+    ),
     (":format", ":format text|table|json|graphson|count"),
     (":bulk", ":bulk on|off            ask for bulked results"),
     (

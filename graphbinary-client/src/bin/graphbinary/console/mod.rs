@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use graphbinary_client::client::{redact_url, Client, Error, Transaction};
-use graphbinary_client::ws::Session3;
 use rustyline::error::ReadlineError;
 use rustyline::{Config, Editor};
 
@@ -35,14 +34,6 @@ pub struct ConsoleArgs {
     pub history: Option<PathBuf>,
 }
 
-/// An open transaction.
-enum Tx {
-    /// TinkerPop 4, over HTTP.
-    Http(Transaction),
-    /// A TinkerPop 3 session.
-    Session(Session3),
-}
-
 struct State {
     args: ConsoleArgs,
     url: String,
@@ -50,7 +41,7 @@ struct State {
     opts: Opts,
     format: Format,
     timing: bool,
-    tx: Option<Tx>,
+    tx: Option<Transaction>,
     color: bool,
 }
 
@@ -188,6 +179,19 @@ async fn command(st: &mut State, text: &str) -> Result<Flow, String> {
             st.url = rest.to_owned();
             println!("connected to {}", redact_url(&st.url));
         }
+        ":limit" => {
+            let Some((name, value)) = rest.split_once(char::is_whitespace) else {
+                return Err(":limit NAME SIZE, e.g. :limit max-message-size 64MiB".into());
+            };
+            if st.tx.is_some() {
+                return Err("a transaction is open: :commit or :rollback first".into());
+            }
+            let mut conn = st.args.conn.clone();
+            conn.limits.set(name, value.trim())?;
+            st.client = conn.connect(&st.url).await?;
+            st.args.conn = conn;
+            println!("{} is {}", name.trim_start_matches('-'), value.trim());
+        }
         ":source" => {
             st.opts.source = (!rest.is_empty()).then(|| rest.to_owned());
             println!("g is {}", if rest.is_empty() { "g" } else { rest });
@@ -220,14 +224,14 @@ async fn command(st: &mut State, text: &str) -> Result<Flow, String> {
                 return Err("a transaction is already open".into());
             }
             let tx = if st.client.is_tinkerpop3() {
-                Tx::Session(st.client.session().await.map_err(|e| st.one_line(&e))?)
+                st.client.session().await
             } else {
-                let tx = match &st.opts.source {
+                match &st.opts.source {
                     Some(g) => st.client.transaction_on(g).await,
                     None => st.client.transaction().await,
-                };
-                Tx::Http(tx.map_err(|e| st.one_line(&e))?)
+                }
             };
+            let tx = tx.map_err(|e| st.one_line(&e))?;
             st.tx = Some(tx);
             println!("transaction open");
         }
@@ -252,21 +256,18 @@ async fn command(st: &mut State, text: &str) -> Result<Flow, String> {
     Ok(Flow::Go)
 }
 
-/// Commits (`commit`) or rolls back the transaction; a 3.x session is closed after it.
-async fn end(tx: Tx, commit: bool) -> Result<(), Error> {
-    match (tx, commit) {
-        (Tx::Http(t), true) => t.commit().await,
-        (Tx::Http(t), false) => t.rollback().await,
-        (Tx::Session(s), commit) => {
-            let r = if commit {
-                s.commit().await
-            } else {
-                s.rollback().await
-            };
-            let _ = s.close().await;
-            r.map_err(Error::from)
-        }
+/// Commits (`commit`) or rolls back the transaction; a 3.x session is closed after it
+/// whatever the outcome.
+async fn end(tx: Transaction, commit: bool) -> Result<(), Error> {
+    let r = if commit {
+        tx.commit().await
+    } else {
+        tx.rollback().await
+    };
+    if tx.is_session() {
+        let _ = tx.close().await;
     }
+    r
 }
 
 impl State {
@@ -298,8 +299,7 @@ impl State {
         );
         let target = match &self.tx {
             None => Target::Client(&self.client),
-            Some(Tx::Http(t)) => Target::Tx(t),
-            Some(Tx::Session(s)) => Target::Session(&self.client, s),
+            Some(t) => Target::Tx(t),
         };
         let work = async {
             let failed = |e: Error| graphbinary_client::format::text::one_line(&e);
