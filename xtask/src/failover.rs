@@ -138,7 +138,7 @@ pub fn run(ports: &[u16], mode: Stop, cycles: usize, every: u64) -> Result<()> {
         .map(u16::to_string)
         .collect::<Vec<_>>()
         .join(",");
-    let driver = crate::bench::build_tool("failover", false, &mut |_| {})?;
+    let driver = crate::util::build_tool("failover", false, &mut |_| {})?;
     let started = Instant::now();
     let mut child = Command::new(driver)
         .current_dir(project_root())

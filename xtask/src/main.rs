@@ -3,17 +3,15 @@
 //! This file only dispatches; each command lives in its own module.
 
 mod api;
-mod bench;
 mod ci;
-mod cluster;
 mod demo;
 mod failover;
-mod features;
-mod fuzz;
-mod regen;
-mod replay;
-mod server;
-mod util;
+mod fuzz_cmd;
+
+// The kit's modules under their old names (`crate::server`, `crate::util`, ...).
+use graphbinary_kit::{cluster, server, util};
+// `crate::fuzz` as ci.rs names it.
+use fuzz_cmd as fuzz;
 
 const USAGE: &str =
     "usage: cargo xtask <regen|api|server|server3|demo|features|ci|bench|replay|fuzz|failover|cluster> [options]
@@ -44,22 +42,30 @@ const USAGE: &str =
   fuzz [--seconds N] [TARGET...]
                      seed the fuzz corpora from spec/vectors and run each cargo-fuzz target N s";
 
+/// Run a tool crate's binary with xtask's own arguments (`cargo xtask features ...` is
+/// `graphbinary-conformance features ...`) and exit with its status: its output is the
+/// command's, nothing added.
+fn exec(package: &str, args: &[String]) -> anyhow::Result<()> {
+    let status = util::tool_status(package, args)?;
+    std::process::exit(status.code().unwrap_or(1));
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rest = args.get(1..).unwrap_or_default();
     let result = match args.first().map(String::as_str) {
-        Some("regen") => regen::run(rest).map_err(|e| anyhow::anyhow!("{e}")),
+        Some("regen") => graphbinary_regen::run(rest).map_err(|e| anyhow::anyhow!("{e}")),
         Some("api") => api::cli(rest),
         Some("server") => server::cli(rest),
         Some("server3") => server::cli3(rest),
         Some("ci") => ci::cli(rest),
         Some("failover") => failover::cli(rest),
-        Some("cluster") => cluster::cli(rest),
+        Some("cluster") => cluster::cli(rest, &|_, _, _| util::run_tool("graphbinary-chaos", rest)),
         Some("demo") => demo::cli(rest),
-        Some("features") => features::cli(rest),
-        Some("bench") => bench::cli(rest),
-        Some("replay") => replay::cli(rest),
-        Some("fuzz") => fuzz::main(rest).map_err(|e| anyhow::anyhow!("{e}")),
+        Some("features") => exec("graphbinary-conformance", &args),
+        Some("bench") => exec("graphbinary-bench", &args),
+        Some("replay") => exec("graphbinary-bench", &args),
+        Some("fuzz") => exec("graphbinary-fuzzing", &args),
         _ => {
             eprintln!("{USAGE}");
             std::process::exit(2);
@@ -68,5 +74,30 @@ fn main() {
     if let Err(err) = result {
         eprintln!("error: {err:#}");
         std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// No bootstrapping: xtask (with the kit and the generator it links) builds when the crates
+    /// `regen` writes into do not. The tools that need the client are crates of their own.
+    #[test]
+    fn xtask_links_neither_graphbinary_client_nor_core() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = std::process::Command::new(cargo)
+            .current_dir(crate::util::project_root())
+            .args(["tree", "-p", "xtask", "-e", "normal", "--prefix", "none"])
+            .output()
+            .expect("cargo tree runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let tree = String::from_utf8_lossy(&out.stdout);
+        assert!(tree.contains("graphbinary-regen"), "{tree}");
+        for name in ["graphbinary-client ", "graphbinary-core "] {
+            assert!(!tree.contains(name), "xtask depends on {name}:\n{tree}");
+        }
     }
 }

@@ -14,8 +14,8 @@ use super::gremlin_lang::{Call, Expr};
 use super::notation::Typed;
 use super::via_api::{self, Interp};
 use super::Scenario;
-use crate::regen::steps::{self as spec, On, Params, StepsSpec};
 use crate::util::project_root;
+use graphbinary_regen::steps::{self as spec, On, Params, StepsSpec};
 
 struct Emitter<'a> {
     spec: &'a StepsSpec,

@@ -1,4 +1,9 @@
-//! `cargo xtask regen [TARGET] [--check]`: generate code from `spec/`.
+//! `graphbinary-regen`: the code generator behind `cargo xtask regen [TARGET] [--check]`.
+//!
+//! It reads `spec/` and writes Rust into graphbinary-core and graphbinary-client, and depends on
+//! neither (no bootstrapping: a spec change that breaks the generated code cannot break the tool
+//! that regenerates it; `tests/bootstrap.rs` checks this on a copy with every generated file
+//! deleted).
 //!
 //! Three stages per generator: parse the spec into a typed model ([`model`]), validate it
 //! (errors name the spec file and entry), emit Rust with `quote!` + `prettyplease` ([`emit`]).
@@ -81,11 +86,12 @@ pub enum Outcome {
     Updated,
 }
 
-/// The repository root (the parent of the xtask crate).
+/// The repository root this crate was built from (`xtask/regen/`'s grandparent).
 pub fn project_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the workspace")
+        .ancestors()
+        .nth(2)
+        .expect("graphbinary-regen lives in xtask/regen/ of the repository")
         .to_path_buf()
 }
 
@@ -274,8 +280,24 @@ pub fn generate(root: &Path, target: Option<&str>, check: bool) -> Result<(), Er
     }
 }
 
-/// Entry point for `cargo xtask regen ARGS`.
+/// Every generated file under `root` as the generators would write it: (path relative to
+/// `root`, contents). Reads only `spec/`.
+pub fn all_files(root: &Path) -> Result<Vec<(String, String)>, Error> {
+    let spec = load_spec(root)?;
+    let mut files = types_files(root, &spec)?;
+    files.push(vectors_file(root, &spec)?);
+    files.push(v1_file(root, &spec)?);
+    files.extend(steps_files(root)?);
+    Ok(files)
+}
+
+/// Entry point for `cargo xtask regen ARGS` (the repository this crate was built from).
 pub fn run(args: &[String]) -> Result<(), Error> {
+    run_in(&project_root(), args)
+}
+
+/// `run` on the repository at `root` (`--root DIR` of the `graphbinary-regen` binary).
+pub fn run_in(root: &Path, args: &[String]) -> Result<(), Error> {
     let mut check = false;
     let mut target = None;
     for a in args {
@@ -286,7 +308,7 @@ pub fn run(args: &[String]) -> Result<(), Error> {
             s => return Err(Error::Usage(format!("unexpected argument `{s}`"))),
         }
     }
-    generate(&project_root(), target, check)
+    generate(root, target, check)
 }
 
 #[cfg(test)]
@@ -303,13 +325,7 @@ mod tests {
 
     /// Every generated file: (path, contents).
     fn all_files() -> Vec<(String, String)> {
-        let root = project_root();
-        let spec = load_spec(&root).unwrap();
-        let mut files = types_files(&root, &spec).unwrap();
-        files.push(vectors_file(&root, &spec).unwrap());
-        files.push(v1_file(&root, &spec).unwrap());
-        files.extend(steps_files(&root).unwrap());
-        files
+        super::all_files(&project_root()).unwrap()
     }
 
     #[test]

@@ -25,7 +25,7 @@
 
 mod config;
 mod probe;
-pub(crate) mod resolve;
+pub mod resolve;
 mod tls;
 mod ws_probe;
 

@@ -21,7 +21,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::regen;
+use graphbinary_conformance::features;
+use graphbinary_regen as regen;
 
 /// The fuzz targets, in the order they run.
 pub const TARGETS: [&str; 8] = [
@@ -377,7 +378,7 @@ const LITERALS: &[&str] = &[
 /// with a literal (`inject(1, [a:2])` gives `1, [a:2]`).
 fn lit_seeds() -> Vec<Seed> {
     let mut texts: Vec<String> = LITERALS.iter().map(|s| s.to_string()).collect();
-    match crate::features::default_features_dir().and_then(|d| crate::features::load(&d)) {
+    match features::default_features_dir().and_then(|d| features::load(&d)) {
         Ok(scenarios) => {
             let mut seen = std::collections::HashSet::new();
             for sc in &scenarios {

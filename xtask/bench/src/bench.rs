@@ -408,53 +408,7 @@ fn build_client(rep: &mut Report) -> Result<PathBuf> {
     build_tool("bench_client", true, &mut |c| rep.cmd(c))
 }
 
-/// Builds `name`, one of the tools in `graphbinary-client/benches/` (`bench_client`,
-/// `write_corpus`, `failover`, ...: `harness = false`, `bench = false` targets), in the release
-/// profile or the dev one, and returns its executable, copied to `target/bench-tools/<name>`
-/// (`target/bench-tools/debug/<name>` for dev): a path free of cargo's hash, so that the
-/// commands BENCHMARKS.md records read the same from run to run. `record` sees the cargo
-/// command before it runs.
-pub(crate) fn build_tool(
-    name: &str,
-    release: bool,
-    record: &mut dyn FnMut(&Command),
-) -> Result<PathBuf> {
-    let root = project_root();
-    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    c.current_dir(&root).arg("build");
-    if release {
-        c.arg("--release");
-    }
-    c.args(["-p", "graphbinary-client", "--bench", name]);
-    record(&c);
-    let shown = show(&c);
-    c.arg("--message-format=json-render-diagnostics")
-        .stdout(std::process::Stdio::piped());
-    let out = c
-        .spawn()
-        .and_then(|child| child.wait_with_output())
-        .with_context(|| format!("could not start `{shown}`"))?;
-    if !out.status.success() {
-        bail!("`{shown}` failed ({})", out.status);
-    }
-    let built = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Json>(line).ok())
-        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
-        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-        .with_context(|| format!("`{shown}` named no executable of {name}"))?;
-    let dir = root.join(if release {
-        "target/bench-tools"
-    } else {
-        "target/bench-tools/debug"
-    });
-    std::fs::create_dir_all(&dir)?;
-    // Copied beside, then renamed over the old one: never a half-written executable.
-    let (tmp, dest) = (dir.join(format!("{name}.tmp")), dir.join(name));
-    std::fs::copy(&built, &tmp).with_context(|| format!("copying {}", built.display()))?;
-    std::fs::rename(&tmp, &dest)?;
-    Ok(dest)
-}
+use crate::util::build_tool;
 
 /// The command that runs `contender` with the peers' common arguments.
 fn contender_cmd(contender: &str, client: &Path) -> Command {

@@ -16,9 +16,8 @@
 //! 1 GiB of heap, each JanusGraph Server at most 1 GiB (about 4-5 GB resident in all with three,
 //! for the 2-core, 24 GiB CI machine).
 //!
-//! `chaos` ([`chaos`]) starts a cluster of its own, drives it and stops it.
-
-pub mod chaos;
+//! `chaos` (the crate `xtask/chaos`, `graphbinary-chaos`, which links the client) starts a
+//! cluster of its own, drives it and stops it; [`cli`] parses its flags and hands them over.
 
 use std::fs;
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
@@ -75,8 +74,11 @@ one keyspace, db-cache off). Needs java 17+ and mvn on PATH.
   --secs N     chaos: how long the writers and readers run (default 120)
   --cycles N   chaos: kills and restarts (default 3)";
 
-/// `cargo xtask cluster ...`
-pub fn cli(args: &[String]) -> Result<()> {
+/// The chaos drill: `(servers, secs, cycles)`. Lives outside this crate (it needs the client).
+pub type Chaos<'a> = &'a dyn Fn(usize, u64, usize) -> Result<()>;
+
+/// `cargo xtask cluster ...`; `chaos` runs the drill given.
+pub fn cli(args: &[String], chaos: Chaos<'_>) -> Result<()> {
     let mut servers = 3usize;
     let mut secs = 120u64;
     let mut cycles = 3usize;
@@ -113,7 +115,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     match command.as_deref() {
         Some("up") => up(servers),
         Some("down") => down(),
-        Some("chaos") => chaos::run(servers, secs, cycles),
+        Some("chaos") => chaos(servers, secs, cycles),
         _ => bail!("{HELP}"),
     }
 }
@@ -183,7 +185,7 @@ fn up(servers: usize) -> Result<()> {
 
 /// Starts the JanusGraph Servers of `ports` on `cql`: the first alone (it creates the keyspace
 /// and JanusGraph's tables), then the others together.
-fn start_janusgraph(cql: &Cql, ports: &[u16], detach: bool) -> Result<Vec<Guard>> {
+pub fn start_janusgraph(cql: &Cql, ports: &[u16], detach: bool) -> Result<Vec<Guard>> {
     let server = Server::janusgraph_cql(cql.clone());
     let t = Instant::now();
     let mut guards = server::start_all(&[(server.clone(), ports[0])], detach)?;
@@ -250,14 +252,14 @@ fn stop_pid(pid: i32) {
 }
 
 /// The Cassandra node; stopped (SIGTERM, then SIGKILL) when dropped unless detached.
-struct Cassandra {
+pub struct Cassandra {
     child: Option<Child>,
 }
 
 impl Cassandra {
     /// Resolves the jars, writes the config, starts the JVM (in its own process group with a
     /// pid file if `detached`) and waits until the CQL port accepts connections.
-    fn start(detached: bool) -> Result<Cassandra> {
+    pub fn start(detached: bool) -> Result<Cassandra> {
         let started = Instant::now();
         let state = state_dir()?;
         let lib = resolve::ensure_jars(

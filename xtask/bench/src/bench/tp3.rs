@@ -168,8 +168,8 @@ pub fn run(
     writeln!(
         s,
         "**Replayed**: every table once against the live server and once against \
-         `xtask/src/replay.rs`'s loopback server (the HTTP replay of section 2b, which takes a \
-         WebSocket upgrade on the same port: `xtask/src/replay/ws.rs`). It answers each request \
+         `xtask/bench/src/replay.rs`'s loopback server (the HTTP replay of section 2b, which takes a \
+         WebSocket upgrade on the same port: `xtask/bench/src/replay/ws.rs`). It answers each request \
          with the frames the 3.7.3 server sent for it once, recorded in this run (one \
          WebSocket frame per response message, 64 results a message, the server's status and \
          attributes), each message's request id replaced by the request's; requests are \

@@ -767,7 +767,7 @@ pub fn load_all(root: &Path, spec: &Spec) -> Result<Loaded, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::regen::{load_spec, project_root};
+    use crate::{load_spec, project_root};
 
     fn spec() -> Spec {
         load_spec(&project_root()).unwrap()

@@ -39,9 +39,24 @@ use graphbinary_client::client::{Client, Error, TransportKind};
 use graphbinary_client::format::text::one_line;
 use graphbinary_client::Value;
 
-use super::{start_janusgraph, url, Cassandra, JG_PORTS, JMX_PORT, NATIVE_PORT, STORAGE_PORT};
-use crate::server::{self, Cql, Guard, Server};
-use crate::util::secs;
+use graphbinary_kit::cluster::{
+    start_janusgraph, url, Cassandra, JG_PORTS, JMX_PORT, NATIVE_PORT, STORAGE_PORT,
+};
+use graphbinary_kit::server::{self, Cql, Guard, Server};
+use graphbinary_kit::util::secs;
+
+/// `graphbinary-chaos [chaos] [--servers 2|3] [--secs N] [--cycles N]` (the flags of
+/// `cargo xtask cluster`, which runs this binary for `chaos`).
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) != Some("chaos") {
+        args.insert(0, "chaos".into());
+    }
+    if let Err(err) = graphbinary_kit::cluster::cli(&args, &run) {
+        eprintln!("error: {err:#}");
+        std::process::exit(1);
+    }
+}
 
 /// Concurrent writers.
 pub const WRITERS: usize = 4;
@@ -106,7 +121,7 @@ pub fn run(servers: usize, run_secs: u64, cycles: usize) -> Result<()> {
     let up_after = t0.elapsed();
     println!(
         "cluster: Apache Cassandra {} and {servers} JanusGraph Servers up after {}",
-        super::CASSANDRA_VERSION,
+        graphbinary_kit::cluster::CASSANDRA_VERSION,
         secs(up_after)
     );
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -386,13 +386,14 @@ fn slot_tokens(s: &Slot) -> TokenStream {
 }
 
 /// How a step's generated method takes its arguments.
-pub(crate) enum Params {
+pub enum Params {
     None,
     Fixed(usize),
     Args,
 }
 
-pub(crate) fn params_of(s: &Step) -> Params {
+/// The parameters of step `s`'s generated method (the conformance runner calls them alike).
+pub fn params_of(s: &Step) -> Params {
     let fixed = s.forms.iter().all(|f| f.iter().all(|x| !x.many));
     let len = s.forms[0].len();
     if fixed && s.forms.iter().all(|f| f.len() == len) {

@@ -106,7 +106,7 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
     writeln!(
         s,
         "The same workloads, every contender pointed at `cargo xtask replay`'s loopback server\n\
-         (`xtask/src/replay.rs`), which answers each request with the bytes the Gremlin Server\n\
+         (`xtask/bench/src/replay.rs`), which answers each request with the bytes the Gremlin Server\n\
          above sent for it once, recorded in this run: the status line and headers (a fresh\n\
          `Gremlin-RequestId` per response), the body in the server's own chunks, the trailers.\n\
          Requests are matched by the `gremlin` text of their JSON body; options that would\n\

@@ -1,0 +1,8 @@
+//! `graphbinary-conformance`: TinkerPop's Gherkin feature suites through graphbinary-client
+//! (see README.md). The binary (`src/main.rs`) is what `cargo xtask features ARGS` runs; the
+//! library also gives the suite's scenarios to the fuzz seeds (`graphbinary-fuzzing`).
+
+pub mod features;
+
+// The kit's modules under the names the runner's modules had inside xtask.
+use graphbinary_kit::{server, util};

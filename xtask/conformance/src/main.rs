@@ -1,0 +1,20 @@
+//! `graphbinary-conformance features ARGS`: what `cargo xtask features ARGS` runs (see
+//! README.md). Links graphbinary-client, which xtask does not.
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rest = args.get(1..).unwrap_or_default();
+    let result = match args.first().map(String::as_str) {
+        Some("features") => graphbinary_conformance::features::cli(rest),
+        _ => {
+            eprintln!(
+                "usage: graphbinary-conformance features [options] (see `cargo xtask features --help`)"
+            );
+            std::process::exit(2);
+        }
+    };
+    if let Err(err) = result {
+        eprintln!("error: {err:#}");
+        std::process::exit(1);
+    }
+}
