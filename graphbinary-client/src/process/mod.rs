@@ -165,7 +165,7 @@ pub use generated::__;
 pub use generated::STEPS;
 pub use predicate::{TextP, P};
 pub use strategy::Strategy;
-pub use traversal::{BuildError, GraphTraversal, GraphTraversalSource, GremlinLang};
 #[doc(hidden)]
 pub use traversal::{single_quoted_literal, string_literal, StepDef, StepInfo, StepOn};
+pub use traversal::{BuildError, GraphTraversal, GraphTraversalSource, GremlinLang};
 pub use typed::Elements;

@@ -12,8 +12,8 @@ use std::pin::Pin;
 
 use bytes::BufMut;
 use graphbinary_core::{
-    write, Cursor, Decode, DecodeError, Encode, EncodeError, ErrorKind, FastResult, FqDecode,
-    FqEncode, Limits, ReadBuffer,
+    write, Cursor, Decode, DecodeError, Encode, EncodeError, ErrorKind, FastResult, FqEncode,
+    Limits, ReadBuffer,
 };
 use tokio::io::AsyncRead;
 
@@ -502,30 +502,20 @@ impl FqEncode for Value {
     }
 }
 
-impl FqDecode for Value {
-    const EXPECTED: &'static str = "fully-qualified value";
-    #[inline]
-    fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_value(cur)
-    }
-    fn decode_fq_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        read_value_slow(buf)
+graphbinary_core::impl_decode! {
+    FqDecode for Value {
+        "fully-qualified value";
+        |cur| decode_value(cur);
+        |buf| read_value_slow(buf)
     }
 }
 
-/// A `Value` field stands fully-qualified: its bare form is its fully-qualified form.
-impl Decode for Value {
-    const EXPECTED: &'static str = "fully-qualified value";
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_value(cur)
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        read_value_slow(buf)
+graphbinary_core::impl_decode! {
+    /// A `Value` field stands fully-qualified: its bare form is its fully-qualified form.
+    Decode for Value {
+        "fully-qualified value";
+        |cur| decode_value(cur);
+        |buf| read_value_slow(buf)
     }
 }
 
