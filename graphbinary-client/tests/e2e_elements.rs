@@ -17,9 +17,12 @@ use graphbinary_client::Client;
 
 #[path = "gremlin_server/mod.rs"]
 mod gremlin_server;
+#[path = "common/run.rs"]
+mod run;
 #[path = "common/servers3.rs"]
 mod servers3;
 use gremlin_server::skip;
+use run::{cleaned_up, cleanup, of_run, run_tag};
 
 #[derive(Vertex, Debug, Clone, PartialEq)]
 #[vertex(label = "gbw_person")]
@@ -113,14 +116,6 @@ both!(upserting_twice_changes_nothing);
 both!(typed_edges_by_key_and_by_id);
 both!(mistakes_are_errors);
 
-fn run_tag(test: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{test}_{}_{nanos}", std::process::id())
-}
-
 fn person(run: &str, name: &str) -> Person {
     Person {
         id: None,
@@ -163,18 +158,8 @@ fn as_read(p: &Person, id: Option<Value>) -> Person {
     }
 }
 
-async fn cleanup(g: &GraphTraversalSource, run: &str) {
-    g.e(()).has(("run", run)).drop().iterate().await.unwrap();
-    g.v(()).has(("run", run)).drop().iterate().await.unwrap();
-}
-
 async fn people(g: &GraphTraversalSource, run: &str) -> Vec<Person> {
-    let mut v = g
-        .all::<Person>()
-        .filter(|t| t.has(("run", run)))
-        .to_list()
-        .await
-        .unwrap();
+    let mut v = of_run::<Person>(g, run).await;
     v.sort_by(|a, b| a.name.cmp(&b.name));
     v
 }
@@ -203,11 +188,7 @@ async fn typed_vertices_read_back_equal(test: &str) {
             ];
             assert_eq!(read, expected, "{server}");
         };
-        let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
-        cleanup(&g, &run).await;
-        if let Err(p) = outcome {
-            std::panic::resume_unwind(p);
-        }
+        cleaned_up(result, cleanup(&g, &run)).await;
     }
 }
 
@@ -234,11 +215,7 @@ async fn upserting_twice_changes_nothing(test: &str) {
             let read = people(&g, &run).await;
             assert_eq!(read, [as_read(&ada, id)], "{server}: updated in place");
         };
-        let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
-        cleanup(&g, &run).await;
-        if let Err(p) = outcome {
-            std::panic::resume_unwind(p);
-        }
+        cleaned_up(result, cleanup(&g, &run)).await;
     }
 }
 
@@ -260,12 +237,7 @@ async fn typed_edges_by_key_and_by_id(test: &str) {
             };
             g.upsert_edge(&knows).iterate().await.unwrap();
             g.upsert_edge(&knows).iterate().await.unwrap();
-            let read = g
-                .all::<Knows>()
-                .filter(|t| t.has(("run", run.as_str())))
-                .to_list()
-                .await
-                .unwrap();
+            let read = of_run::<Knows>(&g, &run).await;
             assert_eq!(
                 read,
                 std::slice::from_ref(&knows),
@@ -277,12 +249,7 @@ async fn typed_edges_by_key_and_by_id(test: &str) {
                 ..knows.clone()
             };
             g.upsert_edge(&changed).iterate().await.unwrap();
-            let read = g
-                .all::<Knows>()
-                .filter(|t| t.has(("run", run.as_str())))
-                .to_list()
-                .await
-                .unwrap();
+            let read = of_run::<Knows>(&g, &run).await;
             assert_eq!(read, [changed], "{server}: updated in place");
             // Ends by id; the key `place` tells apart two edges between the same ends.
             let people = people(&g, &run).await;
@@ -298,12 +265,7 @@ async fn typed_edges_by_key_and_by_id(test: &str) {
                 g.upsert_edge(&met(place)).iterate().await.unwrap();
             }
             g.add(&met("oslo")).iterate().await.unwrap();
-            let mut read = g
-                .all::<Met>()
-                .filter(|t| t.has(("run", run.as_str())))
-                .to_list()
-                .await
-                .unwrap();
+            let mut read = of_run::<Met>(&g, &run).await;
             read.sort_by(|x, y| x.place.cmp(&y.place));
             let places: Vec<_> = read.iter().map(|m| m.place.as_str()).collect();
             assert_eq!(places, ["oslo", "paris", "rome"], "{server}");
@@ -316,11 +278,7 @@ async fn typed_edges_by_key_and_by_id(test: &str) {
                 );
             }
         };
-        let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
-        cleanup(&g, &run).await;
-        if let Err(p) = outcome {
-            std::panic::resume_unwind(p);
-        }
+        cleaned_up(result, cleanup(&g, &run)).await;
     }
 }
 
