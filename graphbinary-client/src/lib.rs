@@ -8,6 +8,18 @@ pub use graphbinary_derive::GraphBinary;
 /// on a type deriving [`GraphBinary`].
 pub use graphbinary_core;
 
+/// `impl From<T> for Enum` for each `T => Variant`: the variant holds the value, converted by
+/// `Into` (so `&str => String` holds a `String`). Defined before the modules that use it.
+macro_rules! from_variants {
+    ($enum:ident: $($t:ty => $v:ident),* $(,)?) => {$(
+        impl From<$t> for $enum {
+            fn from(v: $t) -> $enum {
+                $enum::$v(v.into())
+            }
+        }
+    )*};
+}
+
 #[cfg(feature = "http")]
 pub mod client;
 #[cfg(feature = "http")]

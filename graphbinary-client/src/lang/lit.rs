@@ -562,16 +562,7 @@ fn base64(out: &mut String, bytes: &[u8]) {
     out.push_str(&crate::format::java::base64(bytes));
 }
 
-macro_rules! lit_from {
-    ($($t:ty => $v:ident),* $(,)?) => {$(
-        impl From<$t> for Lit {
-            fn from(v: $t) -> Lit {
-                Lit::$v(v)
-            }
-        }
-    )*};
-}
-lit_from!(
+from_variants!(Lit:
     bool => Bool, i8 => Byte, i16 => Short, i32 => Int, i64 => Long, f32 => Float, f64 => Double,
     String => String, char => Char, DateTime => DateTime, Uuid => Uuid, Duration => Duration,
     BigInteger => BigInt, Token => Token,

@@ -227,16 +227,7 @@ impl PartialEq for Value {
 
 impl Eq for Value {}
 
-macro_rules! from_impls {
-    ($($t:ty => $v:ident),* $(,)?) => {$(
-        impl From<$t> for Value {
-            fn from(v: $t) -> Self {
-                Value::$v(v.into())
-            }
-        }
-    )*};
-}
-from_impls!(
+from_variants!(Value:
     i8 => Byte, i16 => Short, i32 => Int, i64 => Long, f32 => Float, f64 => Double,
     bool => Boolean, String => String, &str => String, char => Char, Uuid => Uuid,
     DateTime => DateTime, Duration => Duration, BigInteger => BigInteger,
