@@ -11,9 +11,10 @@
 
 mod common;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput};
 
 #[path = "common/cpu.rs"]
+#[macro_use]
 mod cpu;
 
 fn decode(c: &mut Criterion<cpu::ThreadCpu>) {
@@ -34,9 +35,4 @@ fn decode(c: &mut Criterion<cpu::ThreadCpu>) {
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default().with_measurement(cpu::ThreadCpu);
-    targets = decode
-}
-criterion_main!(benches);
+thread_cpu_main!(decode);

@@ -56,15 +56,22 @@ fn message(n: usize) -> String {
 /// `deserialize_any` hands a number over as a map of this one key.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
+/// A seed that is its own visitor: `deserialize` hands it to the named `Deserializer` method.
+macro_rules! seed_is_its_visitor {
+    ($seed:ty, $value:ty, $how:ident) => {
+        impl<'de> DeserializeSeed<'de> for $seed {
+            type Value = $value;
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<$value, D::Error> {
+                d.$how(self)
+            }
+        }
+    };
+}
+
 /// Any GraphSON 3 value.
 struct AnyValue;
 
-impl<'de> DeserializeSeed<'de> for AnyValue {
-    type Value = Value;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_is_its_visitor!(AnyValue, Value, deserialize_any);
 
 impl<'de> Visitor<'de> for AnyValue {
     type Value = Value;
@@ -144,12 +151,7 @@ fn items<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<Value>, A::Error> {
 /// An array of values.
 struct Items;
 
-impl<'de> DeserializeSeed<'de> for Items {
-    type Value = Vec<Value>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Value>, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
+seed_is_its_visitor!(Items, Vec<Value>, deserialize_seq);
 
 impl<'de> Visitor<'de> for Items {
     type Value = Vec<Value>;
@@ -164,12 +166,7 @@ impl<'de> Visitor<'de> for Items {
 /// A Double: a number, or "NaN" / "Infinity" / "-Infinity".
 struct Double;
 
-impl<'de> DeserializeSeed<'de> for Double {
-    type Value = f64;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<f64, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_is_its_visitor!(Double, f64, deserialize_any);
 
 impl<'de> Visitor<'de> for Double {
     type Value = f64;

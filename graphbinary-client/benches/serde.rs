@@ -16,11 +16,12 @@
 mod common;
 
 #[path = "common/cpu.rs"]
+#[macro_use]
 mod cpu;
 #[path = "common/routes.rs"]
 mod routes;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput};
 use routes::run;
 
 fn serde_benches(c: &mut Criterion<cpu::ThreadCpu>) {
@@ -52,9 +53,4 @@ fn serde_benches(c: &mut Criterion<cpu::ThreadCpu>) {
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default().with_measurement(cpu::ThreadCpu);
-    targets = serde_benches
-}
-criterion_main!(benches);
+thread_cpu_main!(serde_benches);

@@ -138,64 +138,29 @@ fn mismatch(target: &str, v: &Value) -> String {
     format!("expected {target}, found a {}", v.type_name())
 }
 
-impl PropertyValue for char {
-    fn to_lit(&self) -> Result<Lit, String> {
-        Ok(Lit::Char(*self))
-    }
-    fn from_value(v: Value) -> Result<Self, String> {
-        match v {
-            Value::Char(c) => Ok(c),
-            other => Err(mismatch("char", &other)),
+/// Types that only one `Value` variant holds: the literal is `Lit::from` the value, and the
+/// value read back must be that variant (`$name` in the error otherwise).
+macro_rules! property_of_variant {
+    ($($t:ty: $variant:ident(|$x:ident| $read:expr), $name:literal;)*) => {$(
+        impl PropertyValue for $t {
+            fn to_lit(&self) -> Result<Lit, String> {
+                Ok(Lit::from(self.clone()))
+            }
+            fn from_value(v: Value) -> Result<Self, String> {
+                match v {
+                    Value::$variant($x) => Ok($read),
+                    other => Err(mismatch($name, &other)),
+                }
+            }
         }
-    }
+    )*};
 }
-
-impl PropertyValue for Duration {
-    fn to_lit(&self) -> Result<Lit, String> {
-        Ok(Lit::Duration(*self))
-    }
-    fn from_value(v: Value) -> Result<Self, String> {
-        match v {
-            Value::Duration(d) => Ok(d),
-            other => Err(mismatch("Duration", &other)),
-        }
-    }
-}
-
-impl PropertyValue for BigInteger {
-    fn to_lit(&self) -> Result<Lit, String> {
-        Ok(Lit::BigInt(self.clone()))
-    }
-    fn from_value(v: Value) -> Result<Self, String> {
-        match v {
-            Value::BigInteger(b) => Ok(b),
-            other => Err(mismatch("BigInteger", &other)),
-        }
-    }
-}
-
-impl PropertyValue for BigDecimal {
-    fn to_lit(&self) -> Result<Lit, String> {
-        Ok(Lit::BigDecimal(Box::new(self.clone())))
-    }
-    fn from_value(v: Value) -> Result<Self, String> {
-        match v {
-            Value::BigDecimal(b) => Ok(*b),
-            other => Err(mismatch("BigDecimal", &other)),
-        }
-    }
-}
-
-impl PropertyValue for bytes::Bytes {
-    fn to_lit(&self) -> Result<Lit, String> {
-        Ok(Lit::Binary(self.to_vec()))
-    }
-    fn from_value(v: Value) -> Result<Self, String> {
-        match v {
-            Value::Binary(b) => Ok(bytes::Bytes::from(b)),
-            other => Err(mismatch("Binary", &other)),
-        }
-    }
+property_of_variant! {
+    char: Char(|c| c), "char";
+    Duration: Duration(|d| d), "Duration";
+    BigInteger: BigInteger(|b| b), "BigInteger";
+    BigDecimal: BigDecimal(|b| *b), "BigDecimal";
+    bytes::Bytes: Binary(|b| bytes::Bytes::from(b)), "Binary";
 }
 
 impl PropertyValue for Value {

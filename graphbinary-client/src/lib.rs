@@ -8,6 +8,57 @@ pub use graphbinary_derive::GraphBinary;
 /// on a type deriving [`GraphBinary`].
 pub use graphbinary_core;
 
+/// `impl From<T> for Enum` for each `T => Variant`: the variant holds the value, converted by
+/// `Into` (so `&str => String` holds a `String`). Defined before the modules that use it.
+macro_rules! from_variants {
+    ($enum:ident: $($t:ty => $v:ident),* $(,)?) => {$(
+        impl From<$t> for $enum {
+            fn from(v: $t) -> $enum {
+                $enum::$v(v.into())
+            }
+        }
+    )*};
+}
+
+/// `From<&String>` and `From` the unsigned integers for a value enum (`Value`, `Lit`), held as
+/// Java holds them, having no unsigned types: `u16` an Int, `u32` a Long, `u64` a Long when it
+/// fits, else a BigInteger (the variant `$big`).
+macro_rules! from_string_ref_and_unsigned {
+    ($enum:ident, $big:ident) => {
+        impl From<&String> for $enum {
+            fn from(v: &String) -> $enum {
+                $enum::String(v.clone())
+            }
+        }
+
+        impl From<u16> for $enum {
+            /// An Int (Java has no unsigned types).
+            fn from(v: u16) -> $enum {
+                $enum::Int(i32::from(v))
+            }
+        }
+
+        impl From<u32> for $enum {
+            /// A Long.
+            fn from(v: u32) -> $enum {
+                $enum::Long(i64::from(v))
+            }
+        }
+
+        impl From<u64> for $enum {
+            /// A Long when it fits, else a BigInteger.
+            fn from(v: u64) -> $enum {
+                match i64::try_from(v) {
+                    Ok(n) => $enum::Long(n),
+                    Err(_) => {
+                        $enum::$big($crate::value::BigInteger::from(num_bigint::BigInt::from(v)))
+                    }
+                }
+            }
+        }
+    };
+}
+
 #[cfg(feature = "http")]
 pub mod client;
 #[cfg(feature = "http")]

@@ -21,7 +21,10 @@ use graphbinary_client::Client;
 mod fault_proxy;
 #[path = "gremlin_server/mod.rs"]
 mod gremlin_server;
+#[path = "common/run.rs"]
+mod run;
 use gremlin_server::skip;
+use run::{cleaned_up, cleanup, of_run, run_tag};
 #[path = "common/servers3.rs"]
 mod servers3;
 #[path = "common/ws_message.rs"]
@@ -72,14 +75,6 @@ fn client(url: &str) -> Client {
         .unwrap()
 }
 
-fn run_tag(test: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{test}_{}_{nanos}", std::process::id())
-}
-
 fn item(run: &str, i: usize) -> Item {
     Item {
         code: format!("{run}_{i}"),
@@ -87,11 +82,6 @@ fn item(run: &str, i: usize) -> Item {
         n: i as i64,
         tags: vec![format!("t{}", i % 3), "x".into()],
     }
-}
-
-async fn cleanup(g: &GraphTraversalSource, run: &str) {
-    g.e(()).has(("run", run)).drop().iterate().await.unwrap();
-    g.v(()).has(("run", run)).drop().iterate().await.unwrap();
 }
 
 /// How many vertices of the run each code has.
@@ -153,12 +143,7 @@ async fn vertices_and_edges(test: &str) {
         assert_eq!(found.len(), 450, "{test}");
         assert!(found.values().all(|&n| n == 1), "{test}: duplicated");
         // Read back equal, list properties included.
-        let mut read = g
-            .all::<Item>()
-            .filter(|t| t.has(("run", run.as_str())))
-            .to_list()
-            .await
-            .unwrap();
+        let mut read = of_run::<Item>(&g, &run).await;
         read.sort_by_key(|i| i.n);
         assert_eq!(read, items, "{test}");
         // Edges by key after the vertices are flushed; adds and upserts mixed.
@@ -199,11 +184,7 @@ async fn vertices_and_edges(test: &str) {
             .unwrap();
         assert_eq!(edges, 449, "{test}");
     };
-    let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
-    cleanup(&g, &run).await;
-    if let Err(p) = outcome {
-        std::panic::resume_unwind(p);
-    }
+    cleaned_up(result, cleanup(&g, &run)).await;
 }
 
 #[tokio::test]
@@ -322,12 +303,12 @@ async fn faults(test: &str) {
             );
         }
     };
-    let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
-    cleanup(&g, &run).await;
-    cleanup(&g, &format!("{run}_adds")).await;
-    if let Err(p) = outcome {
-        std::panic::resume_unwind(p);
-    }
+    let adds = format!("{run}_adds");
+    let cleanup = async {
+        cleanup(&g, &run).await;
+        cleanup(&g, &adds).await;
+    };
+    cleaned_up(result, cleanup).await;
 }
 
 #[tokio::test]

@@ -17,9 +17,12 @@ use graphbinary_client::Client;
 
 #[path = "gremlin_server/mod.rs"]
 mod gremlin_server;
+#[path = "common/run.rs"]
+mod run;
 #[path = "common/servers3.rs"]
 mod servers3;
 use gremlin_server::skip;
+use run::{cleaned_up, cleanup, of_run, run_tag};
 
 #[derive(Vertex, Debug, Clone, PartialEq)]
 #[vertex(label = "gbw_person")]
@@ -92,6 +95,20 @@ async fn servers(test: &str) -> Vec<(&'static str, Client)> {
     out
 }
 
+/// Runs `body` on each server of `test` with the graph and a fresh run tag (`tag` then a unique
+/// suffix), then drops what the run wrote, even when `body` panicked.
+async fn on_each_server(
+    test: &str,
+    tag: &str,
+    body: impl AsyncFn(&'static str, &GraphTraversalSource, &str),
+) {
+    for (server, client) in servers(test).await {
+        let g = GraphTraversalSource::new(client);
+        let run = run_tag(tag);
+        cleaned_up(body(server, &g, &run), cleanup(&g, &run)).await;
+    }
+}
+
 /// `http_<name>` and `ws_<name>` tests running `body` against their server.
 macro_rules! both {
     ($name:ident) => {
@@ -112,14 +129,6 @@ both!(typed_vertices_read_back_equal);
 both!(upserting_twice_changes_nothing);
 both!(typed_edges_by_key_and_by_id);
 both!(mistakes_are_errors);
-
-fn run_tag(test: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{test}_{}_{nanos}", std::process::id())
-}
 
 fn person(run: &str, name: &str) -> Person {
     Person {
@@ -163,165 +172,116 @@ fn as_read(p: &Person, id: Option<Value>) -> Person {
     }
 }
 
-async fn cleanup(g: &GraphTraversalSource, run: &str) {
-    g.e(()).has(("run", run)).drop().iterate().await.unwrap();
-    g.v(()).has(("run", run)).drop().iterate().await.unwrap();
-}
-
 async fn people(g: &GraphTraversalSource, run: &str) -> Vec<Person> {
-    let mut v = g
-        .all::<Person>()
-        .filter(|t| t.has(("run", run)))
-        .to_list()
-        .await
-        .unwrap();
+    let mut v = of_run::<Person>(g, run).await;
     v.sort_by(|a, b| a.name.cmp(&b.name));
     v
 }
 
 async fn typed_vertices_read_back_equal(test: &str) {
-    for (server, client) in servers(test).await {
-        let g = GraphTraversalSource::new(client);
-        let run = run_tag("read_back");
-        let ada = person(&run, "ada");
-        let mut bob = person(&run, "bob");
+    on_each_server(test, "read_back", async |server, g, run| {
+        let ada = person(run, "ada");
+        let mut bob = person(run, "bob");
         bob.age = None;
         bob.nick = Some("b".into());
         bob.langs = vec![];
         bob.tags = BTreeSet::new();
-        let result = async {
-            for p in [&ada, &bob] {
-                let added = g.add(p).to_list().await.unwrap();
-                assert_eq!(added.len(), 1, "{server}: {added:?}");
-            }
-            let read = people(&g, &run).await;
-            assert_eq!(read.len(), 2, "{server}: {read:?}");
-            assert!(read.iter().all(|p| p.id.is_some()), "{server}: ids read");
-            let expected = [
-                as_read(&ada, read[0].id.clone()),
-                as_read(&bob, read[1].id.clone()),
-            ];
-            assert_eq!(read, expected, "{server}");
-        };
-        let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
-        cleanup(&g, &run).await;
-        if let Err(p) = outcome {
-            std::panic::resume_unwind(p);
+        for p in [&ada, &bob] {
+            let added = g.add(p).to_list().await.unwrap();
+            assert_eq!(added.len(), 1, "{server}: {added:?}");
         }
-    }
+        let read = people(g, run).await;
+        assert_eq!(read.len(), 2, "{server}: {read:?}");
+        assert!(read.iter().all(|p| p.id.is_some()), "{server}: ids read");
+        let expected = [
+            as_read(&ada, read[0].id.clone()),
+            as_read(&bob, read[1].id.clone()),
+        ];
+        assert_eq!(read, expected, "{server}");
+    })
+    .await;
 }
 
 async fn upserting_twice_changes_nothing(test: &str) {
-    for (server, client) in servers(test).await {
-        let g = GraphTraversalSource::new(client);
-        let run = run_tag("upsert");
-        let result = async {
-            let mut ada = person(&run, "ada");
-            g.upsert(&ada).iterate().await.unwrap();
-            g.upsert(&ada).iterate().await.unwrap();
-            let read = people(&g, &run).await;
-            assert_eq!(read.len(), 1, "{server}: one vertex after two upserts");
-            let id = read[0].id.clone();
-            assert_eq!(read, [as_read(&ada, id.clone())], "{server}");
-            // A changed struct updates the same vertex to exactly its properties.
-            ada.age = None;
-            ada.nick = Some("a".into());
-            ada.langs = vec!["de".into()];
-            ada.tags = [9].into_iter().collect();
-            ada.int = 5;
-            g.upsert(&ada).iterate().await.unwrap();
-            g.upsert(&ada).iterate().await.unwrap();
-            let read = people(&g, &run).await;
-            assert_eq!(read, [as_read(&ada, id)], "{server}: updated in place");
-        };
-        let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
-        cleanup(&g, &run).await;
-        if let Err(p) = outcome {
-            std::panic::resume_unwind(p);
-        }
-    }
+    on_each_server(test, "upsert", async |server, g, run| {
+        let mut ada = person(run, "ada");
+        g.upsert(&ada).iterate().await.unwrap();
+        g.upsert(&ada).iterate().await.unwrap();
+        let read = people(g, run).await;
+        assert_eq!(read.len(), 1, "{server}: one vertex after two upserts");
+        let id = read[0].id.clone();
+        assert_eq!(read, [as_read(&ada, id.clone())], "{server}");
+        // A changed struct updates the same vertex to exactly its properties.
+        ada.age = None;
+        ada.nick = Some("a".into());
+        ada.langs = vec!["de".into()];
+        ada.tags = [9].into_iter().collect();
+        ada.int = 5;
+        g.upsert(&ada).iterate().await.unwrap();
+        g.upsert(&ada).iterate().await.unwrap();
+        let read = people(g, run).await;
+        assert_eq!(read, [as_read(&ada, id)], "{server}: updated in place");
+    })
+    .await;
 }
 
 async fn typed_edges_by_key_and_by_id(test: &str) {
-    for (server, client) in servers(test).await {
-        let g = GraphTraversalSource::new(client);
-        let run = run_tag("edges");
-        let result = async {
-            let (ada, bob) = (person(&run, "ada"), person(&run, "bob"));
-            g.upsert(&ada).iterate().await.unwrap();
-            g.upsert(&bob).iterate().await.unwrap();
-            // Ends by key: found by Person's key, the name.
-            let knows = Knows {
-                from: ada.name.clone(),
-                to: bob.name.clone(),
-                run: run.clone(),
-                weight: 0.5,
-                note: None,
-            };
-            g.upsert_edge(&knows).iterate().await.unwrap();
-            g.upsert_edge(&knows).iterate().await.unwrap();
-            let read = g
-                .all::<Knows>()
-                .filter(|t| t.has(("run", run.as_str())))
-                .to_list()
-                .await
-                .unwrap();
-            assert_eq!(
-                read,
-                std::slice::from_ref(&knows),
-                "{server}: one edge after two upserts"
-            );
-            let changed = Knows {
-                weight: 2.0,
-                note: Some("n".into()),
-                ..knows.clone()
-            };
-            g.upsert_edge(&changed).iterate().await.unwrap();
-            let read = g
-                .all::<Knows>()
-                .filter(|t| t.has(("run", run.as_str())))
-                .to_list()
-                .await
-                .unwrap();
-            assert_eq!(read, [changed], "{server}: updated in place");
-            // Ends by id; the key `place` tells apart two edges between the same ends.
-            let people = people(&g, &run).await;
-            let (a, b) = (people[0].id.clone().unwrap(), people[1].id.clone().unwrap());
-            let met = |place: &str| Met {
-                id: None,
-                from: a.clone(),
-                to: b.clone(),
-                place: place.into(),
-                run: run.clone(),
-            };
-            for place in ["paris", "rome", "paris"] {
-                g.upsert_edge(&met(place)).iterate().await.unwrap();
-            }
-            g.add(&met("oslo")).iterate().await.unwrap();
-            let mut read = g
-                .all::<Met>()
-                .filter(|t| t.has(("run", run.as_str())))
-                .to_list()
-                .await
-                .unwrap();
-            read.sort_by(|x, y| x.place.cmp(&y.place));
-            let places: Vec<_> = read.iter().map(|m| m.place.as_str()).collect();
-            assert_eq!(places, ["oslo", "paris", "rome"], "{server}");
-            for m in &read {
-                assert!(m.id.is_some(), "{server}: edge id read");
-                assert_eq!(
-                    (&m.from, &m.to),
-                    (&a, &b),
-                    "{server}: ends read back as ids"
-                );
-            }
+    on_each_server(test, "edges", async |server, g, run| {
+        let (ada, bob) = (person(run, "ada"), person(run, "bob"));
+        g.upsert(&ada).iterate().await.unwrap();
+        g.upsert(&bob).iterate().await.unwrap();
+        // Ends by key: found by Person's key, the name.
+        let knows = Knows {
+            from: ada.name.clone(),
+            to: bob.name.clone(),
+            run: run.to_owned(),
+            weight: 0.5,
+            note: None,
         };
-        let outcome = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(result)).await;
-        cleanup(&g, &run).await;
-        if let Err(p) = outcome {
-            std::panic::resume_unwind(p);
+        g.upsert_edge(&knows).iterate().await.unwrap();
+        g.upsert_edge(&knows).iterate().await.unwrap();
+        let read = of_run::<Knows>(g, run).await;
+        assert_eq!(
+            read,
+            std::slice::from_ref(&knows),
+            "{server}: one edge after two upserts"
+        );
+        let changed = Knows {
+            weight: 2.0,
+            note: Some("n".into()),
+            ..knows.clone()
+        };
+        g.upsert_edge(&changed).iterate().await.unwrap();
+        let read = of_run::<Knows>(g, run).await;
+        assert_eq!(read, [changed], "{server}: updated in place");
+        // Ends by id; the key `place` tells apart two edges between the same ends.
+        let people = people(g, run).await;
+        let (a, b) = (people[0].id.clone().unwrap(), people[1].id.clone().unwrap());
+        let met = |place: &str| Met {
+            id: None,
+            from: a.clone(),
+            to: b.clone(),
+            place: place.into(),
+            run: run.to_owned(),
+        };
+        for place in ["paris", "rome", "paris"] {
+            g.upsert_edge(&met(place)).iterate().await.unwrap();
         }
-    }
+        g.add(&met("oslo")).iterate().await.unwrap();
+        let mut read = of_run::<Met>(g, run).await;
+        read.sort_by(|x, y| x.place.cmp(&y.place));
+        let places: Vec<_> = read.iter().map(|m| m.place.as_str()).collect();
+        assert_eq!(places, ["oslo", "paris", "rome"], "{server}");
+        for m in &read {
+            assert!(m.id.is_some(), "{server}: edge id read");
+            assert_eq!(
+                (&m.from, &m.to),
+                (&a, &b),
+                "{server}: ends read back as ids"
+            );
+        }
+    })
+    .await;
 }
 
 async fn mistakes_are_errors(test: &str) {

@@ -264,6 +264,20 @@ impl<R> ReadBuffer<R> {
     }
 }
 
+/// The cancel-safe readers of a big-endian fixed-width number: name, type, and what an error
+/// calls the value.
+macro_rules! big_endian_readers {
+    ($($(#[$doc:meta])* $name:ident -> $t:ty, $what:literal;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// # Cancel safety
+        /// Cancel safe.
+        pub async fn $name(&mut self) -> Result<$t, DecodeError> {
+            Ok(<$t>::from_be_bytes(self.read_array($what).await?))
+        }
+    )*};
+}
+
 impl<R: AsyncRead + Unpin> ReadBuffer<R> {
     /// Reads once from the underlying reader into free space, returning how many bytes
     /// arrived: 0 at end of stream, and also when the buffer is already full (check
@@ -513,52 +527,19 @@ impl<R: AsyncRead + Unpin> ReadBuffer<R> {
         Ok(self.read_array::<1>("1-byte value").await?[0])
     }
 
-    /// Reads a signed byte.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn read_i8(&mut self) -> Result<i8, DecodeError> {
-        Ok(i8::from_be_bytes(self.read_array("Byte").await?))
-    }
-
-    /// Reads a big-endian Short.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn read_i16(&mut self) -> Result<i16, DecodeError> {
-        Ok(i16::from_be_bytes(self.read_array("2-byte Short").await?))
-    }
-
-    /// Reads a big-endian Int.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn read_i32(&mut self) -> Result<i32, DecodeError> {
-        Ok(i32::from_be_bytes(self.read_array("4-byte Int").await?))
-    }
-
-    /// Reads a big-endian Long.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn read_i64(&mut self) -> Result<i64, DecodeError> {
-        Ok(i64::from_be_bytes(self.read_array("8-byte Long").await?))
-    }
-
-    /// Reads a big-endian Float.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn read_f32(&mut self) -> Result<f32, DecodeError> {
-        Ok(f32::from_be_bytes(self.read_array("4-byte Float").await?))
-    }
-
-    /// Reads a big-endian Double.
-    ///
-    /// # Cancel safety
-    /// Cancel safe.
-    pub async fn read_f64(&mut self) -> Result<f64, DecodeError> {
-        Ok(f64::from_be_bytes(self.read_array("8-byte Double").await?))
+    big_endian_readers! {
+        /// Reads a signed byte.
+        read_i8 -> i8, "Byte";
+        /// Reads a big-endian Short.
+        read_i16 -> i16, "2-byte Short";
+        /// Reads a big-endian Int.
+        read_i32 -> i32, "4-byte Int";
+        /// Reads a big-endian Long.
+        read_i64 -> i64, "8-byte Long";
+        /// Reads a big-endian Float.
+        read_f32 -> f32, "4-byte Float";
+        /// Reads a big-endian Double.
+        read_f64 -> f64, "8-byte Double";
     }
 
     /// Reads a Boolean byte (0x00 or 0x01).

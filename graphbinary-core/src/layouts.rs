@@ -1,11 +1,9 @@
 //! The generic layouts: [`Fq`] (fully-qualified, non-null), [`FqOpt`] (fully-qualified,
 //! nullable), [`Nullable`] (bare, nullable), `Vec<T>` as a List and [`Set`].
 
-// The slow paths spell out `impl Future + Send` so that the Send bound the trait promises is
-// visible at each implementation.
+// The slow paths (written by `impl_decode!` or by hand) spell out `impl Future + Send` so that
+// the Send bound the trait promises is visible at each implementation.
 #![allow(clippy::manual_async_fn)]
-
-use std::future::Future;
 
 use bytes::BufMut;
 use tokio::io::AsyncRead;
@@ -25,16 +23,11 @@ use crate::write;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Fq<T>(pub T);
 
-impl<T: FqDecode> Decode for Fq<T> {
-    const EXPECTED: &'static str = T::EXPECTED;
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        T::decode_fq(cur).map(Fq)
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move { T::decode_fq_slow(buf).await.map(Fq) }
+crate::impl_decode! {
+    [T: FqDecode] Decode for Fq<T> {
+        T::EXPECTED;
+        |cur| T::decode_fq(cur).map(Fq);
+        |buf| async move { T::decode_fq_slow(buf).await.map(Fq) }
     }
 }
 impl<T: FqEncode> Encode for Fq<T> {
@@ -85,16 +78,11 @@ pub(crate) async fn decode_fq_opt_slow<W: Decode, T, R: AsyncRead + Unpin + Send
     }
 }
 
-impl<T: Decode + Typed> Decode for FqOpt<T> {
-    const EXPECTED: &'static str = T::EXPECTED;
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_fq_opt::<T, T>(cur, T::TYPE_CODE, |v| v).map(FqOpt)
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move {
+crate::impl_decode! {
+    [T: Decode + Typed] Decode for FqOpt<T> {
+        T::EXPECTED;
+        |cur| decode_fq_opt::<T, T>(cur, T::TYPE_CODE, |v| v).map(FqOpt);
+        |buf| async move {
             decode_fq_opt_slow::<T, T, R>(buf, T::TYPE_CODE, |v| v)
                 .await
                 .map(FqOpt)
@@ -149,16 +137,11 @@ pub(crate) async fn decode_nullable_slow<W: Decode, T, R: AsyncRead + Unpin + Se
     }
 }
 
-impl<T: Decode> Decode for Nullable<T> {
-    const EXPECTED: &'static str = T::EXPECTED;
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_nullable::<T, T>(cur, |v| v).map(Nullable)
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move {
+crate::impl_decode! {
+    [T: Decode] Decode for Nullable<T> {
+        T::EXPECTED;
+        |cur| decode_nullable::<T, T>(cur, |v| v).map(Nullable);
+        |buf| async move {
             decode_nullable_slow::<T, T, R>(buf, |v| v)
                 .await
                 .map(Nullable)
@@ -227,17 +210,12 @@ pub(crate) fn encode_items<T, B: BufMut>(
     Ok(())
 }
 
-/// A bare List (`{length}{item_0}...{item_n}`) whose items are fully-qualified `T`s.
-impl<T: FqDecode> Decode for Vec<T> {
-    const EXPECTED: &'static str = "List";
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_items(cur, "List", T::decode_fq)
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        decode_items_slow::<Fq<T>, T, R>(buf, "List", |v| v.0)
+crate::impl_decode! {
+    /// A bare List (`{length}{item_0}...{item_n}`) whose items are fully-qualified `T`s.
+    [T: FqDecode] Decode for Vec<T> {
+        "List";
+        |cur| decode_items(cur, "List", T::decode_fq);
+        |buf| decode_items_slow::<Fq<T>, T, R>(buf, "List", |v| v.0)
     }
 }
 impl<T: FqEncode> Encode for Vec<T> {
@@ -251,16 +229,11 @@ impl<T: FqEncode> Encode for Vec<T> {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Set<T>(pub Vec<T>);
 
-impl<T: FqDecode> Decode for Set<T> {
-    const EXPECTED: &'static str = "Set";
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_items(cur, "Set", T::decode_fq).map(Set)
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move {
+crate::impl_decode! {
+    [T: FqDecode] Decode for Set<T> {
+        "Set";
+        |cur| decode_items(cur, "Set", T::decode_fq).map(Set);
+        |buf| async move {
             decode_items_slow::<Fq<T>, T, R>(buf, "Set", |v| v.0)
                 .await
                 .map(Set)
@@ -280,16 +253,11 @@ macro_rules! fq_collection {
         impl<T> Typed for $ty<T> {
             const TYPE_CODE: u8 = $code;
         }
-        impl<T: FqDecode> FqDecode for $ty<T> {
-            const EXPECTED: &'static str = $name;
-            #[inline]
-            fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Self> {
-                decode_fq_typed(cur)
-            }
-            fn decode_fq_slow<R: AsyncRead + Unpin + Send>(
-                buf: &mut ReadBuffer<R>,
-            ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-                decode_fq_typed_slow::<Self, R>(buf)
+        crate::impl_decode! {
+            [T: FqDecode] FqDecode for $ty<T> {
+                $name;
+                |cur| decode_fq_typed(cur);
+                |buf| decode_fq_typed_slow::<Self, R>(buf)
             }
         }
         impl<T: FqEncode> FqEncode for $ty<T> {

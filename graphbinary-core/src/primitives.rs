@@ -1,34 +1,24 @@
-//! [`Decode`], [`Encode`], [`Typed`] and the fully-qualified traits for the primitives:
-//! the fixed-width numbers, Boolean, UUID, Char, String (owned and interned) and Binary.
+//! [`Decode`](crate::Decode), [`Encode`], [`Typed`] and the fully-qualified traits for the
+//! primitives: the fixed-width numbers, Boolean, UUID, Char, String (owned and interned) and Binary.
 
-// The slow paths spell out `impl Future + Send` so that the Send bound the trait promises is
-// visible at each implementation.
+// The slow paths (written by `impl_decode!` or by hand) spell out `impl Future + Send` so that
+// the Send bound the trait promises is visible at each implementation.
 #![allow(clippy::manual_async_fn)]
 
-use std::future::Future;
-
 use bytes::{BufMut, Bytes};
-use tokio::io::AsyncRead;
 
-use crate::buffer::ReadBuffer;
 use crate::codes;
-use crate::cursor::Cursor;
-use crate::error::{DecodeError, EncodeError, FastResult};
-use crate::traits::{Decode, Encode, Typed};
+use crate::error::EncodeError;
+use crate::traits::{Encode, Typed};
 use crate::write;
 
 macro_rules! fixed {
     ($($t:ty, $code:expr, $name:literal, $read:ident, $put:ident;)*) => {$(
-        impl Decode for $t {
-            const EXPECTED: &'static str = $name;
-            #[inline]
-            fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-                cur.$read()
-            }
-            fn decode_slow<R: AsyncRead + Unpin + Send>(
-                buf: &mut ReadBuffer<R>,
-            ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-                buf.$read()
+        crate::impl_decode! {
+            Decode for $t {
+                $name;
+                |cur| cur.$read();
+                |buf| buf.$read()
             }
         }
         impl Encode for $t {
@@ -53,16 +43,11 @@ fixed! {
     f64, codes::DOUBLE, "Double", read_f64, put_f64;
 }
 
-impl Decode for bool {
-    const EXPECTED: &'static str = "Boolean";
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        cur.read_bool()
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        buf.read_bool()
+crate::impl_decode! {
+    Decode for bool {
+        "Boolean";
+        |cur| cur.read_bool();
+        |buf| buf.read_bool()
     }
 }
 impl Encode for bool {
@@ -75,16 +60,11 @@ impl Typed for bool {
     const TYPE_CODE: u8 = codes::BOOLEAN;
 }
 
-impl Decode for uuid::Uuid {
-    const EXPECTED: &'static str = "UUID";
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        cur.read_uuid()
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        buf.read_uuid()
+crate::impl_decode! {
+    Decode for uuid::Uuid {
+        "UUID";
+        |cur| cur.read_uuid();
+        |buf| buf.read_uuid()
     }
 }
 impl Encode for uuid::Uuid {
@@ -97,16 +77,11 @@ impl Typed for uuid::Uuid {
     const TYPE_CODE: u8 = codes::UUID;
 }
 
-impl Decode for char {
-    const EXPECTED: &'static str = "Char";
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        cur.read_char()
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        buf.read_char()
+crate::impl_decode! {
+    Decode for char {
+        "Char";
+        |cur| cur.read_char();
+        |buf| buf.read_char()
     }
 }
 impl Encode for char {
@@ -119,16 +94,11 @@ impl Typed for char {
     const TYPE_CODE: u8 = codes::CHAR;
 }
 
-impl Decode for String {
-    const EXPECTED: &'static str = "String";
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        cur.read_str().map(str::to_owned)
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        buf.read_string()
+crate::impl_decode! {
+    Decode for String {
+        "String";
+        |cur| cur.read_str().map(str::to_owned);
+        |buf| buf.read_string()
     }
 }
 impl Encode for String {
@@ -140,18 +110,13 @@ impl Typed for String {
     const TYPE_CODE: u8 = codes::STRING;
 }
 
-/// A String shared through the buffer's [`Interner`](crate::Interner): labels and property
-/// keys decode to one allocation per distinct value per stream.
-impl Decode for std::sync::Arc<str> {
-    const EXPECTED: &'static str = "String";
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        cur.read_interned_str()
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        buf.read_interned_string()
+crate::impl_decode! {
+    /// A String shared through the buffer's [`Interner`](crate::Interner): labels and property
+    /// keys decode to one allocation per distinct value per stream.
+    Decode for std::sync::Arc<str> {
+        "String";
+        |cur| cur.read_interned_str();
+        |buf| buf.read_interned_string()
     }
 }
 impl Encode for std::sync::Arc<str> {
@@ -163,17 +128,12 @@ impl Typed for std::sync::Arc<str> {
     const TYPE_CODE: u8 = codes::STRING;
 }
 
-/// Binary (`{length}{bytes}`).
-impl Decode for Bytes {
-    const EXPECTED: &'static str = "Binary";
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        cur.read_len_prefixed("Binary").map(Bytes::copy_from_slice)
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move { buf.read_len_prefixed("Binary").await.map(Bytes::from) }
+crate::impl_decode! {
+    /// Binary (`{length}{bytes}`).
+    Decode for Bytes {
+        "Binary";
+        |cur| cur.read_len_prefixed("Binary").map(Bytes::copy_from_slice);
+        |buf| async move { buf.read_len_prefixed("Binary").await.map(Bytes::from) }
     }
 }
 impl Encode for Bytes {

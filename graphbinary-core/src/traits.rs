@@ -114,22 +114,72 @@ pub fn encode_fq_typed<T: Encode + Typed, B: BufMut>(
     v.encode(out)
 }
 
+/// Implements one of the four decode traits ([`Decode`], [`FqDecode`],
+/// [`DecodeV1`](crate::v1::DecodeV1), [`FqDecodeV1`](crate::v1::FqDecodeV1)) from its three
+/// parts: what the value is called, the fast path as `|cur| expression` and the slow path as
+/// `|buf| expression` (a future); generics and bounds go in brackets first:
+///
+/// ```ignore
+/// impl_decode! {
+///     [T: FqDecode] Decode for Fq<T> {
+///         T::EXPECTED;
+///         |cur| T::decode_fq(cur).map(Fq);
+///         |buf| async move { T::decode_fq_slow(buf).await.map(Fq) }
+///     }
+/// }
+/// ```
+///
+/// What the crate's layouts and `graphbinary-client`'s values use; not a public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! impl_decode {
+    (@ {$($attr:tt)*} [$($g:tt)*] $tr:path, $fast:ident, $slow:ident, $t:ty {
+        $expected:expr;
+        |$cur:ident| $fast_body:expr;
+        |$buf:ident| $slow_body:expr $(;)?
+    }) => {
+        $($attr)*
+        impl<$($g)*> $tr for $t {
+            const EXPECTED: &'static str = $expected;
+            #[inline]
+            fn $fast($cur: &mut $crate::Cursor<'_>) -> $crate::FastResult<Self> {
+                $fast_body
+            }
+            fn $slow<R: $crate::__private::AsyncRead + Unpin + Send>(
+                $buf: &mut $crate::ReadBuffer<R>,
+            ) -> impl $crate::__private::Future<Output = Result<Self, $crate::DecodeError>> + Send
+            {
+                $slow_body
+            }
+        }
+    };
+    ($(#[$m:meta])* $([$($g:tt)*])? Decode for $($rest:tt)*) => {
+        $crate::impl_decode!(@ {$(#[$m])*} [$($($g)*)?] $crate::Decode, decode, decode_slow, $($rest)*);
+    };
+    ($(#[$m:meta])* $([$($g:tt)*])? FqDecode for $($rest:tt)*) => {
+        $crate::impl_decode!(@ {$(#[$m])*} [$($($g)*)?] $crate::FqDecode, decode_fq, decode_fq_slow, $($rest)*);
+    };
+    ($(#[$m:meta])* $([$($g:tt)*])? DecodeV1 for $($rest:tt)*) => {
+        $crate::impl_decode!(@ {$(#[$m])*} [$($($g)*)?] $crate::v1::DecodeV1, decode_v1, decode_v1_slow, $($rest)*);
+    };
+    ($(#[$m:meta])* $([$($g:tt)*])? FqDecodeV1 for $($rest:tt)*) => {
+        $crate::impl_decode!(
+            @ {$(#[$m])*} [$($($g)*)?] $crate::v1::FqDecodeV1, decode_fq_v1, decode_fq_v1_slow, $($rest)*
+        );
+    };
+}
+
 /// Implements [`FqDecode`] and [`FqEncode`] for types that implement [`Decode`], [`Encode`]
 /// and [`Typed`].
 #[macro_export]
 macro_rules! impl_fq_via_typed {
     ($($t:ty),* $(,)?) => {$(
-        #[automatically_derived]
-        impl $crate::FqDecode for $t {
-            const EXPECTED: &'static str = <$t as $crate::Decode>::EXPECTED;
-            #[inline]
-            fn decode_fq(cur: &mut $crate::Cursor<'_>) -> $crate::FastResult<Self> {
-                $crate::decode_fq_typed::<$t>(cur)
-            }
-            fn decode_fq_slow<R: $crate::__private::AsyncRead + Unpin + Send>(
-                buf: &mut $crate::ReadBuffer<R>,
-            ) -> impl $crate::__private::Future<Output = Result<Self, $crate::DecodeError>> + Send {
-                $crate::decode_fq_typed_slow::<$t, R>(buf)
+        $crate::impl_decode! {
+            #[automatically_derived]
+            FqDecode for $t {
+                <$t as $crate::Decode>::EXPECTED;
+                |cur| $crate::decode_fq_typed::<$t>(cur);
+                |buf| $crate::decode_fq_typed_slow::<$t, R>(buf)
             }
         }
         #[automatically_derived]

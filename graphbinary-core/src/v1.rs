@@ -136,16 +136,11 @@ pub fn encode_fq_v1_typed<T: EncodeV1 + TypedV1, B: BufMut>(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct V1<T>(pub T);
 
-impl<T: DecodeV1> Decode for V1<T> {
-    const EXPECTED: &'static str = T::EXPECTED;
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        T::decode_v1(cur).map(V1)
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move { T::decode_v1_slow(buf).await.map(V1) }
+crate::impl_decode! {
+    [T: DecodeV1] Decode for V1<T> {
+        T::EXPECTED;
+        |cur| T::decode_v1(cur).map(V1);
+        |buf| async move { T::decode_v1_slow(buf).await.map(V1) }
     }
 }
 impl<T: EncodeV1> Encode for V1<T> {
@@ -158,16 +153,11 @@ impl<T: EncodeV1> Encode for V1<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct FqV1<T>(pub T);
 
-impl<T: FqDecodeV1> DecodeV1 for FqV1<T> {
-    const EXPECTED: &'static str = T::EXPECTED;
-    #[inline]
-    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        T::decode_fq_v1(cur).map(FqV1)
-    }
-    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move { T::decode_fq_v1_slow(buf).await.map(FqV1) }
+crate::impl_decode! {
+    [T: FqDecodeV1] DecodeV1 for FqV1<T> {
+        T::EXPECTED;
+        |cur| T::decode_fq_v1(cur).map(FqV1);
+        |buf| async move { T::decode_fq_v1_slow(buf).await.map(FqV1) }
     }
 }
 
@@ -176,16 +166,11 @@ impl<T: FqDecodeV1> DecodeV1 for FqV1<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct FqOptV1<T>(pub Option<T>);
 
-impl<T: DecodeV1 + TypedV1> DecodeV1 for FqOptV1<T> {
-    const EXPECTED: &'static str = T::EXPECTED;
-    #[inline]
-    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_fq_opt::<V1<T>, T>(cur, T::TYPE_CODE_V1, |v| v.0).map(FqOptV1)
-    }
-    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move {
+crate::impl_decode! {
+    [T: DecodeV1 + TypedV1] DecodeV1 for FqOptV1<T> {
+        T::EXPECTED;
+        |cur| decode_fq_opt::<V1<T>, T>(cur, T::TYPE_CODE_V1, |v| v.0).map(FqOptV1);
+        |buf| async move {
             decode_fq_opt_slow::<V1<T>, T, R>(buf, T::TYPE_CODE_V1, |v| v.0)
                 .await
                 .map(FqOptV1)
@@ -197,16 +182,11 @@ impl<T: DecodeV1 + TypedV1> DecodeV1 for FqOptV1<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct NullableV1<T>(pub Option<T>);
 
-impl<T: DecodeV1> DecodeV1 for NullableV1<T> {
-    const EXPECTED: &'static str = T::EXPECTED;
-    #[inline]
-    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_nullable::<V1<T>, T>(cur, |v| v.0).map(NullableV1)
-    }
-    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move {
+crate::impl_decode! {
+    [T: DecodeV1] DecodeV1 for NullableV1<T> {
+        T::EXPECTED;
+        |cur| decode_nullable::<V1<T>, T>(cur, |v| v.0).map(NullableV1);
+        |buf| async move {
             decode_nullable_slow::<V1<T>, T, R>(buf, |v| v.0)
                 .await
                 .map(NullableV1)
@@ -217,16 +197,11 @@ impl<T: DecodeV1> DecodeV1 for NullableV1<T> {
 /// The primitives: same bare layout and type code in both versions.
 macro_rules! same_in_both {
     ($($t:ty),* $(,)?) => {$(
-        impl DecodeV1 for $t {
-            const EXPECTED: &'static str = <$t as Decode>::EXPECTED;
-            #[inline]
-            fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-                <$t as Decode>::decode(cur)
-            }
-            fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
-                buf: &mut ReadBuffer<R>,
-            ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-                <$t as Decode>::decode_slow(buf)
+        crate::impl_decode! {
+            DecodeV1 for $t {
+                <$t as Decode>::EXPECTED;
+                |cur| <$t as Decode>::decode(cur);
+                |buf| <$t as Decode>::decode_slow(buf)
             }
         }
         impl EncodeV1 for $t {
@@ -238,16 +213,11 @@ macro_rules! same_in_both {
         impl TypedV1 for $t {
             const TYPE_CODE_V1: u8 = <$t as Typed>::TYPE_CODE;
         }
-        impl FqDecodeV1 for $t {
-            const EXPECTED: &'static str = <$t as FqDecode>::EXPECTED;
-            #[inline]
-            fn decode_fq_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-                <$t as FqDecode>::decode_fq(cur)
-            }
-            fn decode_fq_v1_slow<R: AsyncRead + Unpin + Send>(
-                buf: &mut ReadBuffer<R>,
-            ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-                <$t as FqDecode>::decode_fq_slow(buf)
+        crate::impl_decode! {
+            FqDecodeV1 for $t {
+                <$t as FqDecode>::EXPECTED;
+                |cur| <$t as FqDecode>::decode_fq(cur);
+                |buf| <$t as FqDecode>::decode_fq_slow(buf)
             }
         }
         impl FqEncodeV1 for $t {
@@ -261,17 +231,12 @@ macro_rules! same_in_both {
 
 with_primitives_of_both_versions!(same_in_both);
 
-/// A bare List of fully-qualified GraphBinary 1 items.
-impl<T: FqDecodeV1> DecodeV1 for Vec<T> {
-    const EXPECTED: &'static str = "List";
-    #[inline]
-    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_items(cur, "List", T::decode_fq_v1)
-    }
-    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        decode_items_slow::<V1<FqV1<T>>, T, R>(buf, "List", |v| v.0 .0)
+crate::impl_decode! {
+    /// A bare List of fully-qualified GraphBinary 1 items.
+    [T: FqDecodeV1] DecodeV1 for Vec<T> {
+        "List";
+        |cur| decode_items(cur, "List", T::decode_fq_v1);
+        |buf| decode_items_slow::<V1<FqV1<T>>, T, R>(buf, "List", |v| v.0 .0)
     }
 }
 impl<T: FqEncodeV1> EncodeV1 for Vec<T> {
@@ -280,17 +245,12 @@ impl<T: FqEncodeV1> EncodeV1 for Vec<T> {
     }
 }
 
-/// A bare Set of fully-qualified GraphBinary 1 items.
-impl<T: FqDecodeV1> DecodeV1 for Set<T> {
-    const EXPECTED: &'static str = "Set";
-    #[inline]
-    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_items(cur, "Set", T::decode_fq_v1).map(Set)
-    }
-    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move {
+crate::impl_decode! {
+    /// A bare Set of fully-qualified GraphBinary 1 items.
+    [T: FqDecodeV1] DecodeV1 for Set<T> {
+        "Set";
+        |cur| decode_items(cur, "Set", T::decode_fq_v1).map(Set);
+        |buf| async move {
             decode_items_slow::<V1<FqV1<T>>, T, R>(buf, "Set", |v| v.0 .0)
                 .await
                 .map(Set)
@@ -308,16 +268,11 @@ macro_rules! fq_collection {
         impl<T> TypedV1 for $ty<T> {
             const TYPE_CODE_V1: u8 = $code;
         }
-        impl<T: FqDecodeV1> FqDecodeV1 for $ty<T> {
-            const EXPECTED: &'static str = <$ty<T> as DecodeV1>::EXPECTED;
-            #[inline]
-            fn decode_fq_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-                decode_fq_v1_typed(cur)
-            }
-            fn decode_fq_v1_slow<R: AsyncRead + Unpin + Send>(
-                buf: &mut ReadBuffer<R>,
-            ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-                decode_fq_v1_typed_slow::<Self, R>(buf)
+        crate::impl_decode! {
+            [T: FqDecodeV1] FqDecodeV1 for $ty<T> {
+                <$ty<T> as DecodeV1>::EXPECTED;
+                |cur| decode_fq_v1_typed(cur);
+                |buf| decode_fq_v1_typed_slow::<Self, R>(buf)
             }
         }
         impl<T: FqEncodeV1> FqEncodeV1 for $ty<T> {
@@ -519,17 +474,14 @@ pub trait SentinelV1: DecodeV1 + EncodeV1 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct SentinelOptV1<T>(pub Option<T>);
 
-impl<T: SentinelV1> DecodeV1 for SentinelOptV1<T> {
-    const EXPECTED: &'static str = T::EXPECTED;
-    #[inline]
-    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        let v = T::decode_v1(cur)?;
-        Ok(SentinelOptV1((!v.is_sentinel()).then_some(v)))
-    }
-    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        async move {
+crate::impl_decode! {
+    [T: SentinelV1] DecodeV1 for SentinelOptV1<T> {
+        T::EXPECTED;
+        |cur| {
+            let v = T::decode_v1(cur)?;
+            Ok(SentinelOptV1((!v.is_sentinel()).then_some(v)))
+        };
+        |buf| async move {
             let v = buf.read::<V1<T>>().await?.0;
             Ok(SentinelOptV1((!v.is_sentinel()).then_some(v)))
         }

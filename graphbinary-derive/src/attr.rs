@@ -334,7 +334,7 @@ fn path_to_string(path: &syn::Path) -> String {
 }
 
 /// Consumes `= <expr>` or `(...)` after an attribute name, if present.
-fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+pub(crate) fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.value()?.parse::<Expr>()?;
     } else if meta.input.peek(syn::token::Paren) {
@@ -347,8 +347,18 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 
 /// A marker attribute (no value): reports and skips a value if one was written.
 fn flag(meta: &ParseNestedMeta<'_>, name: &str, errors: &mut Errors) -> syn::Result<()> {
+    reject_value(meta, errors, || msg::takes_no_value(name))
+}
+
+/// For an attribute that takes no value (of this derive or of `#[derive(Vertex)]` /
+/// `#[derive(Edge)]`): a value written after it is reported with `message` and skipped.
+pub(crate) fn reject_value(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    message: impl FnOnce() -> String,
+) -> syn::Result<()> {
     if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
-        errors.spanned(&meta.path, msg::takes_no_value(name));
+        errors.spanned(&meta.path, message());
         skip_value(meta)?;
     }
     Ok(())

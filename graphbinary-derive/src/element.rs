@@ -14,6 +14,7 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
 use syn::{Data, DeriveInput, Expr, ExprLit, Fields, Ident, Lit, Token};
 
+use crate::attr::{reject_value, skip_value};
 use crate::errors::Errors;
 
 /// Which derive.
@@ -129,24 +130,9 @@ fn each(
     }
 }
 
-fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
-    if meta.input.peek(Token![=]) {
-        meta.value()?.parse::<Expr>()?;
-    } else if meta.input.peek(syn::token::Paren) {
-        let content;
-        syn::parenthesized!(content in meta.input);
-        content.parse::<TokenStream>()?;
-    }
-    Ok(())
-}
-
 /// A flag (no value); a value is reported and skipped.
 fn flag(meta: &ParseNestedMeta<'_>, name: &str, errors: &mut Errors) -> syn::Result<()> {
-    if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
-        errors.spanned(&meta.path, format!("`{name}` takes no value"));
-        skip_value(meta)?;
-    }
-    Ok(())
+    reject_value(meta, errors, || format!("`{name}` takes no value"))
 }
 
 /// `name = "non-empty string"`.

@@ -10,8 +10,13 @@ use syn::DeriveInput;
 
 /// The input and the derive's output for it, both formatted.
 fn expand(input: TokenStream) -> String {
+    expand_with(input, crate::expand::derive)
+}
+
+/// `input` and what `derive` writes for it, both formatted.
+fn expand_with(input: TokenStream, derive: impl FnOnce(&DeriveInput) -> TokenStream) -> String {
     let input: DeriveInput = syn::parse2(input).expect("test input parses");
-    let output = crate::expand::derive(&input);
+    let output = derive(&input);
     let output: syn::File = syn::parse2(output).expect("derive output parses as items");
     let input: syn::File = syn::parse_quote!(#input);
     format!(
@@ -516,15 +521,7 @@ fn v1_custom_errors() {
 
 /// The expansion of `#[derive(Vertex)]` / `#[derive(Edge)]` for `input`, formatted.
 fn expand_element(kind: crate::element::Kind, input: TokenStream) -> String {
-    let input: DeriveInput = syn::parse2(input).expect("test input parses");
-    let output = crate::element::derive(kind, &input);
-    let output: syn::File = syn::parse2(output).expect("derive output parses as items");
-    let input: syn::File = syn::parse_quote!(#input);
-    format!(
-        "// input\n{}\n// expansion\n{}",
-        prettyplease::unparse(&input),
-        prettyplease::unparse(&output)
-    )
+    expand_with(input, |input| crate::element::derive(kind, input))
 }
 
 fn snapshot_element(name: &str, kind: crate::element::Kind, input: TokenStream) {

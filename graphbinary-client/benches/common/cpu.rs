@@ -12,6 +12,20 @@ use criterion::Throughput;
 #[path = "../support/clock.rs"]
 mod clock;
 
+/// The benchmark's `main`: criterion running `targets` measured in [`ThreadCpu`]. For a bench
+/// that declares `#[macro_use] mod cpu;` at its root.
+#[allow(unused_macros)] // `ab` measures without criterion
+macro_rules! thread_cpu_main {
+    ($($target:path),+ $(,)?) => {
+        criterion::criterion_group! {
+            name = benches;
+            config = criterion::Criterion::default().with_measurement($crate::cpu::ThreadCpu);
+            targets = $($target),+
+        }
+        criterion::criterion_main!(benches);
+    };
+}
+
 /// The calling thread's CPU time.
 pub fn thread_cpu() -> Duration {
     clock::cpu_time(libc::CLOCK_THREAD_CPUTIME_ID)

@@ -562,16 +562,7 @@ fn base64(out: &mut String, bytes: &[u8]) {
     out.push_str(&crate::format::java::base64(bytes));
 }
 
-macro_rules! lit_from {
-    ($($t:ty => $v:ident),* $(,)?) => {$(
-        impl From<$t> for Lit {
-            fn from(v: $t) -> Lit {
-                Lit::$v(v)
-            }
-        }
-    )*};
-}
-lit_from!(
+from_variants!(Lit:
     bool => Bool, i8 => Byte, i16 => Short, i32 => Int, i64 => Long, f32 => Float, f64 => Double,
     String => String, char => Char, DateTime => DateTime, Uuid => Uuid, Duration => Duration,
     BigInteger => BigInt, Token => Token,
@@ -583,45 +574,7 @@ impl From<&str> for Lit {
     }
 }
 
-impl From<&String> for Lit {
-    fn from(v: &String) -> Lit {
-        Lit::String(v.clone())
-    }
-}
-
-impl From<u16> for Lit {
-    /// An Int (Java has no unsigned types).
-    fn from(v: u16) -> Lit {
-        Lit::Int(i32::from(v))
-    }
-}
-
-impl From<u32> for Lit {
-    /// A Long.
-    fn from(v: u32) -> Lit {
-        Lit::Long(i64::from(v))
-    }
-}
-
-impl From<u64> for Lit {
-    /// A Long when it fits, else a BigInteger.
-    fn from(v: u64) -> Lit {
-        match i64::try_from(v) {
-            Ok(n) => Lit::Long(n),
-            Err(_) => Lit::BigInt(BigInteger::from_bytes(big_endian_unsigned(v))),
-        }
-    }
-}
-
-/// Minimal two's-complement big-endian bytes of a non-negative `v`.
-fn big_endian_unsigned(v: u64) -> Vec<u8> {
-    let mut bytes = vec![0u8];
-    bytes.extend_from_slice(&v.to_be_bytes());
-    while bytes.len() > 1 && bytes[0] == 0 && bytes[1] & 0x80 == 0 {
-        bytes.remove(0);
-    }
-    bytes
-}
+from_string_ref_and_unsigned!(Lit, BigInt);
 
 impl From<BigDecimal> for Lit {
     fn from(v: BigDecimal) -> Lit {

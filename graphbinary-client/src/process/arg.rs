@@ -153,33 +153,11 @@ impl<L: Into<Lit>> From<L> for Arg {
     }
 }
 
-impl From<GValue> for Arg {
-    fn from(v: GValue) -> Arg {
-        Arg::Param(v)
-    }
-}
-
-impl From<GraphTraversal> for Arg {
-    fn from(v: GraphTraversal) -> Arg {
-        Arg::Traversal(v)
-    }
-}
+from_variants!(Arg: GValue => Param, GraphTraversal => Traversal, P => P, Strategy => Strategy);
 
 impl From<&GraphTraversal> for Arg {
     fn from(v: &GraphTraversal) -> Arg {
         Arg::Traversal(v.clone())
-    }
-}
-
-impl From<P> for Arg {
-    fn from(v: P) -> Arg {
-        Arg::P(v)
-    }
-}
-
-impl From<Strategy> for Arg {
-    fn from(v: Strategy) -> Arg {
-        Arg::Strategy(v)
     }
 }
 

@@ -227,16 +227,7 @@ impl PartialEq for Value {
 
 impl Eq for Value {}
 
-macro_rules! from_impls {
-    ($($t:ty => $v:ident),* $(,)?) => {$(
-        impl From<$t> for Value {
-            fn from(v: $t) -> Self {
-                Value::$v(v.into())
-            }
-        }
-    )*};
-}
-from_impls!(
+from_variants!(Value:
     i8 => Byte, i16 => Short, i32 => Int, i64 => Long, f32 => Float, f64 => Double,
     bool => Boolean, String => String, &str => String, char => Char, Uuid => Uuid,
     DateTime => DateTime, Duration => Duration, BigInteger => BigInteger,
@@ -251,35 +242,7 @@ impl From<Box<BigDecimal>> for Value {
     }
 }
 
-impl From<&String> for Value {
-    fn from(v: &String) -> Self {
-        Value::String(v.clone())
-    }
-}
-
-impl From<u16> for Value {
-    /// An Int (Java has no unsigned types).
-    fn from(v: u16) -> Self {
-        Value::Int(i32::from(v))
-    }
-}
-
-impl From<u32> for Value {
-    /// A Long.
-    fn from(v: u32) -> Self {
-        Value::Long(i64::from(v))
-    }
-}
-
-impl From<u64> for Value {
-    /// A Long when it fits, else a BigInteger.
-    fn from(v: u64) -> Self {
-        match i64::try_from(v) {
-            Ok(n) => Value::Long(n),
-            Err(_) => Value::BigInteger(BigInteger::from(num_bigint::BigInt::from(v))),
-        }
-    }
-}
+from_string_ref_and_unsigned!(Value, BigInteger);
 
 impl From<bytes::Bytes> for Value {
     /// A Binary.

@@ -12,8 +12,8 @@ use std::pin::Pin;
 
 use bytes::BufMut;
 use graphbinary_core::{
-    write, Cursor, Decode, DecodeError, Encode, EncodeError, ErrorKind, FastResult, FqDecode,
-    FqEncode, Limits, ReadBuffer,
+    write, Cursor, Decode, DecodeError, Encode, EncodeError, ErrorKind, FastResult, FqEncode,
+    Limits, ReadBuffer,
 };
 use tokio::io::AsyncRead;
 
@@ -278,13 +278,22 @@ async fn read_values_slow<R: AsyncRead + Unpin + Send>(
 pub(crate) async fn read_entries_slow<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
 ) -> Result<Vec<(Value, Value)>, DecodeError> {
+    read_pairs_slow(buf, "Map").await
+}
+
+/// Slow path of `{length}` then `length` pairs `{a}{b}`, each part read through the fast path:
+/// a Map's keys and values, a BulkList's items and bulks, a Tree's keys and children.
+pub(crate) async fn read_pairs_slow<A: Decode, B: Decode, R: AsyncRead + Unpin + Send>(
+    buf: &mut ReadBuffer<R>,
+    what: &'static str,
+) -> Result<Vec<(A, B)>, DecodeError> {
     buf.enter()?;
-    let n = buf.read_count("Map").await?;
+    let n = buf.read_count(what).await?;
     let mut v = Vec::with_capacity(n.min(1024));
     for _ in 0..n {
-        let k = buf.read::<Value>().await?;
-        let val = buf.read::<Value>().await?;
-        v.push((k, val));
+        let a = buf.read::<A>().await?;
+        let b = buf.read::<B>().await?;
+        v.push((a, b));
     }
     buf.leave();
     Ok(v)
@@ -357,18 +366,7 @@ pub(crate) fn read_body_slow<R: AsyncRead + Unpin + Send>(
         codes::DATE_TIME => arm!(Value::DateTime(buf.read().await?)),
         codes::DOUBLE => arm!(Value::Double(buf.read().await?)),
         codes::FLOAT => arm!(Value::Float(buf.read().await?)),
-        codes::LIST if flag == 0x02 => arm!({
-            buf.enter()?;
-            let n = buf.read_count("List").await?;
-            let mut v = Vec::with_capacity(n.min(1024));
-            for _ in 0..n {
-                let item = buf.read::<Value>().await?;
-                let bulk = buf.read::<i64>().await?;
-                v.push((item, bulk));
-            }
-            buf.leave();
-            Value::BulkList(v)
-        }),
+        codes::LIST if flag == 0x02 => arm!(Value::BulkList(read_pairs_slow(buf, "List").await?)),
         codes::LIST => arm!(Value::List(read_values_slow(buf, "List").await?)),
         codes::MAP if flag == 0x02 => arm!(Value::OrderedMap(read_entries_slow(buf).await?)),
         codes::MAP => arm!(Value::Map(read_entries_slow(buf).await?)),
@@ -502,30 +500,20 @@ impl FqEncode for Value {
     }
 }
 
-impl FqDecode for Value {
-    const EXPECTED: &'static str = "fully-qualified value";
-    #[inline]
-    fn decode_fq(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_value(cur)
-    }
-    fn decode_fq_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        read_value_slow(buf)
+graphbinary_core::impl_decode! {
+    FqDecode for Value {
+        "fully-qualified value";
+        |cur| decode_value(cur);
+        |buf| read_value_slow(buf)
     }
 }
 
-/// A `Value` field stands fully-qualified: its bare form is its fully-qualified form.
-impl Decode for Value {
-    const EXPECTED: &'static str = "fully-qualified value";
-    #[inline]
-    fn decode(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_value(cur)
-    }
-    fn decode_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        read_value_slow(buf)
+graphbinary_core::impl_decode! {
+    /// A `Value` field stands fully-qualified: its bare form is its fully-qualified form.
+    Decode for Value {
+        "fully-qualified value";
+        |cur| decode_value(cur);
+        |buf| read_value_slow(buf)
     }
 }
 

@@ -114,3 +114,12 @@ impl std::fmt::Display for TypeCode {
         f.write_str(self.name())
     }
 }
+
+/// The value of the String key `key` among a Map's entries (the first, if it repeats): a
+/// CompositePDT's field, a status attribute.
+pub(crate) fn get_by_str<'a>(entries: &'a [(Value, Value)], key: &str) -> Option<&'a Value> {
+    entries
+        .iter()
+        .find(|(k, _)| k.as_str() == Some(key))
+        .map(|(_, v)| v)
+}

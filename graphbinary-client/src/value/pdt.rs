@@ -64,10 +64,7 @@ pub struct CompositePdt {
 impl CompositePdt {
     /// The value of the field whose key is the String `name`.
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.fields
-            .iter()
-            .find(|(k, _)| k.as_str() == Some(name))
-            .map(|(_, v)| v)
+        super::get_by_str(&self.fields, name)
     }
 
     /// Converts to a typed Rust value (one derived with

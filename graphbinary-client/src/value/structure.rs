@@ -15,6 +15,7 @@ use graphbinary_core::{
 use tokio::io::AsyncRead;
 
 use super::codes;
+use super::graphbinary4::read_pairs_slow;
 use super::{Edge, Labels, Property, Value, Vertex, VertexProperty};
 
 /// A graph (Graph, 0x10): all its vertices and edges.
@@ -306,18 +307,7 @@ impl Tree {
 fn read_tree_slow<R: AsyncRead + Unpin + Send>(
     buf: &mut ReadBuffer<R>,
 ) -> BoxFuture<'_, Result<Tree, DecodeError>> {
-    Box::pin(async move {
-        buf.enter()?;
-        let n = buf.read_count("Tree").await?;
-        let mut v = Vec::with_capacity(n.min(1024));
-        for _ in 0..n {
-            let key = buf.read::<Value>().await?;
-            let child = buf.read::<Tree>().await?;
-            v.push((key, child));
-        }
-        buf.leave();
-        Ok(Tree(v))
-    })
+    Box::pin(async move { Ok(Tree(read_pairs_slow(buf, "Tree").await?)) })
 }
 
 impl Decode for Tree {

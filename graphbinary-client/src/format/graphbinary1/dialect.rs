@@ -3,15 +3,9 @@
 //! String). The element structs get theirs from the derive (`#[graphbinary(v1)]` in
 //! `generated/elements.rs`).
 
-// The slow paths spell out `impl Future + Send`, as the traits do.
-#![allow(clippy::manual_async_fn)]
-
-use std::future::Future;
-
 use bytes::BufMut;
-use graphbinary_core::v1::{DecodeV1, EncodeV1, FqDecodeV1, FqEncodeV1, OneString};
-use graphbinary_core::{Cursor, Decode, DecodeError, Encode, EncodeError, FastResult, ReadBuffer};
-use tokio::io::AsyncRead;
+use graphbinary_core::v1::{EncodeV1, FqEncodeV1, OneString};
+use graphbinary_core::{Decode, Encode, EncodeError};
 
 use crate::value::{BigInteger, Labels, Value};
 
@@ -19,30 +13,20 @@ use super::reader::decode_value;
 use super::slow::read_value_slow;
 use super::writer::encode_value;
 
-/// A `Value` field stands fully qualified, in GraphBinary 1 as in GraphBinary 4.
-impl DecodeV1 for Value {
-    const EXPECTED: &'static str = "fully-qualified GraphBinary 1 value";
-    #[inline]
-    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_value(cur)
-    }
-    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        read_value_slow(buf)
+graphbinary_core::impl_decode! {
+    /// A `Value` field stands fully qualified, in GraphBinary 1 as in GraphBinary 4.
+    DecodeV1 for Value {
+        "fully-qualified GraphBinary 1 value";
+        |cur| decode_value(cur);
+        |buf| read_value_slow(buf)
     }
 }
 
-impl FqDecodeV1 for Value {
-    const EXPECTED: &'static str = "fully-qualified GraphBinary 1 value";
-    #[inline]
-    fn decode_fq_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        decode_value(cur)
-    }
-    fn decode_fq_v1_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        read_value_slow(buf)
+graphbinary_core::impl_decode! {
+    FqDecodeV1 for Value {
+        "fully-qualified GraphBinary 1 value";
+        |cur| decode_value(cur);
+        |buf| read_value_slow(buf)
     }
 }
 
@@ -58,16 +42,11 @@ impl FqEncodeV1 for Value {
     }
 }
 
-impl DecodeV1 for BigInteger {
-    const EXPECTED: &'static str = "BigInteger";
-    #[inline]
-    fn decode_v1(cur: &mut Cursor<'_>) -> FastResult<Self> {
-        <BigInteger as Decode>::decode(cur)
-    }
-    fn decode_v1_slow<R: AsyncRead + Unpin + Send>(
-        buf: &mut ReadBuffer<R>,
-    ) -> impl Future<Output = Result<Self, DecodeError>> + Send {
-        <BigInteger as Decode>::decode_slow(buf)
+graphbinary_core::impl_decode! {
+    DecodeV1 for BigInteger {
+        "BigInteger";
+        |cur| <BigInteger as Decode>::decode(cur);
+        |buf| <BigInteger as Decode>::decode_slow(buf)
     }
 }
 

@@ -230,21 +230,12 @@ impl Geoshape {
                 Value::List(shapes.iter().map(Geoshape::to_value).collect()),
             )),
         }
-        Value::CompositePdt(Box::new(CompositePdt {
-            type_name: GEOSHAPE_NAME.to_owned(),
-            fields,
-            ordered: false,
-        }))
+        composite(GEOSHAPE_NAME, fields)
     }
 
     /// From the `CompositePdt` the reader produces; `None` for any other value.
     pub fn from_value(v: &Value) -> Option<Geoshape> {
-        let Value::CompositePdt(p) = v else {
-            return None;
-        };
-        if p.type_name != GEOSHAPE_NAME {
-            return None;
-        }
+        let p = composite_named(v, GEOSHAPE_NAME)?;
         let kind = p.get("type")?.as_str()?;
         let coords = || p.get("coordinates");
         Some(match kind {
@@ -414,6 +405,23 @@ const SHAPE_NAMES: [&str; 9] = [
     "MultiPolygon",
     "Collection",
 ];
+
+/// The `CompositePdt` value of type `name` with `fields` (unordered), as the reader produces it.
+fn composite(name: &str, fields: Vec<(Value, Value)>) -> Value {
+    Value::CompositePdt(Box::new(CompositePdt {
+        type_name: name.to_owned(),
+        fields,
+        ordered: false,
+    }))
+}
+
+/// `v` if it is a `CompositePdt` of type `name`.
+fn composite_named<'a>(v: &'a Value, name: &str) -> Option<&'a CompositePdt> {
+    match v {
+        Value::CompositePdt(p) if p.type_name == name => Some(p),
+        _ => None,
+    }
+}
 
 fn field(k: &str, v: Value) -> (Value, Value) {
     (Value::String(k.to_owned()), v)
@@ -622,24 +630,18 @@ impl JanusGraphP {
 
     /// As the `CompositePdt` the reader produces.
     pub fn to_value(&self) -> Value {
-        Value::CompositePdt(Box::new(CompositePdt {
-            type_name: P_NAME.to_owned(),
-            fields: vec![
+        composite(
+            P_NAME,
+            vec![
                 field("predicate", Value::String(self.predicate.clone())),
                 field("value", self.value.clone()),
             ],
-            ordered: false,
-        }))
+        )
     }
 
     /// From the `CompositePdt` the reader produces; `None` for any other value.
     pub fn from_value(v: &Value) -> Option<JanusGraphP> {
-        let Value::CompositePdt(p) = v else {
-            return None;
-        };
-        if p.type_name != P_NAME {
-            return None;
-        }
+        let p = composite_named(v, P_NAME)?;
         Some(JanusGraphP {
             predicate: p.get("predicate")?.as_str()?.to_owned(),
             value: p.get("value")?.clone(),

@@ -65,10 +65,7 @@ impl From<Vec<(Value, Value)>> for StatusAttributes {
 impl StatusAttributes {
     /// The value of attribute `key` (a String key), if the server sent it.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.entries
-            .iter()
-            .find(|(k, _)| k.as_str() == Some(key))
-            .map(|(_, v)| v)
+        crate::value::get_by_str(&self.entries, key)
     }
 
     /// Every attribute, in the order the server sent them.
