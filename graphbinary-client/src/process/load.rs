@@ -798,7 +798,7 @@ impl Loader {
         };
         let mut rec = csv::StringRecord::new();
         // The header.
-        let cols = loop {
+        let cols = {
             match rdr.read_record(&mut rec) {
                 Ok(false) => {
                     reject(
@@ -830,7 +830,7 @@ impl Loader {
                 })
                 .collect();
             match parse_header(&fields, edges) {
-                Ok(cols) => break cols,
+                Ok(cols) => cols,
                 Err((column, message)) => {
                     reject(&mut self.summary, 1, column, message);
                     return Ok(());
