@@ -141,6 +141,7 @@ mod arg;
 mod batch;
 #[cfg(test)]
 mod grammar_check;
+mod load;
 #[rustfmt::skip]
 mod generated;
 pub mod janusgraph;
@@ -163,6 +164,7 @@ pub use batch::{BatchOptions, BatchWriter, Failed, Report};
 pub use generated::__;
 #[doc(hidden)]
 pub use generated::STEPS;
+pub use load::{Counts, LoadError, LoadSummary, Loader, RowError, MAX_KEPT_ERRORS};
 pub use predicate::{TextP, P};
 pub use strategy::Strategy;
 #[doc(hidden)]
