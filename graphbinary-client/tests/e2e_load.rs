@@ -288,7 +288,7 @@ async fn http_malformed_rows_are_named_and_the_rest_loads() {
     let s = load(
         &client,
         &[nodes.clone(), bad_header.clone(), no_id.clone()],
-        &[edges.clone()],
+        std::slice::from_ref(&edges),
     )
     .await;
     eprintln!("{s}");
