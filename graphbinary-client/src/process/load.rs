@@ -578,8 +578,9 @@ struct Phase {
     origins: Vec<Origin>,
 }
 
-/// The loader: vertex and edge files in the Neptune bulk-load CSV format (see the
-/// [module](self)), written through a [`BatchWriter`] of the client.
+/// The loader: vertex and edge files in the Neptune bulk-load CSV format (`~id`, `~label`,
+/// `~from`, `~to` and typed `name:Type` columns), written through a [`BatchWriter`] of the
+/// client.
 ///
 /// ```no_run
 /// # async fn demo(client: graphbinary_client::Client) -> Result<(), Box<dyn std::error::Error>> {

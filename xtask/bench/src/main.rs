@@ -1,6 +1,9 @@
 //! `graphbinary-bench bench|replay ARGS`: what `cargo xtask bench` and `cargo xtask replay` run
 //! (see README.md). Links graphbinary-client, which xtask does not.
 
+// A tool crate: its docs link its private modules (read with --document-private-items).
+#![allow(rustdoc::private_intra_doc_links)]
+
 mod bench;
 mod replay;
 

@@ -29,6 +29,9 @@
 //! chaos: N acknowledged, N found, lost N, duplicated N, N failed, N unknown; reads: N, N failed after detection
 //! ```
 
+// A tool crate: its docs link its private modules (read with --document-private-items).
+#![allow(rustdoc::private_intra_doc_links)]
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

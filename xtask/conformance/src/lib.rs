@@ -2,6 +2,9 @@
 //! (see README.md). The binary (`src/main.rs`) is what `cargo xtask features ARGS` runs; the
 //! library also gives the suite's scenarios to the fuzz seeds (`graphbinary-fuzzing`).
 
+// A tool crate: its docs link its private modules (read with --document-private-items).
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod features;
 
 // The kit's modules under the names the runner's modules had inside xtask.

@@ -16,6 +16,9 @@
 //! the integration tests include), `v1` (`graphbinary-client/src/format/graphbinary1/codes.rs` from
 //! `spec/graphbinary-v1.toml`, GraphBinary 1) and `steps` (the traversal API).
 
+// A tool crate: its docs link its private modules (read with --document-private-items).
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod emit;
 pub mod model;
 pub mod steps;

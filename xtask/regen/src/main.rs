@@ -1,6 +1,9 @@
 //! `graphbinary-regen [--root DIR] [types|vectors|v1|steps] [--check]`: what `cargo xtask regen`
 //! runs, on the repository at DIR (default: the one this binary was built from).
 
+// A tool crate: its docs link its private modules (read with --document-private-items).
+#![allow(rustdoc::private_intra_doc_links)]
+
 use std::path::PathBuf;
 
 fn main() {
