@@ -181,9 +181,10 @@ fn tinkerpop3_ports() -> Result<[u16; 5]> {
         .map_err(|_| anyhow::anyhow!("GREMLIN_WS_CI_PORTS={text:?}: five ports, A,B,C,D,E"))
 }
 
-/// `cargo test -p graphbinary-client --test T...` for each of `tests`.
+/// `cargo test -p graphbinary-client --no-fail-fast --test T...` for each of `tests` (every
+/// binary runs even after one fails, so one failure does not hide another).
 fn client_tests(mut cmd: Command, tests: &[&str]) -> Command {
-    cmd.args(["test", "-p", "graphbinary-client"]);
+    cmd.args(["test", "-p", "graphbinary-client", "--no-fail-fast"]);
     for t in tests {
         cmd.args(["--test", t]);
     }
