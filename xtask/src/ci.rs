@@ -365,6 +365,21 @@ fn chaos() -> Result<()> {
     )
 }
 
+/// The free space of the file system holding `dir`, as `df -h` prints it, or `?`.
+fn disk_free(dir: &std::path::Path) -> String {
+    Command::new("df")
+        .args(["-Ph"])
+        .arg(dir)
+        .output()
+        .ok()
+        .and_then(|out| {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let line = text.lines().nth(1)?.to_owned();
+            line.split_whitespace().nth(3).map(|free| format!("{free} free"))
+        })
+        .unwrap_or_else(|| "?".to_owned())
+}
+
 /// `cargo xtask ci ...`
 pub fn cli(args: &[String]) -> Result<()> {
     let mut with_server = true;
@@ -407,6 +422,8 @@ pub fn cli(args: &[String]) -> Result<()> {
         if let Err(err) = &outcome {
             eprintln!("==> {name}: FAILED: {err:#}");
         }
+        // CI machines have little disk (a run once died of a full one): say what is left.
+        eprintln!("==> {name}: done in {}; disk: {}", secs(t.elapsed()), disk_free(&root));
         steps.push(Step {
             name,
             outcome,
