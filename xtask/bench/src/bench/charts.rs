@@ -157,6 +157,9 @@ pub struct Chart {
     subtitle: String,
     unit: Unit,
     series: Vec<String>,
+    /// One panel per series, each with its own axis (live and replayed differ tenfold), or
+    /// every series on one axis (throughput by concurrency).
+    panels: bool,
     groups: Vec<Group>,
 }
 
@@ -192,10 +195,12 @@ fn find<'a>(tables: &'a [Table], prefix: &str) -> Option<&'a Table> {
 /// What the section heading of `t` says after its number: `Gremlin Server 4.0.0-beta.3 on
 /// loopback`.
 fn server(t: &Table) -> &str {
-    t.section
+    let s = t
+        .section
         .split_once(": ")
         .map(|(_, s)| s)
-        .unwrap_or(&t.section)
+        .unwrap_or(&t.section);
+    s.strip_suffix(", live and replayed").unwrap_or(s)
 }
 
 /// One series per table (`(series name, table)`), the contenders' median wall times.
@@ -246,6 +251,7 @@ fn latency(
         subtitle,
         unit: Unit::Secs,
         series: series.iter().map(|(n, _)| n.to_string()).collect(),
+        panels: true,
         groups,
     })
 }
@@ -295,6 +301,7 @@ fn throughput(file: &'static str, title: String, subtitle: String, t: &Table) ->
         subtitle,
         unit: Unit::Rate,
         series: series.iter().map(|s| format!("{s} at once")).collect(),
+        panels: false,
         groups,
     })
 }
@@ -354,7 +361,10 @@ pub fn charts(tables: &[Table]) -> Vec<Chart> {
         out.extend(latency(
             file_small,
             format!("{tp}: g.V() latency (6 vertices), one connection"),
-            format!("Median wall time per request, lower is better. Live: {srv}; replayed."),
+            format!(
+                "Median wall time per request, lower is better. Live: {srv}; replayed: its \
+                 recorded answer served from memory."
+            ),
             &[("live", l), ("replayed", r)],
         ));
         for (file, prefix, how) in [
@@ -412,9 +422,9 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// A step of 1, 2 or 5 times a power of ten, about a fifth of `max`.
-fn nice_step(max: f64) -> f64 {
-    let raw = max / 5.0;
+/// A step of 1, 2 or 5 times a power of ten, about `max / divisions`.
+fn nice_step(max: f64, divisions: f64) -> f64 {
+    let raw = max / divisions;
     let p = 10f64.powf(raw.log10().floor());
     [1.0, 2.0, 5.0, 10.0]
         .into_iter()
@@ -423,19 +433,21 @@ fn nice_step(max: f64) -> f64 {
         .unwrap_or(10.0 * p)
 }
 
-/// Where the axis ends: past the largest bar, unless it is more than 3x the next one, when
-/// the axis ends past that one and the longer bars are cut (drawn with a break mark).
-fn axis_max(values: &[f64]) -> f64 {
+/// Where the axis ends: past the largest bar, unless a few bars (at most a third) are each
+/// more than 3x all the others: then past the others, and those few are cut (drawn with a
+/// break mark and their value), so that the others stay readable.
+fn axis_max(values: &[f64], divisions: f64) -> (f64, f64) {
     let mut v: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0).collect();
     v.sort_by(|a, b| b.total_cmp(a));
-    let top = match v.as_slice() {
-        [] => 1.0,
-        [a] => *a,
-        [a, b, ..] if *a > 3.0 * b => b * 1.25,
-        [a, ..] => *a,
-    };
-    let step = nice_step(top);
-    (top / step).ceil() * step
+    let mut top = v.first().copied().unwrap_or(1.0);
+    for k in 1..=v.len() / 3 {
+        if v[k - 1] > 3.0 * v[k] {
+            top = v[k] * 1.25;
+            break;
+        }
+    }
+    let step = nice_step(top, divisions);
+    ((top / step).ceil() * step, step)
 }
 
 fn tick_label(x: f64, step: f64, unit: Unit) -> String {
@@ -453,21 +465,20 @@ fn tick_label(x: f64, step: f64, unit: Unit) -> String {
 impl Chart {
     /// The chart as an SVG document.
     pub fn svg(&self) -> String {
-        let n = self.series.len().max(1) as f64;
-        let plot = WIDTH - LEFT - RIGHT;
+        // One panel per series, each with its own axis, or all series in one panel.
+        let panels: Vec<Vec<usize>> = if self.panels {
+            (0..self.series.len()).map(|i| vec![i]).collect()
+        } else {
+            vec![(0..self.series.len()).collect()]
+        };
+        let per = panels.first().map_or(1, Vec::len).max(1) as f64;
+        let pw = (WIDTH - LEFT) / panels.len().max(1) as f64;
+        let plot = pw - RIGHT;
         let top = 86.0;
-        let group_h = n * BAR + (n - 1.0) * BAR_GAP;
+        let group_h = per * BAR + (per - 1.0) * BAR_GAP;
         let groups = self.groups.len() as f64;
         let plot_h = groups * group_h + (groups - 1.0).max(0.0) * GROUP_GAP;
         let height = top + plot_h + 44.0;
-        let values: Vec<f64> = self
-            .groups
-            .iter()
-            .flat_map(|g| g.bars.iter().flatten().map(|b| b.value))
-            .collect();
-        let max = axis_max(&values);
-        let step = nice_step(max);
-        let x = |v: f64| LEFT + plot * (v / max).min(1.0);
         let mut s = String::new();
         let _ = writeln!(
             s,
@@ -502,37 +513,6 @@ impl Chart {
                 esc(l)
             );
         }
-        let mut lx = LEFT;
-        for (i, name) in self.series.iter().enumerate() {
-            let _ = writeln!(
-                s,
-                r##"<rect x="{lx}" y="64" width="12" height="12" fill="{}"/><text x="{}" y="74.5" fill="#222">{}</text>"##,
-                COLORS[i % COLORS.len()],
-                lx + 17.0,
-                esc(name)
-            );
-            lx += 17.0 + 7.5 * name.chars().count() as f64 + 22.0;
-        }
-        // Grid and ticks.
-        let mut t = 0.0;
-        while t <= max * (1.0 + 1e-9) {
-            let gx = x(t);
-            let _ = writeln!(
-                s,
-                r##"<line x1="{gx:.1}" y1="{}" x2="{gx:.1}" y2="{:.1}" stroke="#ddd"/><text x="{gx:.1}" y="{:.1}" text-anchor="middle" fill="#555">{}</text>"##,
-                top - 4.0,
-                top + plot_h + 4.0,
-                top + plot_h + 20.0,
-                tick_label(t, step, self.unit)
-            );
-            t += step;
-        }
-        let _ = writeln!(
-            s,
-            r##"<line x1="{LEFT}" y1="{}" x2="{LEFT}" y2="{:.1}" stroke="#888"/>"##,
-            top - 4.0,
-            top + plot_h + 4.0
-        );
         let mut y = top;
         for g in &self.groups {
             let _ = writeln!(
@@ -543,48 +523,100 @@ impl Chart {
                 if g.ours { r#" font-weight="bold""# } else { "" },
                 esc(&g.label)
             );
-            for (i, bar) in g.bars.iter().enumerate() {
-                let by = y + i as f64 * (BAR + BAR_GAP);
-                let Some(bar) = bar else {
-                    let _ = writeln!(
-                        s,
-                        r##"<text x="{}" y="{:.1}" fill="#888" font-style="italic">no figure</text>"##,
-                        LEFT + 6.0,
-                        by + BAR - 3.5
-                    );
-                    continue;
-                };
-                let end = x(bar.value);
+            y += group_h + GROUP_GAP;
+        }
+        for (p, series) in panels.iter().enumerate() {
+            let x0 = LEFT + p as f64 * pw;
+            // The legend, or the panel's name.
+            let mut lx = x0;
+            for &i in series {
                 let _ = writeln!(
                     s,
-                    r#"<rect x="{LEFT}" y="{by:.1}" width="{:.1}" height="{BAR}" fill="{}"><title>{}: {}</title></rect>"#,
-                    (end - LEFT).max(1.0),
+                    r##"<rect x="{lx:.1}" y="64" width="12" height="12" fill="{}"/><text x="{:.1}" y="74.5" fill="#222"{}>{}</text>"##,
                     COLORS[i % COLORS.len()],
-                    esc(&self.series[i]),
-                    esc(&bar.text)
+                    lx + 17.0,
+                    if self.panels {
+                        r#" font-weight="bold""#
+                    } else {
+                        ""
+                    },
+                    esc(&self.series[i])
                 );
-                if bar.value > max {
-                    // The break mark of a bar longer than the axis.
+                lx += 17.0 + 7.5 * self.series[i].chars().count() as f64 + 22.0;
+            }
+            let values: Vec<f64> = self
+                .groups
+                .iter()
+                .flat_map(|g| series.iter().filter_map(|&i| g.bars[i].as_ref()))
+                .map(|b| b.value)
+                .collect();
+            let divisions = if self.panels { 3.0 } else { 5.0 };
+            let (max, step) = axis_max(&values, divisions);
+            let x = |v: f64| x0 + plot * (v / max).min(1.0);
+            let mut t = 0.0;
+            while t <= max * (1.0 + 1e-9) {
+                let gx = x(t);
+                let _ = writeln!(
+                    s,
+                    r##"<line x1="{gx:.1}" y1="{}" x2="{gx:.1}" y2="{:.1}" stroke="#ddd"/><text x="{gx:.1}" y="{:.1}" text-anchor="middle" fill="#555">{}</text>"##,
+                    top - 4.0,
+                    top + plot_h + 4.0,
+                    top + plot_h + 20.0,
+                    tick_label(t, step, self.unit)
+                );
+                t += step;
+            }
+            let _ = writeln!(
+                s,
+                r##"<line x1="{x0:.1}" y1="{}" x2="{x0:.1}" y2="{:.1}" stroke="#888"/>"##,
+                top - 4.0,
+                top + plot_h + 4.0
+            );
+            let mut y = top;
+            for g in &self.groups {
+                for (k, &i) in series.iter().enumerate() {
+                    let by = y + k as f64 * (BAR + BAR_GAP);
+                    let Some(bar) = &g.bars[i] else {
+                        let _ = writeln!(
+                            s,
+                            r##"<text x="{:.1}" y="{:.1}" fill="#888" font-style="italic">no figure</text>"##,
+                            x0 + 6.0,
+                            by + BAR - 3.5
+                        );
+                        continue;
+                    };
+                    let end = x(bar.value);
                     let _ = writeln!(
                         s,
-                        r##"<path d="M{:.1} {:.1} l6 {} M{:.1} {:.1} l6 {}" stroke="#fff" stroke-width="2.5"/>"##,
-                        end - 22.0,
-                        by + BAR + 1.0,
-                        -(BAR + 2.0),
-                        end - 15.0,
-                        by + BAR + 1.0,
-                        -(BAR + 2.0)
+                        r#"<rect x="{x0:.1}" y="{by:.1}" width="{:.1}" height="{BAR}" fill="{}"><title>{}: {}</title></rect>"#,
+                        (end - x0).max(1.0),
+                        COLORS[i % COLORS.len()],
+                        esc(&self.series[i]),
+                        esc(&bar.text)
+                    );
+                    if bar.value > max {
+                        // The break mark of a bar longer than the axis.
+                        let _ = writeln!(
+                            s,
+                            r##"<path d="M{:.1} {:.1} l6 {} M{:.1} {:.1} l6 {}" stroke="#fff" stroke-width="2.5"/>"##,
+                            end - 22.0,
+                            by + BAR + 1.0,
+                            -(BAR + 2.0),
+                            end - 15.0,
+                            by + BAR + 1.0,
+                            -(BAR + 2.0)
+                        );
+                    }
+                    let _ = writeln!(
+                        s,
+                        r##"<text x="{:.1}" y="{:.1}" fill="#222">{}</text>"##,
+                        end + 5.0,
+                        by + BAR - 3.5,
+                        esc(&bar.text)
                     );
                 }
-                let _ = writeln!(
-                    s,
-                    r##"<text x="{:.1}" y="{:.1}" fill="#222">{}</text>"##,
-                    end + 5.0,
-                    by + BAR - 3.5,
-                    esc(&bar.text)
-                );
+                y += group_h + GROUP_GAP;
             }
-            y += group_h + GROUP_GAP;
         }
         s.push_str("</svg>\n");
         s
@@ -812,9 +844,15 @@ Written by a run.
 
     #[test]
     fn axis_cuts_only_an_outlier() {
-        assert_eq!(axis_max(&[1.7, 2.0, 1.8]), 2.0);
-        assert_eq!(axis_max(&[1.7, 20.15, 1.8]), 2.5);
-        assert_eq!(nice_step(20000.0), 5000.0);
+        assert_eq!(axis_max(&[1.7, 2.0, 1.8], 5.0), (2.0, 0.5));
+        // Two bars far above four: cut at the four.
+        assert_eq!(
+            axis_max(&[1.7, 20.15, 1.8, 13.55, 2.01, 1.9], 5.0),
+            (3.0, 1.0)
+        );
+        // Half the bars far above the others: not outliers, nothing is cut.
+        assert_eq!(axis_max(&[0.1, 0.12, 1.0, 1.1], 5.0), (1.5, 0.5));
+        assert_eq!(nice_step(20000.0, 5.0), 5000.0);
         assert_eq!(tick_label(0.5, 0.5, Unit::Secs), "0.5 s");
         assert_eq!(tick_label(0.004, 0.001, Unit::Secs), "4 ms");
         assert_eq!(tick_label(10000.0, 5000.0, Unit::Rate), "10k/s");
