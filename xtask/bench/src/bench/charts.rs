@@ -131,6 +131,8 @@ enum Unit {
     Secs,
     /// Requests per second, higher is better.
     Rate,
+    /// Megabytes (10^6 bytes) per second, higher is better.
+    Mbps,
 }
 
 /// One bar: its value and the text the table wrote for it.
@@ -306,6 +308,65 @@ fn throughput(file: &'static str, title: String, subtitle: String, t: &Table) ->
     })
 }
 
+/// The routes of the in-process chart: a prefix of the table's `mode` cell, and its name.
+const ROUTES: [(&str, &str); 4] = [
+    ("(a) slice", "Value, one slice (a)"),
+    (
+        "(b) 8 KiB reads, `for_each_result`",
+        "Value, 8 KiB reads (b)",
+    ),
+    ("serde into a matching struct", "serde into a struct"),
+    ("count only", "count only, nothing built"),
+];
+
+/// Section 1's table: MB/s of each corpus by the routes of [`ROUTES`].
+fn inproc(tables: &[Table]) -> Option<Chart> {
+    let t = tables
+        .iter()
+        .find(|t| t.section.starts_with("1. In-process") && t.col("MB/s").is_some())?;
+    let (corpus, mode, mbps) = (t.col("corpus")?, t.col("mode")?, t.col("MB/s")?);
+    let mut groups: Vec<Group> = Vec::new();
+    for row in &t.rows {
+        let (Some(c), Some(m), Some(value)) = (
+            row.get(corpus),
+            row.get(mode),
+            row.get(mbps).and_then(|v| parse_num(v)),
+        ) else {
+            continue;
+        };
+        let Some(i) = ROUTES.iter().position(|(p, _)| m.starts_with(p)) else {
+            continue;
+        };
+        let g = match groups.iter().position(|g| &g.label == c) {
+            Some(g) => g,
+            None => {
+                groups.push(Group {
+                    label: c.clone(),
+                    ours: false,
+                    bars: vec![None; ROUTES.len()],
+                });
+                groups.len() - 1
+            }
+        };
+        groups[g].bars[i] = Some(Bar {
+            value,
+            text: format!("{value:.0} MB/s"),
+        });
+    }
+    (!groups.is_empty()).then(|| Chart {
+        file: "inproc.svg",
+        title: "In process: decoding a whole GraphBinary 4 response, by route".into(),
+        subtitle: "MB per second of the decoding thread's CPU time, higher is better; every \
+                   result dropped once decoded. (a) one contiguous slice; (b) 8 KiB per read, \
+                   64 KiB buffer, as from a socket; serde and count over the reads of (b)."
+            .into(),
+        unit: Unit::Mbps,
+        series: ROUTES.iter().map(|(_, n)| n.to_string()).collect(),
+        panels: false,
+        groups,
+    })
+}
+
 /// The charts the tables of a report give, in the order the report shows them.
 pub fn charts(tables: &[Table]) -> Vec<Chart> {
     const BIG: &str = "`g.v().repeat(both()).times(12)`";
@@ -389,6 +450,7 @@ pub fn charts(tables: &[Table]) -> Vec<Chart> {
             }
         }
     }
+    out.extend(inproc(tables));
     out
 }
 
@@ -457,6 +519,7 @@ fn tick_label(x: f64, step: f64, unit: Unit) -> String {
         Unit::Secs => (1e6, " µs"),
         Unit::Rate if step >= 1000.0 => (1e-3, "k/s"),
         Unit::Rate => (1.0, "/s"),
+        Unit::Mbps => (1.0, " MB/s"),
     };
     let decimals = (-(step * scale).log10().floor()).max(0.0) as usize;
     format!("{:.*}{suffix}", decimals, x * scale)
@@ -474,7 +537,22 @@ impl Chart {
         let per = panels.first().map_or(1, Vec::len).max(1) as f64;
         let pw = (WIDTH - LEFT) / panels.len().max(1) as f64;
         let plot = pw - RIGHT;
-        let top = 86.0;
+        // The legend's places: (x, y) of each series' entry, wrapping before the right edge.
+        let mut legend = Vec::new();
+        for (p, series) in panels.iter().enumerate() {
+            let mut lx = LEFT + p as f64 * pw;
+            let mut ly = 64.0;
+            for &i in series {
+                let w = 17.0 + 7.0 * self.series[i].chars().count() as f64 + 20.0;
+                if lx + w > WIDTH && lx > LEFT + p as f64 * pw {
+                    lx = LEFT + p as f64 * pw;
+                    ly += 18.0;
+                }
+                legend.push((i, lx, ly));
+                lx += w;
+            }
+        }
+        let top = legend.iter().map(|l| l.2).fold(64.0, f64::max) + 22.0;
         let group_h = per * BAR + (per - 1.0) * BAR_GAP;
         let groups = self.groups.len() as f64;
         let plot_h = groups * group_h + (groups - 1.0).max(0.0) * GROUP_GAP;
@@ -528,13 +606,13 @@ impl Chart {
         for (p, series) in panels.iter().enumerate() {
             let x0 = LEFT + p as f64 * pw;
             // The legend, or the panel's name.
-            let mut lx = x0;
-            for &i in series {
+            for &(i, lx, ly) in legend.iter().filter(|l| series.contains(&l.0)) {
                 let _ = writeln!(
                     s,
-                    r##"<rect x="{lx:.1}" y="64" width="12" height="12" fill="{}"/><text x="{:.1}" y="74.5" fill="#222"{}>{}</text>"##,
+                    r##"<rect x="{lx:.1}" y="{ly}" width="12" height="12" fill="{}"/><text x="{:.1}" y="{}" fill="#222"{}>{}</text>"##,
                     COLORS[i % COLORS.len()],
                     lx + 17.0,
+                    ly + 10.5,
                     if self.panels {
                         r#" font-weight="bold""#
                     } else {
@@ -542,7 +620,6 @@ impl Chart {
                     },
                     esc(&self.series[i])
                 );
-                lx += 17.0 + 7.5 * self.series[i].chars().count() as f64 + 22.0;
             }
             let values: Vec<f64> = self
                 .groups
@@ -731,6 +808,14 @@ Written by a run.
 |---|---|
 | CPU | x |
 
+## 1. In-process decoding
+
+| corpus | size | mode | median | results/s | MB/s | allocations/result |
+|---|---:|---|---:|---:|---:|---:|
+| vertices_200k | 23.7 MB | (a) slice | 66.7 ms | 3.00 M | 356 | 3.25 |
+| vertices_200k | 23.7 MB | (d) 8 KiB, slow path only | 554.5 ms | 360.7 k | 43 | 24.25 |
+| vertices_200k | 23.7 MB | count only, `for_each_skipped` (8 KiB reads) | 32.9 ms | 6.08 M | 722 | 0.00 |
+
 ## 2. End to end: Gremlin Server 4.0.0-beta.3 on loopback
 
 ### Latency of `g.V().repeat(both()).times(12)` (median of 5 requests, one connection)
@@ -762,8 +847,10 @@ Written by a run.
     #[test]
     fn tables_are_read_with_their_headings_and_not_from_code_blocks() {
         let t = tables(MD);
-        assert_eq!(t.len(), 3);
+        assert_eq!(t.len(), 4);
         assert_eq!(t[0].heading, "Machine");
+        assert_eq!(t[1].heading, "1. In-process decoding");
+        let t = &t[1..];
         assert_eq!(
             t[1].section,
             "2. End to end: Gremlin Server 4.0.0-beta.3 on loopback"
@@ -792,8 +879,17 @@ Written by a run.
         let c = charts(&tables(MD));
         assert_eq!(
             c.iter().map(|c| c.file).collect::<Vec<_>>(),
-            ["tp4-200k.svg", "tp4-throughput-live.svg"]
+            ["tp4-200k.svg", "tp4-throughput-live.svg", "inproc.svg"]
         );
+        // In process: the routes charted, the slow path left out.
+        let inproc = &c[2];
+        assert_eq!(inproc.groups.len(), 1);
+        let bars: Vec<Option<f64>> = inproc.groups[0]
+            .bars
+            .iter()
+            .map(|b| b.as_ref().map(|b| b.value))
+            .collect();
+        assert_eq!(bars, [Some(356.0), None, None, Some(722.0)]);
         let big = &c[0];
         assert_eq!(big.series, ["live"]);
         let labels: Vec<&str> = big.groups.iter().map(|g| g.label.as_str()).collect();
@@ -833,7 +929,7 @@ Written by a run.
                 .unwrap()
                 .lines()
                 .count(),
-            3
+            4
         );
         std::fs::write(dir.join(DIR).join("stale.svg"), "x").unwrap();
         let twice = update(&dir, &once).unwrap();
