@@ -401,17 +401,18 @@ pub fn charts(tables: &[Table]) -> Vec<Chart> {
         let Some(srv) = l.or(r).map(server) else {
             continue;
         };
-        let results = l
-            .or(r)
-            .and_then(|t| {
+        let results = |t: Option<&Table>| {
+            t.and_then(|t| {
                 let c = t.col("results")?;
                 t.rows.iter().find_map(|row| parse_num(row.get(c)?))
             })
             .map(|n| format!("{} results", thousands(n)))
-            .unwrap_or_else(|| "every result".into());
+            .unwrap_or_else(|| "every result".into())
+        };
+        let results_big = results(l.or(r));
         out.extend(latency(
             file_big,
-            format!("{tp}: g.V().repeat(both()).times(12), {results}, each client reading all"),
+            format!("{tp}: g.V().repeat(both()).times(12), {results_big}, each client reading all"),
             format!(
                 "Median wall time per request, lower is better. Live: {srv}; replayed: its \
                  recorded answer served from memory."
@@ -421,7 +422,7 @@ pub fn charts(tables: &[Table]) -> Vec<Chart> {
         let (l, r) = lat(&format!("{live}{SMALL}"), &format!("{replayed}{SMALL}"));
         out.extend(latency(
             file_small,
-            format!("{tp}: g.V() latency (6 vertices), one connection"),
+            format!("{tp}: g.V() latency ({}), one connection", results(l.or(r))),
             format!(
                 "Median wall time per request, lower is better. Live: {srv}; replayed: its \
                  recorded answer served from memory."
