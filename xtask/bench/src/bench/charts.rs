@@ -514,6 +514,9 @@ fn axis_max(values: &[f64], divisions: f64) -> (f64, f64) {
 }
 
 fn tick_label(x: f64, step: f64, unit: Unit) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
     let (scale, suffix) = match unit {
         Unit::Secs if step >= 0.1 => (1.0, " s"),
         Unit::Secs if step >= 1e-4 => (1e3, " ms"),
