@@ -375,7 +375,9 @@ fn disk_free(dir: &std::path::Path) -> String {
         .and_then(|out| {
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
             let line = text.lines().nth(1)?.to_owned();
-            line.split_whitespace().nth(3).map(|free| format!("{free} free"))
+            line.split_whitespace()
+                .nth(3)
+                .map(|free| format!("{free} free"))
         })
         .unwrap_or_else(|| "?".to_owned())
 }
@@ -423,7 +425,11 @@ pub fn cli(args: &[String]) -> Result<()> {
             eprintln!("==> {name}: FAILED: {err:#}");
         }
         // CI machines have little disk (a run once died of a full one): say what is left.
-        eprintln!("==> {name}: done in {}; disk: {}", secs(t.elapsed()), disk_free(&root));
+        eprintln!(
+            "==> {name}: done in {}; disk: {}",
+            secs(t.elapsed()),
+            disk_free(&root)
+        );
         steps.push(Step {
             name,
             outcome,

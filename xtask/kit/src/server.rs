@@ -68,7 +68,7 @@ pub const TX_DATASET: &str = "tx";
 /// The default port of TinkerPop 4, as in TinkerPop's own configs.
 pub const DEFAULT_PORT: u16 = 8182;
 /// The TinkerPop 3 releases this command is tested with.
-pub const VERSIONS: &[&str] = &["3.7.3", "3.8.1"];
+pub const VERSIONS: &[&str] = &["3.7.3", "3.6.8", "3.7.5", "3.8.0", "3.8.1"];
 /// The JanusGraph release `--janusgraph` is tested with (it runs on TinkerPop 3.7.3).
 pub const JANUSGRAPH_VERSION: &str = "1.1.0";
 /// The user and password of `--auth` (TinkerPop's credentials graph has the same).

@@ -76,7 +76,9 @@ nothing answers at --url).
   --tinkerpop V   TinkerPop V's (3.x) suite instead: the gremlin-test V jar fetched with Maven,
                   run through the WebSocket client Client3 (GraphBinary 1, eval scripts with
                   bindings) against `cargo xtask server3 --tinkerpop V --dataset integration`
-                  (default ws://127.0.0.1:8186/gremlin); skips in xtask/features-skip-tp3.toml;
+                  (default ws://127.0.0.1:P/gremlin, P 8186 for 3.7.3, 8176-8179 for 3.6.8,
+                  3.7.5, 3.8.0, 3.8.1; the server must answer that version); skips in
+                  xtask/features-skip-tp3.toml;
                   writes its section of docs/CONFORMANCE.md
   --serializer S  with --tinkerpop: Client3's serializer, graphbinary1 (default), graphson2,
                   graphson2-untyped, graphson3 or graphson3-untyped; skips (what the format
@@ -287,12 +289,11 @@ fn run(opts: &Options) -> Result<Totals> {
     };
     let mut scenarios = load(&dir)?;
     let parsed = scenarios.len();
-    let skip_file = if tp3.is_some() {
-        tp3::skip_file(opts.serializer)
-    } else {
-        "xtask/features-skip.toml"
+    let skip_file = match tp3 {
+        Some(v) => tp3::skip_file(v, opts.serializer),
+        None => "xtask/features-skip.toml".to_string(),
     };
-    let skips = skips::load(&project_root().join(skip_file))?;
+    let skips = skips::load(&project_root().join(&skip_file))?;
     // An entry that names no scenario of TinkerPop's files is stale (or misspelt).
     let mut stale = 0;
     if opts.features.is_none() {
@@ -330,7 +331,7 @@ fn run(opts: &Options) -> Result<Totals> {
     // A local URL gets a server started on its port when none answers there (and a reused one
     // is left running); any other URL is taken as it is.
     let (server, port) = match tp3 {
-        Some(v) => (Server::tp3(v, server::INTEGRATION), tp3::DEFAULT_PORT),
+        Some(v) => (Server::tp3(v, server::INTEGRATION), tp3::default_port(v)),
         None => (Server::tp4(server::INTEGRATION), DEFAULT_PORT),
     };
     let url = opts.url.clone().unwrap_or_else(|| server.url(port));
@@ -344,7 +345,7 @@ fn run(opts: &Options) -> Result<Totals> {
     let backend = match tp3 {
         Some(v) => {
             tp3::write_read_feature_data(v)?;
-            Backend::Ws3(rt.block_on(tp3::connect(&url, opts.serializer))?)
+            Backend::Ws3(rt.block_on(tp3::connect(&url, v, opts.serializer))?)
         }
         None => {
             let client = Client::builder(&url)
@@ -366,6 +367,7 @@ fn run(opts: &Options) -> Result<Totals> {
             mode,
             via: opts.via,
             lookups: BTreeMap::new(),
+            translate: tp3.is_some_and(tp3::translates),
             responses: Default::default(),
             bulked: Default::default(),
         };
@@ -623,6 +625,9 @@ struct Runner {
     via: Via,
     /// Lookups of the graphs that are never modified, by traversal source.
     lookups: BTreeMap<String, std::rc::Rc<Lookup>>,
+    /// TinkerPop 3.8+: the scenarios' texts are canonical gremlin-lang
+    /// ([`tp3::lang_to_groovy`]).
+    translate: bool,
     /// Responses read, and how many of them came bulked.
     responses: std::cell::Cell<usize>,
     bulked: std::cell::Cell<usize>,
@@ -645,6 +650,16 @@ struct State {
 }
 
 impl Runner {
+    /// A scenario's text as gremlin-groovy reads it ([`tp3::groovy_text`], after
+    /// [`tp3::lang_to_groovy`] for a 3.8+ suite).
+    fn groovy(&self, text: &str) -> String {
+        if self.translate {
+            tp3::groovy_text(&tp3::lang_to_groovy(text))
+        } else {
+            tp3::groovy_text(text)
+        }
+    }
+
     async fn submit(&self, source: &str, text: &str, params: &[Param]) -> Answer {
         let client = match &self.backend {
             Backend::Http(c) => c,
@@ -752,7 +767,8 @@ impl Runner {
                     .docstring
                     .as_deref()
                     .context("initializer without text")?;
-                let res = self.submit(&st.source, init.trim(), &[]).await;
+                let init = self.groovy(init.trim());
+                let res = self.submit(&st.source, &init, &[]).await;
                 match res {
                     Ok(r) if !r.is_empty() => {}
                     Ok(_) => bail!("the graph initializer returned nothing"),
@@ -786,7 +802,7 @@ impl Runner {
                     .as_deref()
                     .context("traversal without text")?;
                 st.traversal = Some(match self.backend {
-                    Backend::Ws3(_) => tp3::groovy_text(t.trim()),
+                    Backend::Ws3(_) => self.groovy(t.trim()),
                     Backend::Http(_) => t.trim().to_string(),
                 });
             } else if text == "iterated to list" || text == "iterated next" {
