@@ -80,6 +80,10 @@ nothing answers at --url).
                   3.7.5, 3.8.0, 3.8.1; the server must answer that version); skips in
                   xtask/features-skip-tp3.toml;
                   writes its section of docs/CONFORMANCE.md
+  --matrix        every TinkerPop 3 version of the compatibility matrix in turn (3.6.8, 3.7.3,
+                  3.7.5, 3.8.0, 3.8.1), each its own suite on its own port (a server started
+                  there when none answers); each run writes its row of docs/CONFORMANCE.md's
+                  matrix (a single --tinkerpop run writes its row too)
   --serializer S  with --tinkerpop: Client3's serializer, graphbinary1 (default), graphson2,
                   graphson2-untyped, graphson3 or graphson3-untyped; skips (what the format
                   cannot carry) in xtask/features-skip-tp3-<S>.toml (graphson2's: 79 Sets
@@ -158,6 +162,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         tinkerpop3: None,
         serializer: tp3::Serializer::GraphBinary1,
     };
+    let mut matrix = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -195,6 +200,7 @@ pub fn cli(args: &[String]) -> Result<()> {
                 let name = it.next().context("--serializer needs a name")?;
                 opts.serializer = tp3::serializer(name)?;
             }
+            "--matrix" => matrix = true,
             "--verbose" | "-v" => opts.verbose = true,
             "-h" | "--help" => {
                 println!("{HELP}");
@@ -202,6 +208,35 @@ pub fn cli(args: &[String]) -> Result<()> {
             }
             other => bail!("unknown argument {other:?}\n\n{HELP}"),
         }
+    }
+    if matrix {
+        anyhow::ensure!(
+            opts.tinkerpop3.is_none() && opts.url.is_none() && opts.only.is_none(),
+            "--matrix runs every version of {:?} on its own port (no --tinkerpop, --url or --only)",
+            tp3::MATRIX
+        );
+        let mut failed = Vec::new();
+        for v in tp3::MATRIX {
+            eprintln!("xtask: features --matrix: TinkerPop {v}");
+            opts.tinkerpop3 = Some(v.to_string());
+            match run(&opts) {
+                Ok(t) if t.failed == 0 => {}
+                Ok(t) => failed.push(format!("{v}: {} failed", t.failed)),
+                Err(e) => failed.push(format!("{v}: {e:#}")),
+            }
+        }
+        println!(
+            "features --matrix: {} versions, {} with failures",
+            tp3::MATRIX.len(),
+            failed.len()
+        );
+        if !failed.is_empty() {
+            for f in failed {
+                println!("FAIL {f}");
+            }
+            std::process::exit(1);
+        }
+        return Ok(());
     }
     let totals = run(&opts)?;
     if totals.failed > 0 {
@@ -455,7 +490,11 @@ fn run(opts: &Options) -> Result<Totals> {
     if let (Some(v), None, [run], tp3::Serializer::GraphBinary1) =
         (tp3, &opts.only, per_mode.as_slice(), opts.serializer)
     {
-        tp3::write_section(&tp3::section(v, &scenarios, run, &skips))?;
+        // The 3.7.3 run keeps its own section (CI's); every version writes its matrix row.
+        if v == "3.7.3" {
+            tp3::write_section(&tp3::section(v, &scenarios, run, &skips))?;
+        }
+        tp3::write_matrix_row(&tp3::matrix_row(v, &scenarios, run, &skips))?;
     }
     if opts.compare_go {
         if let Err(e) = gocompare::run(&url, &dir, &scenarios, &per_mode) {

@@ -680,6 +680,95 @@ pub async fn connect(url: &str, version: &str, serializer: Serializer) -> Result
     Ok(client)
 }
 
+/// The TinkerPop 3 versions of the compatibility matrix (`cargo xtask features --matrix`).
+pub const MATRIX: &[&str] = &["3.6.8", "3.7.3", "3.7.5", "3.8.0", "3.8.1"];
+/// The matrix section of docs/CONFORMANCE.md: one row per version, each written by that
+/// version's run.
+pub const MATRIX_START: &str =
+    "<!-- tinkerpop3-matrix: rows written by `cargo xtask features --tinkerpop V` / `--matrix` -->";
+/// The end of that section.
+pub const MATRIX_END: &str = "<!-- /tinkerpop3-matrix -->";
+const MATRIX_HEAD: &str = "| Gremlin Server | scenarios | passed | failed | expected failures | \
+skipped | passed share | time |\n|---|---:|---:|---:|---:|---:|---:|---:|";
+
+/// One version's row of the matrix: its counts (GraphBinary 1 over WebSocket).
+pub fn matrix_row(
+    version: &str,
+    scenarios: &[super::Scenario],
+    run: &super::ModeRun,
+    skips: &super::skips::Skips,
+) -> String {
+    use super::Outcome;
+    let count = |o: Outcome| run.outcomes.iter().filter(|(_, x)| *x == o).count();
+    let expected = scenarios
+        .iter()
+        .filter(|sc| {
+            skips
+                .get(&sc.file, &sc.name)
+                .is_some_and(|e| e.expect == super::skips::Expect::Fail)
+        })
+        .count();
+    let (passed, failed, skipped) = (
+        count(Outcome::Passed),
+        count(Outcome::Failed),
+        count(Outcome::Skipped),
+    );
+    let share = if scenarios.is_empty() {
+        0.0
+    } else {
+        100.0 * passed as f64 / scenarios.len() as f64
+    };
+    format!(
+        "| {version} | {} | {passed} | {failed} | {expected} | {skipped} | {share:.2}% | {} |",
+        scenarios.len(),
+        crate::util::secs(run.took)
+    )
+}
+
+/// The matrix section with `row` put in (replacing that version's), rows by version.
+pub fn matrix_with(text: &str, row: &str) -> String {
+    let version = |r: &str| r.split('|').nth(1).unwrap_or_default().trim().to_string();
+    let key = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
+    let mut rows: Vec<String> = match (text.find(MATRIX_START), text.find(MATRIX_END)) {
+        (Some(a), Some(b)) if a < b => text[a..b]
+            .lines()
+            .filter(|l| l.starts_with("| 3."))
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    };
+    rows.retain(|r| version(r) != version(row));
+    rows.push(row.to_string());
+    rows.sort_by_key(|r| key(&version(r)));
+    format!(
+        "{MATRIX_START}\n\n## TinkerPop 3 compatibility matrix (GraphBinary 1 over WebSocket)\n\n\
+         Each row: that version's own Gherkin suite (its gremlin-test jar) through \
+         `graphbinary_client::ws::Client3` against a Gremlin Server of that version with the \
+         suite's graphs, checked to answer `Gremlin.version()` with it; written by `cargo xtask \
+         features --tinkerpop V` (or `--matrix`, every row). Expected failures are the \
+         `expect = \"fail\"` entries of `xtask/features-skip-tp3-V.toml` (3.7.3: \
+         `{SKIP_FILE}`), what that server itself answers wrongly, each with its reason; the skipped \
+         column counts them with the `expect = \"skip\"` ones (not run).\n\n{MATRIX_HEAD}\n{}\n\n{MATRIX_END}",
+        rows.join("\n")
+    )
+}
+
+/// Writes `row` into the matrix section of docs/CONFORMANCE.md (appended if missing).
+pub fn write_matrix_row(row: &str) -> Result<()> {
+    let path = project_root().join("docs/CONFORMANCE.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let section = matrix_with(&text, row);
+    let new = match (text.find(MATRIX_START), text.find(MATRIX_END)) {
+        (Some(a), Some(b)) if a < b => {
+            format!("{}{section}{}", &text[..a], &text[b + MATRIX_END.len()..])
+        }
+        _ => format!("{}\n\n{section}\n", text.trim_end()),
+    };
+    std::fs::write(&path, new)?;
+    eprintln!("xtask: wrote the row of docs/CONFORMANCE.md's TinkerPop 3 matrix");
+    Ok(())
+}
+
 /// The section of docs/CONFORMANCE.md that the TinkerPop 3 run writes and `--compare-go` keeps.
 pub const SECTION_START: &str =
     "<!-- tinkerpop3: written by `cargo xtask features --tinkerpop` -->";
@@ -922,6 +1011,25 @@ mod tests {
         );
         assert_eq!(lang_to_groovy("g.V(\"a$b\")"), "g.V(\"a\\$b\")");
         assert!(translates("3.8.1") && translates("3.9.0") && !translates("3.7.5"));
+    }
+
+    #[test]
+    fn matrix_rows_are_replaced_by_version_and_sorted() {
+        let one = matrix_with(
+            "# x\n",
+            "| 3.8.1 | 2061 | 2061 | 0 | 0 | 0 | 100.00% | 17s |",
+        );
+        let two = matrix_with(&one, "| 3.7.5 | 1515 | 1500 | 15 | 0 | 0 | 99.01% | 12s |");
+        let three = matrix_with(&two, "| 3.8.1 | 2061 | 2060 | 1 | 0 | 0 | 99.95% | 17s |");
+        let rows: Vec<&str> = three.lines().filter(|l| l.starts_with("| 3.")).collect();
+        assert_eq!(
+            rows,
+            [
+                "| 3.7.5 | 1515 | 1500 | 15 | 0 | 0 | 99.01% | 12s |",
+                "| 3.8.1 | 2061 | 2060 | 1 | 0 | 0 | 99.95% | 17s |"
+            ]
+        );
+        assert!(three.starts_with(MATRIX_START) && three.ends_with(MATRIX_END));
     }
 
     #[test]
