@@ -161,8 +161,9 @@ fn tp3_vars(server: &Server, conf: &Path, lib: &Path) -> Result<Vec<(&'static st
     } else {
         "ssl: { enabled: false }".to_string()
     };
-    // 3.5 and 3.6 keep their serializers in gremlin-driver's `driver.ser`; 3.7 moved them to
-    // gremlin-util's `util.ser`, and added GraphSONUntypedMessageSerializerV3.
+    // 3.5 and 3.6 keep their serializers in gremlin-driver's `driver.ser`, the GraphSON ones
+    // named `...V3d0`, `...V2d0` (and TinkerGraph's registries `TinkerIoRegistryV3d0`, ...); 3.7 moved them to gremlin-util's `util.ser`, renamed them
+    // `...V3`, `...V2`, and added GraphSONUntypedMessageSerializerV3.
     let pkg = serializer_package(&server.kind);
     let untyped_v3 = if pkg == SER_3_7 {
         format!("  - {{ className: {SER_3_7}.GraphSONUntypedMessageSerializerV3 }}\n")
@@ -172,6 +173,7 @@ fn tp3_vars(server: &Server, conf: &Path, lib: &Path) -> Result<Vec<(&'static st
     Ok(vec![
         ("@UNTYPED_V3@", untyped_v3),
         ("@SER@", pkg.to_string()),
+        ("@D0@", if pkg == SER_3_6 { "d0" } else { "" }.to_string()),
         ("@GRAPHS@", graphs),
         ("@SCRIPT@", script.to_string()),
         ("@AUTHENTICATION@", authentication),
