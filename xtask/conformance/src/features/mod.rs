@@ -80,8 +80,8 @@ nothing answers at --url).
                   3.7.5, 3.8.0, 3.8.1; the server must answer that version); skips in
                   xtask/features-skip-tp3.toml;
                   writes its section of docs/CONFORMANCE.md
-  --matrix        every TinkerPop 3 version of the compatibility matrix in turn (3.6.8, 3.7.3,
-                  3.7.5, 3.8.0, 3.8.1), each its own suite on its own port (a server started
+  --matrix        every TinkerPop 3 version of the compatibility matrix in turn (3.7.3, 3.7.5,
+                  3.8.0, 3.8.1), each its own suite on its own port (a server started
                   there when none answers); each run writes its row of docs/CONFORMANCE.md's
                   matrix (a single --tinkerpop run writes its row too)
   --serializer S  with --tinkerpop: Client3's serializer, graphbinary1 (default), graphson2,

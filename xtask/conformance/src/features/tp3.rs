@@ -681,7 +681,9 @@ pub async fn connect(url: &str, version: &str, serializer: Serializer) -> Result
 }
 
 /// The TinkerPop 3 versions of the compatibility matrix (`cargo xtask features --matrix`).
-pub const MATRIX: &[&str] = &["3.6.8", "3.7.3", "3.7.5", "3.8.0", "3.8.1"];
+/// Not 3.6.8: its server runs here (`cargo xtask server --tinkerpop 3.6.8`), but its suite,
+/// gremlin-test 3.6.8, is not served by the Maven registry these machines reach.
+pub const MATRIX: &[&str] = &["3.7.3", "3.7.5", "3.8.0", "3.8.1"];
 /// The matrix section of docs/CONFORMANCE.md: one row per version, each written by that
 /// version's run.
 pub const MATRIX_START: &str =
@@ -746,9 +748,12 @@ pub fn matrix_with(text: &str, row: &str) -> String {
          `graphbinary_client::ws::Client3` against a Gremlin Server of that version with the \
          suite's graphs, checked to answer `Gremlin.version()` with it; written by `cargo xtask \
          features --tinkerpop V` (or `--matrix`, every row). Expected failures are the \
-         `expect = \"fail\"` entries of `xtask/features-skip-tp3-V.toml` (3.7.3: \
+         `expect = \"fail\"` entries of `xtask/features-skip-tp3-V.toml` (a missing file lists none; 3.7.3: \
          `{SKIP_FILE}`), what that server itself answers wrongly, each with its reason; the skipped \
-         column counts them with the `expect = \"skip\"` ones (not run).\n\n{MATRIX_HEAD}\n{}\n\n{MATRIX_END}",
+         column counts them with the `expect = \"skip\"` ones (not run). Times are of a shared \
+         2-core machine. No row for 3.6.8: its server starts here (`cargo xtask server \
+         --tinkerpop 3.6.8`, Java 17), but its suite, gremlin-test 3.6.8, is not served by the \
+         Maven registry these machines reach.\n\n{MATRIX_HEAD}\n{}\n\n{MATRIX_END}",
         rows.join("\n")
     )
 }
