@@ -604,7 +604,16 @@ pub async fn submit(client: &Client3, source: &str, text: &str, params: &[Param]
 fn error_text(e: Error3) -> String {
     match e {
         Error3::Server { message, .. } => message,
-        other => format!("{CLIENT_ERROR}{other}"),
+        other => {
+            // The whole chain: `invalid response message` alone does not say what was wrong.
+            let mut text = format!("{CLIENT_ERROR}{other}");
+            let mut source = std::error::Error::source(&other);
+            while let Some(e) = source {
+                let _ = write!(text, ": {e}");
+                source = e.source();
+            }
+            text
+        }
     }
 }
 
