@@ -13,7 +13,8 @@
 //! on BerkeleyJE + Lucene (index-answered text and geo predicates, Geoshapes, a restart on the
 //! same data: [`janusgraph_berkeleyje_tests`]); TinkerPop
 //! 3.7.3's Gherkin suite through the WebSocket client (`cargo xtask features --tinkerpop
-//! 3.7.3`, then with `--serializer graphson3` and `graphson2`); TinkerPop 4's Gherkin
+//! 3.7.3`, then with `--serializer graphson3` and `graphson2`) and TinkerPop 3.8.1's (`--tinkerpop
+//! 3.8.1`); TinkerPop 4's Gherkin
 //! feature suite in both modes against the integration server (`cargo xtask features --mode
 //! all`) and through the traversal API in plain mode (`--via api`, `--via api-params`, `--via
 //! rust`); then a 30 s run of each of the 8 fuzz targets (GraphBinary 4, GraphBinary 1,
@@ -57,7 +58,8 @@ Geoshapes, then a restart on the same data) on 8191 or env GREMLIN_JANUSGRAPH_BD
 chaos run of a JanusGraph cluster on Cassandra (`cargo xtask cluster chaos --secs 60 --cycles 2`:
 no acknowledged write lost or duplicated while servers are killed; ports 8340-8342, 8350-8352),
 TinkerPop 3.7.3's Gherkin suite through the WebSocket client
-(`cargo xtask features --tinkerpop 3.7.3`, its own 3.7.3 server on 8186), then TinkerPop's
+(`cargo xtask features --tinkerpop 3.7.3`, its own 3.7.3 server on 8186) and 3.8.1's (its own
+3.8.1 server on 8179), then TinkerPop's
 Gherkin feature suite in both modes (`cargo xtask features
 --mode all`) and through the traversal API in plain mode (`--via api`, `--via api-params`; and
 `--via rust`, compiled, no server) against the integration server on
@@ -544,6 +546,14 @@ pub fn cli(args: &[String]) -> Result<()> {
             run(Command::new(std::env::current_exe()?)
                 .current_dir(&root)
                 .args(["features", "--tinkerpop", "3.7.3"]))
+        });
+        // TinkerPop 3.8.1's own suite (gremlin-lang texts made Groovy, GType, Set and UUID
+        // literals), on a 3.8.1 server that the command starts on its own port (8179) and stops;
+        // about 25 s with the server's start.
+        step("features --tinkerpop 3.8.1", &mut || {
+            run(Command::new(std::env::current_exe()?)
+                .current_dir(&root)
+                .args(["features", "--tinkerpop", "3.8.1"]))
         });
         // The same suite through GraphSON 3 and GraphSON 2 (what GraphSON 2 cannot carry is
         // listed as expected failures in xtask/features-skip-tp3-graphson2.toml).
