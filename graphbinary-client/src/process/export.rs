@@ -248,9 +248,10 @@ fn check_key(key: &str, element: &str) -> Result<(), ExportError> {
     Ok(())
 }
 
-/// Appends `field` to `buf` as an RFC 4180 field.
+/// Appends `field` to `buf` as an RFC 4180 field (quoted also with spaces around it, which
+/// some readers trim).
 fn push_field(buf: &mut String, field: &str) {
-    if field.contains([',', '"', '\n', '\r']) {
+    if field.contains([',', '"', '\n', '\r']) || field.trim() != field {
         buf.push('"');
         buf.push_str(&field.replace('"', "\"\""));
         buf.push('"');
