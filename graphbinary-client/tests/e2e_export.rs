@@ -185,6 +185,11 @@ async fn ws_modern_from_373_exports_the_same_files_and_loads_into_4() {
     let (nodes, edges) = export(&client(&url)).await.unwrap();
     assert_eq!(nodes, MODERN_NODES);
     assert_eq!(edges, MODERN_EDGES);
+    // The files are those the http test loads; loaded here too when a load server is set
+    // (`cargo xtask ci` runs this test in its TinkerPop 3 step, which has none).
+    if std::env::var_os("GREMLIN_LOAD_URL").is_none() {
+        return;
+    }
     let Some((_, target)) = load_server(test).await else {
         return;
     };
