@@ -2,35 +2,7 @@
 //! Neptune bulk-load CSV format that [`Loader`](super::Loader) reads, so that an export
 //! loaded into another server (TinkerPop 4, 3.x) copies the graph.
 //!
-//! # How
-//!
-//! Two passes over the graph, each one streamed request per element kind:
-//!
-//! 1. The header: `g.V().project('i','p').by(id).by(valueMap())` (and the same over `g.E()`)
-//!    collects each property key and the type of its values, and whether a vertex holds
-//!    several values of it; a vertex property with meta-properties is looked for with one
-//!    more query. Nothing is written before this pass found the graph exportable.
-//! 2. The rows: the same traversal with the label (and for edges the ends' ids), one row per
-//!    result as it arrives: memory holds one row and the key table, whatever the graph's size.
-//!
-//! # The rules
-//!
-//! * Columns: `~id,~label` then the vertex keys sorted, as `key:Type`, or `key:Type[]` when
-//!   some vertex holds several values of it (its values joined by `;`, a `;` inside a String
-//!   written `\;`); edges `~id,~from,~to,~label` then their keys. A `:` in a key is written
-//!   `\:`. Ids are written as text (String, integer or UUID ids); the loader sends them as
-//!   strings, which a numeric id manager converts back.
-//! * Types: String, Bool, Byte, Short, Int, Long, Float, Double (`Infinity`, `-Infinity`,
-//!   `NaN` as the loader reads them) and Date (a DateTime in UTC to the second, written
-//!   `yyyy-MM-ddTHH:mm:ssZ`).
-//! * Refused, with the element and the key named ([`ExportError::Unsupported`]), never
-//!   changed: a key with values of several types; a value of another type (UUID, BigDecimal,
-//!   BigInteger, List, Set, Map, Binary, Char, Duration, null, ...); a DateTime with a zone
-//!   offset other than UTC, with fractions of a second, or outside years 0 to 9999; an empty
-//!   String (the format reads an empty cell as no value); in a `[]` column a blank String or
-//!   one ending in `\`; a vertex property with meta-properties; an id or label that the loader
-//!   would read differently (empty, with spaces around it, a vertex label with `;`); a key
-//!   that is empty, starts with `~`, has spaces around it or ends in `\`.
+//! The passes and the rules are on [`Exporter`].
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -270,7 +242,38 @@ fn push_row(buf: &mut String, fields: &[String]) {
     buf.push('\n');
 }
 
-/// The exporter: see the [module](self)'s rules.
+/// The exporter: the whole graph in the Neptune bulk-load CSV format that
+/// [`Loader`](super::Loader) reads.
+///
+/// # How
+///
+/// Two passes over the graph, each one streamed request per element kind:
+///
+/// 1. The header: `g.V().project('i','p').by(id).by(valueMap())` (and the same over `g.E()`)
+///    collects each property key and the type of its values, and whether a vertex holds
+///    several values of it; a vertex property with meta-properties is looked for with one
+///    more query. Nothing is written before this pass found the graph exportable.
+/// 2. The rows: the same traversal with the label (and for edges the ends' ids), one row per
+///    result as it arrives: memory holds one row and the key table, whatever the graph's size.
+///
+/// # The rules
+///
+/// * Columns: `~id,~label` then the vertex keys sorted, as `key:Type`, or `key:Type[]` when
+///   some vertex holds several values of it (its values joined by `;`, a `;` inside a String
+///   written `\;`); edges `~id,~from,~to,~label` then their keys. A `:` in a key is written
+///   `\:`. Ids are written as text (String, integer or UUID ids); the loader sends them as
+///   strings, which a numeric id manager converts back.
+/// * Types: String, Bool, Byte, Short, Int, Long, Float, Double (`Infinity`, `-Infinity`,
+///   `NaN` as the loader reads them) and Date (a DateTime in UTC to the second, written
+///   `yyyy-MM-ddTHH:mm:ssZ`).
+/// * Refused, with the element and the key named ([`ExportError::Unsupported`]), never
+///   changed: a key with values of several types; a value of another type (UUID, BigDecimal,
+///   BigInteger, List, Set, Map, Binary, Char, Duration, null, ...); a DateTime with a zone
+///   offset other than UTC, with fractions of a second, or outside years 0 to 9999; an empty
+///   String (the format reads an empty cell as no value); in a `[]` column a blank String or
+///   one ending in `\`; a vertex property with meta-properties; an id or label that the loader
+///   would read differently (empty, with spaces around it, a vertex label with `;`); a key
+///   that is empty, starts with `~`, has spaces around it or ends in `\`.
 ///
 /// ```no_run
 /// # async fn demo(client: graphbinary_client::Client) -> Result<(), Box<dyn std::error::Error>> {
