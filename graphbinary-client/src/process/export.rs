@@ -23,7 +23,7 @@ const FLUSH_AT: usize = 64 << 10;
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     /// Reading the graph failed.
-    #[error("reading the graph: {}", crate::format::text::one_line(.0))]
+    #[error("reading the graph")]
     Client(#[from] Error),
     /// Writing a file (or the given writer) failed.
     #[error("writing {file}: {source}")]
