@@ -105,7 +105,7 @@ async fn clear(c: &Client) {
 }
 
 async fn load_text(c: &Client, nodes: &str, edges: &str) -> LoadSummary {
-    let mut l = Loader::new(c, BatchOptions::default());
+    let mut l = Loader::new(c, BatchOptions::default().in_flight(1));
     l.load_vertices("nodes.csv", nodes.as_bytes())
         .await
         .unwrap();
@@ -333,6 +333,9 @@ async fn http_a_load_dropped_midway_completes_when_run_again_with_nothing_twice(
     assert_eq!(s.vertices.created as i64, N as i64 - partial, "{s}");
     assert_eq!(count(&c, "g.V().count()").await, N as i64);
     assert_eq!(count(&c, "g.E().count()").await, 2 * N as i64);
+    // Each edge in the adjacency of both its ends, once.
+    assert_eq!(count(&c, "g.V().outE().count()").await, 2 * N as i64);
+    assert_eq!(count(&c, "g.V().inE().count()").await, 2 * N as i64);
     // Set cardinality: each value once, however many runs wrote it.
     assert_eq!(
         count(&c, "g.V().properties('name').count()").await,

@@ -4,9 +4,11 @@
 //! one-line summary (rows, counts, seconds, rows/s) and each rejected row as
 //! `file:line:column: message`.
 //!
+//! Ctrl-C stops reading the files; what is queued is written before the summary (exit 1).
+//!
 //! Exit status: 0 every row was written; 2 some rows (or a file's header) were rejected, the
 //! others written; 1 the run failed (the server does not answer, a file could not be read to
-//! its end); 64 a usage error (bad option, a file that cannot be opened).
+//! its end, Ctrl-C); 64 a usage error (bad option, a file that cannot be opened).
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Read, Write};
@@ -26,8 +28,9 @@ use crate::args::ConnArgs;
 #[command(after_help = "\
 Exit status: 0 every row was written; 2 some rows (or a file's header) were rejected, each \
 printed as file:line:column: message, the others written; 1 the run failed (the server does \
-not answer, a file could not be read to its end); 64 a usage error (bad option, a file that \
-cannot be opened).")]
+not answer, a file could not be read to its end, Ctrl-C: what was queued is written first; \
+run the same load again to complete it); 64 a usage error (bad option, a file that cannot be \
+opened).")]
 pub struct LoadArgs {
     #[command(flatten)]
     pub conn: ConnArgs,
@@ -41,9 +44,11 @@ pub struct LoadArgs {
     /// Upserts per request (default 100).
     #[arg(long, value_name = "N")]
     pub batch_size: Option<usize>,
-    /// Requests in flight at once (default 4).
-    #[arg(long, value_name = "N")]
-    pub in_flight: Option<usize>,
+    /// Requests in flight at once (default 1: TinkerGraph, Gremlin Server's default graph,
+    /// is corrupted by concurrent edge writes; raise it for a graph that takes them, such as
+    /// JanusGraph or Neptune).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub in_flight: usize,
     /// No progress line, even on a terminal.
     #[arg(long)]
     pub quiet: bool,
@@ -109,9 +114,7 @@ async fn load(
     if let Some(n) = args.batch_size {
         options = options.batch_size(n);
     }
-    if let Some(n) = args.in_flight {
-        options = options.in_flight(n);
-    }
+    options = options.in_flight(args.in_flight);
     if let Some(s) = &args.conn.source {
         options = options.source(s.clone());
     }
@@ -119,6 +122,9 @@ async fn load(
     let progress = (!args.quiet && io::stderr().is_terminal()).then(|| Progress::new(total));
     let started = Instant::now();
     let mut loader = Loader::new(&client, options);
+    let mut interrupted = false;
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
     for (edges, path, file, _) in files {
         let name = path.display().to_string();
         let reader = Counted {
@@ -126,15 +132,32 @@ async fn load(
             progress: progress.clone(),
             name: short_name(&path),
         };
-        let done = if edges {
-            loader.load_edges(&name, reader).await
-        } else {
-            loader.load_vertices(&name, reader).await
+        // Ctrl-C stops reading; what is queued is still written (a request cut midway can
+        // leave a non-transactional graph such as TinkerGraph half-updated).
+        let done = tokio::select! {
+            done = async {
+                if edges {
+                    loader.load_edges(&name, reader).await
+                } else {
+                    loader.load_vertices(&name, reader).await
+                }
+            } => done,
+            _ = &mut ctrl_c => {
+                interrupted = true;
+                Ok(())
+            }
         };
         done.map_err(|e| one_line(&e).to_string())?;
+        if interrupted {
+            break;
+        }
     }
     if let Some(p) = &progress {
-        p.note("writing the last batches");
+        p.note(if interrupted {
+            "interrupted: writing what is queued (run again to complete the load)"
+        } else {
+            "writing the last batches"
+        });
     }
     let summary = loader.finish().await;
     let secs = started.elapsed().as_secs_f64();
@@ -155,6 +178,13 @@ async fn load(
         summary,
         summary.rows as f64 / secs.max(1e-9)
     );
+    if interrupted {
+        return Err(
+            "interrupted before every row was read: run the same load again to \
+                    complete it (rows are upserts by ~id)"
+                .into(),
+        );
+    }
     Ok(summary)
 }
 
