@@ -52,10 +52,14 @@ async fn export(args: &ExportArgs) -> Result<(), String> {
         exporter = exporter.source(s.clone());
     }
     let started = Instant::now();
-    let summary = exporter
-        .export_to_dir(&args.out)
-        .await
-        .map_err(|e| one_line(&e).to_string())?;
+    let run = exporter.export_to_dir(&args.out);
+    let summary = match args.conn.timeout {
+        Some(t) => tokio::time::timeout(t, run)
+            .await
+            .map_err(|_| format!("not done within --timeout {t:?} (the files are incomplete)"))?,
+        None => run.await,
+    }
+    .map_err(|e| one_line(&e).to_string())?;
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
         "graphbinary: export: {summary} to {} in {secs:.1} s ({:.0} elements/s)",

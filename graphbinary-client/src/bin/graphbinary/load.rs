@@ -4,7 +4,8 @@
 //! one-line summary (rows, counts, seconds, rows/s) and each rejected row as
 //! `file:line:column: message`.
 //!
-//! Ctrl-C stops reading the files; what is queued is written before the summary (exit 1).
+//! Ctrl-C (or the end of `--timeout`) stops reading the files; what is queued is written
+//! before the summary (exit 1).
 //!
 //! Exit status: 0 every row was written; 2 some rows (or a file's header) were rejected, the
 //! others written; 1 the run failed (the server does not answer, a file could not be read to
@@ -28,7 +29,8 @@ use crate::args::ConnArgs;
 #[command(after_help = "\
 Exit status: 0 every row was written; 2 some rows (or a file's header) were rejected, each \
 printed as file:line:column: message, the others written; 1 the run failed (the server does \
-not answer, a file could not be read to its end, Ctrl-C: what was queued is written first; \
+not answer, a file could not be read to its end, Ctrl-C or --timeout: what was queued is \
+written first; \
 run the same load again to complete it); 64 a usage error (bad option, a file that cannot be \
 opened).")]
 pub struct LoadArgs {
@@ -44,9 +46,9 @@ pub struct LoadArgs {
     /// Upserts per request (default 100).
     #[arg(long, value_name = "N")]
     pub batch_size: Option<usize>,
-    /// Requests in flight at once (default 1: TinkerGraph, Gremlin Server's default graph,
-    /// is corrupted by concurrent edge writes; raise it for a graph that takes them, such as
-    /// JanusGraph or Neptune).
+    /// Requests in flight at once. TinkerGraph, Gremlin Server's default graph, is corrupted by
+    /// concurrent edge writes: raise it only for a graph that takes them, such as JanusGraph or
+    /// Neptune.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub in_flight: usize,
     /// No progress line, even on a terminal.
@@ -123,8 +125,22 @@ async fn load(
     let started = Instant::now();
     let mut loader = Loader::new(&client, options);
     let mut interrupted = false;
-    let ctrl_c = tokio::signal::ctrl_c();
+    // Ctrl-C, or the end of --timeout.
+    let timeout = args.conn.timeout;
+    let ctrl_c = async move {
+        match timeout {
+            Some(t) => tokio::select! {
+                _ = tokio::signal::ctrl_c() => "interrupted",
+                () = tokio::time::sleep(t) => "--timeout reached",
+            },
+            None => {
+                let _ = tokio::signal::ctrl_c().await;
+                "interrupted"
+            }
+        }
+    };
     tokio::pin!(ctrl_c);
+    let mut why = "";
     for (edges, path, file, _) in files {
         let name = path.display().to_string();
         let reader = Counted {
@@ -142,8 +158,9 @@ async fn load(
                     loader.load_vertices(&name, reader).await
                 }
             } => done,
-            _ = &mut ctrl_c => {
+            w = &mut ctrl_c => {
                 interrupted = true;
+                why = w;
                 Ok(())
             }
         };
@@ -154,7 +171,7 @@ async fn load(
     }
     if let Some(p) = &progress {
         p.note(if interrupted {
-            "interrupted: writing what is queued (run again to complete the load)"
+            "stopped: writing what is queued (run again to complete the load)"
         } else {
             "writing the last batches"
         });
@@ -179,11 +196,10 @@ async fn load(
         summary.rows as f64 / secs.max(1e-9)
     );
     if interrupted {
-        return Err(
-            "interrupted before every row was read: run the same load again to \
-                    complete it (rows are upserts by ~id)"
-                .into(),
-        );
+        return Err(format!(
+            "{why} before every row was read: run the same load again to complete it (rows \
+             are upserts by ~id)"
+        ));
     }
     Ok(summary)
 }
