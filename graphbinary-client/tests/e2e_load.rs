@@ -21,6 +21,9 @@ use graphbinary_client::Client;
 
 mod common;
 
+/// The air-routes test clears the whole graph and counts it: one test at a time.
+static SERVER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The server of these tests, or `None` (a notice).
 async fn server(test: &str) -> Option<Client> {
     let Ok(url) = std::env::var("GREMLIN_LOAD_URL") else {
@@ -134,6 +137,7 @@ async fn http_air_routes_loads_whole_and_twice_writes_nothing_new() {
     let Some(client) = server(test).await else {
         return;
     };
+    let _one = SERVER.lock().await;
     let g = GraphTraversalSource::new(client.clone());
     g.e(()).drop().iterate().await.unwrap();
     g.v(()).drop().iterate().await.unwrap();
@@ -312,6 +316,7 @@ async fn http_malformed_rows_are_named_and_the_rest_loads() {
     let Some(client) = server(test).await else {
         return;
     };
+    let _one = SERVER.lock().await;
     let g = GraphTraversalSource::new(client.clone());
     let ids: Vec<i64> = (910_001..=910_010).collect();
     g.v(ids.clone()).drop().iterate().await.unwrap();
