@@ -604,8 +604,8 @@ struct Phase {
 ///
 /// **TinkerGraph takes no concurrent edge writes**: with 4 requests in flight (the
 /// [`BatchOptions`] default), air-routes loaded into Gremlin Server 4.0.0-beta.3's TinkerGraph
-/// by the release CLI left its adjacency corrupt in 4 of 7 runs, 2 of them cut short (counts right, but
-/// `g.V().inE()` and `drop()` failing with an `ArrayIndexOutOfBoundsException`, or
+/// by the release CLI left its adjacency corrupt in 4 of 7 runs, 2 of them cut short (counts
+/// right, but `g.V().inE()` and `drop()` failing with an `ArrayIndexOutOfBoundsException`, or
 /// `g.V().outE().count()` 37 more than `g.E().count()`): a race, seen more often the faster
 /// the requests come. With `BatchOptions::default().in_flight(1)` it stayed whole in each of
 /// 5 runs. Use 1 for TinkerGraph; more for a graph that takes concurrent writes (JanusGraph,
