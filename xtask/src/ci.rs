@@ -248,7 +248,14 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
     let faults = run_tests(
         client_tests(
             cargo(),
-            &["faults", "soak", "observe", "e2e_elements", "e2e_batch"],
+            &[
+                "faults",
+                "soak",
+                "observe",
+                "e2e_elements",
+                "e2e_batch",
+                "e2e_export",
+            ],
         )
         .args(["--", "ws_"])
         .env("GREMLIN_WS_URL_373", s373.url()),
@@ -477,27 +484,35 @@ pub fn cli(args: &[String]) -> Result<()> {
     if with_server {
         let mut guard = None;
         let mut tx_guard = None;
+        // An empty graph the loader's tests (e2e_load, e2e_export) may clear: the `g` of an
+        // integration server on the feature suite's port, stopped before that suite starts
+        // its own there.
+        let mut load_guard = None;
         step("gremlin server", &mut || {
             guard = Some(server::ensure_running("modern", port)?);
             tx_guard = Some(server::ensure_running(server::TX_DATASET, port + 1)?);
+            load_guard = Some(server::ensure_running(server::INTEGRATION, features_port)?);
             Ok(())
         });
-        if let (Some(guard), Some(tx_guard)) = (&guard, &tx_guard) {
+        if let (Some(guard), Some(tx_guard), Some(load_guard)) = (&guard, &tx_guard, &load_guard) {
             let url = guard.url();
             let tx_url = tx_guard.url();
+            let load_url = load_guard.url();
             step("test", &mut || {
-                eprintln!("GREMLIN_URL={url} GREMLIN_TX_URL={tx_url}");
+                eprintln!("GREMLIN_URL={url} GREMLIN_TX_URL={tx_url} GREMLIN_LOAD_URL={load_url}");
                 run_tests(
                     cargo()
                         .args(["test", "--workspace", "--no-fail-fast"])
                         .env("GREMLIN_URL", &url)
-                        .env("GREMLIN_TX_URL", &tx_url),
+                        .env("GREMLIN_TX_URL", &tx_url)
+                        .env("GREMLIN_LOAD_URL", &load_url),
                     &mut totals,
                 )
             });
             step("examples", &mut || examples::run_tinkerpop4(&url, &tx_url));
         }
         drop(tx_guard);
+        drop(load_guard);
         let url = guard.as_ref().map(server::Guard::url);
         step("test sigv4 + metrics", &mut || {
             // One build with both features: the SigV4 test and the SigV4 cases of `secrets`
