@@ -477,3 +477,43 @@ async fn a_session_keeps_its_variables_through_each_serializer() {
         s.close().await.unwrap_or_else(|e| panic!("{ser:?}: {e}"));
     }
 }
+
+/// A `subgraph` step's TinkerGraph (`tinker:graph`) read through typed GraphSON 3 and 2 is the
+/// Graph GraphBinary 1 reads: the same vertices with their properties, the same edges with
+/// their vertex labels (filled in from the graph's vertices) and properties. Against every
+/// TinkerPop 3 server set (`GREMLIN_WS_URL_373`, `GREMLIN_WS_URL_381`); the graph is made by
+/// the script itself, so any dataset does.
+#[tokio::test]
+async fn a_subgraph_reads_through_graphson_as_through_graphbinary_1() {
+    let test = "ws3_graphson a_subgraph_reads_through_graphson_as_through_graphbinary_1";
+    // Sorted by id: the order of a TinkerGraph's vertices and edges is the server's HashMap's.
+    fn sorted(vs: Vec<Value>) -> Vec<Value> {
+        vs.into_iter()
+            .map(|v| match v {
+                Value::Graph(mut g) => {
+                    g.vertices.sort_by_key(|v| format!("{:?}", v.id));
+                    g.edges.sort_by_key(|e| format!("{:?}", e.id));
+                    Value::Graph(g)
+                }
+                other => panic!("not a Graph: {other:?}"),
+            })
+            .collect()
+    }
+    let q = "TinkerFactory.createModern().traversal().E().hasLabel('knows')\
+             .subgraph('sg').cap('sg')";
+    for (label, url) in servers3::set(test, servers3::TINKERPOP3) {
+        let want = sorted(values(&connect(&url, Serializer::GraphBinary1).await, q).await);
+        let Value::Graph(g) = &want[0] else {
+            unreachable!()
+        };
+        assert_eq!((g.vertices.len(), g.edges.len()), (3, 2), "{label}: {g:?}");
+        assert!(g
+            .edges
+            .iter()
+            .all(|e| &*e.in_v_label.as_slice()[0] == "person"));
+        for ser in TYPED {
+            let got = sorted(values(&connect(&url, ser).await, q).await);
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "{label} {ser:?}");
+        }
+    }
+}

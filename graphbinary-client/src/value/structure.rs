@@ -40,7 +40,7 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 impl Graph {
     /// Fills in each edge's missing vertex labels from the vertex with that id.
-    fn linked(vertices: Vec<Vertex>, mut edges: Vec<Edge>) -> Graph {
+    pub(crate) fn linked(vertices: Vec<Vertex>, mut edges: Vec<Edge>) -> Graph {
         let mut by_id = std::collections::HashMap::with_capacity(vertices.len());
         for (i, v) in vertices.iter().enumerate() {
             if let Ok(key) = v.id.to_bytes() {

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::format::graphbinary1::composite;
 use crate::value::{
-    BigDecimal, BigInteger, CompositePdt, DateTime, DateTimeKind, Direction, Duration, Edge,
+    BigDecimal, BigInteger, CompositePdt, DateTime, DateTimeKind, Direction, Duration, Edge, Graph,
     Labels, Path, PrimitivePdt, Property, Tree, Value, Vertex, VertexProperty, T,
 };
 
@@ -735,6 +735,56 @@ impl<'a> Parser<'a> {
                 composite("g:Bytecode", vec![("step", step), ("source", source)])
             }
             "g:Tree" => Value::Tree(self.tree_items(at)?),
+            // TinkerGraph (a `subgraph` step's side effect): `{"vertices":[g:Vertex...],
+            // "edges":[g:Edge...]}`, read into the Graph the GraphBinary 1 reader gives.
+            "tinker:graph" => {
+                let mut f = self.fields("tinker:graph")?;
+                let mut items = |name: &str| match f.take(name) {
+                    Value::List(items) => Ok(items),
+                    Value::Null(_) => Ok(Vec::new()),
+                    other => Err(self.invalid(
+                        at,
+                        "tinker:graph",
+                        format!("{name} is a {}, expected a list", other.type_name()),
+                    )),
+                };
+                let (vertices, edges) = (items("vertices")?, items("edges")?);
+                let vertices = vertices
+                    .into_iter()
+                    .map(|v| match v {
+                        Value::Vertex(v) => Ok(Vertex {
+                            properties: Some(v.properties.unwrap_or_default()),
+                            ..*v
+                        }),
+                        other => Err(other),
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|o| {
+                        self.invalid(
+                            at,
+                            "tinker:graph",
+                            format!("a vertex is a {}", o.type_name()),
+                        )
+                    })?;
+                let edges = edges
+                    .into_iter()
+                    .map(|e| match e {
+                        Value::Edge(e) => Ok(Edge {
+                            properties: Some(e.properties.unwrap_or_default()),
+                            ..*e
+                        }),
+                        other => Err(other),
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|o| {
+                        self.invalid(
+                            at,
+                            "tinker:graph",
+                            format!("an edge is a {}", o.type_name()),
+                        )
+                    })?;
+                Value::Graph(Box::new(Graph::linked(vertices, edges)))
+            }
             "g:Metrics" | "g:TraversalMetrics" => {
                 let mut f = self.fields("g:Metrics")?;
                 // GraphSON writes the duration in milliseconds (a Double), GraphBinary 1 in
