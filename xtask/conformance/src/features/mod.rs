@@ -486,15 +486,24 @@ fn run(opts: &Options) -> Result<Totals> {
         all.skipped += totals.skipped;
         all.retried += totals.retried;
     }
-    // docs/CONFORMANCE.md records the GraphBinary 1 run; the GraphSON runs print their line only.
-    if let (Some(v), None, [run], tp3::Serializer::GraphBinary1) =
-        (tp3, &opts.only, per_mode.as_slice(), opts.serializer)
-    {
-        // The 3.7.3 run keeps its own section (CI's); every version writes its matrix row.
-        if v == "3.7.3" {
-            tp3::write_section(&tp3::section(v, &scenarios, run, &skips))?;
+    // docs/CONFORMANCE.md records each whole run in its matrix row (3.7.3's GraphBinary 1 run
+    // in its own section too); TinkerPop 4's row is its plain run of the text route.
+    match (tp3, &opts.only, per_mode.as_slice()) {
+        (Some(v), None, [run]) => {
+            if v == "3.7.3" && opts.serializer == tp3::Serializer::GraphBinary1 {
+                tp3::write_section(&tp3::section(v, &scenarios, run, &skips))?;
+            }
+            let ser = tp3::serializer_label(opts.serializer);
+            tp3::write_matrix_row(&tp3::matrix_row(v, ser, &scenarios, run, &skips))?;
         }
-        tp3::write_matrix_row(&tp3::matrix_row(v, &scenarios, run, &skips))?;
+        (None, None, runs) if opts.via == Via::Text && opts.features.is_none() => {
+            if let Some(run) = runs.iter().find(|r| r.mode == Mode::Plain) {
+                let row =
+                    tp3::matrix_row("4.0.0-beta.3", tp3::GRAPHBINARY4, &scenarios, run, &skips);
+                tp3::write_matrix_row(&row)?;
+            }
+        }
+        _ => {}
     }
     if opts.compare_go {
         if let Err(e) = gocompare::run(&url, &dir, &scenarios, &per_mode) {

@@ -699,12 +699,37 @@ pub const MATRIX_START: &str =
     "<!-- tinkerpop3-matrix: rows written by `cargo xtask features --tinkerpop V` / `--matrix` -->";
 /// The end of that section.
 pub const MATRIX_END: &str = "<!-- /tinkerpop3-matrix -->";
-const MATRIX_HEAD: &str = "| Gremlin Server | scenarios | passed | failed | expected failures | \
-skipped | passed share | time |\n|---|---:|---:|---:|---:|---:|---:|---:|";
+const MATRIX_HEAD: &str =
+    "| server | serializer | scenarios | passed | failed | expected failures | \
+skipped | passed share | time |\n|---|---|---:|---:|---:|---:|---:|---:|---:|";
 
-/// One version's row of the matrix: its counts (GraphBinary 1 over WebSocket).
+/// The rows of servers the README names whose suite does not run here, each with its reason
+/// (kept in the section by every write).
+const NOT_RUN: &[&str] = &[
+    "| JanusGraph 1.1.0 | GraphBinary 1 | not run | | | | | | |",
+    "| Amazon Neptune | GraphBinary 1 | not run | | | | | | |",
+    "| Azure Cosmos DB | GraphSON 2 | not run | | | | | | |",
+];
+
+/// The matrix's name of the serialization `serializer` (over WebSocket).
+pub fn serializer_label(serializer: Serializer) -> &'static str {
+    match serializer {
+        Serializer::GraphSon2 => "GraphSON 2",
+        Serializer::GraphSon2Untyped => "GraphSON 2 untyped",
+        Serializer::GraphSon3 => "GraphSON 3",
+        Serializer::GraphSon3Untyped => "GraphSON 3 untyped",
+        _ => "GraphBinary 1",
+    }
+}
+
+/// The serializer of TinkerPop 4's row.
+pub const GRAPHBINARY4: &str = "GraphBinary 4 (HTTP)";
+
+/// One run's row of the matrix: `server` (a version) through `serializer` (a
+/// [`serializer_label`] or [`GRAPHBINARY4`]), its counts.
 pub fn matrix_row(
-    version: &str,
+    server: &str,
+    serializer: &str,
     scenarios: &[super::Scenario],
     run: &super::ModeRun,
     skips: &super::skips::Skips,
@@ -730,42 +755,115 @@ pub fn matrix_row(
         100.0 * passed as f64 / scenarios.len() as f64
     };
     format!(
-        "| {version} | {} | {passed} | {failed} | {expected} | {skipped} | {share:.2}% | {} |",
+        "| {server} | {serializer} | {} | {passed} | {failed} | {expected} | {skipped} | \
+         {share:.2}% | {} |",
         scenarios.len(),
         crate::util::secs(run.took)
     )
 }
 
-/// The matrix section with `row` put in (replacing that version's), rows by version.
+/// A row's (server, serializer) cells; a row of the older 8-column table (no serializer) is
+/// GraphBinary 1's.
+fn row_key(row: &str) -> (String, String) {
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    let ser = if cells.len() >= 11 {
+        cells[2]
+    } else {
+        "GraphBinary 1"
+    };
+    (cells.get(1).copied().unwrap_or_default().into(), ser.into())
+}
+
+/// A row in the current columns (an older 8-column row gets its serializer cell).
+fn upgraded(row: &str) -> String {
+    if row.split('|').count() >= 11 {
+        return row.to_string();
+    }
+    let (server, _) = row_key(row);
+    let rest = row.trim_start_matches('|').trim_start();
+    let rest = rest.strip_prefix(server.as_str()).unwrap_or(rest).trim_start();
+    format!("| {server} | GraphBinary 1 {rest}")
+}
+
+/// Rows in order: TinkerPop versions ascending, then the others as [`NOT_RUN`] lists them;
+/// within a server GraphBinary first, then GraphSON 3, then GraphSON 2.
+fn row_order(row: &str) -> (Vec<u32>, usize) {
+    let (server, ser) = row_key(row);
+    let version = if server.starts_with(|c: char| c.is_ascii_digit()) {
+        server
+            .split(['.', '-'])
+            .map(|p| p.parse().unwrap_or(0))
+            .collect()
+    } else {
+        let i = NOT_RUN
+            .iter()
+            .position(|r| row_key(r).0 == server)
+            .unwrap_or(NOT_RUN.len());
+        vec![u32::MAX, i as u32]
+    };
+    let ser = ["GraphBinary", "GraphSON 3", "GraphSON 2"]
+        .iter()
+        .position(|p| ser.starts_with(p))
+        .unwrap_or(3)
+        * 2
+        + usize::from(ser.contains("untyped"));
+    (version, ser)
+}
+
+/// The matrix section with `row` put in (replacing that server's and serializer's), rows in
+/// [`row_order`].
 pub fn matrix_with(text: &str, row: &str) -> String {
-    let version = |r: &str| r.split('|').nth(1).unwrap_or_default().trim().to_string();
-    let key = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
     let mut rows: Vec<String> = match (text.find(MATRIX_START), text.find(MATRIX_END)) {
         (Some(a), Some(b)) if a < b => text[a..b]
             .lines()
-            .filter(|l| l.starts_with("| 3."))
-            .map(str::to_string)
+            .filter(|l| {
+                l.starts_with("| ")
+                    && !l.starts_with("| server")
+                    && !l.starts_with("| Gremlin Server")
+            })
+            .map(upgraded)
             .collect(),
         _ => Vec::new(),
     };
-    rows.retain(|r| version(r) != version(row));
+    for r in NOT_RUN {
+        if !rows.iter().any(|x| row_key(x).0 == row_key(r).0) {
+            rows.push(r.to_string());
+        }
+    }
+    rows.retain(|r| row_key(r) != row_key(row));
     rows.push(row.to_string());
-    rows.sort_by_key(|r| key(&version(r)));
+    rows.sort_by_key(|r| row_order(r));
     format!(
-        "{MATRIX_START}\n\n## TinkerPop 3 compatibility matrix (GraphBinary 1 over WebSocket)\n\n\
-         Each row: that version's own Gherkin suite (its gremlin-test jar) through \
-         `graphbinary_client::ws::Client3` against a Gremlin Server of that version with the \
-         suite's graphs, checked to answer `Gremlin.version()` with it; written by `cargo xtask \
-         features --tinkerpop V` (or `--matrix`, every row). Expected failures are the \
-         `expect = \"fail\"` entries of `xtask/features-skip-tp3-V.toml` (a missing file lists none; 3.7.3: \
-         `{SKIP_FILE}`), what that server itself answers wrongly, each with its reason; the skipped \
+        "{MATRIX_START}\n\n## Compatibility matrix (every server the README names)\n\n\
+         Each TinkerPop 3 row: that version's own Gherkin suite (its gremlin-test jar) through \
+         `graphbinary_client::ws::Client3` over WebSocket with that serializer, against a Gremlin \
+         Server of that version with the suite's graphs, checked to answer `Gremlin.version()` \
+         with it; written by `cargo xtask features --tinkerpop V [--serializer S]` (or \
+         `--matrix`, every GraphBinary 1 row). The 4.0.0-beta.3 row is the plain run of the \
+         section at the top (`cargo xtask features` against `cargo xtask server --dataset \
+         integration`; its suite is 4.0.0-beta.3's own). Expected failures are the \
+         `expect = \"fail\"` entries of the run's skip list (GraphBinary 1: \
+         `xtask/features-skip-tp3-V.toml`, a missing file lists none, 3.7.3: `{SKIP_FILE}`; \
+         GraphSON: `xtask/features-skip-tp3-graphson2.toml` / `-graphson3.toml`, what the format \
+         cannot carry; 4.0: `xtask/features-skip.toml`), each with its reason; the skipped \
          column counts them with the `expect = \"skip\"` ones (not run). Times are of a shared \
          2-core machine. No row for 3.6.8: its server starts here (`cargo xtask server \
          --tinkerpop 3.6.8`, Java 17), but its suite, gremlin-test 3.6.8, is not served by the \
-         Maven registry these machines reach.\n\n{MATRIX_HEAD}\n{}\n\n{MATRIX_END}",
+         Maven registry these machines reach.\n\n{MATRIX_HEAD}\n{}\n\n{NOT_RUN_WHY}\n\n{MATRIX_END}",
         rows.join("\n")
     )
 }
+
+/// Why the [`NOT_RUN`] rows have no counts.
+const NOT_RUN_WHY: &str = "Not run: **JanusGraph 1.1.0** (`cargo xtask server --janusgraph \
+1.1.0`) binds only the modern graph to `g`, while the suite needs the integration layout \
+(`gmodern`, `gcrew`, `ggrateful`, `gsink`, `gnullable`, an empty `ggraph` per write scenario), \
+which the launcher makes for TinkerGraph only; JanusGraph is instead covered by the end-to-end \
+tests against it (`ws3_janusgraph`, `ws3_janusgraph_index`, `roundtrip`, `ws3`, each with \
+`GREMLIN_WS_JANUSGRAPH_URL`, run by `cargo xtask ci`). **Amazon Neptune** and **Azure Cosmos \
+DB** are services with no local server: their profiles (SigV4 signing; Cosmos DB's GraphSON 2 \
+and its key as SASL password) are tested against Gremlin Server 3.7.3 with `--auth` \
+(`sigv4`, `cosmos`).";
 
 /// Writes `row` into the matrix section of docs/CONFORMANCE.md (appended if missing).
 pub fn write_matrix_row(row: &str) -> Result<()> {
@@ -1028,22 +1126,49 @@ mod tests {
     }
 
     #[test]
-    fn matrix_rows_are_replaced_by_version_and_sorted() {
-        let one = matrix_with(
-            "# x\n",
-            "| 3.8.1 | 2061 | 2061 | 0 | 0 | 0 | 100.00% | 17s |",
+    fn matrix_rows_are_replaced_by_server_and_serializer_and_sorted() {
+        // An old 8-column row is upgraded to GraphBinary 1's.
+        let old = format!(
+            "# x\n{MATRIX_START}\n| 3.8.1 | 2061 | 2061 | 0 | 0 | 0 | 100.00% | 17s |\n{MATRIX_END}\n"
         );
-        let two = matrix_with(&one, "| 3.7.5 | 1515 | 1500 | 15 | 0 | 0 | 99.01% | 12s |");
-        let three = matrix_with(&two, "| 3.8.1 | 2061 | 2060 | 1 | 0 | 0 | 99.95% | 17s |");
-        let rows: Vec<&str> = three.lines().filter(|l| l.starts_with("| 3.")).collect();
+        let one = matrix_with(
+            &old,
+            "| 3.8.1 | GraphSON 3 | 2061 | 2057 | 4 | 0 | 0 | 99.81% | 20s |",
+        );
+        let two = matrix_with(
+            &one,
+            "| 3.7.5 | GraphBinary 1 | 1515 | 1500 | 15 | 0 | 0 | 99.01% | 12s |",
+        );
+        let three = matrix_with(
+            &two,
+            "| 3.8.1 | GraphSON 3 | 2061 | 2061 | 0 | 0 | 0 | 100.00% | 21s |",
+        );
+        let four = matrix_with(
+            &three,
+            "| 4.0.0-beta.3 | GraphBinary 4 (HTTP) | 2353 | 2347 | 0 | 0 | 6 | 99.75% | 38s |",
+        );
+        let rows: Vec<&str> = four
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| server"))
+            .collect();
         assert_eq!(
             rows,
             [
-                "| 3.7.5 | 1515 | 1500 | 15 | 0 | 0 | 99.01% | 12s |",
-                "| 3.8.1 | 2061 | 2060 | 1 | 0 | 0 | 99.95% | 17s |"
+                "| 3.7.5 | GraphBinary 1 | 1515 | 1500 | 15 | 0 | 0 | 99.01% | 12s |",
+                "| 3.8.1 | GraphBinary 1 | 2061 | 2061 | 0 | 0 | 0 | 100.00% | 17s |",
+                "| 3.8.1 | GraphSON 3 | 2061 | 2061 | 0 | 0 | 0 | 100.00% | 21s |",
+                "| 4.0.0-beta.3 | GraphBinary 4 (HTTP) | 2353 | 2347 | 0 | 0 | 6 | 99.75% | 38s |",
+                NOT_RUN[0],
+                NOT_RUN[1],
+                NOT_RUN[2],
             ]
         );
-        assert!(three.starts_with(MATRIX_START) && three.ends_with(MATRIX_END));
+        assert!(four.starts_with(MATRIX_START) && four.ends_with(MATRIX_END));
+        assert_eq!(
+            matrix_with(&four, rows[0]),
+            four,
+            "rewriting a row changes nothing else"
+        );
     }
 
     #[test]
