@@ -9,8 +9,9 @@
 //!
 //! Servers, each named by an env var (a test whose var is unset returns early with a SKIPPED
 //! notice, counted as skipped by `cargo xtask ci`, which starts them): `GREMLIN_URL` (4.0.0-beta.3),
-//! `GREMLIN_TX_URL` (4.0, transactional), `GREMLIN_WS_URL_373`, `GREMLIN_WS_URL_381`,
-//! `GREMLIN_WS_JANUSGRAPH_URL`. Cases per route and server: `GRAPHBINARY_ROUNDTRIP_CASES`
+//! `GREMLIN_TX_URL` (4.0, transactional), `GREMLIN_WS_URL_373`, `GREMLIN_WS_URL_375`,
+//! `GREMLIN_WS_URL_380`, `GREMLIN_WS_URL_381`, `GREMLIN_WS_JANUSGRAPH_URL` (`cargo xtask ci` sets
+//! all but 3.7.5's and 3.8.0's). Cases per route and server: `GRAPHBINARY_ROUNDTRIP_CASES`
 //! (default 40). Each test prints `roundtrip: <server> <route>: N cases equal`.
 
 #[path = "common/results.rs"]
@@ -431,8 +432,19 @@ fn tinkerpop4_every_route_reads_back_what_was_sent() {
     all_routes("4.0.0-beta.3", &url, Gen::Tp4);
 }
 
+/// Every Gremlin Server 3 version the client supports, each by the env var naming its URL
+/// (any dataset: the values only travel through bindings and back). `cargo xtask ci` sets
+/// 3.7.3's and 3.8.1's; 3.7.5's and 3.8.0's are set by hand (`cargo xtask server --tinkerpop
+/// 3.7.5 --port N --detach`).
+const VERSIONS: &[(&str, &str)] = &[
+    ("3.7.3", "GREMLIN_WS_URL_373"),
+    ("3.7.5", "GREMLIN_WS_URL_375"),
+    ("3.8.0", "GREMLIN_WS_URL_380"),
+    ("3.8.1", "GREMLIN_WS_URL_381"),
+];
+
 fn tp3_servers(test: &str) -> Vec<(&'static str, String)> {
-    let servers: Vec<_> = servers3::TINKERPOP3
+    let servers: Vec<_> = VERSIONS
         .iter()
         .copied()
         .chain([servers3::JANUSGRAPH])
@@ -637,5 +649,101 @@ fn a_tinkerpop3_sessions_requests_read_back_what_was_sent() {
                 got
             })
         });
+    }
+}
+
+/// One value of every type a GraphBinary 1 binding carries (each DateTime kind, the extremes of
+/// each number, NaN and the infinities, non-BMP text, nested collections with a null inside),
+/// each sent as a parameter to every TinkerPop 3 version set, checked to be that version
+/// (`Gremlin.version()`), and read back equal, with the Java class it stands for.
+fn every_type() -> Vec<Value> {
+    use graphbinary_client::value::{Direction, T};
+    let dt = |kind| Value::DateTime(DateTime::from_epoch_millis(1_700_000_000_123).with_kind(kind));
+    let mut offset = DateTime::from_epoch_millis(-86_400_001);
+    offset.offset_seconds = -5 * 3600 - 30 * 60;
+    offset.nanos += 999;
+    vec![
+        Value::Boolean(true),
+        Value::Byte(i8::MIN),
+        Value::Short(i16::MAX),
+        Value::Int(i32::MIN),
+        Value::Long(i64::MAX),
+        Value::BigInteger(BigInteger::from(num_bigint::BigInt::from(-(1i128 << 100)))),
+        Value::Float(f32::MIN_POSITIVE),
+        Value::Float(f32::NAN),
+        Value::Double(f64::NEG_INFINITY),
+        Value::Double(-0.0),
+        Value::Double(f64::NAN),
+        Value::BigDecimal(Box::new(BigDecimal {
+            scale: 7,
+            unscaled: BigInteger::from(-123_456_789_012i64),
+        })),
+        Value::String("it's \"q\" $x 𝄞 ü \u{0}".into()),
+        Value::Char('\u{FFFF}'),
+        Value::Uuid(uuid::Uuid::from_u128(
+            0x41d2e28a_20a4_4ab0_b379_d810dede3786,
+        )),
+        Value::Duration(Duration {
+            seconds: -86_401,
+            nanos: 5,
+        }),
+        Value::Binary(vec![0, 255, 128]),
+        dt(DateTimeKind::Date),
+        dt(DateTimeKind::Timestamp),
+        dt(DateTimeKind::Instant),
+        Value::DateTime(offset),
+        Value::DateTime(offset.with_kind(DateTimeKind::ZonedDateTime)),
+        Value::T(T::Label),
+        Value::Direction(Direction::In),
+        Value::List(vec![Value::Null(0xfe), Value::Int(1), Value::List(vec![])]),
+        Value::Set(vec![Value::from("a"), Value::Long(2)]),
+        Value::Map(vec![
+            (Value::Int(1), Value::from("one")),
+            (Value::from("k"), Value::Map(vec![])),
+            (Value::List(vec![Value::Short(3)]), Value::Null(0xfe)),
+        ]),
+    ]
+}
+
+#[test]
+fn every_value_type_reads_back_on_each_tinkerpop3_version() {
+    let test = "every_value_type_reads_back_on_each_tinkerpop3_version";
+    for (version, url) in servers3::set(test, VERSIONS) {
+        let rt = runtime();
+        let ctx = ctx(&rt, &url, Gen::Tp3);
+        let run = |script: &str, x: &Value| {
+            rt.block_on(collect(rt.block_on(async {
+                ctx.client
+                    .request(script)
+                    .param("x", x.clone())
+                    .send()
+                    .await
+            })))
+            .unwrap_or_else(|e| panic!("{version}: {script} with {x:?}: {e}"))
+        };
+        let got = run("[Gremlin.version(), x]", &Value::Null(0xfe));
+        assert_eq!(
+            got.first(),
+            Some(&Value::from(version)),
+            "the server of GREMLIN_WS_URL_* for {version} is another version"
+        );
+        let values = every_type();
+        for v in &values {
+            let back = run("[x]", v);
+            assert_eq!(back.len(), 1, "{version}: {v:?} came back as {back:?}");
+            assert_eq!(
+                canonical(&back[0]),
+                canonical(v),
+                "{version}: not the value sent"
+            );
+            if let Some(class) = java_class(v) {
+                let got = run("[x.getClass().getName()]", v);
+                assert_eq!(got, vec![Value::from(class)], "{version}: class of {v:?}");
+            }
+        }
+        eprintln!(
+            "roundtrip: {version} every type: {} values equal",
+            values.len()
+        );
     }
 }

@@ -781,7 +781,10 @@ fn upgraded(row: &str) -> String {
     }
     let (server, _) = row_key(row);
     let rest = row.trim_start_matches('|').trim_start();
-    let rest = rest.strip_prefix(server.as_str()).unwrap_or(rest).trim_start();
+    let rest = rest
+        .strip_prefix(server.as_str())
+        .unwrap_or(rest)
+        .trim_start();
     format!("| {server} | GraphBinary 1 {rest}")
 }
 
