@@ -862,11 +862,11 @@ const NOT_RUN_WHY: &str = "Not run: **JanusGraph 1.1.0** (`cargo xtask server --
 1.1.0`) binds only the modern graph to `g`, while the suite needs the integration layout \
 (`gmodern`, `gcrew`, `ggrateful`, `gsink`, `gnullable`, an empty `ggraph` per write scenario), \
 which the launcher makes for TinkerGraph only; JanusGraph is instead covered by the end-to-end \
-tests against it (`ws3_janusgraph`, `ws3_janusgraph_index`, `roundtrip`, `ws3`, each with \
+tests against it (`ws3_janusgraph`, `ws3_janusgraph_index`, `roundtrip`, with \
 `GREMLIN_WS_JANUSGRAPH_URL`, run by `cargo xtask ci`). **Amazon Neptune** and **Azure Cosmos \
-DB** are services with no local server: their profiles (SigV4 signing; Cosmos DB's GraphSON 2 \
-and its key as SASL password) are tested against Gremlin Server 3.7.3 with `--auth` \
-(`sigv4`, `cosmos`).";
+DB** are services with no local server: SigV4 signing is checked against AWS's own signer \
+(test `sigv4`), Cosmos DB's profile (GraphSON 2, its key as SASL password) against Gremlin \
+Server 3.7.3 with `--auth` and a proxy forging what only Cosmos DB sends (test `cosmos`).";
 
 /// Writes `row` into the matrix section of docs/CONFORMANCE.md (appended if missing).
 pub fn write_matrix_row(row: &str) -> Result<()> {
