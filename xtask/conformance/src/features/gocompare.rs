@@ -90,9 +90,11 @@ pub fn run(url: &str, dir: &Path, scenarios: &[Scenario], runs: &[ModeRun]) -> R
         out.status
     );
     let mut report = report(scenarios, runs, &go, &summary, took);
-    // The TinkerPop 3 section (written by `--tinkerpop`) is kept as it is.
+    // The TinkerPop 3 section (written by `--tinkerpop`) and the compatibility matrix (each
+    // run's row, this one's included) are kept as they are.
     let old = std::fs::read_to_string(root.join("docs/CONFORMANCE.md")).unwrap_or_default();
-    if let Some(section) = super::tp3::section_of(&old) {
+    let sections = [super::tp3::section_of(&old), super::tp3::matrix_of(&old)];
+    for section in sections.into_iter().flatten() {
         report = format!(
             "{}
 

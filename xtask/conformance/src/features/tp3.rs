@@ -855,7 +855,8 @@ pub fn matrix_with(text: &str, row: &str) -> String {
          integration`; its suite is 4.0.0-beta.3's own). Expected failures are the \
          `expect = \"fail\"` entries of the run's skip list (GraphBinary 1: \
          `xtask/features-skip-tp3-V.toml`, a missing file lists none, 3.7.3: `{SKIP_FILE}`; \
-         GraphSON: `xtask/features-skip-tp3-graphson2.toml` / `-graphson3.toml`, what the format \
+         GraphSON: `xtask/features-skip-tp3-graphson2.toml` / `-graphson3.toml`, or \
+         `xtask/features-skip-tp3-V-graphson2.toml` where a version has its own, what the format \
          cannot carry; 4.0: `xtask/features-skip.toml`), each with its reason; the skipped \
          column counts them with the `expect = \"skip\"` ones (not run). Times are of a shared \
          2-core machine. No row for 3.6.8: its server starts here (`cargo xtask server \
@@ -902,6 +903,14 @@ pub const SECTION_END: &str = "<!-- /tinkerpop3 -->";
 pub fn section_of(text: &str) -> Option<&str> {
     let start = text.find(SECTION_START)?;
     let end = text[start..].find(SECTION_END)? + start + SECTION_END.len();
+    Some(&text[start..end])
+}
+
+/// The compatibility matrix section of an existing docs/CONFORMANCE.md text (markers
+/// included), if any.
+pub fn matrix_of(text: &str) -> Option<&str> {
+    let start = text.find(MATRIX_START)?;
+    let end = text[start..].find(MATRIX_END)? + start + MATRIX_END.len();
     Some(&text[start..end])
 }
 
@@ -1190,5 +1199,9 @@ mod tests {
             Some(format!("{SECTION_START}\nold\n{SECTION_END}").as_str())
         );
         assert_eq!(section_of("# x\n"), None);
+        let m = matrix_with("# x\n", NOT_RUN[0]);
+        let text = format!("# x\n\n{text}\n{m}\n");
+        assert_eq!(matrix_of(&text), Some(m.as_str()));
+        assert_eq!(matrix_of("# x\n"), None);
     }
 }
