@@ -769,10 +769,19 @@ impl<'a> Parser<'a> {
                 let edges = edges
                     .into_iter()
                     .map(|e| match e {
-                        Value::Edge(e) => Ok(Edge {
-                            properties: Some(e.properties.unwrap_or_default()),
-                            ..*e
-                        }),
+                        // A vertex label left out (read as "") is filled in from the graph.
+                        Value::Edge(e) => {
+                            let known = |l: Labels| match l.as_slice() {
+                                [only] if only.is_empty() => Labels::default(),
+                                _ => l,
+                            };
+                            Ok(Edge {
+                                properties: Some(e.properties.unwrap_or_default()),
+                                in_v_label: known(e.in_v_label),
+                                out_v_label: known(e.out_v_label),
+                                ..*e
+                            })
+                        }
                         other => Err(other),
                     })
                     .collect::<Result<Vec<_>, _>>()

@@ -486,6 +486,50 @@ mod tests {
     /// Found by the `graphson` fuzz target: `{"@type":"g:Date","@value":0000279883312}` was
     /// read, though JSON has no leading zeros (serde_json and Jackson reject it).
     #[test]
+    fn a_tinker_graph_is_a_graph_whose_edges_get_their_vertex_labels_else_an_error() {
+        let v = |id: i32, label: &str| {
+            format!(
+                r#"{{"@type":"g:Vertex","@value":{{"id":{{"@type":"g:Int32","@value":{id}}},"label":"{label}"}}}}"#
+            )
+        };
+        let e = r#"{"@type":"g:Edge","@value":{"id":{"@type":"g:Int32","@value":7},"label":"knows","inV":{"@type":"g:Int32","@value":2},"outV":{"@type":"g:Int32","@value":1}}}"#;
+        let graph = |vs: &str, es: &str| {
+            doc(&format!(
+                r#"{{"@type":"g:List","@value":[{{"@type":"tinker:graph","@value":{{"vertices":{vs},"edges":{es}}}}}]}}"#
+            ))
+        };
+        let ok = graph(
+            &format!("[{},{}]", v(1, "person"), v(2, "animal")),
+            &format!("[{e}]"),
+        );
+        let m = dec(&ok, Serializer::GraphSon3).unwrap();
+        let r = m.results();
+        let Value::Graph(g) = &r[0].0 else {
+            panic!("{r:?}")
+        };
+        assert_eq!(g.vertices.len(), 2);
+        assert_eq!(g.vertices[0].properties, Some(Vec::new()));
+        let edge = &g.edges[0];
+        assert_eq!(
+            (&*edge.in_v_label[0], &*edge.out_v_label[0]),
+            ("animal", "person")
+        );
+        assert_eq!(edge.properties, Some(Vec::new()));
+        for bad in [
+            graph("[1]", "[]"),
+            graph(
+                &format!("[{}]", v(1, "person")),
+                &format!("[{}]", v(2, "x")),
+            ),
+            graph("{}", "[]"),
+            graph(&format!("[{e}]"), "[]"),
+        ] {
+            let err = dec(&bad, Serializer::GraphSon3).unwrap_err();
+            assert!(err.to_string().contains("tinker:graph"), "{err}");
+        }
+    }
+
+    #[test]
     fn numbers_with_leading_zeros_are_not_json() {
         for n in ["0000279883312", "01", "-01", "00.5", "-00", "01e3"] {
             for (ser, data) in [
