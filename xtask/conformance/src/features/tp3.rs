@@ -870,7 +870,11 @@ pub fn matrix_with(text: &str, row: &str) -> String {
 const NOT_RUN_WHY: &str = "Not run: **JanusGraph 1.1.0** (`cargo xtask server --janusgraph \
 1.1.0`) binds only the modern graph to `g`, while the suite needs the integration layout \
 (`gmodern`, `gcrew`, `ggrateful`, `gsink`, `gnullable`, an empty `ggraph` per write scenario), \
-which the launcher makes for TinkerGraph only; JanusGraph is instead covered by the end-to-end \
+which the launcher makes for TinkerGraph only, and which JanusGraph cannot hold as the suite \
+writes it: TinkerFactory's generators take a TinkerGraph (they give their own integer ids, which \
+JanusGraph assigns itself; `load-modern.groovy` rebuilds the modern graph with JanusGraph's ids \
+instead), the crew graph's multi-properties need a LIST cardinality schema, and the nullable \
+graph's null property values are refused by JanusGraph. JanusGraph is instead covered by the end-to-end \
 tests against it (`ws3_janusgraph`, `ws3_janusgraph_index`, `roundtrip`, with \
 `GREMLIN_WS_JANUSGRAPH_URL`, run by `cargo xtask ci`). **Amazon Neptune** and **Azure Cosmos \
 DB** are services with no local server: SigV4 signing is checked against AWS's own signer \
