@@ -172,10 +172,12 @@ fn text_of(v: &Value, what: &str, vertex_label: bool) -> Result<String, String> 
     let s = match v {
         Value::String(s) => s.clone(),
         Value::Uuid(u) => u.to_string(),
-        Value::CompositePdt(_) => match RelationIdentifier::from_value(v).and_then(|r| relation_text(&r)) {
-            Some(s) => s,
-            None => return Err(format!("its {what} is a {}", v.type_name())),
-        },
+        Value::CompositePdt(_) => {
+            match RelationIdentifier::from_value(v).and_then(|r| relation_text(&r)) {
+                Some(s) => s,
+                None => return Err(format!("its {what} is a {}", v.type_name())),
+            }
+        }
         v => match v.as_i64() {
             Some(n) => n.to_string(),
             None => return Err(format!("its {what} is a {}", v.type_name())),

@@ -687,7 +687,9 @@ impl Loader {
     /// the row's `~from` and `~to`. Those ids are read back before the first edge file after
     /// vertices (`g.V().has(name).project('k','i').by(name).by(id)`, held in memory: one
     /// entry per vertex); a `~from` or `~to` no vertex has is a rejected row. Index `name`
-    /// on a large graph, or each upsert scans it.
+    /// on a large graph, or each upsert scans it. A column's cardinality must be the one the
+    /// graph's schema gives its key: JanusGraph refuses the format's default, `set`, for a
+    /// SINGLE key (its modern graph's `name`, `age`, `lang`): write `name:String(single)`.
     pub fn key_property(mut self, name: impl Into<String>) -> Loader {
         self.key = Some(name.into());
         self
