@@ -195,7 +195,7 @@ fn run(o: &Opts) -> Result<()> {
     let started = Instant::now();
     let mut rep = Report {
         commands: vec![format!(
-            "cargo xtask bench{}{}{}",
+            "cargo xtask bench{}{}{}{}",
             if o.quick { " --quick" } else { "" },
             if o.port == 8182 {
                 String::new()
@@ -205,7 +205,12 @@ fn run(o: &Opts) -> Result<()> {
             o.parts
                 .iter()
                 .map(|p| format!(" --only {p}"))
-                .collect::<String>()
+                .collect::<String>(),
+            if o.write_port == 8189 || !o.parts.iter().any(|p| p == "write") {
+                String::new()
+            } else {
+                format!(" --write-port {}", o.write_port)
+            }
         )],
         sections: Vec::new(),
         raw: Vec::new(),
