@@ -4,7 +4,12 @@
 //! loaded into an empty 4.0 server (`GREMLIN_LOAD_URL`, whose `g` the tests clear, e.g. `cargo
 //! xtask server --port 8240 --dataset integration --detach`) and exported again, the same files
 //! (order aside); values the format cannot hold are refused naming their element; a load
-//! dropped midway and run again completes with nothing twice. A test whose servers are unset
+//! dropped midway and run again completes with nothing twice. TinkerPop 3 and JanusGraph
+//! (issue 40 item 4): the modern files load by id into the empty `ggraph` of a 3.7.3 server
+//! started with `--dataset integration` (`GREMLIN_WS_LOAD_URL_373`; not set by `cargo xtask
+//! ci`, which would need one more server) and export the same; they load by a key property
+//! into JanusGraph 1.1.0 in memory (`GREMLIN_WS_JANUSGRAPH_URL`, set by `cargo xtask ci`'s
+//! TinkerPop 3 step) and export the same through that key. A test whose servers are unset
 //! or do not answer skips with a notice.
 
 use std::path::{Path, PathBuf};
@@ -438,4 +443,214 @@ async fn http_cli_load_and_export_with_their_exit_codes() {
     assert_eq!(o.status.code(), Some(64), "{}", stderr(&o));
     clear(&c).await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A client of the empty graph `ggraph` of a 3.7.3 server started with `--dataset integration`
+/// (`GREMLIN_WS_LOAD_URL_373`), or `None` (a notice).
+async fn ws_load_server_373(test: &str) -> Option<Client> {
+    let Ok(url) = std::env::var("GREMLIN_WS_LOAD_URL_373") else {
+        skip::skipped(
+            test,
+            "GREMLIN_WS_LOAD_URL_373 unset (a 3.7.3 server with --dataset integration: its \
+             ggraph is cleared)",
+        );
+        return None;
+    };
+    let c = client(&url);
+    if let Err(e) = GraphTraversalSource::new(c.clone())
+        .alias("ggraph")
+        .inject(1)
+        .iterate()
+        .await
+    {
+        skip::skipped(test, &format!("{url} ggraph does not answer: {e}"));
+        return None;
+    }
+    Some(c)
+}
+
+/// Issue 40 item 4, TinkerPop 3: the modern graph's files load by id into an empty 3.7.3
+/// TinkerGraph (`ggraph`, LONG ids from the CSV's strings) and export again the same; a second
+/// load matches every vertex and adds nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ws_modern_loads_into_an_empty_373_graph_and_exports_the_same() {
+    let test = "ws_modern_loads_into_an_empty_373_graph_and_exports_the_same";
+    let Some(c) = ws_load_server_373(test).await else {
+        return;
+    };
+    let g = GraphTraversalSource::new(c.clone()).alias("ggraph");
+    g.v(()).drop().iterate().await.unwrap();
+    let options = || BatchOptions::default().in_flight(1).source("ggraph");
+    for round in 0..2 {
+        let mut l = Loader::new(&c, options());
+        l.load_vertices("nodes.csv", MODERN_NODES.as_bytes())
+            .await
+            .unwrap();
+        l.load_edges("edges.csv", MODERN_EDGES.as_bytes())
+            .await
+            .unwrap();
+        let s = l.finish().await;
+        assert!(s.is_complete(), "round {round}: {s} {:?}", s.errors);
+        assert_eq!(
+            (s.vertices.created, s.vertices.matched, s.edges.written),
+            if round == 0 { (6, 0, 6) } else { (0, 6, 6) },
+            "round {round}: {s}"
+        );
+    }
+    assert_eq!(
+        g.e(()).count(()).to_list().await.unwrap()[0].as_i64(),
+        Some(6)
+    );
+    let (mut nodes, mut edges) = (Vec::new(), Vec::new());
+    Exporter::new(&c)
+        .source("ggraph")
+        .export(&mut nodes, &mut edges)
+        .await
+        .unwrap();
+    assert_eq!(sorted(std::str::from_utf8(&nodes).unwrap()), MODERN_NODES);
+    assert_eq!(sorted(std::str::from_utf8(&edges).unwrap()), MODERN_EDGES);
+    g.v(()).drop().iterate().await.unwrap();
+}
+
+/// `text`'s data lines with column `col` dropped, each line passed through `f` first.
+fn rewrite(text: &str, mut f: impl FnMut(&mut Vec<String>) -> bool) -> String {
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut cells: Vec<String> = line.split(',').map(str::to_owned).collect();
+        if i == 0 || f(&mut cells) {
+            out.push_str(&cells.join(","));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Issue 40 item 4, JanusGraph: JanusGraph 1.1.0 (in memory, `GREMLIN_WS_JANUSGRAPH_URL`, whose
+/// modern graph stays: what the test writes carries the key property and is dropped at its end)
+/// assigns its own ids, so the modern files load by a key property, edges by their ends'
+/// server ids; loaded twice, nothing is written twice. The export of the whole graph (its edge
+/// ids JanusGraph's RelationIdentifiers, written as JanusGraph's text of them, which `g.E(text)`
+/// finds) holds, through the key, the files loaded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ws_janusgraph_loads_by_key_and_exports_the_same_through_it() {
+    let test = "ws_janusgraph_loads_by_key_and_exports_the_same_through_it";
+    let Ok(url) = std::env::var("GREMLIN_WS_JANUSGRAPH_URL") else {
+        skip::skipped(test, "GREMLIN_WS_JANUSGRAPH_URL unset (JanusGraph 1.1.0)");
+        return;
+    };
+    const KEY: &str = "gbCsvId";
+    let c = client(&url);
+    let g = GraphTraversalSource::new(c.clone());
+    g.v(()).has(KEY).drop().iterate().await.unwrap();
+    let before = g.v(()).count(()).to_list().await.unwrap()[0]
+        .as_i64()
+        .unwrap();
+    for round in 0..2 {
+        let mut l = Loader::new(&c, BatchOptions::default().in_flight(2)).key_property(KEY);
+        // JanusGraph's modern schema defines name, age and lang as SINGLE keys: a column
+        // must say so (the format's default, set, is refused by its schema).
+        let nodes = MODERN_NODES.replacen(
+            "age:Int,lang:String,name:String",
+            "age:Int(single),lang:String(single),name:String(single)",
+            1,
+        );
+        l.load_vertices("nodes.csv", nodes.as_bytes())
+            .await
+            .unwrap();
+        l.load_edges(
+            "edges.csv",
+            format!("{MODERN_EDGES}99,1,404,knows,1\n").as_bytes(),
+        )
+        .await
+        .unwrap();
+        let s = l.finish().await;
+        assert_eq!(
+            (s.vertices.created, s.vertices.matched, s.edges.written),
+            if round == 0 { (6, 0, 6) } else { (0, 6, 6) },
+            "round {round}: {s} {:?}",
+            s.errors
+        );
+        // The edge to a vertex no row made is a rejected row naming its ~to.
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert_eq!((s.errors[0].line, s.errors[0].column), (8, Some(3)));
+        assert!(s.errors[0].message.contains("\"404\""), "{}", s.errors[0]);
+    }
+    assert_eq!(count(&c, &format!("g.V().has('{KEY}').count()")).await, 6);
+    assert_eq!(count(&c, &format!("g.E().has('{KEY}').count()")).await, 6);
+    assert_eq!(
+        g.v(()).count(()).to_list().await.unwrap()[0].as_i64(),
+        Some(before + 6)
+    );
+
+    let (mut nodes, mut edges) = (Vec::new(), Vec::new());
+    Exporter::new(&c)
+        .export(&mut nodes, &mut edges)
+        .await
+        .unwrap();
+    let (nodes, edges) = (
+        String::from_utf8(nodes).unwrap(),
+        String::from_utf8(edges).unwrap(),
+    );
+    // Through the key: the server's ids back to the CSV's, the key column dropped.
+    let vheader: Vec<&str> = nodes.lines().next().unwrap().split(',').collect();
+    assert_eq!(
+        vheader,
+        [
+            "~id",
+            "~label",
+            "age:Int",
+            "gbCsvId:String",
+            "lang:String",
+            "name:String"
+        ]
+    );
+    let mut csv_id = std::collections::HashMap::new();
+    let nodes = rewrite(&nodes, |cells| {
+        let keep = !cells[3].is_empty();
+        if keep {
+            csv_id.insert(cells[0].clone(), cells[3].clone());
+            cells[0] = cells.remove(3);
+        }
+        keep
+    })
+    .replace(",gbCsvId:String", "");
+    let eheader: Vec<&str> = edges.lines().next().unwrap().split(',').collect();
+    assert_eq!(
+        eheader,
+        [
+            "~id",
+            "~from",
+            "~to",
+            "~label",
+            "gbCsvId:String",
+            "weight:Double"
+        ]
+    );
+    let mut server_edge_id = None;
+    let edges = rewrite(&edges, |cells| {
+        let keep = !cells[4].is_empty();
+        if keep {
+            server_edge_id = Some(cells[0].clone());
+            cells[1] = csv_id[&cells[1]].clone();
+            cells[2] = csv_id[&cells[2]].clone();
+            cells[0] = cells.remove(4);
+        }
+        keep
+    })
+    .replace(",gbCsvId:String", "");
+    assert_eq!(sorted(&nodes), MODERN_NODES);
+    assert_eq!(sorted(&edges), MODERN_EDGES);
+    // An edge id as written (JanusGraph's text of its RelationIdentifier) finds its edge.
+    let id = server_edge_id.unwrap();
+    assert!(id.split('-').count() == 4, "{id}");
+    assert_eq!(
+        count(&c, &format!("g.E('{id}').has('{KEY}').count()")).await,
+        1
+    );
+
+    g.v(()).has(KEY).drop().iterate().await.unwrap();
+    assert_eq!(
+        g.v(()).count(()).to_list().await.unwrap()[0].as_i64(),
+        Some(before)
+    );
 }

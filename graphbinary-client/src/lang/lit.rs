@@ -370,7 +370,11 @@ impl Lit {
             }
             Lit::Token(t) => t.write(out),
             Lit::CardinalityValue(c, v) => {
-                let _ = write!(out, "{c}(");
+                // Qualified: JanusGraph's script engine imports its own Cardinality's
+                // constants, whose bare `set(29)` fails there (MissingMethodException).
+                let c = c.to_string();
+                let name = c.strip_prefix("Cardinality.").unwrap_or(&c);
+                let _ = write!(out, "VertexProperty.Cardinality.{name}(");
                 v.groovy_at(out, depth)?;
                 out.push(')');
             }

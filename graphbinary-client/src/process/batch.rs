@@ -28,7 +28,7 @@ pub struct BatchOptions {
     queue: usize,
     retry: RetryPolicy,
     count_matches: bool,
-    source: Option<String>,
+    pub(super) source: Option<String>,
 }
 
 impl Default for BatchOptions {

@@ -13,6 +13,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 
 use super::{GraphTraversal, GraphTraversalSource, __};
 use crate::client::{Client, Error};
+use crate::format::graphbinary1::{JanusVertexId, RelationIdentifier};
 use crate::lang::tokens::T;
 use crate::value::{DateTime, Value};
 
@@ -171,6 +172,12 @@ fn text_of(v: &Value, what: &str, vertex_label: bool) -> Result<String, String> 
     let s = match v {
         Value::String(s) => s.clone(),
         Value::Uuid(u) => u.to_string(),
+        Value::CompositePdt(_) => {
+            match RelationIdentifier::from_value(v).and_then(|r| relation_text(&r)) {
+                Some(s) => s,
+                None => return Err(format!("its {what} is a {}", v.type_name())),
+            }
+        }
         v => match v.as_i64() {
             Some(n) => n.to_string(),
             None => return Err(format!("its {what} is a {}", v.type_name())),
@@ -187,6 +194,38 @@ fn text_of(v: &Value, what: &str, vertex_label: bool) -> Result<String, String> 
         ));
     }
     Ok(s)
+}
+
+/// A JanusGraph edge id as JanusGraph's own text of it (`RelationIdentifier.toString()`):
+/// relation id, out-vertex id, type id and in-vertex id in base 36 (digits then `a` to `z`)
+/// joined by `-`, e.g. `4r6-39s-2dx-6g8`, which `g.E("4r6-39s-2dx-6g8")` finds again. `None`
+/// (the id is refused) for a vertex property's id (no in-vertex), a negative number or a
+/// custom string vertex id.
+fn relation_text(r: &RelationIdentifier) -> Option<String> {
+    fn base36(n: i64) -> Option<String> {
+        let mut n = u64::try_from(n).ok()?;
+        let mut digits = Vec::new();
+        loop {
+            digits.push(b"0123456789abcdefghijklmnopqrstuvwxyz"[(n % 36) as usize]);
+            n /= 36;
+            if n == 0 {
+                break;
+            }
+        }
+        digits.reverse();
+        String::from_utf8(digits).ok()
+    }
+    let long = |v: &JanusVertexId| match v {
+        JanusVertexId::Long(n) => base36(*n),
+        JanusVertexId::String(_) => None,
+    };
+    Some(format!(
+        "{}-{}-{}-{}",
+        base36(r.relation_id)?,
+        long(&r.out_vertex_id)?,
+        base36(r.type_id)?,
+        long(r.in_vertex_id.as_ref()?)?
+    ))
 }
 
 /// A property column: its type, whether it is `[]`, and the element that set its type.
@@ -262,7 +301,11 @@ fn push_row(buf: &mut String, fields: &[String]) {
 ///   some vertex holds several values of it (its values joined by `;`, a `;` inside a String
 ///   written `\;`); edges `~id,~from,~to,~label` then their keys. A `:` in a key is written
 ///   `\:`. Ids are written as text (String, integer or UUID ids); the loader sends them as
-///   strings, which a numeric id manager converts back.
+///   strings, which a numeric id manager converts back. A JanusGraph edge id (a
+///   `RelationIdentifier`) is written as JanusGraph's own text of it, e.g. `4r6-39s-2dx-6g8`
+///   (its relation id, out-vertex id, type id and in-vertex id in base 36, joined by `-`),
+///   which `g.E(text)` finds again; JanusGraph assigns its own ids, so load such a graph
+///   back with [`Loader::key_property`](super::Loader::key_property).
 /// * Types: String, Bool, Byte, Short, Int, Long, Float, Double (`Infinity`, `-Infinity`,
 ///   `NaN` as the loader reads them) and Date (a DateTime in UTC to the second, written
 ///   `yyyy-MM-ddTHH:mm:ssZ`).
@@ -660,6 +703,21 @@ fn element_name(edges: bool, id: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn janusgraph_edge_ids_as_janusgraphs_text() {
+        let mut r = RelationIdentifier {
+            out_vertex_id: JanusVertexId::Long(35),
+            type_id: 0,
+            relation_id: 36,
+            in_vertex_id: Some(JanusVertexId::Long(1295)),
+        };
+        assert_eq!(text_of(&r.to_value(), "id", false).unwrap(), "10-z-0-zz");
+        r.in_vertex_id = None; // a vertex property's id: not an edge's
+        assert!(text_of(&r.to_value(), "id", false).is_err());
+        r.in_vertex_id = Some(JanusVertexId::String("a".into()));
+        assert!(text_of(&r.to_value(), "id", false).is_err());
+    }
 
     #[test]
     fn cells_and_refusals() {

@@ -42,14 +42,17 @@
 //! rejects its file). A row the server refused is one too. Only an I/O error is the run's
 //! failure.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::io::Read;
 
-use super::{BatchOptions, BatchWriter, Report};
+use futures::StreamExt;
+
+use super::{BatchOptions, BatchWriter, GraphTraversalSource, Report};
 use crate::client::{Client, Error};
 use crate::lang::tokens::{Cardinality, Direction, T};
 use crate::lang::Lit;
-use crate::value::DateTime;
+use crate::value::{DateTime, Value};
 
 /// At most this many [`RowError`]s are kept in a [`LoadSummary`] (the count goes on).
 pub const MAX_KEPT_ERRORS: usize = 1000;
@@ -159,6 +162,16 @@ pub enum LoadError {
     /// The writer stopped (its task ended).
     #[error("the batch writer stopped: {0}")]
     Writer(#[from] Error),
+    /// Reading the vertices' ids back by their key property
+    /// ([`Loader::key_property`]) failed.
+    #[error("reading the vertex ids by key {key:?}: {source}")]
+    Ids {
+        /// The key property.
+        key: String,
+        /// The error.
+        #[source]
+        source: Error,
+    },
 }
 
 /// A property column's value type.
@@ -472,6 +485,7 @@ fn parse_row(
     cols: &[Column],
     rec: &csv::StringRecord,
     edges: bool,
+    key: Option<(&str, &HashMap<String, Lit>)>,
 ) -> Result<Row, (Option<usize>, String)> {
     let mut id = None;
     let mut label = None;
@@ -539,17 +553,29 @@ fn parse_row(
         None if edges => "edge".to_owned(),
         None => "vertex".to_owned(),
     };
-    let id_entry = (Lit::from(T::Id), Lit::String(id));
+    let id_entry = match key {
+        Some((k, _)) => (Lit::from(k), Lit::String(id)),
+        None => (Lit::from(T::Id), Lit::String(id)),
+    };
     let label_entry = (Lit::from(T::Label), Lit::String(label));
     let on_match = (!props.is_empty()).then(|| Lit::Map(props.clone()));
     if edges {
         let from = need(from, 2, "~from")?;
         let to = need(to, 3, "~to")?;
+        let end = |v: String, n: usize, name: &str| match key {
+            None => Ok(Lit::String(v)),
+            Some((k, ids)) => ids.get(&v).cloned().ok_or_else(|| {
+                (
+                    at[n],
+                    format!("{name} {v:?}: no vertex has {k} = {v:?} (load its vertex first)"),
+                )
+            }),
+        };
         let search = Lit::Map(vec![
-            id_entry,
             label_entry,
-            (Lit::from(Direction::Out), Lit::String(from)),
-            (Lit::from(Direction::In), Lit::String(to)),
+            (Lit::from(Direction::Out), end(from, 2, "~from")?),
+            (Lit::from(Direction::In), end(to, 3, "~to")?),
+            id_entry,
         ]);
         Ok(Row {
             search,
@@ -619,6 +645,12 @@ pub struct Loader {
     /// Extra `[]` values: `(vertex id, its onCreate map, key, value, origin)`, written after
     /// the vertices.
     extra: Vec<(Lit, Lit, String, Lit, Origin)>,
+    /// The key property of [`Loader::key_property`].
+    key: Option<String>,
+    /// With a key property: the server's vertex id of each key value, read back once the
+    /// vertices are written (`stale` until then).
+    ids: HashMap<String, Lit>,
+    stale: bool,
     summary: LoadSummary,
 }
 
@@ -641,8 +673,26 @@ impl Loader {
             vertices: None,
             edges: None,
             extra: Vec::new(),
+            key: None,
+            ids: HashMap::new(),
+            stale: false,
             summary: LoadSummary::default(),
         }
+    }
+
+    /// Upserts by the property `name` instead of by id, for a graph that assigns its own ids
+    /// (JanusGraph): a vertex is `mergeV([name: ~id])` (its `~id` kept as a String property
+    /// `name`), an edge `mergeE([(T.label): label, (Direction.OUT): from, (Direction.IN): to,
+    /// name: ~id])` where `from` and `to` are the server's ids of the vertices whose `name` is
+    /// the row's `~from` and `~to`. Those ids are read back before the first edge file after
+    /// vertices (`g.V().has(name).project('k','i').by(name).by(id)`, held in memory: one
+    /// entry per vertex); a `~from` or `~to` no vertex has is a rejected row. Index `name`
+    /// on a large graph, or each upsert scans it. A column's cardinality must be the one the
+    /// graph's schema gives its key: JanusGraph refuses the format's default, `set`, for a
+    /// SINGLE key (its modern graph's `name`, `age`, `lang`): write `name:String(single)`.
+    pub fn key_property(mut self, name: impl Into<String>) -> Loader {
+        self.key = Some(name.into());
+        self
     }
 
     /// Reads a vertex file named `name` (for errors) from `reader` and queues its upserts.
@@ -657,7 +707,52 @@ impl Loader {
     /// queued before are written.
     pub async fn load_edges<R: Read>(&mut self, name: &str, reader: R) -> Result<(), LoadError> {
         self.end_vertices().await;
+        self.read_ids().await?;
         self.load(name, reader, true).await
+    }
+
+    /// With a key property, the vertices' ids by key once vertices were written since.
+    async fn read_ids(&mut self) -> Result<(), LoadError> {
+        let Some(key) = self.key.clone().filter(|_| self.stale) else {
+            return Ok(());
+        };
+        let failed = |source| LoadError::Ids {
+            key: key.clone(),
+            source,
+        };
+        let g = GraphTraversalSource::new(self.client.clone());
+        let g = match &self.options.source {
+            Some(alias) => g.alias(alias.clone()),
+            None => g,
+        };
+        let mut s = g
+            .v(())
+            .has(key.as_str())
+            .project(("k", "i"))
+            .by(key.as_str())
+            .by(T::Id)
+            .stream()
+            .await
+            .map_err(failed)?;
+        self.ids.clear();
+        while let Some(r) = s.next().await {
+            let r = r.map_err(failed)?;
+            let (mut k, mut i) = (None, None);
+            if let Value::Map(entries) = r {
+                for (name, v) in entries {
+                    match name.as_str() {
+                        Some("k") => k = v.as_str().map(str::to_owned),
+                        Some("i") => i = Lit::try_from(v).ok(),
+                        _ => {}
+                    }
+                }
+            }
+            if let (Some(k), Some(i)) = (k, i) {
+                self.ids.insert(k, i);
+            }
+        }
+        self.stale = false;
+        Ok(())
     }
 
     /// Waits for everything queued and reports.
@@ -689,7 +784,10 @@ impl Loader {
                 m.retain(|(k, _)| *k != Lit::from(key.as_str()));
                 m.push((Lit::from(key.as_str()), set.clone()));
             }
-            let search = Lit::Map(vec![(Lit::from(T::Id), id)]);
+            let search = match &self.key {
+                Some(k) => Lit::Map(vec![(Lit::from(k.as_str()), id)]),
+                None => Lit::Map(vec![(Lit::from(T::Id), id)]),
+            };
             if phase
                 .writer
                 .merge_v(search, Some(create), Some(one(set)))
@@ -782,6 +880,9 @@ impl Loader {
     }
 
     async fn load<R: Read>(&mut self, name: &str, reader: R, edges: bool) -> Result<(), LoadError> {
+        if !edges {
+            self.stale = true;
+        }
         let file_ix = self.files.len() as u32;
         self.files.push(name.to_owned());
         let mut rdr = csv::ReaderBuilder::new()
@@ -878,7 +979,8 @@ impl Loader {
                 reject(&mut self.summary, line, None, message);
                 continue;
             }
-            let row = match parse_row(&cols, &rec, edges) {
+            let key = self.key.as_deref().map(|k| (k, &self.ids));
+            let row = match parse_row(&cols, &rec, edges, key) {
                 Ok(row) => row,
                 Err((column, message)) => {
                     reject(&mut self.summary, line, column, message);

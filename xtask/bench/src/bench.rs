@@ -36,6 +36,7 @@ mod replayed;
 mod results;
 mod tables;
 mod tp3;
+mod write;
 
 use tables::{
     latency_table, throughput_header, throughput_rows, Latency, LatencyColumns, Throughput,
@@ -43,8 +44,8 @@ use tables::{
 };
 
 const HELP: &str =
-    "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process|tp3|console]... [--port N]
-                         [--replay-port N] [--port3 N]
+    "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process|tp3|console|write]...
+                         [--port N] [--replay-port N] [--port3 N] [--write-port N]
        cargo xtask bench --report-only
 
 Runs the benchmarks and writes BENCHMARKS.md at the repository root (sections not run are
@@ -55,12 +56,16 @@ e2e/memory unless one answers on --port.
   --quick       fewer runs and shorter measurements: a smoke check, not numbers to quote
   --only PART   run only PART (repeatable): inproc, e2e, memory, process, tp3 (TinkerPop
                 3.7.3 over WebSocket), console (start-up of `graphbinary console` and of the
-                Gremlin Console 3.7.3); `--only tp3` or `--only console` alone replaces just
-                its section of BENCHMARKS.md
+                Gremlin Console 3.7.3), write (air-routes loaded into an empty 4.0 and
+                exported, against a per-element loop); `--only tp3`, `--only console` or
+                `--only write` alone replaces just its section of BENCHMARKS.md
   --port N      the Gremlin Server port (default 8182)
   --replay-port N
                 the port of the replay server of the e2e's replayed rows (default: --port + 1)
   --port3 N     the TinkerPop 3.7.3 Gremlin Server port of tp3 and console (default 8196)
+  --write-port N
+                the port of write's empty Gremlin Server 4.0 (--dataset integration; started
+                unless one answers there; its g is cleared; default 8189)
   --report-only measure nothing: draw the charts of BENCHMARKS.md again from its tables (and
                 move the data of a report of the old layout into benchmarks/)";
 
@@ -90,7 +95,9 @@ const GLIBC_KEEP: &str =
     "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432";
 
 /// Every part, in the order a full run reports them.
-const PARTS: [&str; 6] = ["inproc", "e2e", "memory", "process", "tp3", "console"];
+const PARTS: [&str; 7] = [
+    "inproc", "e2e", "memory", "process", "tp3", "console", "write",
+];
 
 struct Opts {
     quick: bool,
@@ -98,6 +105,8 @@ struct Opts {
     port: u16,
     replay_port: Option<u16>,
     port3: u16,
+    /// The empty 4.0 server of `write`.
+    write_port: u16,
 }
 
 /// `cargo xtask bench ...`
@@ -108,6 +117,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         port: 8182,
         replay_port: None,
         port3: crate::server::default_port3(tp3::VERSION, false),
+        write_port: 8189,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -122,11 +132,11 @@ pub fn cli(args: &[String]) -> Result<()> {
             "--only" => {
                 let p = it
                     .next()
-                    .context("--only needs inproc, e2e, memory, process, tp3 or console")?;
+                    .context("--only needs inproc, e2e, memory, process, tp3, console or write")?;
                 for p in p.split(',') {
                     if !PARTS.contains(&p) {
                         bail!(
-                            "--only takes inproc, e2e, memory, process, tp3 or console, not {p:?}"
+                            "--only takes inproc, e2e, memory, process, tp3, console or write, not {p:?}"
                         );
                     }
                     if !o.parts.iter().any(|q| q == p) {
@@ -139,6 +149,9 @@ pub fn cli(args: &[String]) -> Result<()> {
                 o.replay_port = Some(it.next().context("--replay-port needs a number")?.parse()?)
             }
             "--port3" => o.port3 = it.next().context("--port3 needs a number")?.parse()?,
+            "--write-port" => {
+                o.write_port = it.next().context("--write-port needs a number")?.parse()?
+            }
             "-h" | "--help" => {
                 println!("{HELP}");
                 return Ok(());
@@ -182,7 +195,7 @@ fn run(o: &Opts) -> Result<()> {
     let started = Instant::now();
     let mut rep = Report {
         commands: vec![format!(
-            "cargo xtask bench{}{}{}",
+            "cargo xtask bench{}{}{}{}",
             if o.quick { " --quick" } else { "" },
             if o.port == 8182 {
                 String::new()
@@ -192,7 +205,12 @@ fn run(o: &Opts) -> Result<()> {
             o.parts
                 .iter()
                 .map(|p| format!(" --only {p}"))
-                .collect::<String>()
+                .collect::<String>(),
+            if o.write_port == 8189 || !o.parts.iter().any(|p| p == "write") {
+                String::new()
+            } else {
+                format!(" --write-port {}", o.write_port)
+            }
         )],
         sections: Vec::new(),
         raw: Vec::new(),
@@ -232,10 +250,14 @@ fn run(o: &Opts) -> Result<()> {
     if o.parts.iter().any(|p| p == "console") {
         console::run(o.quick, o.port3, &mut rep)?;
     }
+    if o.parts.iter().any(|p| p == "write") {
+        write::run(o.quick, o.write_port, &mut rep)?;
+    }
     // A part with a section of its own, run alone, replaces only its section.
     for (part, start, title) in [
         ("tp3", tp3::SECTION_START, "TinkerPop 3"),
         ("console", console::SECTION_START, "console"),
+        ("write", write::SECTION_START, "write"),
     ] {
         if o.parts == [part] {
             splice_alone(&mut rep, part, start, title, started, &load_before)?;

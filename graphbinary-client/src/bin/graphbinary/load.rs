@@ -51,6 +51,11 @@ pub struct LoadArgs {
     /// Neptune.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub in_flight: usize,
+    /// Upsert by this property instead of by id, for a graph that assigns its own ids
+    /// (JanusGraph): each vertex's ~id is kept as this String property, and edges find their
+    /// ends by it (read back as the server's ids once the vertices are written).
+    #[arg(long, value_name = "NAME")]
+    pub key: Option<String>,
     /// No progress line, even on a terminal.
     #[arg(long)]
     pub quiet: bool,
@@ -124,6 +129,9 @@ async fn load(
     let progress = (!args.quiet && io::stderr().is_terminal()).then(|| Progress::new(total));
     let started = Instant::now();
     let mut loader = Loader::new(&client, options);
+    if let Some(k) = &args.key {
+        loader = loader.key_property(k.clone());
+    }
     let mut interrupted = false;
     // Ctrl-C, or the end of --timeout.
     let timeout = args.conn.timeout;
