@@ -15,6 +15,8 @@
 //!    beside the Java, Python and Go 3.7.3 drivers and gremlin-client 0.8.
 //! 6. Console start-up (`console`, [`console`]): `graphbinary console` against the Gremlin
 //!    Console 3.7.3, time to the first prompt and to the first result.
+//! 7. WAN link (`wan`, [`wan`]): the Gremlin Server 4 behind the simulated link of
+//!    `graphbinary_kit::link` (issue 43), compression on and off, beside the link's floor.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -34,6 +36,7 @@ mod process;
 mod replayed;
 mod tables;
 mod tp3;
+mod wan;
 
 use tables::{
     latency_table, throughput_header, throughput_rows, Latency, LatencyColumns, Throughput,
@@ -41,7 +44,7 @@ use tables::{
 };
 
 const HELP: &str =
-    "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process|tp3|console]... [--port N]
+    "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process|tp3|console|wan]... [--port N]
                          [--replay-port N] [--port3 N]
 
 Runs the benchmarks and writes BENCHMARKS.md at the repository root (sections not run are
@@ -51,8 +54,9 @@ left out, and the header says which ran: commit only a full run's). Starts a Gre
   --quick       fewer runs and shorter measurements: a smoke check, not numbers to quote
   --only PART   run only PART (repeatable): inproc, e2e, memory, process, tp3 (TinkerPop
                 3.7.3 over WebSocket), console (start-up of `graphbinary console` and of the
-                Gremlin Console 3.7.3); `--only tp3` or `--only console` alone replaces just
-                its section of BENCHMARKS.md
+                Gremlin Console 3.7.3), wan (the Gremlin Server behind a simulated WAN link
+                on ports 8250-8251, compression on and off); `--only tp3`, `--only console` or
+                `--only wan` alone replaces just its section of BENCHMARKS.md
   --port N      the Gremlin Server port (default 8182)
   --replay-port N
                 the port of the replay server of the e2e's replayed rows (default: --port + 1)
@@ -84,7 +88,9 @@ const GLIBC_KEEP: &str =
     "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432";
 
 /// Every part, in the order a full run reports them.
-const PARTS: [&str; 6] = ["inproc", "e2e", "memory", "process", "tp3", "console"];
+const PARTS: [&str; 7] = [
+    "inproc", "e2e", "memory", "process", "tp3", "console", "wan",
+];
 
 struct Opts {
     quick: bool,
@@ -110,11 +116,11 @@ pub fn cli(args: &[String]) -> Result<()> {
             "--only" => {
                 let p = it
                     .next()
-                    .context("--only needs inproc, e2e, memory, process, tp3 or console")?;
+                    .context("--only needs inproc, e2e, memory, process, tp3, console or wan")?;
                 for p in p.split(',') {
                     if !PARTS.contains(&p) {
                         bail!(
-                            "--only takes inproc, e2e, memory, process, tp3 or console, not {p:?}"
+                            "--only takes inproc, e2e, memory, process, tp3, console or wan, not {p:?}"
                         );
                     }
                     if !o.parts.iter().any(|q| q == p) {
@@ -220,10 +226,15 @@ fn run(o: &Opts) -> Result<()> {
     if o.parts.iter().any(|p| p == "console") {
         console::run(o.quick, o.port3, &mut rep)?;
     }
+    if o.parts.iter().any(|p| p == "wan") {
+        let client = build_client(&mut rep)?;
+        wan::run(o.quick, o.port, &mut rep, &client)?;
+    }
     // A part with a section of its own, run alone, replaces only its section.
     for (part, start, title) in [
         ("tp3", tp3::SECTION_START, "TinkerPop 3"),
         ("console", console::SECTION_START, "console"),
+        ("wan", wan::SECTION_START, "WAN link"),
     ] {
         if o.parts == [part] {
             return splice_alone(&mut rep, start, title, started, &load_before);
