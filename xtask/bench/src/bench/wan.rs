@@ -7,8 +7,10 @@
 //! Its own section of BENCHMARKS.md ([`SECTION_START`]); run alone it replaces only that.
 
 use std::fmt::Write as _;
+use std::io::{Read, Write as _};
+use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use graphbinary_kit::link::{self, Spec};
@@ -54,6 +56,8 @@ struct Outcome {
     spec: Spec,
     /// Ours on the ~200k query: (compression, median seconds, floor seconds).
     big: Vec<(&'static str, f64, f64)>,
+    /// The raw drain's median on the ~200k query: (compression, seconds).
+    drains: Vec<(&'static str, f64)>,
     fidelity_ok: bool,
 }
 
@@ -82,7 +86,9 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
          a latency row is what the link alone costs: one round trip plus the wire bytes over \
          the bandwidth; the ceiling of a throughput row is the most the link allows: \
          requests / max(rounds of round trips, wire bytes / bandwidth), a round being one \
-         request per connection.\n"
+         request per connection. The raw drain row of each latency pair is the measured floor: \
+         the bench's own HTTP/1.1 reader sends the same request on one connection and reads \
+         each body to its end, decoding nothing (what the server and the link take).\n"
     )?;
     let mut outcomes = Vec::new();
     let mut missing: Vec<(&'static str, String)> = Vec::new();
@@ -118,6 +124,19 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
                 fmt_secs(*floor),
                 met(*med <= 1.2 * floor)
             )?;
+        }
+        for (comp, med, _) in &o.big {
+            if let Some((_, drain)) = o.drains.iter().find(|d| d.0 == *comp) {
+                writeln!(
+                    s,
+                    "* link {}: ours on the ~200k query against the raw drain (the server and \
+                     the link, nothing decoded), compression {comp}: {:.2}x ({} against {})",
+                    o.spec,
+                    med / drain,
+                    fmt_secs(*med),
+                    fmt_secs(*drain)
+                )?;
+            }
         }
         let get = |c: &str| o.big.iter().find(|b| b.0 == c).map(|b| b.1);
         if let (Some(none), Some(deflate)) = (get("none"), get("deflate")) {
@@ -194,6 +213,7 @@ fn setting_section(
 
     // Latency.
     let mut big = Vec::new();
+    let mut drains = Vec::new();
     writeln!(
         s,
         "| query | contender | compression | median | min | wire / request | link floor | vs floor |\n\
@@ -204,6 +224,37 @@ fn setting_section(
         ("g.V()", "`g.V()`", if quick { 5 } else { 30 }),
     ] {
         for comp in ["none", "deflate"] {
+            // The measured floor first: the same requests drained, nothing decoded.
+            let (up0, down0, _) = running.counters().snapshot();
+            let drained = raw_drain(running.addr(), q, comp == "deflate", runs);
+            std::thread::sleep(Duration::from_millis(5) + spec.delay);
+            let (up1, down1, _) = running.counters().snapshot();
+            let wire = ((up1 - up0) + (down1 - down0)) as f64 / (runs + 1) as f64;
+            let floor = spec.floor(1.0, wire as u64).as_secs_f64();
+            match drained {
+                Ok(times) => {
+                    let min = times.iter().copied().fold(f64::INFINITY, f64::min);
+                    let med = median_of(times);
+                    rep.raw.push(format!(
+                        "wan {spec} raw drain {q:?} compression {comp}: median {med:.4} s, \
+                         {wire:.0} wire bytes/request"
+                    ));
+                    if q == BIG_QUERY {
+                        drains.push((comp, med));
+                    }
+                    writeln!(
+                        s,
+                        "| {label} | raw drain (measured floor: the body read, nothing decoded) \
+                         | {comp} | {} | {} | {} | {} | {:.2}x |",
+                        fmt_secs(med),
+                        fmt_secs(min),
+                        bytes(wire),
+                        fmt_secs(floor),
+                        med / floor
+                    )?
+                }
+                Err(e) => writeln!(s, "| {label} | raw drain | {comp} | failed: {e} | | | | |")?,
+            }
             for c in CONTENDERS {
                 if missing.iter().any(|m| m.0 == c) {
                     continue;
@@ -327,6 +378,7 @@ fn setting_section(
     Ok(Outcome {
         spec,
         big,
+        drains,
         fidelity_ok,
     })
 }
@@ -380,6 +432,92 @@ fn not_built(row: &Row, missing: &mut Vec<(&'static str, String)>) -> bool {
             true
         }
         _ => false,
+    }
+}
+
+/// The measured floor: `runs` requests of `q` on one connection through `addr` (after one
+/// warm-up), each body read to its end and nothing decoded; their seconds.
+fn raw_drain(addr: SocketAddr, q: &str, deflate: bool, runs: usize) -> Result<Vec<f64>, String> {
+    let mut c = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    c.set_nodelay(true).map_err(|e| e.to_string())?;
+    let body = serde_json::json!({ "gremlin": q, "bulkResults": false }).to_string();
+    let request = format!(
+        "POST /gremlin HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/vnd.graphbinary-v4.0\r\nAccept-Encoding: {}\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        if deflate { "deflate" } else { "identity" },
+        body.len()
+    );
+    let mut times = Vec::new();
+    let mut buf = Vec::with_capacity(1 << 20);
+    for i in 0..=runs {
+        let t = Instant::now();
+        c.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
+        read_response(&mut c, &mut buf)?;
+        if i > 0 {
+            times.push(t.elapsed().as_secs_f64());
+        }
+    }
+    Ok(times)
+}
+
+/// Reads one HTTP/1.1 response (a `Content-Length` or a chunked body) from `c`, leaving what
+/// follows it in `buf`; fails on anything else.
+fn read_response(c: &mut TcpStream, buf: &mut Vec<u8>) -> Result<(), String> {
+    let mut chunk = [0u8; 64 << 10];
+    let mut fill = |buf: &mut Vec<u8>| -> Result<(), String> {
+        let n = c.read(&mut chunk).map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err("the server closed the connection inside a response".into());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        Ok(())
+    };
+    let find = |b: &[u8], pat: &[u8]| b.windows(pat.len()).position(|w| w == pat);
+    let head_end = loop {
+        if let Some(i) = find(buf, b"\r\n\r\n") {
+            break i + 4;
+        }
+        fill(buf)?;
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    if !head.starts_with("http/1.1 200") {
+        return Err(format!("not a 200: {}", head.lines().next().unwrap_or("")));
+    }
+    buf.drain(..head_end);
+    if let Some(len) = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+    {
+        while buf.len() < len {
+            fill(buf)?;
+        }
+        buf.drain(..len);
+        return Ok(());
+    }
+    if !head.contains("transfer-encoding: chunked") {
+        return Err("a response neither chunked nor of a known length".into());
+    }
+    loop {
+        let line_end = loop {
+            if let Some(i) = find(buf, b"\r\n") {
+                break i;
+            }
+            fill(buf)?;
+        };
+        let size_text = String::from_utf8_lossy(&buf[..line_end]).into_owned();
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
+            .map_err(|_| format!("a bad chunk size {size_text:?}"))?;
+        // The chunk, its CRLF; the last (empty) chunk is followed by no trailer here.
+        let need = line_end + 2 + size + 2;
+        while buf.len() < need {
+            fill(buf)?;
+        }
+        buf.drain(..need);
+        if size == 0 {
+            return Ok(());
+        }
     }
 }
 
