@@ -55,7 +55,7 @@ left out, and the header says which ran: commit only a full run's). Starts a Gre
   --only PART   run only PART (repeatable): inproc, e2e, memory, process, tp3 (TinkerPop
                 3.7.3 over WebSocket), console (start-up of `graphbinary console` and of the
                 Gremlin Console 3.7.3), wan (the Gremlin Server behind a simulated WAN link
-                on ports 8250-8251, compression on and off); `--only tp3`, `--only console` or
+                on ports 8250-8252, compression on and off); `--only tp3`, `--only console` or
                 `--only wan` alone replaces just its section of BENCHMARKS.md
   --port N      the Gremlin Server port (default 8182)
   --replay-port N

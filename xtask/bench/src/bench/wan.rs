@@ -22,10 +22,11 @@ use crate::server;
 /// The heading this part's section starts with.
 pub const SECTION_START: &str = "## WAN link";
 
-/// The link settings measured: cross-region, then same region.
-const SETTINGS: [&str; 2] = ["30ms,200mbit", "1ms,none"];
+/// The link settings measured: cross-region, same region, and a slow cross-region link (where
+/// compression's break-even shows).
+const SETTINGS: [&str; 3] = ["30ms,200mbit", "1ms,none", "30ms,50mbit"];
 
-/// The first of this part's ports (the links listen on it and the next one).
+/// The first of this part's ports (the links listen on it and the next ones).
 const LINK_PORT: u16 = 8250;
 
 /// The contenders of the section: ours, then the peers of `xtask/peers/` that are set up.
@@ -113,30 +114,26 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
             o.spec,
             met(o.fidelity_ok)
         )?;
-        for (comp, med, floor) in &o.big {
+        for (comp, med, computed) in &o.big {
+            // No client beats the server's own time: the floor is the larger of the computed
+            // one and the measured raw drain.
+            let drain = o
+                .drains
+                .iter()
+                .find(|d| d.0 == *comp)
+                .map_or(f64::NAN, |d| d.1);
+            let floor = computed.max(drain);
             writeln!(
                 s,
-                "* link {}: ours on the ~200k query within 1.2x of the link's floor, \
-                 compression {comp}: {:.2}x ({} against {}), {}",
+                "* link {}: ours on the ~200k query within 1.2x of the floor (the larger of the \
+                 computed {} and the raw drain's {}), compression {comp}: {:.2}x ({}), {}",
                 o.spec,
+                fmt_secs(*computed),
+                fmt_secs(drain),
                 med / floor,
                 fmt_secs(*med),
-                fmt_secs(*floor),
                 met(*med <= 1.2 * floor)
             )?;
-        }
-        for (comp, med, _) in &o.big {
-            if let Some((_, drain)) = o.drains.iter().find(|d| d.0 == *comp) {
-                writeln!(
-                    s,
-                    "* link {}: ours on the ~200k query against the raw drain (the server and \
-                     the link, nothing decoded), compression {comp}: {:.2}x ({} against {})",
-                    o.spec,
-                    med / drain,
-                    fmt_secs(*med),
-                    fmt_secs(*drain)
-                )?;
-            }
         }
         let get = |c: &str| o.big.iter().find(|b| b.0 == c).map(|b| b.1);
         if let (Some(none), Some(deflate)) = (get("none"), get("deflate")) {
