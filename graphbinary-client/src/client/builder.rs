@@ -402,14 +402,14 @@ impl ClientBuilder {
     /// Asks for compressed responses (`Accept-Encoding: deflate`). Default on.
     ///
     /// Compression trades the server's CPU for bytes on the wire, and pays only on a slow link.
-    /// Measured (BENCHMARKS.md, "WAN link"; 2026-12-05, a Gremlin Server 4.0.0-beta.3 behind a
-    /// simulated link of 30 ms one way) on a ~200k-result answer of 24 MB that deflate takes
-    /// to 149 KB: at 50 Mbit/s on is 1.75x faster (2.3 s against 4.1 s); at 100 Mbit/s they are
-    /// even (about 2.4 s each), the break-even; at 200 Mbit/s off is 1.5x faster (1.8 s against
-    /// 2.8 s), and within a region (1 ms, no cap) or on loopback off is 1.5-2.1x faster: the
-    /// server's deflate costs more than the transfer it saves. Turn it off (`compression(false)`)
-    /// unless the link is slower than about 100 Mbit/s per connection; for small answers it
-    /// makes little difference either way.
+    /// Measured (BENCHMARKS.md, "WAN link", 2026-12-05: a Gremlin Server 4.0.0-beta.3 behind
+    /// the simulated link of `cargo xtask link`) on a ~200k-result answer of 24 MB that deflate
+    /// takes to 168 KB: at 30 ms one way and 50 Mbit/s on is 1.85x faster (2.17 s against
+    /// 4.01 s); at 200 Mbit/s off is 2.0x faster (1.22 s against 2.48 s), and within a region
+    /// (1 ms, no cap) 1.8x (1.21 s against 2.17 s): the server's deflate costs more than the
+    /// transfer it saves. The break-even is near 100 Mbit/s per connection (about 2.4 s either
+    /// way in a run at 30 ms, 100 Mbit/s). Turn it off (`compression(false)`) on links faster
+    /// than that; for small answers (`g.V()`) it makes no measurable difference.
     pub fn compression(mut self, on: bool) -> Self {
         self.compression = on;
         self
