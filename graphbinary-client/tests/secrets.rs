@@ -262,6 +262,10 @@ fn debug_cases() -> Vec<(String, Box<dyn Debug>)> {
             format!("RequestBuilder ({name})"),
             Box::new(client.request("g.V()")),
         ));
+        cases.push((
+            format!("Exporter ({name})"),
+            Box::new(graphbinary_client::process::Exporter::new(&client)),
+        ));
         cases.push((format!("Client ({name})"), Box::new(client)));
     }
     cases

@@ -241,6 +241,7 @@ async fn sigv4_signatures_match_botocore_and_a_wrong_secret_does_not() {
 #[cfg(feature = "sigv4-aws-config")]
 #[tokio::test]
 async fn from_env_signs_with_the_default_chain_credentials() {
+    use results::Sent as _;
     let Some(python) = botocore_python() else {
         return;
     };

@@ -13,7 +13,8 @@
 //! on BerkeleyJE + Lucene (index-answered text and geo predicates, Geoshapes, a restart on the
 //! same data: [`janusgraph_berkeleyje_tests`]); TinkerPop
 //! 3.7.3's Gherkin suite through the WebSocket client (`cargo xtask features --tinkerpop
-//! 3.7.3`, then with `--serializer graphson3` and `graphson2`); TinkerPop 4's Gherkin
+//! 3.7.3`, then with `--serializer graphson3` and `graphson2`) and TinkerPop 3.8.1's (`--tinkerpop
+//! 3.8.1`); TinkerPop 4's Gherkin
 //! feature suite in both modes against the integration server (`cargo xtask features --mode
 //! all`) and through the traversal API in plain mode (`--via api`, `--via api-params`, `--via
 //! rust`); then a 30 s run of each of the 8 fuzz targets (GraphBinary 4, GraphBinary 1,
@@ -57,7 +58,8 @@ Geoshapes, then a restart on the same data) on 8191 or env GREMLIN_JANUSGRAPH_BD
 chaos run of a JanusGraph cluster on Cassandra (`cargo xtask cluster chaos --secs 60 --cycles 2`:
 no acknowledged write lost or duplicated while servers are killed; ports 8340-8342, 8350-8352),
 TinkerPop 3.7.3's Gherkin suite through the WebSocket client
-(`cargo xtask features --tinkerpop 3.7.3`, its own 3.7.3 server on 8186), then TinkerPop's
+(`cargo xtask features --tinkerpop 3.7.3`, its own 3.7.3 server on 8186) and 3.8.1's (its own
+3.8.1 server on 8179), then TinkerPop's
 Gherkin feature suite in both modes (`cargo xtask features
 --mode all`) and through the traversal API in plain mode (`--via api`, `--via api-params`; and
 `--via rust`, compiled, no server) against the integration server on
@@ -246,7 +248,14 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
     let faults = run_tests(
         client_tests(
             cargo(),
-            &["faults", "soak", "observe", "e2e_elements", "e2e_batch"],
+            &[
+                "faults",
+                "soak",
+                "observe",
+                "e2e_elements",
+                "e2e_batch",
+                "e2e_export",
+            ],
         )
         .args(["--", "ws_"])
         .env("GREMLIN_WS_URL_373", s373.url()),
@@ -375,7 +384,9 @@ fn disk_free(dir: &std::path::Path) -> String {
         .and_then(|out| {
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
             let line = text.lines().nth(1)?.to_owned();
-            line.split_whitespace().nth(3).map(|free| format!("{free} free"))
+            line.split_whitespace()
+                .nth(3)
+                .map(|free| format!("{free} free"))
         })
         .unwrap_or_else(|| "?".to_owned())
 }
@@ -423,7 +434,11 @@ pub fn cli(args: &[String]) -> Result<()> {
             eprintln!("==> {name}: FAILED: {err:#}");
         }
         // CI machines have little disk (a run once died of a full one): say what is left.
-        eprintln!("==> {name}: done in {}; disk: {}", secs(t.elapsed()), disk_free(&root));
+        eprintln!(
+            "==> {name}: done in {}; disk: {}",
+            secs(t.elapsed()),
+            disk_free(&root)
+        );
         steps.push(Step {
             name,
             outcome,
@@ -469,27 +484,35 @@ pub fn cli(args: &[String]) -> Result<()> {
     if with_server {
         let mut guard = None;
         let mut tx_guard = None;
+        // An empty graph the loader's tests (e2e_load, e2e_export) may clear: the `g` of an
+        // integration server on the feature suite's port, stopped before that suite starts
+        // its own there.
+        let mut load_guard = None;
         step("gremlin server", &mut || {
             guard = Some(server::ensure_running("modern", port)?);
             tx_guard = Some(server::ensure_running(server::TX_DATASET, port + 1)?);
+            load_guard = Some(server::ensure_running(server::INTEGRATION, features_port)?);
             Ok(())
         });
-        if let (Some(guard), Some(tx_guard)) = (&guard, &tx_guard) {
+        if let (Some(guard), Some(tx_guard), Some(load_guard)) = (&guard, &tx_guard, &load_guard) {
             let url = guard.url();
             let tx_url = tx_guard.url();
+            let load_url = load_guard.url();
             step("test", &mut || {
-                eprintln!("GREMLIN_URL={url} GREMLIN_TX_URL={tx_url}");
+                eprintln!("GREMLIN_URL={url} GREMLIN_TX_URL={tx_url} GREMLIN_LOAD_URL={load_url}");
                 run_tests(
                     cargo()
                         .args(["test", "--workspace", "--no-fail-fast"])
                         .env("GREMLIN_URL", &url)
-                        .env("GREMLIN_TX_URL", &tx_url),
+                        .env("GREMLIN_TX_URL", &tx_url)
+                        .env("GREMLIN_LOAD_URL", &load_url),
                     &mut totals,
                 )
             });
             step("examples", &mut || examples::run_tinkerpop4(&url, &tx_url));
         }
         drop(tx_guard);
+        drop(load_guard);
         let url = guard.as_ref().map(server::Guard::url);
         step("test sigv4 + metrics", &mut || {
             // One build with both features: the SigV4 test and the SigV4 cases of `secrets`
@@ -538,6 +561,14 @@ pub fn cli(args: &[String]) -> Result<()> {
             run(Command::new(std::env::current_exe()?)
                 .current_dir(&root)
                 .args(["features", "--tinkerpop", "3.7.3"]))
+        });
+        // TinkerPop 3.8.1's own suite (gremlin-lang texts made Groovy, GType, Set and UUID
+        // literals), on a 3.8.1 server that the command starts on its own port (8179) and stops;
+        // about 25 s with the server's start.
+        step("features --tinkerpop 3.8.1", &mut || {
+            run(Command::new(std::env::current_exe()?)
+                .current_dir(&root)
+                .args(["features", "--tinkerpop", "3.8.1"]))
         });
         // The same suite through GraphSON 3 and GraphSON 2 (what GraphSON 2 cannot carry is
         // listed as expected failures in xtask/features-skip-tp3-graphson2.toml).

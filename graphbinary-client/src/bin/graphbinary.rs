@@ -12,9 +12,14 @@
 //!   from 3.x).
 //! * `graphbinary console [--url URL] [...]`, or `graphbinary` alone on a terminal: the
 //!   interactive console (see `console/mod.rs`).
+//! * `graphbinary load [--url URL] [-g NAME] --nodes FILE... --edges FILE...`: load a graph
+//!   in the Neptune bulk-load CSV format (`load.rs`).
+//! * `graphbinary export [--url URL] [-g NAME] --out DIR`: write the whole graph as
+//!   `DIR/nodes.csv` and `DIR/edges.csv` in that format (`export.rs`).
 //!
 //! Exit status: 0 success; 1 malformed input, a transport, I/O or timeout error; 2 the server's
-//! status was not 200; 64 a usage error (bad option, parameter, file or certificate).
+//! status was not 200 (`load`: some rows were rejected); 64 a usage error (bad option,
+//! parameter, file or certificate).
 
 use std::process::ExitCode;
 
@@ -28,6 +33,10 @@ mod console;
 mod decode;
 #[path = "graphbinary/exec.rs"]
 mod exec;
+#[path = "graphbinary/export.rs"]
+mod export;
+#[path = "graphbinary/load.rs"]
+mod load;
 #[path = "graphbinary/query.rs"]
 mod query;
 #[path = "graphbinary/render.rs"]
@@ -50,6 +59,11 @@ enum Command {
     Query(query::QueryArgs),
     /// The interactive Gremlin console: line editing, history, completion, :commands.
     Console(console::ConsoleArgs),
+    /// Load vertex and edge files in the Neptune bulk-load CSV format (upserts by ~id: loading
+    /// again writes nothing twice).
+    Load(load::LoadArgs),
+    /// Export the whole graph as DIR/nodes.csv and DIR/edges.csv (Neptune bulk-load CSV).
+    Export(export::ExportArgs),
 }
 
 fn main() -> ExitCode {
@@ -76,7 +90,7 @@ fn main() -> ExitCode {
         }
         None => {
             eprintln!(
-                "graphbinary: a subcommand is needed (decode, query, console); --help lists them"
+                "graphbinary: a subcommand is needed (decode, query, console, load, export); --help lists them"
             );
             return ExitCode::from(64);
         }
@@ -85,6 +99,8 @@ fn main() -> ExitCode {
         Command::Decode(args) => on_large_stack("graphbinary-decode", move || decode::run(args)),
         Command::Query(args) => on_large_stack("graphbinary-query", move || query::run(args)),
         Command::Console(args) => on_large_stack("graphbinary-console", move || console::run(args)),
+        Command::Load(args) => load::run(args),
+        Command::Export(args) => on_large_stack("graphbinary-export", move || export::run(args)),
     }
 }
 

@@ -13,9 +13,7 @@ use std::fmt::Write as _;
 use uuid::Uuid;
 
 use super::tokens::Token;
-use super::tokens::{
-    Barrier, Cardinality, Column, Direction, GType, Operator, Order, Pick, Pop, Scope, DT, T,
-};
+use super::tokens::{Barrier, Cardinality, Column, GType, Operator, Order, Pick, Pop, Scope, DT};
 use crate::value::{BigDecimal, BigInteger, CompositePdt, DateTime, Duration, PrimitivePdt, Value};
 
 /// A gremlin-lang literal: a value written into the script as text.
@@ -693,12 +691,7 @@ impl TryFrom<Value> for Lit {
             Value::Vertex(v) => Lit::try_from(v.id)?,
             Value::Edge(e) => Lit::try_from(e.id)?,
             Value::VertexProperty(p) => Lit::try_from(p.id)?,
-            Value::Merge(m) => Lit::Token(Token::Merge(match m {
-                crate::value::Merge::OnCreate => super::tokens::Merge::OnCreate,
-                crate::value::Merge::OnMatch => super::tokens::Merge::OnMatch,
-                crate::value::Merge::OutV => super::tokens::Merge::OutV,
-                crate::value::Merge::InV => super::tokens::Merge::InV,
-            })),
+            Value::Merge(m) => Lit::Token(Token::Merge(m)),
             Value::PrimitivePdt(p) => match p.type_name.split_once(':') {
                 Some(("g" | "gx", _)) => match v1_token(&p.type_name, &p.value) {
                     Some(t) => Lit::Token(t),
@@ -728,17 +721,8 @@ impl TryFrom<Value> for Lit {
             Value::Boolean(b) => Lit::Bool(b),
             Value::Char(c) => Lit::Char(c),
             Value::Duration(d) => Lit::Duration(d),
-            Value::T(t) => Lit::Token(Token::T(match t {
-                crate::value::T::Id => T::Id,
-                crate::value::T::Label => T::Label,
-                crate::value::T::Key => T::Key,
-                crate::value::T::Value => T::Value,
-            })),
-            Value::Direction(d) => Lit::Token(Token::Direction(match d {
-                crate::value::Direction::Out => Direction::Out,
-                crate::value::Direction::In => Direction::In,
-                crate::value::Direction::Both => Direction::Both,
-            })),
+            Value::T(t) => Lit::Token(Token::T(t)),
+            Value::Direction(d) => Lit::Token(Token::Direction(d)),
             other => {
                 return Err(format!(
                     "a {} has no gremlin-lang literal",
@@ -816,23 +800,9 @@ impl TryFrom<&Lit> for Value {
                     .map(|(k, v)| Ok((Value::try_from(k)?, Value::try_from(v)?)))
                     .collect::<Result<_, String>>()?,
             ),
-            Lit::Token(Token::T(t)) => Value::T(match t {
-                T::Id => crate::value::T::Id,
-                T::Label => crate::value::T::Label,
-                T::Key => crate::value::T::Key,
-                T::Value => crate::value::T::Value,
-            }),
-            Lit::Token(Token::Direction(d)) => Value::Direction(match d {
-                Direction::Out => crate::value::Direction::Out,
-                Direction::In => crate::value::Direction::In,
-                Direction::Both => crate::value::Direction::Both,
-            }),
-            Lit::Token(Token::Merge(m)) => Value::Merge(match m {
-                super::tokens::Merge::OnCreate => crate::value::Merge::OnCreate,
-                super::tokens::Merge::OnMatch => crate::value::Merge::OnMatch,
-                super::tokens::Merge::OutV => crate::value::Merge::OutV,
-                super::tokens::Merge::InV => crate::value::Merge::InV,
-            }),
+            Lit::Token(Token::T(t)) => Value::T(*t),
+            Lit::Token(Token::Direction(d)) => Value::Direction(*d),
+            Lit::Token(Token::Merge(m)) => Value::Merge(*m),
             Lit::Token(t) => {
                 let (class, name) = match t {
                     Token::Order(v) => (Order::CLASS, v.as_str()),

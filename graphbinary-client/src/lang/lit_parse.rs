@@ -252,16 +252,16 @@ impl Parser<'_> {
         self.ws();
         let names = T::ALL
             .into_iter()
-            .map(|t| (T::CLASS, t.as_str(), Lit::from(t)))
+            .map(|t| ("T", t.as_str(), Lit::from(t)))
             .chain(
                 Direction::ALL
                     .into_iter()
-                    .map(|d| (Direction::CLASS, d.as_str(), Lit::from(d))),
+                    .map(|d| ("Direction", d.as_str(), Lit::from(d))),
             )
             // Java's `Direction.from` and `Direction.to` are OUT and IN.
             .chain([
-                (Direction::CLASS, "from", Lit::from(Direction::Out)),
-                (Direction::CLASS, "to", Lit::from(Direction::In)),
+                ("Direction", "from", Lit::from(Direction::Out)),
+                ("Direction", "to", Lit::from(Direction::In)),
             ]);
         let rest = &self.s[self.i..];
         for (class, name, lit) in names {

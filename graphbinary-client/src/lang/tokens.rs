@@ -3,45 +3,8 @@
 //! of `spec/steps.toml`.
 
 use super::lit::Lit;
-
-/// The gremlin-lang token class `T`, written `T.id`.
-#[allow(clippy::upper_case_acronyms)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum T {
-    /// `T.id`
-    Id,
-    /// `T.label`
-    Label,
-    /// `T.key`
-    Key,
-    /// `T.value`
-    Value,
-}
-
-impl T {
-    /// Every value, in the order of the spec.
-    pub const ALL: [T; 4usize] = [T::Id, T::Label, T::Key, T::Value];
-    /// The class name as gremlin-lang writes it.
-    pub const CLASS: &'static str = "T";
-    /// The value's name as gremlin-lang writes it after the class.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            T::Id => "id",
-            T::Label => "label",
-            T::Key => "key",
-            T::Value => "value",
-        }
-    }
-}
-
-impl ::core::fmt::Display for T {
-    /// `Class.value`.
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(Self::CLASS)?;
-        f.write_str(".")?;
-        f.write_str(self.as_str())
-    }
-}
+#[doc(inline)]
+pub use crate::value::T;
 
 impl From<T> for Token {
     fn from(v: T) -> Token {
@@ -53,6 +16,16 @@ impl From<T> for Lit {
     fn from(v: T) -> Lit {
         Lit::Token(Token::T(v))
     }
+}
+
+#[cfg(test)]
+#[test]
+fn model_token_t_names() {
+    assert_eq!(T::Id.as_str(), "id");
+    assert_eq!(T::Label.as_str(), "label");
+    assert_eq!(T::Key.as_str(), "key");
+    assert_eq!(T::Value.as_str(), "value");
+    assert_eq!(T::ALL.len(), 4usize);
 }
 
 /// The gremlin-lang token class `Order`, written `Order.asc`.
@@ -193,45 +166,8 @@ impl From<Column> for Lit {
     }
 }
 
-/// The gremlin-lang token class `Direction`, written `Direction.IN`.
-#[allow(clippy::upper_case_acronyms)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Direction {
-    /// `Direction.IN`
-    In,
-    /// `Direction.OUT`
-    Out,
-    /// `Direction.BOTH`
-    Both,
-}
-
-impl Direction {
-    /// Every value, in the order of the spec.
-    pub const ALL: [Direction; 3usize] = [
-        Direction::In,
-        Direction::Out,
-        Direction::Both,
-    ];
-    /// The class name as gremlin-lang writes it.
-    pub const CLASS: &'static str = "Direction";
-    /// The value's name as gremlin-lang writes it after the class.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Direction::In => "IN",
-            Direction::Out => "OUT",
-            Direction::Both => "BOTH",
-        }
-    }
-}
-
-impl ::core::fmt::Display for Direction {
-    /// `Class.value`.
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(Self::CLASS)?;
-        f.write_str(".")?;
-        f.write_str(self.as_str())
-    }
-}
+#[doc(inline)]
+pub use crate::value::Direction;
 
 impl From<Direction> for Token {
     fn from(v: Direction) -> Token {
@@ -243,6 +179,15 @@ impl From<Direction> for Lit {
     fn from(v: Direction) -> Lit {
         Lit::Token(Token::Direction(v))
     }
+}
+
+#[cfg(test)]
+#[test]
+fn model_token_direction_names() {
+    assert_eq!(Direction::In.as_str(), "IN");
+    assert_eq!(Direction::Out.as_str(), "OUT");
+    assert_eq!(Direction::Both.as_str(), "BOTH");
+    assert_eq!(Direction::ALL.len(), 3usize);
 }
 
 /// The gremlin-lang token class `Cardinality`, written `Cardinality.single`.
@@ -432,49 +377,8 @@ impl From<Operator> for Lit {
     }
 }
 
-/// The gremlin-lang token class `Merge`, written `Merge.onCreate`.
-#[allow(clippy::upper_case_acronyms)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Merge {
-    /// `Merge.onCreate`
-    OnCreate,
-    /// `Merge.onMatch`
-    OnMatch,
-    /// `Merge.outV`
-    OutV,
-    /// `Merge.inV`
-    InV,
-}
-
-impl Merge {
-    /// Every value, in the order of the spec.
-    pub const ALL: [Merge; 4usize] = [
-        Merge::OnCreate,
-        Merge::OnMatch,
-        Merge::OutV,
-        Merge::InV,
-    ];
-    /// The class name as gremlin-lang writes it.
-    pub const CLASS: &'static str = "Merge";
-    /// The value's name as gremlin-lang writes it after the class.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Merge::OnCreate => "onCreate",
-            Merge::OnMatch => "onMatch",
-            Merge::OutV => "outV",
-            Merge::InV => "inV",
-        }
-    }
-}
-
-impl ::core::fmt::Display for Merge {
-    /// `Class.value`.
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(Self::CLASS)?;
-        f.write_str(".")?;
-        f.write_str(self.as_str())
-    }
-}
+#[doc(inline)]
+pub use crate::value::Merge;
 
 impl From<Merge> for Token {
     fn from(v: Merge) -> Token {
@@ -486,6 +390,16 @@ impl From<Merge> for Lit {
     fn from(v: Merge) -> Lit {
         Lit::Token(Token::Merge(v))
     }
+}
+
+#[cfg(test)]
+#[test]
+fn model_token_merge_names() {
+    assert_eq!(Merge::OnCreate.as_str(), "onCreate");
+    assert_eq!(Merge::OnMatch.as_str(), "onMatch");
+    assert_eq!(Merge::OutV.as_str(), "outV");
+    assert_eq!(Merge::InV.as_str(), "inV");
+    assert_eq!(Merge::ALL.len(), 4usize);
 }
 
 /// The gremlin-lang token class `Pick`, written `Pick.any`.
@@ -1328,55 +1242,67 @@ impl Token {
             .chain(PeerPressure::ALL.into_iter().map(Token::PeerPressure))
             .chain(ShortestPath::ALL.into_iter().map(Token::ShortestPath))
     }
+    /// The class's name as gremlin-lang writes it (`T`, `Order`).
+    pub fn class_name(&self) -> &'static str {
+        match self {
+            Token::T(_) => "T",
+            Token::Order(_) => "Order",
+            Token::Scope(_) => "Scope",
+            Token::Column(_) => "Column",
+            Token::Direction(_) => "Direction",
+            Token::Cardinality(_) => "Cardinality",
+            Token::Pop(_) => "Pop",
+            Token::Operator(_) => "Operator",
+            Token::Merge(_) => "Merge",
+            Token::Pick(_) => "Pick",
+            Token::DT(_) => "DT",
+            Token::GType(_) => "GType",
+            Token::Barrier(_) => "Barrier",
+            Token::WithOptions(_) => "WithOptions",
+            Token::IO(_) => "IO",
+            Token::ConnectedComponent(_) => "ConnectedComponent",
+            Token::PageRank(_) => "PageRank",
+            Token::PeerPressure(_) => "PeerPressure",
+            Token::ShortestPath(_) => "ShortestPath",
+        }
+    }
+    /// The value's name as gremlin-lang writes it after the class (`id`, `desc`).
+    pub fn value_name(&self) -> &'static str {
+        match self {
+            Token::T(v) => v.as_str(),
+            Token::Order(v) => v.as_str(),
+            Token::Scope(v) => v.as_str(),
+            Token::Column(v) => v.as_str(),
+            Token::Direction(v) => v.as_str(),
+            Token::Cardinality(v) => v.as_str(),
+            Token::Pop(v) => v.as_str(),
+            Token::Operator(v) => v.as_str(),
+            Token::Merge(v) => v.as_str(),
+            Token::Pick(v) => v.as_str(),
+            Token::DT(v) => v.as_str(),
+            Token::GType(v) => v.as_str(),
+            Token::Barrier(v) => v.as_str(),
+            Token::WithOptions(v) => v.as_str(),
+            Token::IO(v) => v.as_str(),
+            Token::ConnectedComponent(v) => v.as_str(),
+            Token::PageRank(v) => v.as_str(),
+            Token::PeerPressure(v) => v.as_str(),
+            Token::ShortestPath(v) => v.as_str(),
+        }
+    }
     /// Appends `Class.value`.
     pub(crate) fn write(&self, out: &mut String) {
-        use ::core::fmt::Write as _;
-        let _ = match self {
-            Token::T(v) => write!(out, "{v}"),
-            Token::Order(v) => write!(out, "{v}"),
-            Token::Scope(v) => write!(out, "{v}"),
-            Token::Column(v) => write!(out, "{v}"),
-            Token::Direction(v) => write!(out, "{v}"),
-            Token::Cardinality(v) => write!(out, "{v}"),
-            Token::Pop(v) => write!(out, "{v}"),
-            Token::Operator(v) => write!(out, "{v}"),
-            Token::Merge(v) => write!(out, "{v}"),
-            Token::Pick(v) => write!(out, "{v}"),
-            Token::DT(v) => write!(out, "{v}"),
-            Token::GType(v) => write!(out, "{v}"),
-            Token::Barrier(v) => write!(out, "{v}"),
-            Token::WithOptions(v) => write!(out, "{v}"),
-            Token::IO(v) => write!(out, "{v}"),
-            Token::ConnectedComponent(v) => write!(out, "{v}"),
-            Token::PageRank(v) => write!(out, "{v}"),
-            Token::PeerPressure(v) => write!(out, "{v}"),
-            Token::ShortestPath(v) => write!(out, "{v}"),
-        };
+        out.push_str(self.class_name());
+        out.push('.');
+        out.push_str(self.value_name());
     }
 }
 
 impl ::core::fmt::Display for Token {
+    /// `Class.value`.
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self {
-            Token::T(v) => ::core::fmt::Display::fmt(v, f),
-            Token::Order(v) => ::core::fmt::Display::fmt(v, f),
-            Token::Scope(v) => ::core::fmt::Display::fmt(v, f),
-            Token::Column(v) => ::core::fmt::Display::fmt(v, f),
-            Token::Direction(v) => ::core::fmt::Display::fmt(v, f),
-            Token::Cardinality(v) => ::core::fmt::Display::fmt(v, f),
-            Token::Pop(v) => ::core::fmt::Display::fmt(v, f),
-            Token::Operator(v) => ::core::fmt::Display::fmt(v, f),
-            Token::Merge(v) => ::core::fmt::Display::fmt(v, f),
-            Token::Pick(v) => ::core::fmt::Display::fmt(v, f),
-            Token::DT(v) => ::core::fmt::Display::fmt(v, f),
-            Token::GType(v) => ::core::fmt::Display::fmt(v, f),
-            Token::Barrier(v) => ::core::fmt::Display::fmt(v, f),
-            Token::WithOptions(v) => ::core::fmt::Display::fmt(v, f),
-            Token::IO(v) => ::core::fmt::Display::fmt(v, f),
-            Token::ConnectedComponent(v) => ::core::fmt::Display::fmt(v, f),
-            Token::PageRank(v) => ::core::fmt::Display::fmt(v, f),
-            Token::PeerPressure(v) => ::core::fmt::Display::fmt(v, f),
-            Token::ShortestPath(v) => ::core::fmt::Display::fmt(v, f),
-        }
+        f.write_str(self.class_name())?;
+        f.write_str(".")?;
+        f.write_str(self.value_name())
     }
 }

@@ -28,6 +28,7 @@ pub struct BatchOptions {
     queue: usize,
     retry: RetryPolicy,
     count_matches: bool,
+    source: Option<String>,
 }
 
 impl Default for BatchOptions {
@@ -43,6 +44,7 @@ impl Default for BatchOptions {
                 .initial_backoff(Duration::from_millis(50))
                 .max_backoff(Duration::from_secs(5)),
             count_matches: true,
+            source: None,
         }
     }
 }
@@ -71,6 +73,13 @@ impl BatchOptions {
     /// graph without an index on the key (TinkerGraph), a full scan as the merge's own.
     pub fn count_matches(mut self, on: bool) -> Self {
         self.count_matches = on;
+        self
+    }
+
+    /// The traversal source the writes go to (default `g`), as
+    /// [`GraphTraversalSource::alias`].
+    pub fn source(mut self, alias: impl Into<String>) -> Self {
+        self.source = Some(alias.into());
         self
     }
 
@@ -314,7 +323,10 @@ struct Outcome {
 
 async fn drive(client: Client, options: BatchOptions, mut rx: mpsc::Receiver<Msg>) -> Report {
     let tp3 = client.is_tinkerpop3();
-    let g = GraphTraversalSource::new(client);
+    let mut g = GraphTraversalSource::new(client);
+    if let Some(alias) = &options.source {
+        g = g.alias(alias.clone());
+    }
     let slots = Arc::new(Semaphore::new(options.in_flight));
     let mut running: JoinSet<Outcome> = JoinSet::new();
     let mut report = Report::default();

@@ -139,6 +139,7 @@
 
 mod arg;
 mod batch;
+mod export;
 #[cfg(test)]
 mod grammar_check;
 mod load;
@@ -161,6 +162,7 @@ pub use arg::{Arg, GValue, IntoArgs};
 #[doc(hidden)]
 pub use arg::{is_keyword, value_arg};
 pub use batch::{BatchOptions, BatchWriter, Failed, Report};
+pub use export::{ExportError, ExportSummary, Exporter};
 pub use generated::__;
 #[doc(hidden)]
 pub use generated::STEPS;

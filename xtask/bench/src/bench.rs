@@ -30,10 +30,12 @@ use serde_json::Value as Json;
 use crate::server;
 use crate::util::{project_root, secs, show};
 
+mod charts;
 mod console;
 mod inproc;
 mod process;
 mod replayed;
+mod results;
 mod tables;
 mod tp3;
 mod wan;
@@ -46,10 +48,12 @@ use tables::{
 const HELP: &str =
     "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process|tp3|console|wan]... [--port N]
                          [--replay-port N] [--port3 N]
+       cargo xtask bench --report-only
 
 Runs the benchmarks and writes BENCHMARKS.md at the repository root (sections not run are
-left out, and the header says which ran: commit only a full run's). Starts a Gremlin Server
-(modern) for e2e/memory unless one answers on --port.
+left out, and the header says which ran: commit only a full run's), with its charts, the
+commands it ran and its measurement lines in benchmarks/. Starts a Gremlin Server (modern) for
+e2e/memory unless one answers on --port.
 
   --quick       fewer runs and shorter measurements: a smoke check, not numbers to quote
   --only PART   run only PART (repeatable): inproc, e2e, memory, process, tp3 (TinkerPop
@@ -60,7 +64,9 @@ left out, and the header says which ran: commit only a full run's). Starts a Gre
   --port N      the Gremlin Server port (default 8182)
   --replay-port N
                 the port of the replay server of the e2e's replayed rows (default: --port + 1)
-  --port3 N     the TinkerPop 3.7.3 Gremlin Server port of tp3 and console (default 8196)";
+  --port3 N     the TinkerPop 3.7.3 Gremlin Server port of tp3 and console (default 8196)
+  --report-only measure nothing: draw the charts of BENCHMARKS.md again from its tables (and
+                move the data of a report of the old layout into benchmarks/)";
 
 const CORPORA: [&str; 6] = [
     "vertices_200k",
@@ -113,6 +119,12 @@ pub fn cli(args: &[String]) -> Result<()> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--quick" => o.quick = true,
+            "--report-only" => {
+                if args.len() > 1 {
+                    bail!("--report-only takes no other argument\n\n{HELP}");
+                }
+                return results::report_only(&project_root());
+            }
             "--only" => {
                 let p = it
                     .next()
@@ -237,7 +249,8 @@ fn run(o: &Opts) -> Result<()> {
         ("wan", wan::SECTION_START, "WAN link"),
     ] {
         if o.parts == [part] {
-            return splice_alone(&mut rep, start, title, started, &load_before);
+            splice_alone(&mut rep, part, start, title, started, &load_before)?;
+            return charts::refresh(&root);
         }
     }
     let load_after = loadavg();
@@ -259,21 +272,10 @@ fn run(o: &Opts) -> Result<()> {
     for s in &rep.sections {
         writeln!(md, "{s}")?;
     }
-    writeln!(md, "## Exact commands\n\n```")?;
-    for c in &rep.commands {
-        writeln!(md, "{c}")?;
-    }
-    writeln!(md, "```\n")?;
-    if !rep.raw.is_empty() {
-        writeln!(
-            md,
-            "<details><summary>Raw measurement lines</summary>\n\n```"
-        )?;
-        for r in &rep.raw {
-            writeln!(md, "{r}")?;
-        }
-        writeln!(md, "```\n</details>")?;
-    }
+    // The commands and measurement lines go to benchmarks/, the charts before `## Machine`.
+    let links = results::write(&root, &rep.commands, &rep.raw, None)?;
+    write!(md, "{}", results::exact_commands(&links))?;
+    let md = charts::update(&root, &md)?;
     let out = root.join("BENCHMARKS.md");
     std::fs::write(&out, md)?;
     eprintln!(
@@ -295,28 +297,25 @@ fn capture(cmd: &str, args: &[&str]) -> String {
         .unwrap_or_default()
 }
 
-/// A part run alone replaces just its own section (with this run's machine, commands and
-/// measurement lines in it), keeping the others.
+/// A part run alone replaces just its own section (with this run's machine in it, and links
+/// to its commands and measurement lines in benchmarks/), keeping the others.
 fn splice_alone(
     rep: &mut Report,
+    part: &str,
     heading: &str,
     what: &str,
     started: Instant,
     load_before: &str,
 ) -> Result<()> {
     let mut s = rep.sections.pop().unwrap_or_default();
+    let links = results::write(&project_root(), &rep.commands, &rep.raw, Some(part))?;
     writeln!(
         s,
-        "Run on {} in {}, on this machine:\n\n{}\n\n<details><summary>Commands and \
-         raw measurement lines of the {what} run</summary>\n\n```",
+        "The {what} run on {} in {}, on this machine:\n\n{}\n\n{links}\n",
         utc_now(),
         secs(started.elapsed()),
         machine(load_before, &loadavg()).trim()
     )?;
-    for line in rep.commands.iter().chain(&rep.raw) {
-        writeln!(s, "{line}")?;
-    }
-    writeln!(s, "```\n</details>\n")?;
     tp3::splice(heading, &s)
 }
 

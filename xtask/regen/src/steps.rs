@@ -53,6 +53,8 @@ struct RawStep {
 struct RawToken {
     class: String,
     generic: bool,
+    #[serde(default)]
+    model: bool,
     values: Vec<RawTokenValue>,
 }
 
@@ -120,6 +122,9 @@ pub struct Step {
 pub struct TokenDef {
     pub class: String,
     pub generic: bool,
+    /// The class is the value model's own enum (`crate::value::<class>`, a GraphBinary type)
+    /// with the same variants and names: results and traversals share one type.
+    pub model: bool,
     /// (gremlin, rust, with_key, with_value)
     pub values: Vec<(String, String, bool, bool)>,
 }
@@ -241,6 +246,7 @@ pub fn parse(file: &str, text: &str) -> Result<StepsSpec, SpecErrors> {
         tokens.push(TokenDef {
             class: t.class.clone(),
             generic: t.generic,
+            model: t.model,
             values,
         });
     }
@@ -439,37 +445,7 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
             "The gremlin-lang token class `{class}`, written `{class}.{}`.",
             names[0]
         ));
-        items.push(quote! {
-            #doc
-            #[allow(clippy::upper_case_acronyms)]
-            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-            pub enum #ident {
-                #( #vdocs #variants, )*
-            }
-
-            impl #ident {
-                /// Every value, in the order of the spec.
-                pub const ALL: [#ident; #count] = [#( #ident::#variants ),*];
-                /// The class name as gremlin-lang writes it.
-                pub const CLASS: &'static str = #class;
-
-                /// The value's name as gremlin-lang writes it after the class.
-                pub const fn as_str(self) -> &'static str {
-                    match self {
-                        #( #ident::#variants => #names, )*
-                    }
-                }
-            }
-
-            impl ::core::fmt::Display for #ident {
-                /// `Class.value`.
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.write_str(Self::CLASS)?;
-                    f.write_str(".")?;
-                    f.write_str(self.as_str())
-                }
-            }
-
+        let conversions = quote! {
             impl From<#ident> for Token {
                 fn from(v: #ident) -> Token {
                     Token::#ident(v)
@@ -481,7 +457,59 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
                     Lit::Token(Token::#ident(v))
                 }
             }
-        });
+        };
+        if t.model {
+            // The value model's enum: one type for results and traversals. Its names are
+            // checked against the spec's by a generated test.
+            let test = format_ident!("model_token_{}_names", class.to_lowercase());
+            items.push(quote! {
+                #[doc(inline)]
+                pub use crate::value::#ident;
+
+                #conversions
+
+                #[cfg(test)]
+                #[test]
+                fn #test() {
+                    #( assert_eq!(#ident::#variants.as_str(), #names); )*
+                    assert_eq!(#ident::ALL.len(), #count);
+                }
+            });
+        } else {
+            items.push(quote! {
+                #doc
+                #[allow(clippy::upper_case_acronyms)]
+                #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+                pub enum #ident {
+                    #( #vdocs #variants, )*
+                }
+
+                impl #ident {
+                    /// Every value, in the order of the spec.
+                    pub const ALL: [#ident; #count] = [#( #ident::#variants ),*];
+                    /// The class name as gremlin-lang writes it.
+                    pub const CLASS: &'static str = #class;
+
+                    /// The value's name as gremlin-lang writes it after the class.
+                    pub const fn as_str(self) -> &'static str {
+                        match self {
+                            #( #ident::#variants => #names, )*
+                        }
+                    }
+                }
+
+                impl ::core::fmt::Display for #ident {
+                    /// `Class.value`.
+                    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(Self::CLASS)?;
+                        f.write_str(".")?;
+                        f.write_str(self.as_str())
+                    }
+                }
+
+                #conversions
+            });
+        }
         token_args.push(quote! {
             impl IntoArgs for #ident {
                 fn into_args(self) -> Vec<Arg> {
@@ -490,6 +518,7 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
             }
         });
     }
+    let class_names: Vec<&str> = spec.tokens.iter().map(|t| t.class.as_str()).collect();
     let first_values: Vec<_> = spec
         .tokens
         .iter()
@@ -586,20 +615,34 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
                     #( .chain(#class_idents::ALL.into_iter().map(Token::#class_idents)) )*
             }
 
+            /// The class's name as gremlin-lang writes it (`T`, `Order`).
+            pub fn class_name(&self) -> &'static str {
+                match self {
+                    #( Token::#class_idents(_) => #class_names, )*
+                }
+            }
+
+            /// The value's name as gremlin-lang writes it after the class (`id`, `desc`).
+            pub fn value_name(&self) -> &'static str {
+                match self {
+                    #( Token::#class_idents(v) => v.as_str(), )*
+                }
+            }
+
             /// Appends `Class.value`.
             pub(crate) fn write(&self, out: &mut String) {
-                use ::core::fmt::Write as _;
-                let _ = match self {
-                    #( Token::#class_idents(v) => write!(out, "{v}"), )*
-                };
+                out.push_str(self.class_name());
+                out.push('.');
+                out.push_str(self.value_name());
             }
         }
 
         impl ::core::fmt::Display for Token {
+            /// `Class.value`.
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                match self {
-                    #( Token::#class_idents(v) => ::core::fmt::Display::fmt(v, f), )*
-                }
+                f.write_str(self.class_name())?;
+                f.write_str(".")?;
+                f.write_str(self.value_name())
             }
         }
     });

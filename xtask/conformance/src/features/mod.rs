@@ -76,8 +76,14 @@ nothing answers at --url).
   --tinkerpop V   TinkerPop V's (3.x) suite instead: the gremlin-test V jar fetched with Maven,
                   run through the WebSocket client Client3 (GraphBinary 1, eval scripts with
                   bindings) against `cargo xtask server3 --tinkerpop V --dataset integration`
-                  (default ws://127.0.0.1:8186/gremlin); skips in xtask/features-skip-tp3.toml;
+                  (default ws://127.0.0.1:P/gremlin, P 8186 for 3.7.3, 8176-8179 for 3.6.8,
+                  3.7.5, 3.8.0, 3.8.1; the server must answer that version); skips in
+                  xtask/features-skip-tp3.toml;
                   writes its section of docs/CONFORMANCE.md
+  --matrix        every TinkerPop 3 version of the compatibility matrix in turn (3.7.3, 3.7.5,
+                  3.8.0, 3.8.1), each its own suite on its own port (a server started
+                  there when none answers); each run writes its row of docs/CONFORMANCE.md's
+                  matrix (a single --tinkerpop run writes its row too)
   --serializer S  with --tinkerpop: Client3's serializer, graphbinary1 (default), graphson2,
                   graphson2-untyped, graphson3 or graphson3-untyped; skips (what the format
                   cannot carry) in xtask/features-skip-tp3-<S>.toml (graphson2's: 79 Sets
@@ -156,6 +162,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         tinkerpop3: None,
         serializer: tp3::Serializer::GraphBinary1,
     };
+    let mut matrix = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -193,6 +200,7 @@ pub fn cli(args: &[String]) -> Result<()> {
                 let name = it.next().context("--serializer needs a name")?;
                 opts.serializer = tp3::serializer(name)?;
             }
+            "--matrix" => matrix = true,
             "--verbose" | "-v" => opts.verbose = true,
             "-h" | "--help" => {
                 println!("{HELP}");
@@ -200,6 +208,35 @@ pub fn cli(args: &[String]) -> Result<()> {
             }
             other => bail!("unknown argument {other:?}\n\n{HELP}"),
         }
+    }
+    if matrix {
+        anyhow::ensure!(
+            opts.tinkerpop3.is_none() && opts.url.is_none() && opts.only.is_none(),
+            "--matrix runs every version of {:?} on its own port (no --tinkerpop, --url or --only)",
+            tp3::MATRIX
+        );
+        let mut failed = Vec::new();
+        for v in tp3::MATRIX {
+            eprintln!("xtask: features --matrix: TinkerPop {v}");
+            opts.tinkerpop3 = Some(v.to_string());
+            match run(&opts) {
+                Ok(t) if t.failed == 0 => {}
+                Ok(t) => failed.push(format!("{v}: {} failed", t.failed)),
+                Err(e) => failed.push(format!("{v}: {e:#}")),
+            }
+        }
+        println!(
+            "features --matrix: {} versions, {} with failures",
+            tp3::MATRIX.len(),
+            failed.len()
+        );
+        if !failed.is_empty() {
+            for f in failed {
+                println!("FAIL {f}");
+            }
+            std::process::exit(1);
+        }
+        return Ok(());
     }
     let totals = run(&opts)?;
     if totals.failed > 0 {
@@ -287,12 +324,11 @@ fn run(opts: &Options) -> Result<Totals> {
     };
     let mut scenarios = load(&dir)?;
     let parsed = scenarios.len();
-    let skip_file = if tp3.is_some() {
-        tp3::skip_file(opts.serializer)
-    } else {
-        "xtask/features-skip.toml"
+    let skip_file = match tp3 {
+        Some(v) => tp3::skip_file(v, opts.serializer),
+        None => "xtask/features-skip.toml".to_string(),
     };
-    let skips = skips::load(&project_root().join(skip_file))?;
+    let skips = skips::load(&project_root().join(&skip_file))?;
     // An entry that names no scenario of TinkerPop's files is stale (or misspelt).
     let mut stale = 0;
     if opts.features.is_none() {
@@ -330,7 +366,7 @@ fn run(opts: &Options) -> Result<Totals> {
     // A local URL gets a server started on its port when none answers there (and a reused one
     // is left running); any other URL is taken as it is.
     let (server, port) = match tp3 {
-        Some(v) => (Server::tp3(v, server::INTEGRATION), tp3::DEFAULT_PORT),
+        Some(v) => (Server::tp3(v, server::INTEGRATION), tp3::default_port(v)),
         None => (Server::tp4(server::INTEGRATION), DEFAULT_PORT),
     };
     let url = opts.url.clone().unwrap_or_else(|| server.url(port));
@@ -344,7 +380,7 @@ fn run(opts: &Options) -> Result<Totals> {
     let backend = match tp3 {
         Some(v) => {
             tp3::write_read_feature_data(v)?;
-            Backend::Ws3(rt.block_on(tp3::connect(&url, opts.serializer))?)
+            Backend::Ws3(rt.block_on(tp3::connect(&url, v, opts.serializer))?)
         }
         None => {
             let client = Client::builder(&url)
@@ -366,6 +402,7 @@ fn run(opts: &Options) -> Result<Totals> {
             mode,
             via: opts.via,
             lookups: BTreeMap::new(),
+            translate: tp3.is_some_and(tp3::translates),
             responses: Default::default(),
             bulked: Default::default(),
         };
@@ -453,7 +490,11 @@ fn run(opts: &Options) -> Result<Totals> {
     if let (Some(v), None, [run], tp3::Serializer::GraphBinary1) =
         (tp3, &opts.only, per_mode.as_slice(), opts.serializer)
     {
-        tp3::write_section(&tp3::section(v, &scenarios, run, &skips))?;
+        // The 3.7.3 run keeps its own section (CI's); every version writes its matrix row.
+        if v == "3.7.3" {
+            tp3::write_section(&tp3::section(v, &scenarios, run, &skips))?;
+        }
+        tp3::write_matrix_row(&tp3::matrix_row(v, &scenarios, run, &skips))?;
     }
     if opts.compare_go {
         if let Err(e) = gocompare::run(&url, &dir, &scenarios, &per_mode) {
@@ -623,6 +664,9 @@ struct Runner {
     via: Via,
     /// Lookups of the graphs that are never modified, by traversal source.
     lookups: BTreeMap<String, std::rc::Rc<Lookup>>,
+    /// TinkerPop 3.8+: the scenarios' texts are canonical gremlin-lang
+    /// ([`tp3::lang_to_groovy`]).
+    translate: bool,
     /// Responses read, and how many of them came bulked.
     responses: std::cell::Cell<usize>,
     bulked: std::cell::Cell<usize>,
@@ -645,6 +689,16 @@ struct State {
 }
 
 impl Runner {
+    /// A scenario's text as gremlin-groovy reads it ([`tp3::groovy_text`], after
+    /// [`tp3::lang_to_groovy`] for a 3.8+ suite).
+    fn groovy(&self, text: &str) -> String {
+        if self.translate {
+            tp3::groovy_text(&tp3::lang_to_groovy(text))
+        } else {
+            tp3::groovy_text(text)
+        }
+    }
+
     async fn submit(&self, source: &str, text: &str, params: &[Param]) -> Answer {
         let client = match &self.backend {
             Backend::Http(c) => c,
@@ -752,7 +806,8 @@ impl Runner {
                     .docstring
                     .as_deref()
                     .context("initializer without text")?;
-                let res = self.submit(&st.source, init.trim(), &[]).await;
+                let init = self.groovy(init.trim());
+                let res = self.submit(&st.source, &init, &[]).await;
                 match res {
                     Ok(r) if !r.is_empty() => {}
                     Ok(_) => bail!("the graph initializer returned nothing"),
@@ -786,7 +841,7 @@ impl Runner {
                     .as_deref()
                     .context("traversal without text")?;
                 st.traversal = Some(match self.backend {
-                    Backend::Ws3(_) => tp3::groovy_text(t.trim()),
+                    Backend::Ws3(_) => self.groovy(t.trim()),
                     Backend::Http(_) => t.trim().to_string(),
                 });
             } else if text == "iterated to list" || text == "iterated next" {

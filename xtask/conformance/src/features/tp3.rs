@@ -29,8 +29,42 @@ use super::{Answer, Param, CLIENT_ERROR};
 use crate::server::resolve::DEPENDENCY_PLUGIN;
 use crate::util::{project_root, run as run_cmd};
 
-/// The port of the TinkerPop 3 integration server this command starts when none answers.
+/// The port of the TinkerPop 3.7.3 integration server this command starts when none answers.
 pub const DEFAULT_PORT: u16 = 8186;
+
+/// The port of the integration server of TinkerPop `version` that this command starts when
+/// none answers (and no `--url` is given): one per version of the matrix, so that a server of
+/// one version left running is never taken for another's; [`DEFAULT_PORT`] for the others.
+/// [`connect`] checks the version that answers all the same.
+pub fn default_port(version: &str) -> u16 {
+    match version {
+        "3.6.8" => 8176,
+        "3.7.5" => 8177,
+        "3.8.0" => 8178,
+        "3.8.1" => 8179,
+        _ => DEFAULT_PORT,
+    }
+}
+
+/// The script that asks a Gremlin Server its TinkerPop version.
+pub const VERSION_SCRIPT: &str = "org.apache.tinkerpop.gremlin.util.Gremlin.version()";
+
+/// Refuses a server whose `Gremlin.version()` answer `got` is not `want`.
+pub fn check_version(url: &str, want: &str, got: &Answer) -> Result<()> {
+    match got.as_deref() {
+        Ok([Value::String(v)]) if v == want => Ok(()),
+        Ok([Value::String(v)]) => bail!(
+            "the server at {url} runs TinkerPop {v}, not {want}: the {want} suite is run against \
+             a {want} server only; stop that one, or start a {want} server elsewhere (`cargo \
+             xtask server --tinkerpop {want} --dataset integration --port N --detach`) and pass \
+             `--url ws://127.0.0.1:N/gremlin`"
+        ),
+        other => bail!(
+            "the server at {url} did not tell its TinkerPop version ({VERSION_SCRIPT} gave \
+             {other:?}); the {want} suite needs a Gremlin Server {want}"
+        ),
+    }
+}
 /// The skip list of the TinkerPop 3 suite.
 pub const SKIP_FILE: &str = "xtask/features-skip-tp3.toml";
 
@@ -285,6 +319,240 @@ fn rewrite_code(code: &str) -> String {
     out
 }
 
+/// Whether the scenario texts of TinkerPop `version`'s suite are canonical gremlin-lang, to be
+/// made Groovy by [`lang_to_groovy`]: from 3.8 on (numbers as `1b`, `1s`, `1n`, `1m`, `5.0`
+/// for a Double, `{...}` Sets, `UUID(...)`, `DateTime(...)`, strategies without `new`,
+/// `T.label:` map keys), which gremlin-groovy does not read as is. (gremlin-core 3.8's own
+/// `GremlinTranslator` to Groovy was tried: it leaves most of these as they are, and drops
+/// the strategies of `withStrategies(RepeatUnrollStrategy)`.)
+pub fn translates(version: &str) -> bool {
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (3, 8)
+}
+
+/// Strategies that gremlin-groovy 3.8 does not import, by their full names.
+const UNIMPORTED: &[(&str, &str)] = &[
+    (
+        "RepeatUnrollStrategy",
+        "org.apache.tinkerpop.gremlin.process.traversal.strategy.optimization.RepeatUnrollStrategy",
+    ),
+    (
+        "PathRetractionStrategy",
+        "org.apache.tinkerpop.gremlin.process.traversal.strategy.optimization.PathRetractionStrategy",
+    ),
+];
+
+/// A 3.8+ scenario text (canonical gremlin-lang) as gremlin-groovy reads it, outside string
+/// literals: `1b` `((byte) 1)`, `1s` `((short) 1)`, `1n` `(new BigInteger('1'))`, `1m`
+/// `(new BigDecimal('1'))`, an unsuffixed `5.0` the Double `5.0d`; `{a, b}` `([a, b] as Set)`;
+/// `UUID("...")` / `UUID()` as `java.util.UUID`'s (a bare `UUID` is `GType.UUID` in Groovy);
+/// `DateTime(` `datetime(`; a strategy with a configuration, `SeedStrategy(seed: 1)`, as
+/// `SeedStrategy.create(new MapConfiguration([seed: 1]))` (what gremlin-lang's own engine
+/// does), `withStrategies(OptionsStrategy)` as a built instance, and the strategies Groovy does
+/// not import by their full names; `T.label:` map keys in parentheses; `mergeV(xx1)` /
+/// `mergeE(xx1)` with a `(Map)` cast (the parameter may be null) and `hasLabel(null, null)`
+/// with `(String)` casts, the overloads Groovy cannot pick.
+pub fn lang_to_groovy(text: &str) -> String {
+    let c: Vec<char> = text.chars().collect();
+    let n = c.len();
+    // Which characters are code (outside string literals).
+    let mut code = vec![true; n];
+    let mut i = 0;
+    while i < n {
+        if c[i] == '"' || c[i] == '\'' {
+            let q = c[i];
+            code[i] = false;
+            i += 1;
+            while i < n {
+                code[i] = false;
+                if c[i] == '\\' {
+                    if i + 1 < n {
+                        code[i + 1] = false;
+                    }
+                    i += 2;
+                    continue;
+                }
+                i += 1;
+                if c[i - 1] == q {
+                    break;
+                }
+            }
+        } else {
+            i += 1;
+        }
+    }
+    let word = |ch: char| ch.is_alphanumeric() || ch == '_';
+    let rest_is = |i: usize, s: &str| c[i..].iter().copied().take(s.chars().count()).eq(s.chars());
+    let mut out = String::new();
+    // What each open parenthesis closes with.
+    let mut parens: Vec<&'static str> = Vec::new();
+    i = 0;
+    while i < n {
+        let ch = c[i];
+        if !code[i] {
+            // `$` in a Groovy string starts an interpolation (`"...MatchStep$CountMatchAlgorithm"`).
+            if ch == '$' {
+                out.push('\\');
+            }
+            out.push(ch);
+            i += 1;
+            continue;
+        }
+        let starts = i == 0 || !(word(c[i - 1]) || c[i - 1] == '.' || c[i - 1] == '$');
+        match ch {
+            '{' => out.push_str("(["),
+            '}' => out.push_str("] as Set)"),
+            '(' => {
+                parens.push(")");
+                out.push('(');
+            }
+            ')' => out.push_str(parens.pop().unwrap_or(")")),
+            d if d.is_ascii_digit() && starts => {
+                let mut j = i;
+                while j < n && c[j].is_ascii_digit() {
+                    j += 1;
+                }
+                if j + 1 < n && c[j] == '.' && c[j + 1].is_ascii_digit() {
+                    j += 1;
+                    while j < n && c[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                }
+                if j < n && (c[j] == 'e' || c[j] == 'E') {
+                    let mut k = j + 1;
+                    if k < n && (c[k] == '+' || c[k] == '-') {
+                        k += 1;
+                    }
+                    if k < n && c[k].is_ascii_digit() {
+                        j = k;
+                        while j < n && c[j].is_ascii_digit() {
+                            j += 1;
+                        }
+                    }
+                }
+                let mut num: String = c[i..j].iter().collect();
+                let suffix = match c.get(j) {
+                    Some(s)
+                        if "bBsSnNmMiIlLfFdD".contains(*s)
+                            && !c.get(j + 1).is_some_and(|x| word(*x)) =>
+                    {
+                        j += 1;
+                        Some(s.to_ascii_lowercase())
+                    }
+                    _ => None,
+                };
+                // A unary minus goes inside the cast.
+                if out.ends_with('-') {
+                    let before = out[..out.len() - 1].trim_end();
+                    if before.is_empty() || before.ends_with(['(', ',', '[', ':']) {
+                        out.pop();
+                        num.insert(0, '-');
+                    }
+                }
+                let decimal = num.contains(['.', 'e', 'E']);
+                match suffix {
+                    Some('b') => out.push_str(&format!("((byte) {num})")),
+                    Some('s') => out.push_str(&format!("((short) {num})")),
+                    Some('n') => out.push_str(&format!("(new BigInteger('{num}'))")),
+                    Some('m') => out.push_str(&format!("(new BigDecimal('{num}'))")),
+                    Some(s) => {
+                        out.push_str(&num);
+                        out.push(s);
+                    }
+                    None if decimal => {
+                        out.push_str(&num);
+                        out.push('d');
+                    }
+                    None => out.push_str(&num),
+                }
+                i = j;
+                continue;
+            }
+            w if word(w) && (i == 0 || !(word(c[i - 1]) || c[i - 1] == '$')) => {
+                let mut j = i;
+                while j < n && word(c[j]) {
+                    j += 1;
+                }
+                let name: String = c[i..j].iter().collect();
+                // A dotted map key: `T.label:`.
+                let mut k = j;
+                while k < n && (word(c[k]) || c[k] == '.') {
+                    k += 1;
+                }
+                let before = out.trim_end();
+                if k > j && k < n && c[k] == ':' && (before.ends_with('[') || before.ends_with(','))
+                {
+                    let key: String = c[i..k].iter().collect();
+                    out.push_str(&format!("({key})"));
+                    i = k;
+                    continue;
+                }
+                let after_dot = i > 0 && c[i - 1] == '.';
+                let next = c.get(j).copied();
+                if name == "UUID" && next == Some('(') && !after_dot {
+                    if rest_is(j, "()") {
+                        out.push_str("java.util.UUID.randomUUID()");
+                        i = j + 2;
+                    } else {
+                        out.push_str("java.util.UUID.fromString");
+                        i = j;
+                    }
+                    continue;
+                }
+                if name == "DateTime" && next == Some('(') && !after_dot {
+                    out.push_str("datetime");
+                    i = j;
+                    continue;
+                }
+                if (name == "mergeV" || name == "mergeE") && rest_is(j, "(xx") {
+                    let mut k = j + 3;
+                    while k < n && c[k].is_ascii_digit() {
+                        k += 1;
+                    }
+                    if c.get(k) == Some(&')') {
+                        let var: String = c[j + 1..k].iter().collect();
+                        out.push_str(&format!("{name}((Map) {var})"));
+                        i = k + 1;
+                        continue;
+                    }
+                }
+                if name == "hasLabel" && rest_is(j, "(null, null)") {
+                    out.push_str("hasLabel((String) null, (String) null)");
+                    i = j + "(null, null)".len();
+                    continue;
+                }
+                if name.ends_with("Strategy") && !after_dot {
+                    let full = UNIMPORTED
+                        .iter()
+                        .find(|(s, _)| *s == name)
+                        .map_or(name.as_str(), |(_, f)| f);
+                    if next == Some('(') && !out.ends_with("new ") {
+                        out.push_str(&format!(
+                            "{full}.create(new org.apache.commons.configuration2.MapConfiguration(["
+                        ));
+                        parens.push("]))");
+                        i = j + 1;
+                        continue;
+                    }
+                    if name == "OptionsStrategy" && out.ends_with("withStrategies(") {
+                        out.push_str("OptionsStrategy.build().create()");
+                    } else {
+                        out.push_str(full);
+                    }
+                    i = j;
+                    continue;
+                }
+                out.push_str(&name);
+                i = j;
+                continue;
+            }
+            other => out.push(other),
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Parameters sent so far as bindings, and as Groovy definitions.
 pub static SENT: [std::sync::atomic::AtomicUsize; 2] = [
     std::sync::atomic::AtomicUsize::new(0),
@@ -336,7 +604,16 @@ pub async fn submit(client: &Client3, source: &str, text: &str, params: &[Param]
 fn error_text(e: Error3) -> String {
     match e {
         Error3::Server { message, .. } => message,
-        other => format!("{CLIENT_ERROR}{other}"),
+        other => {
+            // The whole chain: `invalid response message` alone does not say what was wrong.
+            let mut text = format!("{CLIENT_ERROR}{other}");
+            let mut source = std::error::Error::source(&other);
+            while let Some(e) = source {
+                let _ = write!(text, ": {e}");
+                source = e.source();
+            }
+            text
+        }
     }
 }
 
@@ -357,21 +634,24 @@ pub fn serializer(name: &str) -> Result<Serializer> {
     })
 }
 
-/// The skip list of a run through `serializer`: [`SKIP_FILE`] for GraphBinary 1, one of its
-/// own (what the format cannot carry, with the reason) for each GraphSON.
-pub fn skip_file(serializer: Serializer) -> &'static str {
+/// The skip list of a run of TinkerPop `version`'s suite through `serializer`: [`SKIP_FILE`]
+/// for 3.7.3's through GraphBinary 1, `xtask/features-skip-tp3-<version>.toml` for another
+/// version's (what that server itself gets wrong, with the reason), and one of its own (what
+/// the format cannot carry) for each GraphSON.
+pub fn skip_file(version: &str, serializer: Serializer) -> String {
     match serializer {
-        Serializer::GraphSon2 => "xtask/features-skip-tp3-graphson2.toml",
-        Serializer::GraphSon2Untyped => "xtask/features-skip-tp3-graphson2-untyped.toml",
-        Serializer::GraphSon3 => "xtask/features-skip-tp3-graphson3.toml",
-        Serializer::GraphSon3Untyped => "xtask/features-skip-tp3-graphson3-untyped.toml",
-        _ => SKIP_FILE,
+        Serializer::GraphSon2 => "xtask/features-skip-tp3-graphson2.toml".into(),
+        Serializer::GraphSon2Untyped => "xtask/features-skip-tp3-graphson2-untyped.toml".into(),
+        Serializer::GraphSon3 => "xtask/features-skip-tp3-graphson3.toml".into(),
+        Serializer::GraphSon3Untyped => "xtask/features-skip-tp3-graphson3-untyped.toml".into(),
+        _ if version == "3.7.3" => SKIP_FILE.into(),
+        _ => format!("xtask/features-skip-tp3-{version}.toml"),
     }
 }
 
-/// Connects to the server at `url` through `serializer` and checks that it has the
-/// integration layout.
-pub async fn connect(url: &str, serializer: Serializer) -> Result<Client3> {
+/// Connects to the server at `url` through `serializer` and checks that it runs TinkerPop
+/// `version` and has the integration layout.
+pub async fn connect(url: &str, version: &str, serializer: Serializer) -> Result<Client3> {
     let options = graphbinary_client::ws::Options3 {
         serializer,
         ..Default::default()
@@ -380,6 +660,11 @@ pub async fn connect(url: &str, serializer: Serializer) -> Result<Client3> {
         .await
         .context("connecting timed out")?
         .with_context(|| format!("connecting to {url}"))?;
+    check_version(
+        url,
+        version,
+        &submit(&client, "g", VERSION_SCRIPT, &[]).await,
+    )?;
     for (source, count) in [
         ("gmodern", 6),
         ("gcrew", 6),
@@ -397,11 +682,105 @@ pub async fn connect(url: &str, serializer: Serializer) -> Result<Client3> {
             bail!(
                 "the server at {url} does not have the integration layout ({source}: \
                  g.V().count() gave {got:?}); start one with `cargo xtask server3 --dataset \
-                 integration --port {DEFAULT_PORT}`"
+                 integration --tinkerpop {version} --port N`"
             );
         }
     }
     Ok(client)
+}
+
+/// The TinkerPop 3 versions of the compatibility matrix (`cargo xtask features --matrix`).
+/// Not 3.6.8: its server runs here (`cargo xtask server --tinkerpop 3.6.8`), but its suite,
+/// gremlin-test 3.6.8, is not served by the Maven registry these machines reach.
+pub const MATRIX: &[&str] = &["3.7.3", "3.7.5", "3.8.0", "3.8.1"];
+/// The matrix section of docs/CONFORMANCE.md: one row per version, each written by that
+/// version's run.
+pub const MATRIX_START: &str =
+    "<!-- tinkerpop3-matrix: rows written by `cargo xtask features --tinkerpop V` / `--matrix` -->";
+/// The end of that section.
+pub const MATRIX_END: &str = "<!-- /tinkerpop3-matrix -->";
+const MATRIX_HEAD: &str = "| Gremlin Server | scenarios | passed | failed | expected failures | \
+skipped | passed share | time |\n|---|---:|---:|---:|---:|---:|---:|---:|";
+
+/// One version's row of the matrix: its counts (GraphBinary 1 over WebSocket).
+pub fn matrix_row(
+    version: &str,
+    scenarios: &[super::Scenario],
+    run: &super::ModeRun,
+    skips: &super::skips::Skips,
+) -> String {
+    use super::Outcome;
+    let count = |o: Outcome| run.outcomes.iter().filter(|(_, x)| *x == o).count();
+    let expected = scenarios
+        .iter()
+        .filter(|sc| {
+            skips
+                .get(&sc.file, &sc.name)
+                .is_some_and(|e| e.expect == super::skips::Expect::Fail)
+        })
+        .count();
+    let (passed, failed, skipped) = (
+        count(Outcome::Passed),
+        count(Outcome::Failed),
+        count(Outcome::Skipped),
+    );
+    let share = if scenarios.is_empty() {
+        0.0
+    } else {
+        100.0 * passed as f64 / scenarios.len() as f64
+    };
+    format!(
+        "| {version} | {} | {passed} | {failed} | {expected} | {skipped} | {share:.2}% | {} |",
+        scenarios.len(),
+        crate::util::secs(run.took)
+    )
+}
+
+/// The matrix section with `row` put in (replacing that version's), rows by version.
+pub fn matrix_with(text: &str, row: &str) -> String {
+    let version = |r: &str| r.split('|').nth(1).unwrap_or_default().trim().to_string();
+    let key = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
+    let mut rows: Vec<String> = match (text.find(MATRIX_START), text.find(MATRIX_END)) {
+        (Some(a), Some(b)) if a < b => text[a..b]
+            .lines()
+            .filter(|l| l.starts_with("| 3."))
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    };
+    rows.retain(|r| version(r) != version(row));
+    rows.push(row.to_string());
+    rows.sort_by_key(|r| key(&version(r)));
+    format!(
+        "{MATRIX_START}\n\n## TinkerPop 3 compatibility matrix (GraphBinary 1 over WebSocket)\n\n\
+         Each row: that version's own Gherkin suite (its gremlin-test jar) through \
+         `graphbinary_client::ws::Client3` against a Gremlin Server of that version with the \
+         suite's graphs, checked to answer `Gremlin.version()` with it; written by `cargo xtask \
+         features --tinkerpop V` (or `--matrix`, every row). Expected failures are the \
+         `expect = \"fail\"` entries of `xtask/features-skip-tp3-V.toml` (a missing file lists none; 3.7.3: \
+         `{SKIP_FILE}`), what that server itself answers wrongly, each with its reason; the skipped \
+         column counts them with the `expect = \"skip\"` ones (not run). Times are of a shared \
+         2-core machine. No row for 3.6.8: its server starts here (`cargo xtask server \
+         --tinkerpop 3.6.8`, Java 17), but its suite, gremlin-test 3.6.8, is not served by the \
+         Maven registry these machines reach.\n\n{MATRIX_HEAD}\n{}\n\n{MATRIX_END}",
+        rows.join("\n")
+    )
+}
+
+/// Writes `row` into the matrix section of docs/CONFORMANCE.md (appended if missing).
+pub fn write_matrix_row(row: &str) -> Result<()> {
+    let path = project_root().join("docs/CONFORMANCE.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let section = matrix_with(&text, row);
+    let new = match (text.find(MATRIX_START), text.find(MATRIX_END)) {
+        (Some(a), Some(b)) if a < b => {
+            format!("{}{section}{}", &text[..a], &text[b + MATRIX_END.len()..])
+        }
+        _ => format!("{}\n\n{section}\n", text.trim_end()),
+    };
+    std::fs::write(&path, new)?;
+    eprintln!("xtask: wrote the row of docs/CONFORMANCE.md's TinkerPop 3 matrix");
+    Ok(())
 }
 
 /// The section of docs/CONFORMANCE.md that the TinkerPop 3 run writes and `--compare-go` keeps.
@@ -467,8 +846,9 @@ pub fn section(
          Maven Central), run through `graphbinary_client::ws::Client3` against a Gremlin Server \
          {version} with the suite's graphs (`cargo xtask server3 --tinkerpop {version} \
          --dataset integration`): each traversal an `eval` script (gremlin-groovy) with its \
-         parameters as bindings. Skipped: `{SKIP_FILE}`, each with its reason.\n",
-        scenarios.len()
+         parameters as bindings. Skipped: `{}`, each with its reason.\n",
+        scenarios.len(),
+        skip_file(version, Serializer::GraphBinary1)
     );
     let share = |p: usize, n: usize| {
         if n == 0 {
@@ -588,6 +968,82 @@ mod tests {
             groovy_text(r#"g.inject("mergeV(null)")"#),
             r#"g.inject("mergeV(null)")"#
         );
+    }
+
+    #[test]
+    fn a_server_of_another_version_is_refused() {
+        let url = "ws://127.0.0.1:8186/gremlin";
+        let answer = |v: &str| Ok(vec![Value::String(v.into())]);
+        assert!(check_version(url, "3.8.1", &answer("3.8.1")).is_ok());
+        let e = check_version(url, "3.8.1", &answer("3.7.3")).unwrap_err();
+        assert!(
+            e.to_string().contains("runs TinkerPop 3.7.3, not 3.8.1"),
+            "{e}"
+        );
+        let e = check_version(url, "3.8.1", &Err("no such class".into())).unwrap_err();
+        assert!(
+            e.to_string().contains("did not tell its TinkerPop version"),
+            "{e}"
+        );
+        assert_eq!(default_port("3.7.3"), DEFAULT_PORT);
+        assert_ne!(default_port("3.8.1"), default_port("3.8.0"));
+    }
+
+    #[test]
+    fn gremlin_lang_of_3_8_becomes_groovy() {
+        assert_eq!(
+            lang_to_groovy("g.inject(1b,-128b, 2s,3n,4.5m,5.0,1i,2l,-1.5d,{1,\"a{b}\"},{})"),
+            "g.inject(((byte) 1),((byte) -128), ((short) 2),(new BigInteger('3')),\
+             (new BigDecimal('4.5')),5.0d,1i,2l,-1.5d,([1,\"a{b}\"] as Set),([] as Set))"
+        );
+        assert_eq!(
+            lang_to_groovy("g.V(xx1).sum().math(\"_ - 1\")"),
+            "g.V(xx1).sum().math(\"_ - 1\")"
+        );
+        assert_eq!(
+            lang_to_groovy(
+                "g.inject(UUID('f47a'), UUID(), DateTime('2023')).is(typeOf(GType.UUID))"
+            ),
+            "g.inject(java.util.UUID.fromString('f47a'), java.util.UUID.randomUUID(), \
+             datetime('2023')).is(typeOf(GType.UUID))"
+        );
+        assert_eq!(
+            lang_to_groovy("g.withStrategies(SeedStrategy(seed: 99), RepeatUnrollStrategy).withStrategies(OptionsStrategy).withoutStrategies(OptionsStrategy)"),
+            "g.withStrategies(SeedStrategy.create(new org.apache.commons.configuration2.\
+             MapConfiguration([seed: 99])), org.apache.tinkerpop.gremlin.process.traversal.\
+             strategy.optimization.RepeatUnrollStrategy).withStrategies(OptionsStrategy.build().\
+             create()).withoutStrategies(OptionsStrategy)"
+        );
+        assert_eq!(
+            lang_to_groovy("g.withStrategies(new SubgraphStrategy(vertices: __.has(\"x\")))"),
+            "g.withStrategies(new SubgraphStrategy(vertices: __.has(\"x\")))"
+        );
+        assert_eq!(
+            lang_to_groovy("g.mergeE([T.label:\"a\", (OUT):1, name:\"b\"]).mergeV(xx1).V().hasLabel(null, null)"),
+            "g.mergeE([(T.label):\"a\", (OUT):1, name:\"b\"]).mergeV((Map) xx1).V().\
+             hasLabel((String) null, (String) null)"
+        );
+        assert_eq!(lang_to_groovy("g.V(\"a$b\")"), "g.V(\"a\\$b\")");
+        assert!(translates("3.8.1") && translates("3.9.0") && !translates("3.7.5"));
+    }
+
+    #[test]
+    fn matrix_rows_are_replaced_by_version_and_sorted() {
+        let one = matrix_with(
+            "# x\n",
+            "| 3.8.1 | 2061 | 2061 | 0 | 0 | 0 | 100.00% | 17s |",
+        );
+        let two = matrix_with(&one, "| 3.7.5 | 1515 | 1500 | 15 | 0 | 0 | 99.01% | 12s |");
+        let three = matrix_with(&two, "| 3.8.1 | 2061 | 2060 | 1 | 0 | 0 | 99.95% | 17s |");
+        let rows: Vec<&str> = three.lines().filter(|l| l.starts_with("| 3.")).collect();
+        assert_eq!(
+            rows,
+            [
+                "| 3.7.5 | 1515 | 1500 | 15 | 0 | 0 | 99.01% | 12s |",
+                "| 3.8.1 | 2061 | 2060 | 1 | 0 | 0 | 99.95% | 17s |"
+            ]
+        );
+        assert!(three.starts_with(MATRIX_START) && three.ends_with(MATRIX_END));
     }
 
     #[test]

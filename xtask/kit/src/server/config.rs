@@ -161,21 +161,37 @@ fn tp3_vars(server: &Server, conf: &Path, lib: &Path) -> Result<Vec<(&'static st
     } else {
         "ssl: { enabled: false }".to_string()
     };
-    // GraphSONUntypedMessageSerializerV3 is new in TinkerPop 3.7.
-    let untyped_v3 = match &server.kind {
-        Kind::Tp3(v) if !v.starts_with("3.5.") && !v.starts_with("3.6.") => {
-            "  - { className: org.apache.tinkerpop.gremlin.util.ser.GraphSONUntypedMessageSerializerV3 }\n"
-                .to_string()
-        }
-        _ => String::new(),
+    // 3.5 and 3.6 keep their serializers in gremlin-driver's `driver.ser`, the GraphSON ones
+    // named `...V3d0`, `...V2d0` (and TinkerGraph's registries `TinkerIoRegistryV3d0`, ...); 3.7 moved them to gremlin-util's `util.ser`, renamed them
+    // `...V3`, `...V2`, and added GraphSONUntypedMessageSerializerV3.
+    let pkg = serializer_package(&server.kind);
+    let untyped_v3 = if pkg == SER_3_7 {
+        format!("  - {{ className: {SER_3_7}.GraphSONUntypedMessageSerializerV3 }}\n")
+    } else {
+        String::new()
     };
     Ok(vec![
         ("@UNTYPED_V3@", untyped_v3),
+        ("@SER@", pkg.to_string()),
+        ("@D0@", if pkg == SER_3_6 { "d0" } else { "" }.to_string()),
         ("@GRAPHS@", graphs),
         ("@SCRIPT@", script.to_string()),
         ("@AUTHENTICATION@", authentication),
         ("ssl: { enabled: false }", ssl),
     ])
+}
+
+/// The serializers' package from TinkerPop 3.7 on.
+const SER_3_7: &str = "org.apache.tinkerpop.gremlin.util.ser";
+/// Their package before 3.7.
+const SER_3_6: &str = "org.apache.tinkerpop.gremlin.driver.ser";
+
+/// The Java package of the message serializers of a server of `kind`.
+fn serializer_package(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Tp3(v) if v.starts_with("3.5.") || v.starts_with("3.6.") => SER_3_6,
+        _ => SER_3_7,
+    }
 }
 
 /// The placeholders of the JanusGraph template: the graph's properties file and its start-up
@@ -292,4 +308,22 @@ fn copy_suite_data(state: &Path) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_version_names_its_own_serializer_classes() {
+        assert_eq!(serializer_package(&Kind::Tp3("3.6.8".into())), SER_3_6);
+        assert_eq!(serializer_package(&Kind::Tp3("3.5.7".into())), SER_3_6);
+        for v in ["3.7.3", "3.7.5", "3.8.0", "3.8.1"] {
+            assert_eq!(serializer_package(&Kind::Tp3(v.into())), SER_3_7, "{v}");
+        }
+        assert_eq!(
+            serializer_package(&Kind::JanusGraph("1.1.0".into())),
+            SER_3_7
+        );
+    }
 }

@@ -4,10 +4,7 @@
 
 use std::borrow::Cow;
 
-use graphbinary_client::process::{
-    Barrier, Cardinality, Column, Direction, GType, Merge, Operator, Order, Pick, Pop, Scope,
-    StepOn, WithOptions, DT, IO, STEPS, T,
-};
+use graphbinary_client::process::{StepOn, Token, STEPS};
 use rustyline::completion::{Completer, Pair};
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
@@ -59,14 +56,6 @@ pub struct Words {
     tokens: Vec<String>,
 }
 
-macro_rules! tokens {
-    ($out:ident: $($class:ident),*) => {$(
-        for t in $class::ALL {
-            $out.push(format!("{}.{}", $class::CLASS, t.as_str()));
-        }
-    )*};
-}
-
 impl Words {
     /// The words of the generated tables.
     pub fn new() -> Words {
@@ -82,9 +71,7 @@ impl Words {
                 list.push(s.gremlin);
             }
         }
-        let mut tokens = Vec::new();
-        tokens!(tokens: T, Order, Scope, Column, Direction, Cardinality, Pop, Operator, Merge,
-            Pick, DT, GType, Barrier, WithOptions, IO);
+        let tokens = Token::all().map(|t| t.to_string()).collect();
         Words {
             steps,
             predicates,
