@@ -14,12 +14,14 @@ use graphbinary_kit::{cluster, server, util};
 use fuzz_cmd as fuzz;
 
 const USAGE: &str =
-    "usage: cargo xtask <regen|api|server|server3|demo|features|ci|bench|replay|fuzz|failover|cluster> [options]
+    "usage: cargo xtask <regen|api|server|server3|demo|features|ci|bench|replay|link|fuzz|failover|cluster> [options]
   demo [--port N]    start a local server if none answers and run a few queries
-  bench [--quick] [--only inproc|e2e|memory|process|tp3] [--port N] [--port3 N]
+  bench [--quick] [--only inproc|e2e|memory|process|tp3|wan] [--port N] [--port3 N]
                      run the benchmarks and write BENCHMARKS.md
   replay [--from URL] [--port N] [--deflate] QUERY...
                      record a server's responses to QUERY once, then serve them at full speed
+  link --listen HOST:PORT --to HOST:PORT --link 30ms,200mbit [--check]
+                     a simulated WAN link (delay, bandwidth, handshake) in front of a server
   regen [--check]    regenerate the Rust generated from spec/ (--check: fail if stale)
   api [--check]      write graphbinary-client/api.txt, the public API as sorted text from
                      nightly rustdoc JSON (--check: fail with the changed lines if stale)
@@ -65,6 +67,7 @@ fn main() {
         Some("features") => exec("graphbinary-conformance", &args),
         Some("bench") => exec("graphbinary-bench", &args),
         Some("replay") => exec("graphbinary-bench", &args),
+        Some("link") => graphbinary_kit::link::cli(rest),
         Some("fuzz") => exec("graphbinary-fuzzing", &args),
         _ => {
             eprintln!("{USAGE}");

@@ -147,7 +147,7 @@ impl Raw {
     /// `submit` sends it) and reads the answer's frames up to the message whose status is
     /// not 206; returns the payload bytes.
     async fn eval(&mut self, query: &str) -> Result<u64, String> {
-        use graphbinary_client::format::graphbinary1::{new_request_id, RequestMessage};
+        use graphbinary_client::ws::{new_request_id, RequestMessage};
         use graphbinary_client::Value;
         let mut req = RequestMessage::eval(query);
         req.request_id = new_request_id();

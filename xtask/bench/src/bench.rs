@@ -15,6 +15,8 @@
 //!    beside the Java, Python and Go 3.7.3 drivers and gremlin-client 0.8.
 //! 6. Console start-up (`console`, [`console`]): `graphbinary console` against the Gremlin
 //!    Console 3.7.3, time to the first prompt and to the first result.
+//! 7. WAN link (`wan`, [`wan`]): the Gremlin Server 4 behind the simulated link of
+//!    `graphbinary_kit::link` (issue 43), compression on and off, beside the link's floor.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -36,6 +38,7 @@ mod replayed;
 mod results;
 mod tables;
 mod tp3;
+mod wan;
 mod write;
 
 use tables::{
@@ -44,7 +47,7 @@ use tables::{
 };
 
 const HELP: &str =
-    "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process|tp3|console|write]...
+    "usage: cargo xtask bench [--quick] [--only inproc|e2e|memory|process|tp3|console|write|wan]...
                          [--port N] [--replay-port N] [--port3 N] [--write-port N]
        cargo xtask bench --report-only
 
@@ -57,8 +60,10 @@ e2e/memory unless one answers on --port.
   --only PART   run only PART (repeatable): inproc, e2e, memory, process, tp3 (TinkerPop
                 3.7.3 over WebSocket), console (start-up of `graphbinary console` and of the
                 Gremlin Console 3.7.3), write (air-routes loaded into an empty 4.0 and
-                exported, against a per-element loop); `--only tp3`, `--only console` or
-                `--only write` alone replaces just its section of BENCHMARKS.md
+                exported, against a per-element loop), wan (the Gremlin Server behind a
+                simulated WAN link on ports 8250-8252, compression on and off); `--only tp3`,
+                `--only console`, `--only write` or `--only wan` alone replaces just its
+                section of BENCHMARKS.md
   --port N      the Gremlin Server port (default 8182)
   --replay-port N
                 the port of the replay server of the e2e's replayed rows (default: --port + 1)
@@ -95,8 +100,8 @@ const GLIBC_KEEP: &str =
     "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432";
 
 /// Every part, in the order a full run reports them.
-const PARTS: [&str; 7] = [
-    "inproc", "e2e", "memory", "process", "tp3", "console", "write",
+const PARTS: [&str; 8] = [
+    "inproc", "e2e", "memory", "process", "tp3", "console", "write", "wan",
 ];
 
 struct Opts {
@@ -130,13 +135,13 @@ pub fn cli(args: &[String]) -> Result<()> {
                 return results::report_only(&project_root());
             }
             "--only" => {
-                let p = it
-                    .next()
-                    .context("--only needs inproc, e2e, memory, process, tp3, console or write")?;
+                let p = it.next().context(
+                    "--only needs inproc, e2e, memory, process, tp3, console, write or wan",
+                )?;
                 for p in p.split(',') {
                     if !PARTS.contains(&p) {
                         bail!(
-                            "--only takes inproc, e2e, memory, process, tp3, console or write, not {p:?}"
+                            "--only takes inproc, e2e, memory, process, tp3, console, write or wan, not {p:?}"
                         );
                     }
                     if !o.parts.iter().any(|q| q == p) {
@@ -253,11 +258,16 @@ fn run(o: &Opts) -> Result<()> {
     if o.parts.iter().any(|p| p == "write") {
         write::run(o.quick, o.write_port, &mut rep)?;
     }
+    if o.parts.iter().any(|p| p == "wan") {
+        let client = build_client(&mut rep)?;
+        wan::run(o.quick, o.port, &mut rep, &client)?;
+    }
     // A part with a section of its own, run alone, replaces only its section.
     for (part, start, title) in [
         ("tp3", tp3::SECTION_START, "TinkerPop 3"),
         ("console", console::SECTION_START, "console"),
         ("write", write::SECTION_START, "write"),
+        ("wan", wan::SECTION_START, "WAN link"),
     ] {
         if o.parts == [part] {
             splice_alone(&mut rep, part, start, title, started, &load_before)?;

@@ -5,5 +5,6 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 pub mod cluster;
+pub mod link;
 pub mod server;
 pub mod util;
