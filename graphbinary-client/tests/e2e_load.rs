@@ -421,3 +421,188 @@ async fn http_malformed_rows_are_named_and_the_rest_loads() {
     g.v(ids).drop().iterate().await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 40, JanusGraph's key index: JanusGraph 1.1.0 on BerkeleyJE with
+/// `query.force-index=true` (env `GREMLIN_WS_JANUSGRAPH_BDB_URL`, for instance
+/// `cargo xtask server --janusgraph 1.1.0 --backend berkeleyje --fresh --port 8261 --detach`),
+/// which refuses a lookup no index answers. A load by a key property no index covers stops
+/// before writing anything, naming the key and `--create-index`; with
+/// [`Loader::create_index`] the composite index is made first and the files load; loaded
+/// again (the index kept), nothing is written twice. The key is new on each run (the data
+/// directory persists).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ws_janusgraph_berkeleyje_key_index_is_created_or_its_absence_stops_the_load() {
+    let test = "ws_janusgraph_berkeleyje_key_index_is_created_or_its_absence_stops_the_load";
+    let Ok(url) = std::env::var("GREMLIN_WS_JANUSGRAPH_BDB_URL") else {
+        common::skip::skipped(
+            test,
+            "GREMLIN_WS_JANUSGRAPH_BDB_URL unset (JanusGraph 1.1.0 on BerkeleyJE, force-index)",
+        );
+        return;
+    };
+    let client = Client::builder(url.as_str())
+        .read_timeout(std::time::Duration::from_secs(300))
+        .build()
+        .expect("a client");
+    let g = GraphTraversalSource::new(client.clone());
+    let key = format!(
+        "gbLoadKey{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis()
+    );
+    // 40 airports, each with routes to the next 3 (120 edges), in two labels.
+    let (n_v, per) = (40usize, 3usize);
+    let mut nodes = String::from("~id,~label,code:String(single),runways:Int(single)\n");
+    for i in 0..n_v {
+        let label = if i % 4 == 0 {
+            "jl_country"
+        } else {
+            "jl_airport"
+        };
+        nodes += &format!("v{i},{label},C{i:03},{}\n", i % 5 + 1);
+    }
+    let mut edges = String::from("~id,~from,~to,~label,dist:Int\n");
+    for i in 0..n_v {
+        for d in 1..=per {
+            let label = if d == 1 { "jl_contains" } else { "jl_route" };
+            edges += &format!("e{i}_{d},v{i},v{},{label},{}\n", (i + d) % n_v, i * 10 + d);
+        }
+    }
+    let n_e = n_v * per;
+    let load = |create: bool| {
+        let (client, key, nodes, edges) = (client.clone(), key.clone(), &nodes, &edges);
+        async move {
+            let mut l = Loader::new(&client, BatchOptions::default().in_flight(2))
+                .key_property(key.as_str());
+            if create {
+                l = l.create_index();
+            }
+            l.load_vertices("nodes.csv", nodes.as_bytes()).await?;
+            l.load_edges("edges.csv", edges.as_bytes()).await?;
+            Ok::<_, graphbinary_client::process::LoadError>(l.finish().await)
+        }
+    };
+    let ids: Vec<String> = (0..n_v).map(|i| format!("v{i}")).collect();
+    let count = |q: String| {
+        let client = client.clone();
+        async move {
+            let v = client.request(q.as_str()).send().await.unwrap().all().await;
+            v.unwrap_or_else(|e| panic!("{q}: {e}"))[0]
+                .as_i64()
+                .unwrap()
+        }
+    };
+    let within = format!(
+        "within({})",
+        ids.iter()
+            .map(|i| format!("'{i}'"))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+
+    // No index: refused before anything is written.
+    let e = load(false).await.expect_err("a load by an unindexed key");
+    let msg = e.to_string();
+    assert!(
+        matches!(
+            e,
+            graphbinary_client::process::LoadError::KeyNotIndexed { .. }
+        ),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&format!("{key:?}")) && msg.contains("--create-index"),
+        "{msg}"
+    );
+    // The key is not even in the schema: a lookup by it finds nothing (and is not refused).
+    assert_eq!(
+        count(format!("g.V().has('{key}', {within}).count()")).await,
+        0
+    );
+
+    // With the index created first: everything, once.
+    let started = Instant::now();
+    let s = load(true).await.expect("a load creating the index");
+    eprintln!(
+        "JanusGraph BerkeleyJE, index created: {:?}: {s}",
+        started.elapsed()
+    );
+    assert!(s.is_complete(), "{s}: {:?}", s.errors);
+    assert_eq!(
+        (s.vertices.created, s.vertices.matched, s.edges.written),
+        (n_v as u64, 0, n_e as u64),
+        "{s}"
+    );
+    let check = |round: &'static str| {
+        let (count, key, within) = (&count, key.clone(), within.clone());
+        async move {
+            // Answered by the index (force-index refuses anything else).
+            let vs = format!("g.V().has('{key}', {within})");
+            assert_eq!(count(format!("{vs}.count()")).await, n_v as i64, "{round}");
+            assert_eq!(
+                count(format!("{vs}.values('{key}').dedup().count()")).await,
+                n_v as i64,
+                "{round}: a key value twice"
+            );
+            assert_eq!(
+                count(format!("{vs}.hasLabel('jl_country').count()")).await,
+                (n_v / 4) as i64,
+                "{round}"
+            );
+            assert_eq!(
+                count(format!("{vs}.outE().count()")).await,
+                n_e as i64,
+                "{round}"
+            );
+            assert_eq!(
+                count(format!("{vs}.inE().count()")).await,
+                n_e as i64,
+                "{round}"
+            );
+            assert_eq!(
+                count(format!("{vs}.outE().values('{key}').dedup().count()")).await,
+                n_e as i64,
+                "{round}: an edge twice"
+            );
+            assert_eq!(
+                count(format!("{vs}.outE('jl_contains').count()")).await,
+                n_v as i64,
+                "{round}"
+            );
+            // An edge's ends as in the CSV: v7 -> v9 is e7_2.
+            assert_eq!(
+                count(format!(
+                    "g.V().has('{key}', 'v7').outE().has('{key}', 'e7_2').inV().has('{key}', 'v9').count()"
+                ))
+                .await,
+                1,
+                "{round}"
+            );
+        }
+    };
+    check("first load").await;
+
+    // Again, asking for the index again (kept): nothing written twice.
+    let s2 = load(true).await.expect("a second load");
+    eprintln!("JanusGraph BerkeleyJE, again: {s2}");
+    assert!(s2.is_complete(), "{s2}: {:?}", s2.errors);
+    assert_eq!(
+        (s2.vertices.created, s2.vertices.matched),
+        (0, n_v as u64),
+        "{s2}"
+    );
+    check("second load").await;
+    // And without asking: the index is found.
+    let s3 = load(false).await.expect("a third load, the index found");
+    assert_eq!(s3.vertices.created, 0, "{s3}");
+    check("third load").await;
+
+    g.v(())
+        .has((key.as_str(), graphbinary_client::process::P::within(ids)))
+        .drop()
+        .iterate()
+        .await
+        .unwrap();
+}

@@ -321,6 +321,15 @@ fn janusgraph_berkeleyje_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTot
     let guard = server::start_janusgraph_berkeleyje(port)?;
     eprintln!("xtask: JanusGraph restarted in {}", secs(t.elapsed()));
     let reopened = phase(&guard, "reopened");
+    // The loader's key index (`--create-index`, and the load refused without it under
+    // force-index): tests/e2e_load.rs's ws_janusgraph_berkeleyje test on the same server, env
+    // GREMLIN_WS_JANUSGRAPH_BDB_URL (a few seconds; no server started for it).
+    let reopened = reopened.and(run_tests(
+        client_tests(cargo(), &["e2e_load"])
+            .args(["--", "ws_janusgraph_berkeleyje"])
+            .env("GREMLIN_WS_JANUSGRAPH_BDB_URL", guard.url()),
+        totals,
+    ));
     drop(guard);
     written.and(reopened)
 }

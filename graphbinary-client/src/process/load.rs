@@ -48,7 +48,7 @@ use std::io::Read;
 
 use futures::StreamExt;
 
-use super::{BatchOptions, BatchWriter, GraphTraversalSource, Report};
+use super::{BatchOptions, BatchWriter, GraphTraversalSource, Report, P};
 use crate::client::{Client, Error};
 use crate::lang::tokens::{Cardinality, Direction, T};
 use crate::lang::Lit;
@@ -162,6 +162,27 @@ pub enum LoadError {
     /// The writer stopped (its task ended).
     #[error("the batch writer stopped: {0}")]
     Writer(#[from] Error),
+    /// The key property ([`Loader::key_property`]) has no enabled composite index on a graph
+    /// that refuses unindexed lookups (JanusGraph with `query.force-index=true`): found before
+    /// anything is written.
+    #[error(
+        "the key property {key:?} has no enabled composite index and the graph refuses unindexed \
+         lookups (JanusGraph's query.force-index): nothing was written; create the index \
+         (graphbinary load --create-index, or Loader::create_index) and run again"
+    )]
+    KeyNotIndexed {
+        /// The key property.
+        key: String,
+    },
+    /// Creating the key property's composite index ([`Loader::create_index`]) failed.
+    #[error("creating a composite index on the key property {key:?} (JanusGraph's management API): {source}")]
+    Index {
+        /// The key property.
+        key: String,
+        /// The error.
+        #[source]
+        source: Error,
+    },
     /// Reading the vertices' ids back by their key property
     /// ([`Loader::key_property`]) failed.
     #[error("reading the vertex ids by key {key:?}: {source}")]
@@ -173,6 +194,69 @@ pub enum LoadError {
         source: Error,
     },
 }
+
+/// Keys per `has(key, within(..))` read of the vertex ids.
+const ID_CHUNK: usize = 500;
+
+/// The name given to the key's composite index when [`Loader::create_index`] creates it.
+fn index_name(key: &str) -> String {
+    let safe: String = key
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("graphbinaryKey_{safe}")
+}
+
+/// Groovy (JanusGraph's management API, bindings `k` the key and `n` unused): `force|` when
+/// the graph refuses unindexed lookups, then the name and status of a composite index on the
+/// key alone (`name:ENABLED`), if any. Fails on a server that is not JanusGraph.
+const CHECK_INDEX: &str = r#"
+def gr = g.getGraph()
+def janus = Class.forName('org.janusgraph.core.JanusGraph')
+if (!janus.isInstance(gr)) return 'other|'
+def m = gr.openManagement()
+try {
+  def idx = m.getPropertyKey(k) == null ? null : m.getGraphIndexes(org.apache.tinkerpop.gremlin.structure.Vertex).find {
+    it.isCompositeIndex() && it.getFieldKeys().size() == 1 && it.getFieldKeys()[0].name() == k
+  }
+  def force = gr.getConfiguration().hasForceIndexUsage() ? 'force|' : 'scan|'
+  return force + (idx == null ? '' : idx.name() + ':' + idx.getIndexStatus(idx.getFieldKeys()[0]))
+} finally { m.rollback() }
+"#;
+
+/// Groovy (JanusGraph's management API, bindings `k` the key and `n` the index name for a new
+/// index): a composite index on the key, created unless one on the key alone exists (the key
+/// made a SINGLE String if the schema has none), reindexed when the key already held values,
+/// and awaited until enabled. Answers `name:created|existing`.
+const CREATE_INDEX: &str = r#"
+def gr = g.getGraph()
+def V = org.apache.tinkerpop.gremlin.structure.Vertex
+def S = org.janusgraph.core.schema.SchemaStatus
+def MS = org.janusgraph.graphdb.database.management.ManagementSystem
+def find = { mg -> mg.getGraphIndexes(V).find { it.isCompositeIndex() && it.getFieldKeys().size() == 1 && it.getFieldKeys()[0].name() == k } }
+def m = gr.openManagement()
+def created = false
+def name
+try {
+  def pk = m.getPropertyKey(k)
+  if (pk == null) pk = m.makePropertyKey(k).dataType(String).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
+  def idx = find(m)
+  if (idx == null) { idx = m.buildIndex(n, V).addKey(pk).buildCompositeIndex(); created = true }
+  name = idx.name()
+  m.commit()
+} catch (e) { if (m.isOpen()) m.rollback(); throw e }
+MS.awaitGraphIndexStatus(gr, name).status(S.REGISTERED, S.ENABLED).call()
+m = gr.openManagement()
+def st
+try {
+  def idx = m.getGraphIndex(name)
+  st = idx.getIndexStatus(m.getPropertyKey(k))
+  if (st == S.REGISTERED) m.updateIndex(idx, org.janusgraph.core.schema.SchemaAction.REINDEX).get()
+  m.commit()
+} catch (e) { if (m.isOpen()) m.rollback(); throw e }
+if (st != S.ENABLED) MS.awaitGraphIndexStatus(gr, name).status(S.ENABLED).call()
+return name + (created ? ':created' : ':existing')
+"#;
 
 /// A property column's value type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -651,6 +735,13 @@ pub struct Loader {
     /// vertices are written (`stale` until then).
     ids: HashMap<String, Lit>,
     stale: bool,
+    /// With a key property: the `~id`s of the vertices read, whose server ids are read back
+    /// by key (`has(key, within(..))`, which a composite index answers).
+    keys: Vec<String>,
+    /// Whether [`Loader::create_index`] was asked for.
+    create_index: bool,
+    /// Whether the key's index was checked (or created).
+    key_ready: bool,
     summary: LoadSummary,
 }
 
@@ -676,6 +767,9 @@ impl Loader {
             key: None,
             ids: HashMap::new(),
             stale: false,
+            keys: Vec::new(),
+            create_index: false,
+            key_ready: false,
             summary: LoadSummary::default(),
         }
     }
@@ -692,11 +786,73 @@ impl Loader {
     /// SINGLE key (its modern graph's `name`, `age`, `lang`): write `name:String(single)`.
     pub fn key_property(mut self, name: impl Into<String>) -> Loader {
         self.key = Some(name.into());
+        // An edge file loaded without vertex files reads the ids of the whole graph.
+        self.stale = true;
         self
+    }
+
+    /// With a [`key_property`](Loader::key_property) on JanusGraph: before anything is
+    /// written, creates a composite index on the key through JanusGraph's management API (a
+    /// Groovy script: `openManagement()`, the key made a SINGLE String property if the schema
+    /// has none, `buildIndex(..).addKey(key).buildCompositeIndex()`, `commit()`, then
+    /// `ManagementSystem.awaitGraphIndexStatus` until it is enabled; a key that already holds
+    /// values is reindexed first). Idempotent: a composite index on the key alone, whatever
+    /// its name, is used as it is. A server that is not JanusGraph, or runs no Groovy, fails
+    /// the load with [`LoadError::Index`].
+    ///
+    /// Without it, the loader checks (on JanusGraph) that the key has an enabled composite
+    /// index when the graph refuses unindexed lookups (`query.force-index=true`), and stops
+    /// before writing with [`LoadError::KeyNotIndexed`] when it has none.
+    pub fn create_index(mut self) -> Loader {
+        self.create_index = true;
+        self
+    }
+
+    /// Checks (or creates) the key's index, once, before anything is written.
+    async fn prepare_key(&mut self) -> Result<(), LoadError> {
+        let Some(key) = self.key.clone().filter(|_| !self.key_ready) else {
+            return Ok(());
+        };
+        let script = if self.create_index {
+            CREATE_INDEX
+        } else {
+            CHECK_INDEX
+        };
+        let mut req = self
+            .client
+            .request(script)
+            .language("gremlin-groovy")
+            .param("k", key.as_str())
+            .param("n", index_name(&key).as_str());
+        if self.create_index {
+            // Reindexing a key that holds values scans the graph.
+            req = req.timeout_millis(600_000);
+        }
+        if let Some(alias) = &self.options.source {
+            req = req.g(alias.clone());
+        }
+        let answer = match req.send().await {
+            Ok(r) => r.all().await,
+            Err(e) => Err(e),
+        };
+        match answer {
+            Err(source) if self.create_index => return Err(LoadError::Index { key, source }),
+            // Not JanusGraph (or no Groovy): nothing to check.
+            Err(_) => {}
+            Ok(v) => {
+                let text = v.first().and_then(Value::as_str).unwrap_or("");
+                if !self.create_index && text.starts_with("force|") && !text.ends_with(":ENABLED") {
+                    return Err(LoadError::KeyNotIndexed { key });
+                }
+            }
+        }
+        self.key_ready = true;
+        Ok(())
     }
 
     /// Reads a vertex file named `name` (for errors) from `reader` and queues its upserts.
     pub async fn load_vertices<R: Read>(&mut self, name: &str, reader: R) -> Result<(), LoadError> {
+        self.prepare_key().await?;
         if let Some(p) = self.edges.take() {
             self.close(p, false).await;
         }
@@ -706,6 +862,7 @@ impl Loader {
     /// Reads an edge file named `name` from `reader` and queues its upserts, once the vertices
     /// queued before are written.
     pub async fn load_edges<R: Read>(&mut self, name: &str, reader: R) -> Result<(), LoadError> {
+        self.prepare_key().await?;
         self.end_vertices().await;
         self.read_ids().await?;
         self.load(name, reader, true).await
@@ -725,30 +882,42 @@ impl Loader {
             Some(alias) => g.alias(alias.clone()),
             None => g,
         };
-        let mut s = g
-            .v(())
-            .has(key.as_str())
-            .project(("k", "i"))
-            .by(key.as_str())
-            .by(T::Id)
-            .stream()
-            .await
-            .map_err(failed)?;
         self.ids.clear();
-        while let Some(r) = s.next().await {
-            let r = r.map_err(failed)?;
-            let (mut k, mut i) = (None, None);
-            if let Value::Map(entries) = r {
-                for (name, v) in entries {
-                    match name.as_str() {
-                        Some("k") => k = v.as_str().map(str::to_owned),
-                        Some("i") => i = Lit::try_from(v).ok(),
-                        _ => {}
+        // By the keys read (`within`, answered by a composite index on the key: JanusGraph
+        // with query.force-index refuses `has(key)`), or, when no vertex file was read, every
+        // vertex with the key.
+        let chunks: Vec<Option<&[String]>> = if self.keys.is_empty() {
+            vec![None]
+        } else {
+            self.keys.chunks(ID_CHUNK).map(Some).collect()
+        };
+        for chunk in chunks {
+            let t = match chunk {
+                Some(keys) => g.v(()).has((key.as_str(), P::within(keys.to_vec()))),
+                None => g.v(()).has(key.as_str()),
+            };
+            let mut s = t
+                .project(("k", "i"))
+                .by(key.as_str())
+                .by(T::Id)
+                .stream()
+                .await
+                .map_err(failed)?;
+            while let Some(r) = s.next().await {
+                let r = r.map_err(failed)?;
+                let (mut k, mut i) = (None, None);
+                if let Value::Map(entries) = r {
+                    for (name, v) in entries {
+                        match name.as_str() {
+                            Some("k") => k = v.as_str().map(str::to_owned),
+                            Some("i") => i = Lit::try_from(v).ok(),
+                            _ => {}
+                        }
                     }
                 }
-            }
-            if let (Some(k), Some(i)) = (k, i) {
-                self.ids.insert(k, i);
+                if let (Some(k), Some(i)) = (k, i) {
+                    self.ids.insert(k, i);
+                }
             }
         }
         self.stale = false;
@@ -999,6 +1168,13 @@ impl Loader {
                 writer: client.batch_writer(options.clone()),
                 origins: Vec::new(),
             });
+            if !edges && self.key.is_some() {
+                if let Lit::Map(m) = &row.search {
+                    if let Some((_, Lit::String(id))) = m.first() {
+                        self.keys.push(id.clone());
+                    }
+                }
+            }
             if !edges && !row.extra.is_empty() {
                 let id = match &row.search {
                     Lit::Map(m) => m[0].1.clone(),

@@ -56,6 +56,12 @@ pub struct LoadArgs {
     /// ends by it (read back as the server's ids once the vertices are written).
     #[arg(long, value_name = "NAME")]
     pub key: Option<String>,
+    /// With --key on JanusGraph: first create a composite index on the key property through
+    /// JanusGraph's management API (kept if one exists; a key that holds values is reindexed),
+    /// and wait until it is enabled. Without it, a JanusGraph with query.force-index and no
+    /// index on the key stops the load before anything is written.
+    #[arg(long, requires = "key")]
+    pub create_index: bool,
     /// No progress line, even on a terminal.
     #[arg(long)]
     pub quiet: bool,
@@ -131,6 +137,9 @@ async fn load(
     let mut loader = Loader::new(&client, options);
     if let Some(k) = &args.key {
         loader = loader.key_property(k.clone());
+        if args.create_index {
+            loader = loader.create_index();
+        }
     }
     let mut interrupted = false;
     // Ctrl-C, or the end of --timeout.
