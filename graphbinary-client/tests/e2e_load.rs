@@ -606,3 +606,185 @@ async fn ws_janusgraph_berkeleyje_key_index_is_created_or_its_absence_stops_the_
         .await
         .unwrap();
 }
+
+/// `(~id, ~label, ~from, ~to)` of each edge row, by `~id`.
+fn edge_ends(rows: &[BTreeMap<String, String>]) -> BTreeMap<String, (String, String, String)> {
+    rows.iter()
+        .map(|r| {
+            (
+                r["~id"].clone(),
+                (r["~label"].clone(), r["~from"].clone(), r["~to"].clone()),
+            )
+        })
+        .collect()
+}
+
+/// Every edge of the graph as `~id -> (label, from, to)`, the ids as text; panics on an edge
+/// id seen twice.
+async fn server_edge_ends(g: &GraphTraversalSource) -> BTreeMap<String, (String, String, String)> {
+    let rows = g
+        .e(())
+        .project(("i", "l", "o", "n"))
+        .by(T::Id)
+        .by(T::Label)
+        .by(graphbinary_client::process::__::out_v().id())
+        .by(graphbinary_client::process::__::in_v().id())
+        .to_list()
+        .await
+        .unwrap();
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        v => v
+            .as_i64()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|| format!("{v:?}")),
+    };
+    let mut out = BTreeMap::new();
+    for r in rows {
+        let (Value::Map(entries) | Value::OrderedMap(entries)) = r else {
+            panic!("a map: {r:?}")
+        };
+        let get = |k: &str| {
+            entries
+                .iter()
+                .find(|(n, _)| n.as_str() == Some(k))
+                .map(|(_, v)| text(v))
+                .unwrap()
+        };
+        let id = get("i");
+        let prev = out.insert(id.clone(), (get("l"), get("o"), get("n")));
+        assert!(prev.is_none(), "edge id {id} twice");
+    }
+    out
+}
+
+/// Issue 40 "killed midway and resumed", through the command line: `graphbinary load` of
+/// air-routes into the empty `ggraph` of `GREMLIN_LOAD_URL` (an integration-dataset server)
+/// is SIGKILLed once the server holds some of its edges, then run again to its end (exit 0):
+/// every vertex and edge of the CSV is there once (counts by label, each edge's id, label and
+/// ends, both adjacencies), and the second run created only the vertices the first had not.
+#[cfg(feature = "cli")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_cli_load_killed_midway_then_run_again_is_whole_once() {
+    let test = "http_cli_load_killed_midway_then_run_again_is_whole_once";
+    let Some(dir) = air_routes(test) else { return };
+    let Some(client) = server(test).await else {
+        return;
+    };
+    let url = std::env::var("GREMLIN_LOAD_URL").unwrap();
+    const SOURCE: &str = "ggraph";
+    let g = GraphTraversalSource::new(client.clone()).alias(SOURCE);
+    if let Err(e) = g.v(()).count(()).to_list().await {
+        common::skip::skipped(test, &format!("{url} has no {SOURCE}: {e}"));
+        return;
+    }
+    let _one = SERVER.lock().await;
+    g.e(()).drop().iterate().await.unwrap();
+    g.v(()).drop().iterate().await.unwrap();
+    let nodes = dir.join("air-routes-latest-nodes.csv");
+    let edges = dir.join("air-routes-latest-edges.csv");
+    let (node_rows, edge_rows) = (csv_rows(&nodes), csv_rows(&edges));
+    let count = |q: &'static str| {
+        let client = client.clone();
+        async move {
+            let v = client
+                .request(q)
+                .g(SOURCE)
+                .send()
+                .await
+                .unwrap()
+                .all()
+                .await;
+            v.unwrap_or_else(|e| panic!("{q}: {e}"))[0]
+                .as_i64()
+                .unwrap()
+        }
+    };
+    let args = [
+        "load",
+        "--url",
+        url.as_str(),
+        "-g",
+        SOURCE,
+        "--quiet",
+        "--nodes",
+        nodes.to_str().unwrap(),
+        "--edges",
+        edges.to_str().unwrap(),
+    ];
+    let started = Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn graphbinary");
+    // Killed once some edges are in.
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the load ended ({status}) before it was killed");
+        }
+        if count("g.E().limit(1000).count()").await >= 1000 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().unwrap();
+    // What the killed process had sent may still be written: wait for the counts to settle.
+    let mut before = (-1, -1);
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let now = (count("g.V().count()").await, count("g.E().count()").await);
+        if now == before {
+            break;
+        }
+        before = now;
+    }
+    eprintln!(
+        "killed after {:?} with {} of {} vertices and {} of {} edges written",
+        started.elapsed(),
+        before.0,
+        node_rows.len(),
+        before.1,
+        edge_rows.len()
+    );
+    assert_eq!(before.0, node_rows.len() as i64);
+    assert!(
+        (1000..edge_rows.len() as i64).contains(&before.1),
+        "{before:?}"
+    );
+
+    let started = Instant::now();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphbinary"))
+        .args(args)
+        .output()
+        .expect("run graphbinary");
+    let err = String::from_utf8_lossy(&out.stderr);
+    eprintln!("run again: {:?}: {err}", started.elapsed());
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+    assert!(
+        err.contains(&format!("created 0, matched {}", node_rows.len())),
+        "{err}"
+    );
+
+    assert_eq!(
+        server_label_counts(&g, false).await,
+        label_counts(&node_rows)
+    );
+    assert_eq!(
+        server_label_counts(&g, true).await,
+        label_counts(&edge_rows)
+    );
+    assert_eq!(
+        count("g.V().id().dedup().count()").await,
+        node_rows.len() as i64
+    );
+    // Each edge once, with its label and ends, in the adjacency of both.
+    assert_eq!(server_edge_ends(&g).await, edge_ends(&edge_rows));
+    for q in ["g.V().outE().count()", "g.V().inE().count()"] {
+        assert_eq!(count(q).await, edge_rows.len() as i64, "{q}");
+    }
+    g.e(()).drop().iterate().await.unwrap();
+    g.v(()).drop().iterate().await.unwrap();
+}

@@ -906,7 +906,7 @@ impl Loader {
             while let Some(r) = s.next().await {
                 let r = r.map_err(failed)?;
                 let (mut k, mut i) = (None, None);
-                if let Value::Map(entries) = r {
+                if let Value::Map(entries) | Value::OrderedMap(entries) = r {
                     for (name, v) in entries {
                         match name.as_str() {
                             Some("k") => k = v.as_str().map(str::to_owned),
