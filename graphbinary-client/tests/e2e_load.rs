@@ -788,3 +788,155 @@ async fn http_cli_load_killed_midway_then_run_again_is_whole_once() {
     g.e(()).drop().iterate().await.unwrap();
     g.v(()).drop().iterate().await.unwrap();
 }
+
+#[path = "support/fault_proxy.rs"]
+mod fault_proxy;
+
+/// A forged HTTP answer with `status` and a JSON `message`.
+fn http_forged(status: u16, message: &'static str) -> fault_proxy::Forger {
+    std::sync::Arc::new(move |_| {
+        let body = format!(r#"{{"message":{message:?}}}"#);
+        format!(
+            "HTTP/1.1 {status} Error\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+    })
+}
+
+/// Issue 40 "loaded through the fault proxy": a load into GREMLIN_LOAD_URL's empty `ggraph`
+/// through our fault proxy, whose faults (a reset before the server answered and one after, an
+/// answer that never comes, forged 503 and Neptune-style 500 ConcurrentModificationException
+/// answers: what a 3.x server says as 596) land on vertex and edge requests: every fault
+/// taken, requests sent again (the report's retried count), every row written, and the graph
+/// holds each vertex and edge of the files once (lost 0, duplicated 0).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_load_through_faults_loses_and_duplicates_nothing() {
+    use graphbinary_client::client::RetryPolicy;
+    use std::time::Duration;
+
+    let test = "http_load_through_faults_loses_and_duplicates_nothing";
+    let Some(client) = server(test).await else {
+        return;
+    };
+    let url = std::env::var("GREMLIN_LOAD_URL").unwrap();
+    const SOURCE: &str = "ggraph";
+    let g = GraphTraversalSource::new(client.clone()).alias(SOURCE);
+    if let Err(e) = g.v(()).count(()).to_list().await {
+        common::skip::skipped(test, &format!("{url} has no {SOURCE}: {e}"));
+        return;
+    }
+    let _one = SERVER.lock().await;
+    g.e(()).drop().iterate().await.unwrap();
+    g.v(()).drop().iterate().await.unwrap();
+
+    const N: usize = 1500;
+    let mut nodes = String::from("~id,~label,name:String(single),n:Int(single)\n");
+    for i in 0..N {
+        nodes += &format!(
+            "{i},{},v{i},{i}\n",
+            if i % 3 == 0 { "fp_a" } else { "fp_b" }
+        );
+    }
+    let mut edges = String::from("~id,~from,~to,~label,w:Int\n");
+    for i in 0..2 * N {
+        edges += &format!("{},{},{},fp_e,{i}\n", 100_000 + i, i % N, (i * 7 + 1) % N);
+    }
+    let dir = std::env::temp_dir().join(format!("gb-e2e-load-faults-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (nf, ef) = (dir.join("nodes.csv"), dir.join("edges.csv"));
+    std::fs::write(&nf, &nodes).unwrap();
+    std::fs::write(&ef, &edges).unwrap();
+
+    let proxy = fault_proxy::FaultProxy::start(&url).await;
+    let c = Client::builder(proxy.url())
+        .connect_timeout(Duration::from_secs(5))
+        // Short: a stalled answer ends in a timeout soon.
+        .read_timeout(Duration::from_secs(3))
+        .retry_policy(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let cme = r#"{"requestId":"1","code":"ConcurrentModificationException","detailedMessage":"Failed to complete operation due to conflicting concurrent operations"}"#;
+    let faults = || {
+        vec![
+            fault_proxy::Fault::ResetBeforeResponse,
+            fault_proxy::Fault::ResetAfter(10),
+            // No answer at all: the read timeout, then a retry.
+            fault_proxy::Fault::StallBeforeHeaders,
+            fault_proxy::Fault::Forge(http_forged(503, "forged: overloaded")),
+            fault_proxy::Fault::Forge(http_forged(500, cme)),
+        ]
+    };
+    let options = BatchOptions::default()
+        .batch_size(50)
+        .in_flight(1)
+        .source(SOURCE)
+        .retry(
+            RetryPolicy::default()
+                .max_attempts(8)
+                .initial_backoff(Duration::from_millis(5)),
+        );
+    let started = Instant::now();
+    let mut loader = Loader::new(&c, options);
+    // Taken by the first vertex requests.
+    for f in faults() {
+        proxy.arm(f);
+    }
+    loader
+        .load_vertices("nodes.csv", std::fs::File::open(&nf).unwrap())
+        .await
+        .unwrap();
+    // Once those are taken, the same again: on the last vertex requests or the edges'.
+    while proxy.armed() > 0 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let vertex_requests = proxy.requests();
+    for f in faults() {
+        proxy.arm(f);
+    }
+    let edge_file = std::fs::File::open(&ef).unwrap();
+    loader.load_edges("edges.csv", edge_file).await.unwrap();
+    let s = loader.finish().await;
+    eprintln!(
+        "{test}: {:?}: {s}; proxy saw {} requests ({vertex_requests} when the second faults were armed)",
+        started.elapsed(),
+        proxy.requests()
+    );
+    assert_eq!(proxy.armed(), 0, "every fault was taken");
+    assert!(s.is_complete(), "{s}: {:?}", s.errors);
+    assert_eq!(
+        (s.vertices.written, s.edges.written),
+        (N as u64, 2 * N as u64),
+        "{s}"
+    );
+    assert!(s.retried >= 10, "{s}");
+
+    // Lost 0, duplicated 0.
+    let node_rows = csv_rows(&nf);
+    let edge_rows = csv_rows(&ef);
+    assert_eq!(
+        server_label_counts(&g, false).await,
+        label_counts(&node_rows)
+    );
+    assert_eq!(server_edge_ends(&g).await, edge_ends(&edge_rows));
+    for q in [
+        "g.V().outE().count()",
+        "g.V().inE().count()",
+        "g.V().properties('name').count()",
+    ] {
+        let n = client
+            .request(q)
+            .g(SOURCE)
+            .send()
+            .await
+            .unwrap()
+            .all()
+            .await
+            .unwrap();
+        let want = if q.contains("name") { N } else { 2 * N };
+        assert_eq!(n[0].as_i64(), Some(want as i64), "{q}");
+    }
+    g.e(()).drop().iterate().await.unwrap();
+    g.v(()).drop().iterate().await.unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
