@@ -959,8 +959,14 @@ impl Loader {
         if self.extra.is_empty() {
             return;
         }
+        // Several values of one vertex may be in concurrent requests: as many in flight as
+        // edges (TinkerGraph's vertex properties are a plain HashMap too).
+        let options = match self.edge_in_flight {
+            Some(n) => self.options.clone().in_flight(n),
+            None => self.options.clone(),
+        };
         let mut phase = Phase {
-            writer: self.client.batch_writer(self.options.clone()),
+            writer: self.client.batch_writer(options),
             origins: Vec::new(),
         };
         for (id, create, key, value, origin) in std::mem::take(&mut self.extra) {
