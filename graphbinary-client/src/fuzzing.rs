@@ -222,5 +222,5 @@ pub mod graphson {
 /// [`Lit::to_gremlin`](crate::lang::Lit::to_gremlin).
 #[cfg(any(feature = "http", feature = "serde"))]
 pub mod lang {
-    pub use crate::lang::{Lit, LitParseError};
+    pub use crate::lang::Lit;
 }

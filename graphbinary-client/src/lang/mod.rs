@@ -15,4 +15,3 @@ pub(crate) mod tokens;
 
 pub(crate) use lit::{write_groovy_string, write_string, MAX_DEPTH};
 pub use lit::{IntoLit, Lit};
-pub use lit_parse::LitParseError;
