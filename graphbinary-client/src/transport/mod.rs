@@ -12,7 +12,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub mod http;
+pub(crate) mod http;
 mod interceptor;
 mod limit;
 pub(crate) mod secret;

@@ -16,7 +16,7 @@ use super::interceptor::{HttpRequest, InterceptFuture, Interceptor};
 use super::BoxError;
 
 /// The service name Amazon Neptune signs with.
-pub const NEPTUNE_SERVICE: &str = "neptune-db";
+pub(crate) const NEPTUNE_SERVICE: &str = "neptune-db";
 
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
