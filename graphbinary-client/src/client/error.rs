@@ -480,6 +480,35 @@ mod tests {
     use graphbinary_core::ErrorKind;
 
     #[test]
+    fn a_context_has_its_sources_kind_and_each_cause_prints_once() {
+        let server = ServerError::from_status(
+            crate::protocol::http4::response::Status {
+                code: 500,
+                message: Some("boom".into()),
+                exception: None,
+            },
+            None,
+        );
+        let e = Error::Server(server).context("reading the graph");
+        assert_eq!(e.kind(), super::ErrorKind::Server);
+        assert_eq!(e.server_error().map(|s| s.code), Some(500));
+        assert_eq!(
+            crate::format::text::one_line(&e),
+            "reading the graph: server error 500: boom"
+        );
+        let e = Error::File {
+            action: "writing",
+            file: "out/nodes.csv".into(),
+            source: io::Error::other("disk full"),
+        };
+        assert_eq!(e.kind(), super::ErrorKind::File);
+        assert_eq!(
+            crate::format::text::one_line(&e),
+            "writing out/nodes.csv: disk full"
+        );
+    }
+
+    #[test]
     fn decode_io_error_from_decompressor_is_decompress() {
         let io = io::Error::new(
             io::ErrorKind::InvalidData,
