@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub use graphbinary_derive::GraphBinary;
 
