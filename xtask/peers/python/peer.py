@@ -6,6 +6,7 @@ over WebSocket, no --compression). Command line and output: see xtask/peers/READ
 harness (arguments, timing, JSON) is `harness.py`."""
 
 import importlib.metadata
+import os
 import sys
 
 from gremlin_python.driver.client import Client
@@ -14,6 +15,9 @@ from harness import run
 
 
 def make_client4(a, pool):
+    if os.environ.get("PEER_DEFAULTS") == "1":
+        # The WAN bench's "defaults" rows: the driver's own pool (128) and compression (deflate).
+        return Client(a.url, "g", bulk_results=False)
     return Client(a.url, "g", max_connections=pool, bulk_results=False, compression=a.compression)
 
 
