@@ -260,7 +260,7 @@ fn run(o: &Opts) -> Result<()> {
     }
     if o.parts.iter().any(|p| p == "wan") {
         let client = build_client(&mut rep)?;
-        wan::run(o.quick, o.port, &mut rep, &client)?;
+        wan::run(o.quick, (o.port, o.port3), &mut rep, &client)?;
     }
     // A part with a section of its own, run alone, replaces only its section.
     for (part, start, title) in [

@@ -32,6 +32,9 @@ const LINK_PORT: u16 = 8250;
 /// The contenders: ours, then the peers of `xtask/peers/` (TinkerPop 4 drivers) that are set up.
 const CONTENDERS: [&str; 4] = ["rust", "java", "go", "python"];
 
+/// The same on TinkerPop 3 (Gremlin Server 3.7.3, WebSocket, GraphBinary 1).
+const CONTENDERS3: [&str; 4] = ["rust", "java3", "go3", "python3"];
+
 /// The concurrencies of the throughput rows.
 const CONCURRENCY: [usize; 3] = [64, 256, 1000];
 
@@ -39,9 +42,9 @@ const CONCURRENCY: [usize; 3] = [64, 256, 1000];
 fn short(c: &str) -> &'static str {
     match c {
         "rust" => "ours",
-        "java" => "Java",
-        "go" => "Go",
-        "python" => "Python",
+        "java" | "java3" => "Java",
+        "go" | "go3" => "Go",
+        "python" | "python3" => "Python",
         _ => "?",
     }
 }
@@ -52,6 +55,9 @@ fn name(c: &str) -> &'static str {
         "java" => "Java driver 4.0.0-beta.3",
         "go" => "gremlin-go v4.0.0-beta.3",
         "python" => "gremlinpython 4.0.0b3",
+        "java3" => "Java driver 3.7.3",
+        "go3" => "gremlin-go v3.7.3",
+        "python3" => "gremlinpython 3.7.3",
         _ => "?",
     }
 }
@@ -101,7 +107,10 @@ impl Line {
 /// What one setting measured, for the verdicts.
 struct Outcome {
     spec: Spec,
-    fidelity: link::Fidelity,
+    /// TinkerPop 3 rather than 4.
+    tp3: bool,
+    /// Measured before the TinkerPop 4 rows (the TinkerPop 3 ones use the same settings).
+    fidelity: Option<link::Fidelity>,
     /// Ours on the ~200k query: (compression, median, computed floor, raw drain's median).
     big: Vec<(&'static str, f64, f64, f64)>,
     /// Every latency line, then every throughput line with pools sized to the concurrency.
@@ -112,10 +121,13 @@ struct Outcome {
 }
 
 /// Runs the part: `port` is the Gremlin Server 4's (started if none answers).
-pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()> {
+pub fn run(quick: bool, (port, port3): (u16, u16), rep: &mut Report, client: &Path) -> Result<()> {
     // Kept to the end: a server started here is stopped when it drops.
     let _server = server::ensure_running("modern", port)?;
     let target = format!("127.0.0.1:{port}");
+    let server3 = server::Server::tp3("3.7.3", "modern");
+    let _server3 = server3.ensure_running(port3)?;
+    let target3 = format!("127.0.0.1:{port3}");
     let mut body = String::new();
     let mut outcomes = Vec::new();
     let mut missing: Vec<(&'static str, String)> = Vec::new();
@@ -128,8 +140,21 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
             rep,
             client,
             quick,
-            (spec, peers),
+            (spec, peers, false),
             (LINK_PORT + i as u16, &target),
+            &mut missing,
+        )?);
+    }
+    // TinkerPop 3 on the issue's two settings.
+    for (i, setting) in SETTINGS[..2].iter().enumerate() {
+        let spec = Spec::parse(setting)?;
+        outcomes.push(setting_section(
+            &mut body,
+            rep,
+            client,
+            quick,
+            (spec, true, true),
+            (LINK_PORT + 3 + i as u16, &target3),
             &mut missing,
         )?);
     }
@@ -144,14 +169,19 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
          (`cargo xtask link`), a user-space TCP proxy (no netem here): each byte delayed one way \
          (a timed queue), each direction serialized at the cap, a new connection's first byte a \
          round trip late. The same link for every contender: ours ({}), Java ({}), Go ({}), \
-         Python ({}). Latency: one connection, warm-up, median of the timed requests (Python's \
-         ~200k: one request, it takes ~20 s). Throughput: `g.V()`, requests/s, pool sized to the \
-         concurrency and warmed up (*sized*), or each driver untouched (*defaults*: pools ours \
-         {} (HTTP), Java 128, Go 128 with 8 kept idle, Python 128; all four deflate). Floor: \
-         *computed* = a round trip + the raw drain's wire bytes over the cap; *drain* = measured, \
-         the bench's own HTTP reader on one connection, nothing decoded. Ceiling: requests / \
-         max(rounds x round trip, wire bytes / cap). The machine is shared (2 cores, the server \
-         on them too): medians move between runs; ratios within the run are the stable part.\n",
+         Python ({}); on TinkerPop 3 (the shared Gremlin Server 3.7.3, WebSocket, GraphBinary 1) \
+         ours (`Client3`) and the 3.7.3 drivers. Latency: one connection, warm-up, median of the \
+         timed requests (Python's ~200k: one request, ~10-20 s). Throughput: `g.V()`, \
+         requests/s, pool sized to the concurrency and warmed up (*sized*), or each driver \
+         untouched (*defaults*, 64 requests of warm-up: ours {} connections over HTTP, 8 \
+         multiplexed over WebSocket; TinkerPop 4 Java, Go, Python 128 (Go keeps 8 idle), all \
+         four deflate; 3.7.3 Java 2-8 multiplexed, Go 1-2, Python 8). No compression on \
+         TinkerPop 3: our WebSocket transport has no permessage-deflate. Floor: *computed* = a \
+         round trip + the drain's wire bytes over the cap; *drain* = measured, nothing decoded \
+         (the bench's own HTTP reader; on TinkerPop 3 `bench_client --consume raw`). Ceiling: \
+         requests / max(rounds x round trip, wire bytes / cap). Compression's break-even: \
+         `ClientBuilder::compression`. The machine is shared (2 cores, the servers on them too): \
+         medians move between runs; ratios within the run are the stable part.\n",
         name("rust"),
         name("java"),
         name("go"),
@@ -160,13 +190,12 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
     )?;
     writeln!(
         s,
-        "Fidelity (an echo server behind the same link, before the rows; within 10% of the \
-         settings):\n\n\
-         | link | round trip | expected | new connection's first byte | expected | 20 MB | expected | within 10% |\n\
+        "Fidelity (an echo server behind the same link, before the rows):\n\n\
+         | link | round trip | expected | new connection, first byte | expected | 20 MB | expected | within 10% |\n\
          |---|---:|---:|---:|---:|---:|---:|---|"
     )?;
     for o in &outcomes {
-        let f = &o.fidelity;
+        let Some(f) = &o.fidelity else { continue };
         let ms = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1e3);
         writeln!(
             s,
@@ -204,8 +233,10 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
 
 /// The verdict lines of one setting.
 fn verdicts(s: &mut String, o: &Outcome) -> Result<()> {
-    let l = o.spec;
-    writeln!(s, "* {l}, link fidelity: {}", met(o.fidelity.within(0.1)))?;
+    let l = format!("{}{}", if o.tp3 { "TP3 " } else { "" }, o.spec);
+    if let Some(f) = &o.fidelity {
+        writeln!(s, "* {l}, link fidelity: {}", met(f.within(0.1)))?;
+    }
     if !o.big.is_empty() {
         // No client beats the server's own time: the floor is the larger of the computed one
         // and the measured raw drain.
@@ -227,7 +258,7 @@ fn verdicts(s: &mut String, o: &Outcome) -> Result<()> {
             .all(|(_, med, computed, drain)| *med <= 1.2 * computed.max(*drain));
         writeln!(
             s,
-            "* {l}, ours on ~200k within 1.2x of the floor (the larger of computed and drain): {}: {}",
+            "* {l}, ours on ~200k within 1.2x of the floor (max of computed, drain): {}: {}",
             parts.join(", "),
             met(ok)
         )?;
@@ -258,7 +289,7 @@ fn verdicts(s: &mut String, o: &Outcome) -> Result<()> {
     let rows = o.sized.len() + o.defaults.len();
     writeln!(
         s,
-        "* {l}, ours the fastest median in every row: {} of {rows}{}: {}",
+        "* {l}, ours fastest in every row: {} of {rows}{}: {}",
         rows - losses.len(),
         if losses.is_empty() {
             String::new()
@@ -288,14 +319,14 @@ fn verdicts(s: &mut String, o: &Outcome) -> Result<()> {
     let (v, ok) = ratios(&o.sized, 1.2);
     writeln!(
         s,
-        "* {l}, throughput at least 1.2x the best peer, pools sized alike: {}: {}",
+        "* {l}, throughput >= 1.2x the best peer, pools sized: {}: {}",
         v.join(", "),
         met(ok)
     )?;
     let (v, ok) = ratios(&o.defaults, 1.0);
     writeln!(
         s,
-        "* {l}, ours at defaults no worse than any peer at defaults: {}: {}",
+        "* {l}, ours at defaults >= every peer at defaults: {}: {}",
         v.join(", "),
         met(ok)
     )?;
@@ -324,16 +355,28 @@ fn setting_section(
     rep: &mut Report,
     client: &Path,
     quick: bool,
-    (spec, peers): (Spec, bool),
+    (spec, peers, tp3): (Spec, bool, bool),
     (listen, target): (u16, &str),
     missing: &mut Vec<(&'static str, String)>,
 ) -> Result<Outcome> {
-    let fid = link::fidelity(spec, 20, 20_000_000)?;
-    eprintln!("xtask bench: wan: {fid}");
-    rep.raw.push(fid.to_string());
+    let fid = if tp3 {
+        None
+    } else {
+        let fid = link::fidelity(spec, 20, 20_000_000)?;
+        eprintln!("xtask bench: wan: {fid}");
+        rep.raw.push(fid.to_string());
+        Some(fid)
+    };
     let running = link::spawn(&format!("127.0.0.1:{listen}"), target, spec)?;
-    let url = format!("http://{}/gremlin", running.addr());
-    let contenders: &[&'static str] = if peers { &CONTENDERS } else { &CONTENDERS[..1] };
+    let url = format!(
+        "{}://{}/gremlin",
+        if tp3 { "ws" } else { "http" },
+        running.addr()
+    );
+    let all = if tp3 { &CONTENDERS3 } else { &CONTENDERS };
+    let contenders: &[&'static str] = if peers { all } else { &all[..1] };
+    // No compression on TinkerPop 3: our WebSocket transport offers no permessage-deflate.
+    let compressions: &[&'static str] = if tp3 { &["none"] } else { &["none", "deflate"] };
     let cols: String = contenders
         .iter()
         .map(|c| format!(" {} |", short(c)))
@@ -341,7 +384,12 @@ fn setting_section(
     let dashes = "---:|".repeat(contenders.len());
     writeln!(
         s,
-        "### Link {spec} ({} one way, {}){}\n",
+        "### {}Link {spec} ({} one way, {}){}\n",
+        if tp3 {
+            "TinkerPop 3 (Gremlin Server 3.7.3, WebSocket): "
+        } else {
+            ""
+        },
         fmt_secs(spec.delay.as_secs_f64()),
         match spec.bits_per_sec {
             Some(b) => format!("{} Mbit/s each way", b / 1_000_000),
@@ -366,10 +414,27 @@ fn setting_section(
         (BIG_QUERY, "~200k", if quick { 2 } else { 5 }),
         ("g.V()", "`g.V()`", if quick { 5 } else { 30 }),
     ] {
-        for comp in ["none", "deflate"] {
-            // The measured floor first: the same requests drained, nothing decoded.
+        for &comp in compressions {
+            // The measured floor first: the same requests drained, nothing decoded (on
+            // TinkerPop 3 ours reading the frames, `bench_client --consume raw`).
             let (up0, down0, _) = running.counters().snapshot();
-            let drained = raw_drain(running.addr(), q, comp == "deflate", runs);
+            let drained = if tp3 {
+                let a = args(
+                    &url,
+                    q,
+                    "latency",
+                    None,
+                    &["--runs", &runs.to_string(), "--consume", "raw"],
+                );
+                measure(rep, "rust", client, &a).map(|j| {
+                    j["runs"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(Json::as_f64).collect())
+                        .unwrap_or_default()
+                })
+            } else {
+                raw_drain(running.addr(), q, comp == "deflate", runs)
+            };
             std::thread::sleep(Duration::from_millis(5) + spec.delay);
             let (up1, down1, _) = running.counters().snapshot();
             let wire = ((up1 - up0) + (down1 - down0)) as f64 / (runs + 1) as f64;
@@ -399,12 +464,12 @@ fn setting_section(
                 }
                 // Python decodes ~200k results in ~20 s: one request, no warm-up.
                 let runs_arg = runs.to_string();
-                let (extra, requests) = if c == "python" && q == BIG_QUERY {
+                let (extra, requests) = if c.starts_with("python") && q == BIG_QUERY {
                     (vec!["--runs", "1", "--warmup", "0"], 1)
                 } else {
                     (vec!["--runs", runs_arg.as_str()], runs + 1)
                 };
-                let a = args(&url, q, "latency", Some(comp), &extra);
+                let a = args(&url, q, "latency", (!tp3).then_some(comp), &extra);
                 let row = one_row(rep, &running, c, client, &a, requests, false);
                 if not_built(&row, missing) {
                     continue;
@@ -444,14 +509,26 @@ fn setting_section(
     }
 
     // Throughput.
-    let requests = if quick { 300 } else { 2000 };
-    writeln!(
-        s,
-        "\n| `g.V()` req/s ({requests}) | pool, compression | ceiling |{cols}\n|---:|---|---:|{dashes}"
-    )?;
+    let requests = match (quick, tp3) {
+        (true, _) => 300,
+        (false, false) => 2000,
+        (false, true) => 1000,
+    };
+    let pools: &[&str] = match (peers, tp3) {
+        // The slow link is for compression's break-even: no throughput there.
+        (false, _) => &[],
+        (true, true) => &["sized", "defaults"],
+        (true, false) => &["sized, none", "sized, deflate", "defaults"],
+    };
+    if !pools.is_empty() {
+        writeln!(
+            s,
+            "\n| `g.V()` req/s ({requests}) | pool, compression | ceiling |{cols}\n|---:|---|---:|{dashes}"
+        )?;
+    }
     let mut defaults = Vec::new();
-    for conc in CONCURRENCY {
-        for pool in ["sized, none", "sized, deflate", "defaults"] {
+    for conc in CONCURRENCY.iter().copied().filter(|_| !pools.is_empty()) {
+        for &pool in pools {
             let mut line = Line {
                 label: format!("{conc} {pool}"),
                 rate: true,
@@ -462,11 +539,20 @@ fn setting_section(
                 if missing.iter().any(|m| m.0 == c) {
                     continue;
                 }
+                // At the defaults a pool of a few connections may serve hundreds of requests/s
+                // or fewer: a shorter warm-up (the same for every contender of the row).
+                let warmup = if pool == "defaults" {
+                    conc.min(64)
+                } else {
+                    conc
+                };
                 let load = [
                     "--concurrency",
                     &conc.to_string(),
                     "--requests",
                     &requests.to_string(),
+                    "--warmup",
+                    &warmup.to_string(),
                 ];
                 let a = match pool {
                     "defaults" if c == "rust" => {
@@ -475,7 +561,7 @@ fn setting_section(
                         a.push("--defaults".into());
                         a
                     }
-                    "defaults" => args(&url, "g.V()", "throughput", None, &load),
+                    "defaults" | "sized" => args(&url, "g.V()", "throughput", None, &load),
                     _ => args(
                         &url,
                         "g.V()",
@@ -491,7 +577,7 @@ fn setting_section(
                     c,
                     client,
                     &a,
-                    requests + conc,
+                    requests + warmup,
                     pool == "defaults" && c != "rust",
                 );
                 if not_built(&row, missing) {
@@ -541,6 +627,7 @@ fn setting_section(
     drop(running);
     Ok(Outcome {
         spec,
+        tp3,
         fidelity: fid,
         big,
         sized,
@@ -573,13 +660,12 @@ fn one_row(
     defaults: bool,
 ) -> Row {
     let (up0, down0, _) = running.counters().snapshot();
-    let peer = match (defaults, c) {
-        (true, "java") => "java-defaults",
-        (true, "go") => "go-defaults",
-        (true, "python") => "python-defaults",
-        _ => c,
+    let peer = if defaults {
+        format!("{c}-defaults")
+    } else {
+        c.to_string()
     };
-    let outcome = measure(rep, peer, client, args);
+    let outcome = measure(rep, &peer, client, args);
     // Let the link's last bytes (its delay) pass before reading the counters.
     std::thread::sleep(Duration::from_millis(5) + running.spec().delay);
     let (up1, down1, _) = running.counters().snapshot();
