@@ -411,7 +411,18 @@ fn setting_section(
         "| latency | compression | wire | computed | drain |{cols}\n|---|---|---:|---:|---:|{dashes}"
     )?;
     for (q, label, runs) in [
-        (BIG_QUERY, "~200k", if quick { 2 } else { 5 }),
+        // 5 runs, 3 on the slow link (4 s each: compression's break-even only).
+        (
+            BIG_QUERY,
+            "~200k",
+            if quick {
+                2
+            } else if peers {
+                5
+            } else {
+                3
+            },
+        ),
         ("g.V()", "`g.V()`", if quick { 5 } else { 30 }),
     ] {
         for &comp in compressions {
@@ -511,8 +522,7 @@ fn setting_section(
     // Throughput.
     let requests = match (quick, tp3) {
         (true, _) => 300,
-        (false, false) => 2000,
-        (false, true) => 1000,
+        (false, _) => 1000,
     };
     let pools: &[&str] = match (peers, tp3) {
         // The slow link is for compression's break-even: no throughput there.
