@@ -835,6 +835,7 @@ async fn route(
 /// The loopback TLS server of the tests, shared with the integration tests.
 #[cfg(test)]
 #[path = "../../../tests/common/tls.rs"]
+#[allow(unreachable_pub)] // written for the integration tests, where its items are reachable
 mod tls;
 
 #[cfg(test)]
