@@ -13,6 +13,10 @@ use super::{
     Client, Error, Inner, Transport, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_POOL_SIZE, GRAPHBINARY_MIME,
 };
 use crate::protocol::http4::response::ReadOptions;
+
+/// The default pool over WebSocket (TinkerPop 3): requests are multiplexed there, so a few
+/// connections carry any number in flight and a long round trip does not bound them.
+const WS_DEFAULT_POOL_SIZE: usize = 8;
 use crate::transport::secret::{redact_url, take_userinfo, Credentials, Secret, UrlText};
 use crate::transport::{BasicAuth, Chain, Interceptor};
 
@@ -56,7 +60,8 @@ pub struct ClientBuilder {
     compression: bool,
     user_agent: Option<String>,
     application_name: String,
-    pool_size: usize,
+    /// `None`: [`DEFAULT_POOL_SIZE`] over HTTP, [`WS_DEFAULT_POOL_SIZE`] over WebSocket.
+    pool_size: Option<usize>,
     pool_idle_timeout: Option<Duration>,
     root_certificates: Vec<Vec<u8>>,
     read_options: ReadOptions,
@@ -100,7 +105,7 @@ impl ClientBuilder {
             compression: true,
             user_agent: None,
             application_name: "graphbinary-rs".to_owned(),
-            pool_size: DEFAULT_POOL_SIZE,
+            pool_size: None,
             pool_idle_timeout: Some(Duration::from_secs(90)),
             root_certificates: Vec::new(),
             read_options: ReadOptions::default(),
@@ -430,9 +435,19 @@ impl ClientBuilder {
     }
 
     /// The number of connections: requests in flight at once, and idle connections kept
-    /// (at least 1; default [`DEFAULT_POOL_SIZE`]).
+    /// (at least 1). Default [`DEFAULT_POOL_SIZE`] (128) over HTTP, 8 over WebSocket.
+    ///
+    /// Over HTTP/1.1 each request in flight holds a connection of its own, so the pool bounds
+    /// throughput to `pool / round trip`: 8 connections across a 60 ms round trip make at most
+    /// ~133 requests/s. Measured (BENCHMARKS.md, "WAN link": a Gremlin Server 4.0.0-beta.3
+    /// behind `cargo xtask link` at 30 ms one way, 200 Mbit/s; `g.V()` at 64 requests in
+    /// flight) the former default of 8 made ~127 requests/s against ~980 with a pool of 64,
+    /// while the Java, Go and Python drivers all default to 128 connections; hence 128, the
+    /// same as theirs. Connections are opened only when that many requests are in flight at
+    /// once, so a client that sends one request at a time still holds one. Over WebSocket
+    /// (TinkerPop 3) requests share connections, and 8 stay the default.
     pub fn pool_size(mut self, n: usize) -> Self {
-        self.pool_size = n.max(1);
+        self.pool_size = Some(n.max(1));
         self
     }
 
@@ -561,6 +576,11 @@ impl ClientBuilder {
         crate::transport::ws::parse_root_certificates(&self.root_certificates)
             .map_err(Error::Config)?;
         let tinkerpop3 = is_ws_url(&self.url.0);
+        let pool_size = self.pool_size.unwrap_or(if tinkerpop3 {
+            WS_DEFAULT_POOL_SIZE
+        } else {
+            DEFAULT_POOL_SIZE
+        });
         let cosmos = self.cosmos.is_some();
         if let Some(checked) = self.cosmos.take() {
             self.check_cosmos(checked, tinkerpop3)?;
@@ -629,8 +649,8 @@ impl ClientBuilder {
             inner: Arc::new(Inner {
                 transport,
                 url,
-                slots: Arc::new(Semaphore::new(self.pool_size)),
-                pool_size: self.pool_size,
+                slots: Arc::new(Semaphore::new(pool_size)),
+                pool_size,
                 retry: self.retry,
                 observer: Arc::new(super::observe::Observer::new(
                     self.listener.clone(),
@@ -728,7 +748,7 @@ impl ClientBuilder {
         let settings = crate::transport::http::HttpSettings {
             connect_timeout: self.connect_timeout,
             read_timeout: self.read_timeout,
-            pool_max_idle: self.pool_size,
+            pool_max_idle: self.pool_size.unwrap_or(DEFAULT_POOL_SIZE),
             pool_idle_timeout: self.pool_idle_timeout,
             proxy: self.proxy.as_ref().map(|p| p.0.clone()),
             root_certificates: self.root_certificates.clone(),
@@ -752,7 +772,7 @@ impl ClientBuilder {
                 .user_agent
                 .clone()
                 .unwrap_or_else(|| default_user_agent(&self.application_name)),
-            pool_size: self.pool_size.max(1),
+            pool_size: self.pool_size.unwrap_or(WS_DEFAULT_POOL_SIZE),
             connect_timeout: self.connect_timeout,
             interceptors,
             custom_types: self.custom_types.clone(),

@@ -155,8 +155,8 @@ pub const GRAPHBINARY_MIME: &str = "application/vnd.graphbinary-v4.0";
 /// The default URL of a local Gremlin Server.
 pub const DEFAULT_URL: &str = "http://127.0.0.1:8182/gremlin";
 
-/// The default pool size.
-pub const DEFAULT_POOL_SIZE: usize = 8;
+/// The default pool size over HTTP (TinkerPop 4); why 128: [`ClientBuilder::pool_size`].
+pub const DEFAULT_POOL_SIZE: usize = 128;
 
 /// The default of [`ClientBuilder::max_message_size`]: 10 MiB, the Java driver's.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = crate::transport::ws::MAX_MESSAGE_SIZE;

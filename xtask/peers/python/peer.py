@@ -6,6 +6,7 @@ over WebSocket, no --compression). Command line and output: see xtask/peers/READ
 harness (arguments, timing, JSON) is `harness.py`."""
 
 import importlib.metadata
+import os
 import sys
 
 from gremlin_python.driver.client import Client
@@ -14,12 +15,18 @@ from harness import run
 
 
 def make_client4(a, pool):
+    if os.environ.get("PEER_DEFAULTS") == "1":
+        # The WAN bench's "defaults" rows: the driver's own pool (128) and compression (deflate).
+        return Client(a.url, "g", bulk_results=False)
     return Client(a.url, "g", max_connections=pool, bulk_results=False, compression=a.compression)
 
 
 def make_client3(a, pool):
     from gremlin_python.driver.serializer import GraphBinarySerializersV1
 
+    if os.environ.get("PEER_DEFAULTS") == "1":
+        # The WAN bench's "defaults" rows: the driver's own pool.
+        return Client(a.url, "g", message_serializer=GraphBinarySerializersV1())
     return Client(a.url, "g", pool_size=pool, message_serializer=GraphBinarySerializersV1())
 
 

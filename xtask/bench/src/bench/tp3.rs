@@ -158,11 +158,10 @@ pub fn run(
          of as many connections as the concurrency (ours: that many `Client3`s, one task \
          each; the drivers' pools sized to it), and ours once more with its defaults: one \
          `Client::builder(url).build()` with nothing set shared by every task (its pool of \
-         {} connections multiplexes the requests; `Client3` routes responses by request id). \
+         8 connections, the WebSocket default, multiplexes the requests; `Client3` routes responses by request id). \
          Before the rounds at each concurrency the raw frame drain sends {WARM_UP}x a \
          measurement's requests at that concurrency, unrecorded, so that the server's JIT and \
-         its handling of that many connections are warm when the first contender meets it.\n",
-        graphbinary_client::client::DEFAULT_POOL_SIZE
+         its handling of that many connections are warm when the first contender meets it.\n"
     )?;
     writeln!(s, "{peers}")?;
     writeln!(

@@ -29,16 +29,35 @@ const SETTINGS: [&str; 3] = ["30ms,200mbit", "1ms,none", "30ms,50mbit"];
 /// The first of this part's ports (the links listen on it and the next ones).
 const LINK_PORT: u16 = 8250;
 
-/// The contenders of the section: ours, then the peers of `xtask/peers/` that are set up.
+/// The contenders: ours, then the peers of `xtask/peers/` (TinkerPop 4 drivers) that are set up.
 const CONTENDERS: [&str; 4] = ["rust", "java", "go", "python"];
+
+/// The same on TinkerPop 3 (Gremlin Server 3.7.3, WebSocket, GraphBinary 1).
+const CONTENDERS3: [&str; 4] = ["rust", "java3", "go3", "python3"];
+
+/// The concurrencies of the throughput rows.
+const CONCURRENCY: [usize; 3] = [64, 256, 1000];
+
+/// A column's heading.
+fn short(c: &str) -> &'static str {
+    match c {
+        "rust" => "ours",
+        "java" | "java3" => "Java",
+        "go" | "go3" => "Go",
+        "python" | "python3" => "Python",
+        _ => "?",
+    }
+}
 
 fn name(c: &str) -> &'static str {
     match c {
-        "rust" => "**graphbinary-rs** (ours)",
-        "rust-defaults" => "**graphbinary-rs**, defaults (`Client::builder(url).build()`)",
+        "rust" => "graphbinary-rs",
         "java" => "Java driver 4.0.0-beta.3",
         "go" => "gremlin-go v4.0.0-beta.3",
         "python" => "gremlinpython 4.0.0b3",
+        "java3" => "Java driver 3.7.3",
+        "go3" => "gremlin-go v3.7.3",
+        "python3" => "gremlinpython 3.7.3",
         _ => "?",
     }
 }
@@ -46,27 +65,99 @@ fn name(c: &str) -> &'static str {
 /// One row measured: the contender's JSON line and what the link carried meanwhile.
 struct Row {
     contender: &'static str,
-    compression: &'static str,
     outcome: Result<Json, String>,
     /// Bytes the link carried (up + down) per request, warm-up requests included in the count.
     wire_per_request: f64,
 }
 
+/// One line of a table: each contender's figure (seconds, or requests/s), `None` if it failed.
+struct Line {
+    label: String,
+    /// Requests/s (higher is better) rather than seconds.
+    rate: bool,
+    cells: Vec<(&'static str, Option<f64>)>,
+}
+
+impl Line {
+    fn get(&self, c: &str) -> Option<f64> {
+        self.cells.iter().find(|x| x.0 == c).and_then(|x| x.1)
+    }
+
+    /// The best peer's figure and name.
+    fn best_peer(&self) -> Option<(f64, &'static str)> {
+        let better = |a: f64, b: f64| if self.rate { a > b } else { a < b };
+        self.cells
+            .iter()
+            .filter(|x| x.0 != "rust")
+            .filter_map(|x| x.1.map(|v| (v, x.0)))
+            .fold(None, |best: Option<(f64, &str)>, (v, c)| match best {
+                Some((b, _)) if !better(v, b) => best,
+                _ => Some((v, c)),
+            })
+    }
+
+    /// Ours against the best peer, > 1 when ours is better.
+    fn ours_vs_best(&self) -> Option<(f64, &'static str)> {
+        let ours = self.get("rust")?;
+        let (best, who) = self.best_peer()?;
+        Some((if self.rate { ours / best } else { best / ours }, who))
+    }
+}
+
 /// What one setting measured, for the verdicts.
 struct Outcome {
     spec: Spec,
-    /// Ours on the ~200k query: (compression, median seconds, floor seconds).
-    big: Vec<(&'static str, f64, f64)>,
-    /// The raw drain's median on the ~200k query: (compression, seconds).
-    drains: Vec<(&'static str, f64)>,
-    fidelity_ok: bool,
+    /// TinkerPop 3 rather than 4.
+    tp3: bool,
+    /// Measured before the TinkerPop 4 rows (the TinkerPop 3 ones use the same settings).
+    fidelity: Option<link::Fidelity>,
+    /// Ours on the ~200k query: (compression, median, computed floor, raw drain's median).
+    big: Vec<(&'static str, f64, f64, f64)>,
+    /// Every latency line, then every throughput line with pools sized to the concurrency.
+    sized: Vec<Line>,
+    /// The throughput lines at each contender's defaults.
+    defaults: Vec<Line>,
+    peers: bool,
 }
 
 /// Runs the part: `port` is the Gremlin Server 4's (started if none answers).
-pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()> {
+pub fn run(quick: bool, (port, port3): (u16, u16), rep: &mut Report, client: &Path) -> Result<()> {
     // Kept to the end: a server started here is stopped when it drops.
     let _server = server::ensure_running("modern", port)?;
     let target = format!("127.0.0.1:{port}");
+    let server3 = server::Server::tp3("3.7.3", "modern");
+    let _server3 = server3.ensure_running(port3)?;
+    let target3 = format!("127.0.0.1:{port3}");
+    let mut body = String::new();
+    let mut outcomes = Vec::new();
+    let mut missing: Vec<(&'static str, String)> = Vec::new();
+    for (i, setting) in SETTINGS.iter().enumerate() {
+        let spec = Spec::parse(setting)?;
+        // The peers on the issue's two settings; the slow link is for compression alone.
+        let peers = i < 2;
+        outcomes.push(setting_section(
+            &mut body,
+            rep,
+            client,
+            quick,
+            (spec, peers, false),
+            (LINK_PORT + i as u16, &target),
+            &mut missing,
+        )?);
+    }
+    // TinkerPop 3 on the issue's two settings.
+    for (i, setting) in SETTINGS[..2].iter().enumerate() {
+        let spec = Spec::parse(setting)?;
+        outcomes.push(setting_section(
+            &mut body,
+            rep,
+            client,
+            quick,
+            (spec, true, true),
+            (LINK_PORT + 3 + i as u16, &target3),
+            &mut missing,
+        )?);
+    }
     let mut s = String::new();
     writeln!(
         s,
@@ -74,85 +165,60 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
     )?;
     writeln!(
         s,
-        "`cargo xtask bench --only wan`. The same live server as section 2 (modern graph), \
-         reached through `graphbinary_kit::link` (`cargo xtask link`): a TCP proxy in user \
-         space (this kernel has no netem) that delays every byte by the one-way delay in each \
-         direction (a timed queue: the delay costs no throughput), serializes each direction \
-         at the bandwidth cap, and holds a new connection's first byte for one round trip (the \
-         TCP handshake). Every contender meets the same link. Latency: one process per row, \
-         one connection opened by a warm-up request, then the timed requests on it (median). \
-         Throughput: a pool of as many connections as the concurrency, opened by a warm-up \
-         round, then the timed requests. \"wire\" is what the link carried per request (both \
-         directions, HTTP framing included, the warm-up requests counted alike). The floor of \
-         a latency row is what the link alone costs: one round trip plus the wire bytes over \
-         the bandwidth; the ceiling of a throughput row is the most the link allows: \
-         requests / max(rounds of round trips, wire bytes / bandwidth), a round being one \
-         request per connection. The raw drain row of each latency pair is the measured floor: \
-         the bench's own HTTP/1.1 reader sends the same request on one connection and reads \
-         each body to its end, decoding nothing (what the server and the link take).\n"
+        "`cargo xtask bench --only wan`: the live server of section 2 behind `graphbinary_kit::link` \
+         (`cargo xtask link`), a user-space TCP proxy (no netem here): each byte delayed one way \
+         (a timed queue), each direction serialized at the cap, a new connection's first byte a \
+         round trip late. The same link for every contender: ours ({}), Java ({}), Go ({}), \
+         Python ({}); on TinkerPop 3 (the shared Gremlin Server 3.7.3, WebSocket, GraphBinary 1) \
+         ours (`Client3`) and the 3.7.3 drivers. Latency: one connection, warm-up, median of the \
+         timed requests (Python's ~200k: one request, ~10-20 s). Throughput: `g.V()`, \
+         requests/s, pool sized to the concurrency and warmed up (*sized*), or each driver \
+         untouched (*defaults*, 64 requests of warm-up: ours {} connections over HTTP, 8 \
+         multiplexed over WebSocket; TinkerPop 4 Java, Go, Python 128 (Go keeps 8 idle), all \
+         four deflate; 3.7.3 Java 2-8 multiplexed, Go 1-2, Python 8). No compression on \
+         TinkerPop 3: our WebSocket transport has no permessage-deflate. Floor: *computed* = a \
+         round trip + the drain's wire bytes over the cap; *drain* = measured, nothing decoded \
+         (the bench's own HTTP reader; on TinkerPop 3 `bench_client --consume raw`). Ceiling: \
+         requests / max(rounds x round trip, wire bytes / cap). Compression's break-even: \
+         `ClientBuilder::compression`. The machine is shared (2 cores, the servers on them too): \
+         medians move between runs; ratios within the run are the stable part.\n",
+        name("rust"),
+        name("java"),
+        name("go"),
+        name("python"),
+        graphbinary_client::client::DEFAULT_POOL_SIZE,
     )?;
-    let mut outcomes = Vec::new();
-    let mut missing: Vec<(&'static str, String)> = Vec::new();
-    for (i, setting) in SETTINGS.iter().enumerate() {
-        let spec = Spec::parse(setting)?;
-        outcomes.push(setting_section(
-            &mut s,
-            rep,
-            client,
-            quick,
-            spec,
-            (LINK_PORT + i as u16, &target),
-            &mut missing,
-        )?);
-    }
-    writeln!(s, "### Verdicts\n")?;
+    writeln!(
+        s,
+        "Fidelity (an echo server behind the same link, before the rows):\n\n\
+         | link | round trip | expected | new connection, first byte | expected | 20 MB | expected | within 10% |\n\
+         |---|---:|---:|---:|---:|---:|---:|---|"
+    )?;
     for o in &outcomes {
+        let Some(f) = &o.fidelity else { continue };
+        let ms = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1e3);
         writeln!(
             s,
-            "* link {} fidelity (round trip, a new connection's first byte and 20 MB within \
-             10% of the settings): {}",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             o.spec,
-            met(o.fidelity_ok)
+            ms(f.rtt),
+            ms(f.expected_rtt()),
+            ms(f.first_byte),
+            ms(f.expected_first_byte()),
+            ms(f.bulk),
+            if o.spec.bits_per_sec.is_some() {
+                ms(f.expected_bulk())
+            } else {
+                "(no cap)".into()
+            },
+            if f.within(0.1) { "yes" } else { "**no**" }
         )?;
-        for (comp, med, computed) in &o.big {
-            // No client beats the server's own time: the floor is the larger of the computed
-            // one and the measured raw drain.
-            let drain = o
-                .drains
-                .iter()
-                .find(|d| d.0 == *comp)
-                .map_or(f64::NAN, |d| d.1);
-            let floor = computed.max(drain);
-            writeln!(
-                s,
-                "* link {}: ours on the ~200k query within 1.2x of the floor (the larger of the \
-                 computed {} and the raw drain's {}), compression {comp}: {:.2}x ({}), {}",
-                o.spec,
-                fmt_secs(*computed),
-                fmt_secs(drain),
-                med / floor,
-                fmt_secs(*med),
-                met(*med <= 1.2 * floor)
-            )?;
-        }
-        let get = |c: &str| o.big.iter().find(|b| b.0 == c).map(|b| b.1);
-        if let (Some(none), Some(deflate)) = (get("none"), get("deflate")) {
-            writeln!(
-                s,
-                "* link {}: the ~200k query is {:.2}x {} with compression (deflate {} against \
-                 none {}): the rows favour compression **{}** on this link",
-                o.spec,
-                if deflate > none {
-                    deflate / none
-                } else {
-                    none / deflate
-                },
-                if deflate > none { "slower" } else { "faster" },
-                fmt_secs(deflate),
-                fmt_secs(none),
-                if deflate > none { "off" } else { "on" },
-            )?;
-        }
+    }
+    writeln!(s)?;
+    s.push_str(&body);
+    writeln!(s, "### Verdicts (issue 43's targets, this run)\n")?;
+    for o in &outcomes {
+        verdicts(&mut s, o)?;
     }
     if !missing.is_empty() {
         writeln!(s, "\nNot measured:\n")?;
@@ -165,6 +231,108 @@ pub fn run(quick: bool, port: u16, rep: &mut Report, client: &Path) -> Result<()
     Ok(())
 }
 
+/// The verdict lines of one setting.
+fn verdicts(s: &mut String, o: &Outcome) -> Result<()> {
+    let l = format!("{}{}", if o.tp3 { "TP3 " } else { "" }, o.spec);
+    if let Some(f) = &o.fidelity {
+        writeln!(s, "* {l}, link fidelity: {}", met(f.within(0.1)))?;
+    }
+    if !o.big.is_empty() {
+        // No client beats the server's own time: the floor is the larger of the computed one
+        // and the measured raw drain.
+        let parts: Vec<String> = o
+            .big
+            .iter()
+            .map(|(comp, med, computed, drain)| {
+                format!(
+                    "{comp} {:.2}x ({} / {})",
+                    med / computed.max(*drain),
+                    fmt_secs(*med),
+                    fmt_secs(computed.max(*drain))
+                )
+            })
+            .collect();
+        let ok = o
+            .big
+            .iter()
+            .all(|(_, med, computed, drain)| *med <= 1.2 * computed.max(*drain));
+        writeln!(
+            s,
+            "* {l}, ours on ~200k within 1.2x of the floor (max of computed, drain): {}: {}",
+            parts.join(", "),
+            met(ok)
+        )?;
+    }
+    let get = |c: &str| o.big.iter().find(|b| b.0 == c).map(|b| b.1);
+    if let (Some(none), Some(deflate)) = (get("none"), get("deflate")) {
+        writeln!(
+            s,
+            "* {l}, compression: deflate {} against none {} on ~200k: favours **{}**",
+            fmt_secs(deflate),
+            fmt_secs(none),
+            if deflate > none { "off" } else { "on" },
+        )?;
+    }
+    if !o.peers {
+        return Ok(());
+    }
+    let losses: Vec<String> = o
+        .sized
+        .iter()
+        .chain(&o.defaults)
+        .filter_map(|line| match line.ours_vs_best() {
+            Some((r, who)) if r < 1.0 => Some(format!("{} ({} {r:.2}x)", line.label, short(who))),
+            None if line.get("rust").is_none() => Some(format!("{} (ours failed)", line.label)),
+            _ => None,
+        })
+        .collect();
+    let rows = o.sized.len() + o.defaults.len();
+    writeln!(
+        s,
+        "* {l}, ours fastest in every row: {} of {rows}{}: {}",
+        rows - losses.len(),
+        if losses.is_empty() {
+            String::new()
+        } else {
+            format!(", not in {}", losses.join(", "))
+        },
+        met(losses.is_empty())
+    )?;
+    let ratios = |lines: &[Line], bound: f64| -> (Vec<String>, bool) {
+        let mut ok = true;
+        let v = lines
+            .iter()
+            .filter(|line| line.rate)
+            .map(|line| match line.ours_vs_best() {
+                Some((r, _)) => {
+                    ok &= r >= bound;
+                    format!("{} {r:.2}x", line.label)
+                }
+                None => {
+                    ok = false;
+                    format!("{} n/a", line.label)
+                }
+            })
+            .collect();
+        (v, ok)
+    };
+    let (v, ok) = ratios(&o.sized, 1.2);
+    writeln!(
+        s,
+        "* {l}, throughput >= 1.2x the best peer, pools sized: {}: {}",
+        v.join(", "),
+        met(ok)
+    )?;
+    let (v, ok) = ratios(&o.defaults, 1.0);
+    writeln!(
+        s,
+        "* {l}, ours at defaults >= every peer at defaults: {}: {}",
+        v.join(", "),
+        met(ok)
+    )?;
+    Ok(())
+}
+
 fn met(b: bool) -> &'static str {
     if b {
         "met"
@@ -173,216 +341,308 @@ fn met(b: bool) -> &'static str {
     }
 }
 
-/// One link setting: its fidelity, then the latency and throughput tables through it.
+fn cell(v: Option<f64>, rate: bool) -> String {
+    match v {
+        Some(v) if rate => fmt_rate(v),
+        Some(v) => fmt_secs(v),
+        None => "failed".into(),
+    }
+}
+
+/// One link setting: the latency and throughput tables through it (`peers`: with the peers).
 fn setting_section(
     s: &mut String,
     rep: &mut Report,
     client: &Path,
     quick: bool,
-    spec: Spec,
+    (spec, peers, tp3): (Spec, bool, bool),
     (listen, target): (u16, &str),
     missing: &mut Vec<(&'static str, String)>,
 ) -> Result<Outcome> {
-    let fid = link::fidelity(spec, 20, 20_000_000)?;
-    eprintln!("xtask bench: wan: {fid}");
-    rep.raw.push(fid.to_string());
+    let fid = if tp3 {
+        None
+    } else {
+        let fid = link::fidelity(spec, 20, 20_000_000)?;
+        eprintln!("xtask bench: wan: {fid}");
+        rep.raw.push(fid.to_string());
+        Some(fid)
+    };
     let running = link::spawn(&format!("127.0.0.1:{listen}"), target, spec)?;
-    let url = format!("http://{}/gremlin", running.addr());
+    let url = format!(
+        "{}://{}/gremlin",
+        if tp3 { "ws" } else { "http" },
+        running.addr()
+    );
+    let all = if tp3 { &CONTENDERS3 } else { &CONTENDERS };
+    let contenders: &[&'static str] = if peers { all } else { &all[..1] };
+    // No compression on TinkerPop 3: our WebSocket transport offers no permessage-deflate.
+    let compressions: &[&'static str] = if tp3 { &["none"] } else { &["none", "deflate"] };
+    let cols: String = contenders
+        .iter()
+        .map(|c| format!(" {} |", short(c)))
+        .collect();
+    let dashes = "---:|".repeat(contenders.len());
     writeln!(
         s,
-        "### Link {spec} ({} one way, {})\n",
+        "### {}Link {spec} ({} one way, {}){}\n",
+        if tp3 {
+            "TinkerPop 3 (Gremlin Server 3.7.3, WebSocket): "
+        } else {
+            ""
+        },
         fmt_secs(spec.delay.as_secs_f64()),
         match spec.bits_per_sec {
             Some(b) => format!("{} Mbit/s each way", b / 1_000_000),
-            None => "no bandwidth cap".into(),
-        }
-    )?;
-    writeln!(
-        s,
-        "Fidelity, measured before the rows (an echo server behind the same link): {fid}: \
-         {}.\n",
-        if fid.within(0.1) {
-            "within 10%"
+            None => "no cap".into(),
+        },
+        if peers {
+            ""
         } else {
-            "**not within 10%**"
+            ": ours alone, for compression's break-even"
         }
     )?;
+    let mut failures: Vec<String> = Vec::new();
 
     // Latency.
     let mut big = Vec::new();
-    let mut drains = Vec::new();
+    let mut sized = Vec::new();
     writeln!(
         s,
-        "| query | contender | compression | median | min | wire / request | link floor | vs floor | vs raw drain |\n\
-         |---|---|---|---:|---:|---:|---:|---:|---:|"
+        "| latency | compression | wire | computed | drain |{cols}\n|---|---|---:|---:|---:|{dashes}"
     )?;
     for (q, label, runs) in [
-        (BIG_QUERY, "~200k results", if quick { 2 } else { 5 }),
+        // 5 runs, 3 on the slow link (4 s each: compression's break-even only).
+        (
+            BIG_QUERY,
+            "~200k",
+            if quick {
+                2
+            } else if peers {
+                5
+            } else {
+                3
+            },
+        ),
         ("g.V()", "`g.V()`", if quick { 5 } else { 30 }),
     ] {
-        for comp in ["none", "deflate"] {
-            // The measured floor first: the same requests drained, nothing decoded.
+        for &comp in compressions {
+            // The measured floor first: the same requests drained, nothing decoded (on
+            // TinkerPop 3 ours reading the frames, `bench_client --consume raw`).
             let (up0, down0, _) = running.counters().snapshot();
-            let drained = raw_drain(running.addr(), q, comp == "deflate", runs);
-            let mut drain_med = f64::NAN;
+            let drained = if tp3 {
+                let a = args(
+                    &url,
+                    q,
+                    "latency",
+                    None,
+                    &["--runs", &runs.to_string(), "--consume", "raw"],
+                );
+                measure(rep, "rust", client, &a).map(|j| {
+                    j["runs"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(Json::as_f64).collect())
+                        .unwrap_or_default()
+                })
+            } else {
+                raw_drain(running.addr(), q, comp == "deflate", runs)
+            };
             std::thread::sleep(Duration::from_millis(5) + spec.delay);
             let (up1, down1, _) = running.counters().snapshot();
             let wire = ((up1 - up0) + (down1 - down0)) as f64 / (runs + 1) as f64;
             let floor = spec.floor(1.0, wire as u64).as_secs_f64();
-            match drained {
+            let drain = match drained {
                 Ok(times) => {
-                    let min = times.iter().copied().fold(f64::INFINITY, f64::min);
                     let med = median_of(times);
-                    drain_med = med;
                     rep.raw.push(format!(
                         "wan {spec} raw drain {q:?} compression {comp}: median {med:.4} s, \
                          {wire:.0} wire bytes/request"
                     ));
-                    if q == BIG_QUERY {
-                        drains.push((comp, med));
-                    }
-                    writeln!(
-                        s,
-                        "| {label} | raw drain (measured floor: the body read, nothing decoded) \
-                         | {comp} | {} | {} | {} | {} | {:.2}x | 1.00x |",
-                        fmt_secs(med),
-                        fmt_secs(min),
-                        bytes(wire),
-                        fmt_secs(floor),
-                        med / floor
-                    )?
+                    Some(med)
                 }
-                Err(e) => writeln!(
-                    s,
-                    "| {label} | raw drain | {comp} | failed: {e} | | | | | |"
-                )?,
-            }
-            for c in CONTENDERS {
+                Err(e) => {
+                    failures.push(format!("{spec} {label} {comp} raw drain: {e}"));
+                    None
+                }
+            };
+            let mut line = Line {
+                label: format!("{label} {comp}"),
+                rate: false,
+                cells: Vec::new(),
+            };
+            for &c in contenders {
                 if missing.iter().any(|m| m.0 == c) {
                     continue;
                 }
-                let args = args(
-                    &url,
-                    q,
-                    "latency",
-                    Some(comp),
-                    &["--runs", &runs.to_string()],
-                );
-                let row = one_row(rep, &running, c, comp, client, &args, runs + 1);
+                // Python decodes ~200k results in ~20 s: one request, no warm-up.
+                let runs_arg = runs.to_string();
+                let (extra, requests) = if c.starts_with("python") && q == BIG_QUERY {
+                    (vec!["--runs", "1", "--warmup", "0"], 1)
+                } else {
+                    (vec!["--runs", runs_arg.as_str()], runs + 1)
+                };
+                let a = args(&url, q, "latency", (!tp3).then_some(comp), &extra);
+                let row = one_row(rep, &running, c, client, &a, requests, false);
                 if not_built(&row, missing) {
                     continue;
                 }
-                let (med, min) = match &row.outcome {
-                    Ok(j) => {
-                        let runs: Vec<f64> = j["runs"]
+                let med = match &row.outcome {
+                    Ok(j) => Some(median_of(
+                        j["runs"]
                             .as_array()
                             .map(|a| a.iter().filter_map(Json::as_f64).collect())
-                            .unwrap_or_default();
-                        let min = runs.iter().copied().fold(f64::INFINITY, f64::min);
-                        (median_of(runs), min)
+                            .unwrap_or_default(),
+                    )),
+                    Err(e) => {
+                        failures.push(format!("{spec} {label} {comp} {}: {e}", short(c)));
+                        None
                     }
-                    Err(_) => (f64::NAN, f64::NAN),
                 };
-                let floor = spec.floor(1.0, row.wire_per_request as u64).as_secs_f64();
-                if c == "rust" && q == BIG_QUERY && med.is_finite() {
-                    big.push((comp, med, floor));
+                if c == "rust" && q == BIG_QUERY {
+                    if let Some(m) = med {
+                        big.push((comp, m, floor, drain.unwrap_or(f64::NAN)));
+                    }
                 }
-                match &row.outcome {
-                    Ok(_) => writeln!(
-                        s,
-                        "| {label} | {} | {comp} | {} | {} | {} | {} | {:.2}x | {:.2}x |",
-                        name(c),
-                        fmt_secs(med),
-                        fmt_secs(min),
-                        bytes(row.wire_per_request),
-                        fmt_secs(floor),
-                        med / floor,
-                        med / drain_med
-                    )?,
-                    Err(e) => writeln!(
-                        s,
-                        "| {label} | {} | {comp} | failed: {} | | | | | |",
-                        name(c),
-                        e.replace('|', "/")
-                    )?,
-                }
+                line.cells.push((c, med));
             }
+            let cells: String = contenders
+                .iter()
+                .map(|c| format!(" {} |", cell(line.get(c), false)))
+                .collect();
+            writeln!(
+                s,
+                "| {label} | {comp} | {} | {} | {} |{cells}",
+                bytes(wire),
+                fmt_secs(floor),
+                drain.map_or("failed".into(), fmt_secs)
+            )?;
+            sized.push(line);
         }
     }
 
     // Throughput.
-    let requests = if quick { 300 } else { 2000 };
-    writeln!(
-        s,
-        "\n`g.V()` throughput, {requests} requests a measurement:\n\n\
-         | concurrency | contender | compression | requests/s | link ceiling | of the ceiling | wire / request |\n\
-         |---:|---|---|---:|---:|---:|---:|"
-    )?;
-    for conc in [64usize, 256] {
-        let rows: Vec<(&'static str, &'static str)> = ["none", "deflate"]
-            .iter()
-            .flat_map(|comp| CONTENDERS.iter().map(move |c| (*c, *comp)))
-            .chain([("rust-defaults", "deflate")])
-            .collect();
-        for (c, comp) in rows {
-            if missing.iter().any(|m| m.0 == c) {
-                continue;
-            }
-            let load = [
-                "--concurrency",
-                &conc.to_string(),
-                "--requests",
-                &requests.to_string(),
-            ];
-            let (contender, a) = if c == "rust-defaults" {
-                // Everything as the defaults have it (compression on, the default pool).
-                let mut a = args(&url, "g.V()", "throughput", None, &load);
-                a.push("--defaults".into());
-                ("rust", a)
-            } else {
-                (c, args(&url, "g.V()", "throughput", Some(comp), &load))
+    let requests = match (quick, tp3) {
+        (true, _) => 300,
+        (false, _) => 1000,
+    };
+    let pools: &[&str] = match (peers, tp3) {
+        // The slow link is for compression's break-even: no throughput there.
+        (false, _) => &[],
+        (true, true) => &["sized", "defaults"],
+        (true, false) => &["sized, none", "sized, deflate", "defaults"],
+    };
+    if !pools.is_empty() {
+        writeln!(
+            s,
+            "\n| `g.V()` req/s ({requests}) | pool, compression | ceiling |{cols}\n|---:|---|---:|{dashes}"
+        )?;
+    }
+    let mut defaults = Vec::new();
+    for conc in CONCURRENCY.iter().copied().filter(|_| !pools.is_empty()) {
+        for &pool in pools {
+            let mut line = Line {
+                label: format!("{conc} {pool}"),
+                rate: true,
+                cells: Vec::new(),
             };
-            // The warm-up round is `conc` requests.
-            let mut row = one_row(rep, &running, contender, comp, client, &a, requests + conc);
-            row.contender = c;
-            if not_built(&row, missing) {
-                continue;
-            }
-            let rounds = requests.div_ceil(conc) as f64;
-            let wire_time = spec
-                .serialization((row.wire_per_request * requests as f64) as u64)
-                .as_secs_f64();
-            let ceiling = requests as f64 / (rounds * spec.rtt().as_secs_f64()).max(wire_time);
-            match &row.outcome {
-                Ok(j) => {
-                    let rate = j["req_per_sec"].as_f64().unwrap_or(f64::NAN);
-                    writeln!(
-                        s,
-                        "| {conc} | {} | {comp} | {} | {} | {:.0}% | {} |",
-                        name(c),
-                        fmt_rate(rate),
-                        fmt_rate(ceiling),
-                        100.0 * rate / ceiling,
-                        bytes(row.wire_per_request)
-                    )?
+            let mut ceiling = None;
+            for &c in contenders {
+                if missing.iter().any(|m| m.0 == c) {
+                    continue;
                 }
-                Err(e) => writeln!(
-                    s,
-                    "| {conc} | {} | {comp} | failed: {} | | | |",
-                    name(c),
-                    e.replace('|', "/")
-                )?,
+                // At the defaults a pool of a few connections may serve hundreds of requests/s
+                // or fewer: a shorter warm-up (the same for every contender of the row).
+                let warmup = if pool == "defaults" {
+                    conc.min(64)
+                } else {
+                    conc
+                };
+                let load = [
+                    "--concurrency",
+                    &conc.to_string(),
+                    "--requests",
+                    &requests.to_string(),
+                    "--warmup",
+                    &warmup.to_string(),
+                ];
+                let a = match pool {
+                    "defaults" if c == "rust" => {
+                        // Everything as the defaults have it (compression on, the default pool).
+                        let mut a = args(&url, "g.V()", "throughput", None, &load);
+                        a.push("--defaults".into());
+                        a
+                    }
+                    "defaults" | "sized" => args(&url, "g.V()", "throughput", None, &load),
+                    _ => args(
+                        &url,
+                        "g.V()",
+                        "throughput",
+                        Some(pool.trim_start_matches("sized, ")),
+                        &load,
+                    ),
+                };
+                // The warm-up round is `conc` requests.
+                let row = one_row(
+                    rep,
+                    &running,
+                    c,
+                    client,
+                    &a,
+                    requests + warmup,
+                    pool == "defaults" && c != "rust",
+                );
+                if not_built(&row, missing) {
+                    continue;
+                }
+                let rate = match &row.outcome {
+                    Ok(j) => j["req_per_sec"].as_f64(),
+                    Err(e) => {
+                        failures.push(format!("{spec} {conc} {pool} {}: {e}", short(c)));
+                        None
+                    }
+                };
+                if ceiling.is_none() && rate.is_some() {
+                    let rounds = requests.div_ceil(conc) as f64;
+                    let wire_time = spec
+                        .serialization((row.wire_per_request * requests as f64) as u64)
+                        .as_secs_f64();
+                    ceiling =
+                        Some(requests as f64 / (rounds * spec.rtt().as_secs_f64()).max(wire_time));
+                }
+                line.cells.push((c, rate));
+            }
+            let cells: String = contenders
+                .iter()
+                .map(|c| format!(" {} |", cell(line.get(c), true)))
+                .collect();
+            writeln!(
+                s,
+                "| {conc} | {pool} | {} |{cells}",
+                ceiling.map_or("?".into(), fmt_rate)
+            )?;
+            if pool == "defaults" {
+                defaults.push(line);
+            } else {
+                sized.push(line);
             }
         }
     }
     writeln!(s)?;
-    let fidelity_ok = fid.within(0.1);
+    if !failures.is_empty() {
+        writeln!(s, "Failed:\n")?;
+        for f in &failures {
+            writeln!(s, "* {}", f.replace('|', "/"))?;
+        }
+        writeln!(s)?;
+    }
     drop(running);
     Ok(Outcome {
         spec,
+        tp3,
+        fidelity: fid,
         big,
-        drains,
-        fidelity_ok,
+        sized,
+        defaults,
+        peers,
     })
 }
 
@@ -398,24 +658,29 @@ fn args(url: &str, q: &str, mode: &str, comp: Option<&str>, extra: &[&str]) -> V
 }
 
 /// Runs contender `c` once with `args`, counting what the link carried for its `requests`
-/// requests (warm-up included).
+/// requests (warm-up included); `defaults`: a peer with its driver's own pool and compression
+/// (`PEER_DEFAULTS=1`, the `-defaults` contender of [`super::contender_cmd`]).
 fn one_row(
     rep: &mut Report,
     running: &link::Running,
     c: &'static str,
-    compression: &'static str,
     client: &Path,
     args: &[String],
     requests: usize,
+    defaults: bool,
 ) -> Row {
     let (up0, down0, _) = running.counters().snapshot();
-    let outcome = measure(rep, c, client, args);
+    let peer = if defaults {
+        format!("{c}-defaults")
+    } else {
+        c.to_string()
+    };
+    let outcome = measure(rep, &peer, client, args);
     // Let the link's last bytes (its delay) pass before reading the counters.
     std::thread::sleep(Duration::from_millis(5) + running.spec().delay);
     let (up1, down1, _) = running.counters().snapshot();
     Row {
         contender: c,
-        compression,
         outcome,
         wire_per_request: ((up1 - up0) + (down1 - down0)) as f64 / requests.max(1) as f64,
     }
@@ -423,7 +688,6 @@ fn one_row(
 
 /// Whether `row` failed because its peer is not set up (then noted once in `missing`).
 fn not_built(row: &Row, missing: &mut Vec<(&'static str, String)>) -> bool {
-    let _ = row.compression;
     match &row.outcome {
         Err(e) if e.contains("is not built") => {
             if !missing.iter().any(|m| m.0 == row.contender) {

@@ -6,6 +6,8 @@
 package main
 
 import (
+	"os"
+
 	gremlingo "github.com/apache/tinkerpop/gremlin-go/v3/driver"
 
 	"graphbinary-rs/peers/bench"
@@ -18,12 +20,17 @@ const (
 
 var compressions = []string{"none"}
 
+// connect makes the client: its pool sized to pool, or with the environment variable
+// PEER_DEFAULTS=1 (the WAN bench's "defaults" rows) the driver's own.
 func connect(o bench.Options, pool int) (bench.Peer, error) {
+	defaults := os.Getenv("PEER_DEFAULTS") == "1"
 	client, err := gremlingo.NewClient(o.URL, func(s *gremlingo.ClientSettings) {
 		s.TraversalSource = "g"
 		s.LogVerbosity = gremlingo.Off // failures are returned to us and reported once
-		s.InitialConcurrentConnections = pool
-		s.MaximumConcurrentConnections = pool
+		if !defaults {
+			s.InitialConcurrentConnections = pool
+			s.MaximumConcurrentConnections = pool
+		}
 		// 0 (the default) makes v3.7.3 refuse every request ("Request size cannot exceed the
 		// configured WriteBufferSize"); 64 KiB each, the size of a server frame of results.
 		s.WriteBufferSize = 64 * 1024

@@ -5,6 +5,8 @@
 package main
 
 import (
+	"os"
+
 	gremlingo "github.com/apache/tinkerpop/gremlin-go/v4/driver"
 
 	"graphbinary-rs/peers/bench"
@@ -17,11 +19,18 @@ const (
 
 var compressions = []string{"none", "deflate"}
 
+// connect makes the client: its pool sized to pool and the compression of --compression, or,
+// with the environment variable PEER_DEFAULTS=1 (the WAN bench's "defaults" rows), the driver's
+// own (MaxConnections 128, MaxIdleConnections 8, deflate).
 func connect(o bench.Options, pool int) (bench.Peer, error) {
+	defaults := os.Getenv("PEER_DEFAULTS") == "1"
 	client, err := gremlingo.NewClient(o.URL, func(s *gremlingo.ClientSettings) {
 		s.TraversalSource = "g"
 		s.LogVerbosity = gremlingo.Off // failures are returned to us and reported once
 		s.BulkResults = false
+		if defaults {
+			return
+		}
 		s.MaxConnections = pool
 		s.MaxIdleConnections = pool
 		if o.Compression == "deflate" {

@@ -16,9 +16,22 @@ final class Driver {
 
     private Driver() {}
 
-    /** A cluster for `url` whose pool holds `pool` connections (min = max). */
+    /**
+     * A cluster for `url` whose pool holds `pool` connections (min = max); with the environment
+     * variable PEER_DEFAULTS=1 (the WAN bench's "defaults" rows) the driver's own pool (2 to 8
+     * connections) instead, the rest kept as below.
+     */
     static Cluster cluster(final String url, final String compression, final int pool) {
         final URI uri = URI.create(url);
+        if ("1".equals(System.getenv("PEER_DEFAULTS")))
+            return Cluster.build(uri.getHost())
+                    .port(uri.getPort())
+                    .path(uri.getPath())
+                    .serializer(Serializers.GRAPHBINARY_V1)
+                    .maxWaitForConnection(120_000)
+                    .maxContentLength(64 * 1024 * 1024)
+                    .enableUserAgentOnConnect(false)
+                    .create();
         return Cluster.build(uri.getHost())
                 .port(uri.getPort())
                 .path(uri.getPath())

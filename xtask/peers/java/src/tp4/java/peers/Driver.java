@@ -14,8 +14,20 @@ final class Driver {
 
     private Driver() {}
 
-    /** A cluster for `url` whose pool holds `pool` connections. */
+    /**
+     * A cluster for `url` whose pool holds `pool` connections; with the environment variable
+     * PEER_DEFAULTS=1 (the WAN bench's "defaults" rows) the driver's own pool size and
+     * compression instead (128 connections, deflate), only bulkResults and the wait for a
+     * connection (a timeout, not a speed setting) kept as below.
+     */
     static Cluster cluster(final String url, final String compression, final int pool) {
+        if ("1".equals(System.getenv("PEER_DEFAULTS")))
+            return Cluster.build()
+                    .url(url)
+                    .bulkResults(false)
+                    .maxWaitForConnection(120_000)
+                    .enableUserAgentOnConnect(false)
+                    .create();
         return Cluster.build()
                 .url(url)
                 .compression(compression.equals("deflate") ? Compression.DEFLATE : Compression.NONE)
