@@ -409,13 +409,15 @@ impl ClientBuilder {
     /// Compression trades the server's CPU for bytes on the wire, and pays only on a slow link.
     /// Measured (BENCHMARKS.md, "WAN link", 2026-12-05: a Gremlin Server 4.0.0-beta.3 behind
     /// the simulated link of `cargo xtask link`) on a ~200k-result answer of 24 MB that deflate
-    /// takes to 168 KB: at 30 ms one way and 50 Mbit/s on is 3.3x faster (1.23 s against
-    /// 3.99 s); at 200 Mbit/s off is 1.8x faster (1.18 s against 2.11 s), and within a region
-    /// (1 ms, no cap) 1.7x (0.53 s against 0.89 s): the server's deflate costs more than the
+    /// takes to 168 KB: at 30 ms one way and 50 Mbit/s on is 1.8x faster (2.24 s against
+    /// 3.97 s); at 200 Mbit/s off is 1.9x faster (1.13 s against 2.14 s), and within a region
+    /// (1 ms, no cap) 5.7x (0.45 s against 2.54 s): the server's deflate costs more than the
     /// transfer it saves. The break-even lies near 100 Mbit/s per connection (about 2.4 s either
     /// way in a run at 30 ms, 100 Mbit/s; it moves with the server's CPU). Turn it off
     /// (`compression(false)`) on links faster than that; for small answers (`g.V()`) it makes
-    /// no measurable difference.
+    /// no measurable difference. It stays on by default as the Java, Go and Python drivers
+    /// have it: on a slow link its absence costs without bound, and bytes across regions are
+    /// billed.
     pub fn compression(mut self, on: bool) -> Self {
         self.compression = on;
         self

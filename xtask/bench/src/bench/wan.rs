@@ -165,23 +165,17 @@ pub fn run(quick: bool, (port, port3): (u16, u16), rep: &mut Report, client: &Pa
     )?;
     writeln!(
         s,
-        "`cargo xtask bench --only wan`: the live server of section 2 behind `graphbinary_kit::link` \
-         (`cargo xtask link`), a user-space TCP proxy (no netem here): each byte delayed one way \
-         (a timed queue), each direction serialized at the cap, a new connection's first byte a \
-         round trip late. The same link for every contender: ours ({}), Java ({}), Go ({}), \
-         Python ({}); on TinkerPop 3 (the shared Gremlin Server 3.7.3, WebSocket, GraphBinary 1) \
-         ours (`Client3`) and the 3.7.3 drivers. Latency: one connection, warm-up, median of the \
-         timed requests (Python's ~200k: one request, ~10-20 s). Throughput: `g.V()`, \
-         requests/s, pool sized to the concurrency and warmed up (*sized*), or each driver \
-         untouched (*defaults*, 64 requests of warm-up: ours {} connections over HTTP, 8 \
-         multiplexed over WebSocket; TinkerPop 4 Java, Go, Python 128 (Go keeps 8 idle), all \
-         four deflate; 3.7.3 Java 2-8 multiplexed, Go 1-2, Python 8). No compression on \
-         TinkerPop 3: our WebSocket transport has no permessage-deflate. Floor: *computed* = a \
-         round trip + the drain's wire bytes over the cap; *drain* = measured, nothing decoded \
-         (the bench's own HTTP reader; on TinkerPop 3 `bench_client --consume raw`). Ceiling: \
-         requests / max(rounds x round trip, wire bytes / cap). Compression's break-even: \
-         `ClientBuilder::compression`. The machine is shared (2 cores, the servers on them too): \
-         medians move between runs; ratios within the run are the stable part.\n",
+        "`cargo xtask bench --only wan`: the live servers behind `graphbinary_kit::link` (`cargo \
+         xtask link`, a user-space proxy: a one-way delay, a bandwidth cap each way, a new \
+         connection's first byte a round trip late), the same link for ours ({}), Java ({}), Go \
+         ({}) and Python ({}); on TinkerPop 3 (Gremlin Server 3.7.3, GraphBinary 1, no \
+         compression: our WebSocket has no permessage-deflate) the 3.7.3 drivers. Latency: one \
+         connection, median. Throughput: `g.V()` requests/s with pools sized to the concurrency \
+         (*sized*) or untouched (*defaults*: ours {} HTTP connections or 8 WebSockets; the 4.0 \
+         peers 128, deflate). Floor: *computed* (a round trip + wire bytes over the cap) or \
+         *drain* (measured, nothing decoded), the larger counts. Compression's break-even: \
+         `ClientBuilder::compression`. Shared 2-core machine: ratios within the run are the \
+         stable part.\n",
         name("rust"),
         name("java"),
         name("go"),
@@ -258,7 +252,7 @@ fn verdicts(s: &mut String, o: &Outcome) -> Result<()> {
             .all(|(_, med, computed, drain)| *med <= 1.2 * computed.max(*drain));
         writeln!(
             s,
-            "* {l}, ours on ~200k within 1.2x of the floor (max of computed, drain): {}: {}",
+            "* {l}, ours on ~200k within 1.2x of the floor: {}: {}",
             parts.join(", "),
             met(ok)
         )?;
