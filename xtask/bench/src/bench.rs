@@ -124,9 +124,9 @@ pub fn cli(args: &[String]) -> Result<()> {
         port3: crate::server::default_port3(tp3::VERSION, false),
         write_port: 8189,
     };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
+    let mut a = graphbinary_kit::args::Args::new(args, HELP);
+    while let Some(arg) = a.next() {
+        match arg {
             "--quick" => o.quick = true,
             "--report-only" => {
                 if args.len() > 1 {
@@ -135,34 +135,24 @@ pub fn cli(args: &[String]) -> Result<()> {
                 return results::report_only(&project_root());
             }
             "--only" => {
-                let p = it.next().context(
-                    "--only needs inproc, e2e, memory, process, tp3, console, write or wan",
-                )?;
-                for p in p.split(',') {
+                for p in a.value(arg)?.split(',') {
                     if !PARTS.contains(&p) {
-                        bail!(
-                            "--only takes inproc, e2e, memory, process, tp3, console, write or wan, not {p:?}"
-                        );
+                        bail!("--only takes {}, not {p:?}", PARTS.join(", "));
                     }
                     if !o.parts.iter().any(|q| q == p) {
                         o.parts.push(p.to_string());
                     }
                 }
             }
-            "--port" => o.port = it.next().context("--port needs a number")?.parse()?,
-            "--replay-port" => {
-                o.replay_port = Some(it.next().context("--replay-port needs a number")?.parse()?)
-            }
-            "--port3" => o.port3 = it.next().context("--port3 needs a number")?.parse()?,
-            "--write-port" => {
-                o.write_port = it.next().context("--write-port needs a number")?.parse()?
-            }
-            "-h" | "--help" => {
-                println!("{HELP}");
-                return Ok(());
-            }
-            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+            "--port" => o.port = a.parse(arg)?,
+            "--replay-port" => o.replay_port = Some(a.parse(arg)?),
+            "--port3" => o.port3 = a.parse(arg)?,
+            "--write-port" => o.write_port = a.parse(arg)?,
+            other => return Err(a.unknown(other)),
         }
+    }
+    if a.helped() {
+        return Ok(());
     }
     if o.parts.is_empty() {
         o.parts = PARTS.map(String::from).to_vec();

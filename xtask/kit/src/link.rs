@@ -782,24 +782,18 @@ plaintext target standing in for a TLS one).
 /// `cargo xtask link ...`: runs a link until interrupted.
 pub fn cli(args: &[String]) -> Result<()> {
     let (mut listen, mut to, mut spec, mut check) = (None, None, None, false);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut val = |what: &str| {
-            it.next()
-                .cloned()
-                .with_context(|| format!("{a} needs {what}\n\n{HELP}"))
-        };
-        match a.as_str() {
-            "--listen" => listen = Some(val("HOST:PORT")?),
-            "--to" => to = Some(val("HOST:PORT")?),
-            "--link" => spec = Some(Spec::parse(&val("DELAY[,RATE][,tls]")?)?),
+    let mut a = crate::args::Args::new(args, HELP);
+    while let Some(arg) = a.next() {
+        match arg {
+            "--listen" => listen = Some(a.value(arg)?.to_string()),
+            "--to" => to = Some(a.value(arg)?.to_string()),
+            "--link" => spec = Some(Spec::parse(a.value(arg)?)?),
             "--check" => check = true,
-            "-h" | "--help" => {
-                println!("{HELP}");
-                return Ok(());
-            }
-            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+            other => return Err(a.unknown(other)),
         }
+    }
+    if a.helped() {
+        return Ok(());
     }
     let (Some(listen), Some(to), Some(spec)) = (listen, to, spec) else {
         bail!("--listen, --to and --link are all needed\n\n{HELP}");
