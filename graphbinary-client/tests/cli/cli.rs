@@ -1,8 +1,7 @@
 //! The `graphbinary` binary: output formats, `--chunk-size`, and exit codes 0/1/2.
 
-#[path = "common/bin.rs"]
-mod bin;
-mod common;
+use crate::bin;
+use graphbinary_testkit::common;
 
 use std::process::Output;
 

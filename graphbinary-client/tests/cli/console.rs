@@ -9,10 +9,8 @@
 //!   cargo test -p graphbinary-client --test console
 //! ```
 
-#[path = "common/console.rs"]
-mod console;
-#[path = "common/process.rs"]
-mod process;
+use crate::pty as console;
+use graphbinary_testkit::process;
 
 use std::process::Command;
 

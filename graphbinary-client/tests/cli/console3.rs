@@ -7,8 +7,7 @@
 //! GREMLIN_WS_AUTH_URL_373=ws://127.0.0.1:8302/gremlin cargo test -p graphbinary-client --test console3
 //! ```
 
-#[path = "common/console.rs"]
-mod console;
+use crate::pty as console;
 
 use std::process::Command;
 

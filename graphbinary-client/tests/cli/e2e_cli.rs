@@ -1,6 +1,6 @@
 //! End-to-end: the `graphbinary query` subcommand against the real Gremlin Server.
 
-mod gremlin_server;
+use graphbinary_testkit::gremlin_server;
 use gremlin_server as common;
 
 use std::process::{Command, Output};

@@ -3,12 +3,9 @@
 //! server or the connection. Against the real TinkerPop 3.7.3 (`GREMLIN_WS_URL_373`) and
 //! the TinkerPop 4 server over HTTP (`GREMLIN_URL`), and through the `graphbinary` tool.
 
-#[path = "common/bin.rs"]
-mod bin;
-mod gremlin_server;
-#[path = "common/servers3.rs"]
-mod servers3;
-use gremlin_server::skip;
+use crate::bin;
+use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::servers3;
 
 use graphbinary_client::client::{Client, ClientBuilder, Error, Limit};
 

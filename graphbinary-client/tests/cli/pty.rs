@@ -6,8 +6,7 @@ use std::process::Command;
 
 use rexpect::session::PtySession;
 
-#[path = "skip.rs"]
-mod skip;
+use graphbinary_testkit::skip;
 
 pub const PROMPT: &str = "gremlin> ";
 /// A fresh, empty prompt as the line editor draws it (the prompt, then the cursor moved to

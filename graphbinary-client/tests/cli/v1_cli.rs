@@ -1,9 +1,8 @@
 //! `graphbinary decode --graphbinary-version 1`: the 60 canonical GraphBinary 1 vectors as
 //! values, our JanusGraph captures as responses, the exit codes.
 
-#[path = "common/bin.rs"]
-mod bin;
-mod common;
+use crate::bin;
+use graphbinary_testkit::common;
 
 use bin::run;
 use common::{shared_dir, v1_gbin_vectors};

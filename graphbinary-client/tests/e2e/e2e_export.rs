@@ -21,7 +21,7 @@ use graphbinary_client::process::{
 };
 use graphbinary_client::Client;
 
-mod gremlin_server;
+use graphbinary_testkit::gremlin_server;
 use gremlin_server::skip;
 
 /// The load server's graph is cleared by each test: one at a time.

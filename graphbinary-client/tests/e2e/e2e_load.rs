@@ -19,7 +19,7 @@ use graphbinary_client::process::{
 use graphbinary_client::value::Value;
 use graphbinary_client::Client;
 
-mod common;
+use graphbinary_testkit::common;
 
 /// The air-routes test clears the whole graph and counts it: one test at a time.
 static SERVER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());

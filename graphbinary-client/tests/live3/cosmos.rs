@@ -19,12 +19,9 @@
 //! GREMLIN_WS_AUTH_URL_373=ws://127.0.0.1:8402/gremlin cargo test -p graphbinary-client --test cosmos
 //! ```
 
-#[path = "support/fault_proxy.rs"]
-mod fault_proxy;
-#[path = "common/servers3.rs"]
-mod servers3;
-#[path = "common/skip.rs"]
-mod skip;
+use graphbinary_testkit::fault_proxy;
+use graphbinary_testkit::servers3;
+use graphbinary_testkit::skip;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -14,13 +14,10 @@
 //! all but 3.7.5's and 3.8.0's). Cases per route and server: `GRAPHBINARY_ROUNDTRIP_CASES`
 //! (default 40). Each test prints `roundtrip: <server> <route>: N cases equal`.
 
-#[path = "common/results.rs"]
-mod results;
+use graphbinary_testkit::results;
+use graphbinary_testkit::servers3;
+use graphbinary_testkit::skip;
 use results::Sent;
-#[path = "common/servers3.rs"]
-mod servers3;
-#[path = "common/skip.rs"]
-mod skip;
 
 use graphbinary_client::process::{GValue, GraphTraversalSource};
 use graphbinary_client::value::{BigDecimal, BigInteger, DateTime, DateTimeKind, Duration, Value};

@@ -17,14 +17,11 @@
 //!   cargo test -p graphbinary-client --features sigv4 --test secrets
 //! ```
 
-#[path = "common/results.rs"]
-mod results;
+use graphbinary_testkit::capture;
+use graphbinary_testkit::results;
+use graphbinary_testkit::servers3;
+use graphbinary_testkit::skip;
 use results::Sent;
-mod capture;
-#[path = "common/servers3.rs"]
-mod servers3;
-#[path = "common/skip.rs"]
-mod skip;
 
 use std::error::Error as StdError;
 use std::fmt::Debug;

@@ -18,15 +18,11 @@
 //!
 //! A var that is set but names no server is a failure.
 
-#[path = "common/results.rs"]
-mod results;
+use graphbinary_testkit::readme;
+use graphbinary_testkit::results;
+use graphbinary_testkit::servers3;
+use graphbinary_testkit::skip;
 use results::Sent;
-#[path = "common/readme.rs"]
-mod readme;
-#[path = "common/servers3.rs"]
-mod servers3;
-#[path = "common/skip.rs"]
-mod skip;
 
 use std::time::Duration;
 

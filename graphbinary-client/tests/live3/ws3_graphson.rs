@@ -16,10 +16,7 @@
 //! as Int or Long by value, elements as Maps); GraphSON 3 writes a Path's elements without
 //! their properties, GraphBinary 1 with them.
 
-#[path = "common/servers3.rs"]
-mod servers3;
-#[path = "common/skip.rs"]
-mod skip;
+use graphbinary_testkit::servers3;
 
 use std::time::Duration;
 

@@ -14,14 +14,9 @@
 //! GREMLIN_WS_URL_373=ws://127.0.0.1:8250/gremlin cargo test -p graphbinary-client --test ws3_hosts
 //! ```
 
-#[path = "common/rotation.rs"]
-mod rotation;
-#[path = "common/servers3.rs"]
-mod servers3;
-#[path = "common/skip.rs"]
-mod skip;
-#[path = "common/upstream.rs"]
-mod upstream;
+use graphbinary_testkit::rotation;
+use graphbinary_testkit::servers3;
+use graphbinary_testkit::upstream;
 
 use rotation::{assert_the_refusing_host_left_the_rotation, dead_port};
 

@@ -13,10 +13,7 @@
 //!
 //! Set but unreachable is a failure.
 
-#[path = "common/servers3.rs"]
-mod servers3;
-#[path = "common/skip.rs"]
-mod skip;
+use graphbinary_testkit::servers3;
 
 use std::time::Duration;
 

@@ -28,8 +28,7 @@
 //! other 11 (the regex and phrase of TEXT, every `not` form, geoDisjoint) are refused alone,
 //! and beside an index condition JanusGraph filters them in memory.
 
-#[path = "common/skip.rs"]
-mod skip;
+use graphbinary_testkit::skip;
 
 use graphbinary_client::format::graphbinary1::{CustomTypes, Geoshape};
 use graphbinary_client::process::janusgraph::{Geo, Text};

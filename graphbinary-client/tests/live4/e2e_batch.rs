@@ -17,18 +17,12 @@ use graphbinary_client::process::{BatchOptions, Report};
 use graphbinary_client::value::Value;
 use graphbinary_client::Client;
 
-#[path = "support/fault_proxy.rs"]
-mod fault_proxy;
-#[path = "gremlin_server/mod.rs"]
-mod gremlin_server;
-#[path = "common/run.rs"]
-mod run;
-use gremlin_server::skip;
+use graphbinary_testkit::fault_proxy;
+use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::run;
+use graphbinary_testkit::servers3;
+use graphbinary_testkit::ws_message;
 use run::{cleaned_up, cleanup, of_run, run_tag};
-#[path = "common/servers3.rs"]
-mod servers3;
-#[path = "common/ws_message.rs"]
-mod ws_message;
 
 use fault_proxy::{Fault, FaultProxy};
 

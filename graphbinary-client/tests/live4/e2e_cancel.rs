@@ -1,7 +1,7 @@
 //! End-to-end: dropping a result stream mid-response cancels the request without leaking a
 //! task or poisoning a pooled connection.
 
-mod gremlin_server;
+use graphbinary_testkit::gremlin_server;
 use gremlin_server as common;
 
 use std::time::Duration;

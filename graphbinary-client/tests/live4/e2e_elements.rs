@@ -15,13 +15,9 @@ use graphbinary_client::process::GraphTraversalSource;
 use graphbinary_client::value::{BigDecimal, BigInteger, DateTime, Duration, Value};
 use graphbinary_client::Client;
 
-#[path = "gremlin_server/mod.rs"]
-mod gremlin_server;
-#[path = "common/run.rs"]
-mod run;
-#[path = "common/servers3.rs"]
-mod servers3;
-use gremlin_server::skip;
+use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::run;
+use graphbinary_testkit::servers3;
 use run::{cleaned_up, cleanup, of_run, run_tag};
 
 #[derive(Vertex, Debug, Clone, PartialEq)]

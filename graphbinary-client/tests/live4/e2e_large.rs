@@ -1,11 +1,10 @@
 //! End-to-end: a 200,766-result response streamed with bounded memory. Alone in its test
 //! binary so that the process's peak RSS (VmHWM) reflects this test only.
 
-#[path = "common/results.rs"]
-mod results;
-use results::Sent;
-mod gremlin_server;
+use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::results;
 use gremlin_server as common;
+use results::Sent;
 
 use futures::StreamExt;
 use graphbinary_client::value::Value;

@@ -4,11 +4,10 @@
 //! see the extra vertex; no test asserts an exact vertex count while these run, and these run
 //! in their own test binary).
 
-#[path = "common/results.rs"]
-mod results;
-use results::Sent;
-mod gremlin_server;
+use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::results;
 use gremlin_server as common;
+use results::Sent;
 
 use graphbinary_client::client::{Client, RequestBuilder};
 use graphbinary_client::value::Value;

@@ -2,11 +2,9 @@
 //! real Gremlin Server with the Modern graph (see `gremlin_server` for the URL and the skip
 //! rule), with parameters and in literal-only mode.
 
-mod gremlin_server;
-#[path = "common/readme.rs"]
-mod readme;
-#[path = "common/strings.rs"]
-mod strings;
+use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::readme;
+use graphbinary_testkit::strings;
 use gremlin_server as common;
 
 use std::collections::BTreeSet;

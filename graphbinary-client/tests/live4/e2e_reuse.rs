@@ -2,11 +2,10 @@
 //! (the zlib stream's end must not leave the HTTP body unfinished). Alone in its test binary
 //! because it counts this process's sockets.
 
-#[path = "common/results.rs"]
-mod results;
-use results::Sent;
-mod gremlin_server;
+use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::results;
 use gremlin_server as common;
+use results::Sent;
 
 /// Inodes of this process's TCP sockets connected to `port` (Linux `/proc`).
 fn sockets_to(port: u16) -> std::collections::BTreeSet<u64> {

@@ -1,9 +1,8 @@
 //! End-to-end: results as user types (serde), straight from a real Gremlin Server's bytes, and
 //! `Serialize` values as request parameters (see `gremlin_server` for the URL and skip rule).
 
-mod gremlin_server;
-#[path = "common/results.rs"]
-mod results;
+use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::results;
 use gremlin_server as common;
 
 use std::collections::HashMap;

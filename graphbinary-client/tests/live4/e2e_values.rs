@@ -1,11 +1,10 @@
 //! End-to-end: values TinkerGraph returns on the Modern graph, decoded through the client,
 //! against the real Gremlin Server (see `common` for the URL and the skip rule).
 
-#[path = "common/results.rs"]
-mod results;
-use results::Sent;
-mod gremlin_server;
+use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::results;
 use gremlin_server as common;
+use results::Sent;
 
 use graphbinary_client::client::{Client, Error, MaterializeProperties, ResultStream, ServerError};
 use graphbinary_client::value::Value;

@@ -17,14 +17,10 @@ use graphbinary_client::client::{Client, ClientBuilder, Error, RetryPolicy, Tran
 use graphbinary_client::format::text::one_line;
 use graphbinary_client::value::Value;
 
-#[path = "support/fault_proxy.rs"]
-mod fault_proxy;
-#[path = "gremlin_server/mod.rs"]
-mod gremlin_server;
-#[path = "common/results.rs"]
-mod results;
-#[path = "common/ws_message.rs"]
-mod ws_message;
+use graphbinary_testkit::fault_proxy;
+use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::results;
+use graphbinary_testkit::ws_message;
 
 use fault_proxy::{Fault, FaultProxy};
 

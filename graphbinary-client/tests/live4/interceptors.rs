@@ -2,10 +2,9 @@
 //! failures. Captured by a loopback responder; the body and URL rewrites also against the
 //! real Gremlin Server (`GREMLIN_URL`).
 
-mod capture;
-mod gremlin_server;
-#[path = "common/results.rs"]
-mod results;
+use graphbinary_testkit::capture;
+use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::results;
 
 use std::sync::{Arc, Mutex};
 

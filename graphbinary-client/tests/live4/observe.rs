@@ -18,10 +18,8 @@ use tracing::{Event, Subscriber};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 
-#[path = "support/fault_proxy.rs"]
-mod fault_proxy;
-#[path = "gremlin_server/mod.rs"]
-mod gremlin_server;
+use graphbinary_testkit::fault_proxy;
+use graphbinary_testkit::gremlin_server;
 
 use fault_proxy::{Fault, FaultProxy};
 

@@ -9,7 +9,7 @@
 //! task that reads a `ResultStream` runs against the Gremlin Server with the modern graph
 //! (env `GREMLIN_URL`) and is skipped, with a notice, when none answers.
 
-mod gremlin_server;
+use graphbinary_testkit::gremlin_server;
 
 use std::time::{Duration, Instant};
 

@@ -17,8 +17,7 @@ use std::time::{Duration, Instant};
 use futures::TryStreamExt;
 use graphbinary_client::client::{Client, Error};
 
-#[path = "gremlin_server/mod.rs"]
-mod gremlin_server;
+use graphbinary_testkit::gremlin_server;
 
 const TASKS: usize = 200;
 const POOL: usize = 4;

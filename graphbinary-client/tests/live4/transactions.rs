@@ -3,9 +3,8 @@
 //! (default `http://127.0.0.1:8183/gremlin`). Skipped with a notice when it cannot be reached,
 //! a failure when env `CI` is set.
 
-mod gremlin_server;
-#[path = "common/results.rs"]
-mod results;
+use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::results;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! (A test binary of its own: it installs a global allocator that records the largest
 //! single allocation.)
 
-mod common;
+use graphbinary_testkit::common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,7 +3,7 @@
 //! (one byte per read, split at every byte boundary, buffers smaller than the value, fast path
 //! on and off).
 
-mod common;
+use graphbinary_testkit::common;
 
 use common::{assert_truncations_end_at_the_cut, block_on, gbin_vectors, shared_dir, Pieces};
 use graphbinary_client::value::Value;

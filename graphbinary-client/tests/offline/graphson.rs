@@ -2,7 +2,7 @@
 //! counterpart of the same name, our GraphSON equals it as JSON (key order and whitespace
 //! aside; numbers compared by exact decimal value).
 
-mod common;
+use graphbinary_testkit::common;
 
 use common::{decimal, gbin_vectors, same, shared_dir};
 use graphbinary_client::format::graphson::to_graphson;

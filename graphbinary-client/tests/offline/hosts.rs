@@ -2,11 +2,9 @@
 //! of the rotation, a request already sent never retried elsewhere. (The run over three real
 //! Gremlin Servers, one stopped and restarted, is `cargo xtask failover`.)
 
-mod capture;
-#[path = "common/results.rs"]
-mod results;
-#[path = "common/rotation.rs"]
-mod rotation;
+use graphbinary_testkit::capture;
+use graphbinary_testkit::results;
+use graphbinary_testkit::rotation;
 
 use std::time::Duration;
 

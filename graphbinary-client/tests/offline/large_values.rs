@@ -4,7 +4,7 @@
 //! fast path over the whole bytes; truncation anywhere is a clean error at the offset where
 //! the input ended; bad UTF-8 across a read boundary is caught at the String's offset.
 
-mod common;
+use graphbinary_testkit::common;
 
 use std::fmt;
 

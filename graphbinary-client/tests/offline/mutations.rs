@@ -2,7 +2,7 @@
 //! a few other values decodes to an error or to a value that re-encodes and decodes back to
 //! itself, on the fast path and on the slow path alike, and renders as text and GraphSON.
 
-mod common;
+use graphbinary_testkit::common;
 
 use common::{gbin_vectors, shared_dir};
 use graphbinary_client::format::graphson::to_graphson;

@@ -2,9 +2,8 @@
 //! CONNECT for https://), per-request and client-wide timeouts, the response header size
 //! limit, and the `Gremlin-RequestId` on results.
 
-mod capture;
-#[path = "common/results.rs"]
-mod results;
+use graphbinary_testkit::capture;
+use graphbinary_testkit::results;
 
 use std::time::{Duration, Instant};
 

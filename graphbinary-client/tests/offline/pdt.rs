@@ -1,7 +1,5 @@
 //! Provider-defined types: generic decoding, and mapping onto a derived Rust type.
 
-mod common;
-
 use graphbinary_client::value::{CompositePdt, PdtError, PdtRegistry, PrimitivePdt, Value};
 use graphbinary_client::GraphBinary;
 use graphbinary_core::{Decode, Encode, Fq, Limits};

@@ -1,8 +1,7 @@
 //! The traversal API's GremlinLang text, per step family and literal type, compared with the
 //! text the official GLVs write; parameters, literal-only mode, and build errors.
 
-#[path = "common/strings.rs"]
-mod strings;
+use graphbinary_testkit::strings;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,7 +1,7 @@
 //! The response deserializer's edges: version check, trailing bytes, values larger than the
 //! buffer, and that results are yielded before the response has fully arrived.
 
-mod common;
+use graphbinary_testkit::common;
 
 use common::{block_on, Pieces};
 use futures::StreamExt;

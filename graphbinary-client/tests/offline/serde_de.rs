@@ -2,9 +2,8 @@
 //! (`model::skip_value`): agreement with the `Value` route on every vector, user types of every
 //! shape, every split point on both paths, and bad input as errors with offsets.
 
-mod common;
-#[path = "generated/spec_vectors.rs"]
-mod spec_vectors;
+use crate::generated::spec_vectors;
+use graphbinary_testkit::common;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};

@@ -3,9 +3,8 @@
 //! fed one byte per read and split at every boundary; every response streams to the expected
 //! items, bulks and footer.
 
-mod common;
-#[path = "generated/spec_vectors.rs"]
-mod spec_vectors;
+use crate::generated::spec_vectors;
+use graphbinary_testkit::common;
 
 use common::{block_on, same_json, Pieces};
 use futures::StreamExt;

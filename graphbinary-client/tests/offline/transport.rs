@@ -9,8 +9,7 @@ use graphbinary_client::client::{Client, Error, TransportKind, GRAPHBINARY_MIME}
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-#[path = "common/tls.rs"]
-mod tls;
+use graphbinary_testkit::tls;
 
 /// Accepts one connection, reads one request (headers + Content-Length body), answers with
 /// `response` (written in pieces of `chunk` bytes, pausing `pause` between them), and returns

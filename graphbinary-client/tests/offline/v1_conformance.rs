@@ -4,7 +4,7 @@
 //! `graphbinary_client::format::graphson::to_graphson3`'s rendering, re-encoded byte for byte, and fed one byte at a time and split at every byte through the refilling reader with
 //! the fast path on and off (the field-by-field slow path).
 
-mod common;
+use graphbinary_testkit::common;
 
 use std::path::Path;
 

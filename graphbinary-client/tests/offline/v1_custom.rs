@@ -6,7 +6,7 @@
 //! JanusGraphP, written by our writer, read the same on both paths too, and fail cleanly at
 //! every truncation and corruption.
 
-mod common;
+use graphbinary_testkit::common;
 
 use common::{block_on, Pieces};
 use graphbinary_client::format::graphbinary1::{

@@ -1,8 +1,7 @@
 //! `ws::Client3` against a scripted in-process WebSocket server (no Java needed): batching,
 //! error statuses, the SASL exchange, and broken or vanishing servers.
 
-#[path = "common/results.rs"]
-mod results;
+use graphbinary_testkit::results;
 use results::Sent;
 use std::time::Duration;
 
@@ -13,10 +12,8 @@ use graphbinary_client::ws::{Client3, Error3, Options3};
 use tokio::net::TcpListener;
 use tokio_tungstenite::tungstenite::Message;
 
-#[path = "common/tls.rs"]
-mod tls;
-#[path = "common/ws_message.rs"]
-mod ws_message;
+use graphbinary_testkit::tls;
+use graphbinary_testkit::ws_message;
 use ws_message::{parse_request, response};
 
 type ServerWs = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;

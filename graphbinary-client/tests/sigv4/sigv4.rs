@@ -7,11 +7,9 @@
 
 #![cfg(feature = "sigv4")]
 
-mod capture;
-#[path = "common/process.rs"]
-mod process;
-#[path = "common/results.rs"]
-mod results;
+use graphbinary_testkit::capture;
+use graphbinary_testkit::process;
+use graphbinary_testkit::results;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-pub mod skip;
+pub use crate::skip;
 
 use std::path::PathBuf;
 
@@ -42,7 +42,7 @@ pub fn assert_truncations_end_at_the_cut(
 /// (or next to one of its ancestors, for a worktree nested deeper).
 /// `None` (with a printed notice) when absent outside CI; a panic when absent in CI.
 pub fn shared_dir(what: &str) -> Option<PathBuf> {
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let dir = match std::env::var_os("GRAPHBINARY_SHARED") {
         Some(d) => PathBuf::from(d),
         None => repo

@@ -26,8 +26,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-#[path = "../common/upstream.rs"]
-mod upstream;
+use crate::upstream;
 
 /// What the proxied connections speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,8 +11,7 @@ use std::time::Duration;
 
 use graphbinary_client::client::{Client, ClientBuilder, TransportKind};
 
-#[path = "../common/skip.rs"]
-pub mod skip;
+pub use crate::skip;
 
 /// A Gremlin Server under test: the env var naming its URL, the URL without it, and how to
 /// start one.

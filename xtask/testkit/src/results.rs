@@ -24,7 +24,6 @@ where
 }
 
 /// Every result of a sent request, deserialized as `T` (serde).
-#[cfg(feature = "serde")]
 pub async fn collect_as<T>(sent: impl IntoFuture<Output = Result<ResultStream, Error>>) -> Vec<T>
 where
     T: serde::de::DeserializeOwned,
@@ -62,7 +61,6 @@ pub trait Sent: IntoFuture<Output = Result<ResultStream, Error>> + Sized {
     }
 
     /// Every result, deserialized as `T` (serde).
-    #[cfg(feature = "serde")]
     async fn expect_typed<T: serde::de::DeserializeOwned>(self) -> Vec<T> {
         collect_as(self).await
     }
