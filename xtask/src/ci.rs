@@ -250,11 +250,12 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
         totals,
     );
     // The ws:// halves of the fault-proxy and soak tests (their http:// halves ran in the
-    // plain test step, against GREMLIN_URL): the tests named `ws_...` (or `...::ws_373`) in the modules faults, soak, observe,
-    // e2e_elements and e2e_batch of `live4` and e2e_export of `e2e`: `::ws_` (a bare `ws_`
-    // would also pick `marko_knows_vadas...`).
+    // plain test step, against GREMLIN_URL): the tests named `ws_...` (or `...::ws_373`) of
+    // faults and observe (`live4`), e2e_elements and e2e_batch (`live4_writes`), soak
+    // (`measured`) and e2e_export (`e2e`): `::ws_` (a bare `ws_` would also pick
+    // `marko_knows_vadas...`).
     let faults = run_tests(
-        client_tests(cargo(), &["live4", "e2e"])
+        client_tests(cargo(), &["live4", "live4_writes", "measured", "e2e"])
             .args(["--", "::ws_"])
             .env("GREMLIN_WS_URL_373", s373.url())
             // e2e_export's JanusGraph load (by a key property, ~2 s): the ws3_janusgraph and

@@ -24,8 +24,9 @@ use graphbinary_client::Client;
 use graphbinary_testkit::gremlin_server;
 use gremlin_server::skip;
 
-/// The load server's graph is cleared by each test: one at a time.
-static LOAD_SERVER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+/// The load server's graph is cleared by each test: one at a time (of this binary: e2e_load
+/// clears it too).
+use crate::LOAD_GRAPH as LOAD_SERVER;
 
 /// The modern graph as the exporter writes it (sorted lines, header first).
 const MODERN_NODES: &str = "~id,~label,age:Int,lang:String,name:String

@@ -21,8 +21,9 @@ use graphbinary_client::Client;
 
 use graphbinary_testkit::common;
 
-/// The air-routes test clears the whole graph and counts it: one test at a time.
-static SERVER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+/// The air-routes test clears the whole graph and counts it: one test at a time (of this
+/// binary: e2e_export clears it too).
+use crate::LOAD_GRAPH as SERVER;
 
 /// The server of these tests, or `None` (a notice).
 async fn server(test: &str) -> Option<Client> {

@@ -2,7 +2,7 @@
 //! Each test adds vertices under a label of its own (`t_<pid>_<time>_<n>`) and drops them at the end, so
 //! the Modern data other tests rely on is unchanged (a concurrent `g.V().count()` may briefly
 //! see the extra vertex; no test asserts an exact vertex count while these run, and these run
-//! in their own test binary).
+//! in the test binary `live4_writes`, beside other writers under labels of their own).
 
 use graphbinary_testkit::gremlin_server;
 use graphbinary_testkit::results;

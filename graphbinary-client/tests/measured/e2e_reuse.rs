@@ -1,6 +1,6 @@
 //! End-to-end: a fully read response returns its connection to the pool, compressed or not
 //! (the zlib stream's end must not leave the HTTP body unfinished). Alone in its test binary
-//! because it counts this process's sockets.
+//! (`exclusive::alone`) because it counts this process's sockets.
 
 use graphbinary_testkit::gremlin_server;
 use graphbinary_testkit::results;
@@ -42,6 +42,7 @@ fn sockets_to(port: u16) -> std::collections::BTreeSet<u64> {
 
 #[tokio::test]
 async fn fully_read_responses_reuse_one_connection() {
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     if !common::server_available("fully_read_responses_reuse_one_connection").await {
         return;
     }

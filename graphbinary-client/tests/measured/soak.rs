@@ -307,6 +307,8 @@ async fn soak(url: &str, label: &str, time: Duration) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_two_hundred_tasks_with_cancellations_then_close_leaves_nothing_open() {
+    // Counts the server's connections: never beside the other tests of `measured`.
+    let _beside = graphbinary_testkit::exclusive::beside().await;
     if !gremlin_server::server_available("soak").await {
         return;
     }
@@ -315,6 +317,7 @@ async fn http_two_hundred_tasks_with_cancellations_then_close_leaves_nothing_ope
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ws_two_hundred_tasks_with_cancellations_then_close_leaves_nothing_open() {
+    let _beside = graphbinary_testkit::exclusive::beside().await;
     match std::env::var("GREMLIN_WS_URL_373") {
         Ok(ws) => soak(&ws, "ws", soak_time() / 5).await,
         Err(_) => gremlin_server::skip::skipped("soak (ws://)", "GREMLIN_WS_URL_373 is not set"),

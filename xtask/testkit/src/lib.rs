@@ -4,6 +4,7 @@
 
 pub mod capture;
 pub mod common;
+pub mod exclusive;
 pub mod fault_proxy;
 pub mod gremlin_server;
 pub mod process;
