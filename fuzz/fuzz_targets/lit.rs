@@ -3,16 +3,16 @@
 //! list with `parse_prefix`, every literal ends on a char boundary inside the text.
 #![no_main]
 
-use graphbinary_client::fuzzing::lang::Lit;
+use graphbinary_client::fuzzing::lang::{parse, parse_prefix};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Ok(lit) = Lit::parse(text) {
+    if let Ok(lit) = parse(text) {
         if let Ok(written) = lit.to_gremlin() {
-            let again = Lit::parse(&written)
+            let again = parse(&written)
                 .unwrap_or_else(|e| panic!("{written:?} (from {text:?}) does not parse: {e}"));
             let written2 = again
                 .to_gremlin()
@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     // An argument list, as a traversal's parser reads it.
     let mut rest = text;
     while !rest.is_empty() {
-        let Ok((_, used)) = Lit::parse_prefix(rest) else {
+        let Ok((_, used)) = parse_prefix(rest) else {
             break;
         };
         assert!(used > 0 && used <= rest.len() && rest.is_char_boundary(used));

@@ -78,26 +78,9 @@ use std::hash::Hash;
 
 pub use graphbinary_derive::{Edge, Vertex};
 
+use crate::client::Error;
 use crate::lang::Lit;
 use crate::value::{BigDecimal, BigInteger, DateTime, Duration, Value, T};
-
-/// An element could not be read as the type asked for: a property missing or of another type,
-/// another label, ...
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ElementError {
-    /// The Rust type being read.
-    pub target: &'static str,
-    /// What went wrong.
-    pub detail: String,
-}
-
-impl fmt::Display for ElementError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot read a {}: {}", self.target, self.detail)
-    }
-}
-
-impl std::error::Error for ElementError {}
 
 /// A property value type: written as the literal of its exact GraphBinary type, read back from
 /// the [`Value`] a server answers.
@@ -354,14 +337,14 @@ pub trait Element: Sized {
     /// type (`Some((label, key))`). `[None, None]` for a vertex.
     const ENDS_BY_KEY: [Option<(&'static str, &'static str)>; 2] = [None, None];
     /// The data the writers need.
-    fn to_write(&self) -> Result<ElementWrite, ElementError>;
+    fn to_write(&self) -> Result<ElementWrite, Error>;
     /// The element read back from what a server answered for it ([`ElementData`]).
-    fn from_data(data: ElementData) -> Result<Self, ElementError>;
+    fn from_data(data: ElementData) -> Result<Self, Error>;
     /// The element read back from an `elementMap()`, a `valueMap(true)`, a vertex or edge
     /// value, or the projection of
     /// [`GraphTraversal::elements`](crate::process::GraphTraversal::elements).
-    fn from_value(v: Value) -> Result<Self, ElementError> {
-        Self::from_data(ElementData::from_value(v).map_err(|detail| ElementError {
+    fn from_value(v: Value) -> Result<Self, Error> {
+        Self::from_data(ElementData::from_value(v).map_err(|detail| Error::Element {
             target: std::any::type_name::<Self>(),
             detail,
         })?)
@@ -536,8 +519,8 @@ pub mod __private {
     pub use crate::value::Value;
 
     /// The error of reading field `field` (`None`: the element as a whole) of `target`.
-    pub fn err(target: &'static str, field: &str, detail: impl fmt::Display) -> ElementError {
-        ElementError {
+    pub fn err(target: &'static str, field: &str, detail: impl fmt::Display) -> Error {
+        Error::Element {
             target,
             detail: if field.is_empty() {
                 detail.to_string()
@@ -548,11 +531,7 @@ pub mod __private {
     }
 
     /// Checks the label read (when the answer had one).
-    pub fn check_label(
-        target: &'static str,
-        data: &ElementData,
-        label: &str,
-    ) -> Result<(), ElementError> {
+    pub fn check_label(target: &'static str, data: &ElementData, label: &str) -> Result<(), Error> {
         match &data.label {
             Some(l) if l != label => Err(err(
                 target,
@@ -568,15 +547,12 @@ pub mod __private {
         target: &'static str,
         data: &mut ElementData,
         key: &str,
-    ) -> Result<F, ElementError> {
+    ) -> Result<F, Error> {
         F::read(data.take(key)).map_err(|e| err(target, key, format!("property {key:?}: {e}")))
     }
 
     /// The id of `data` as field type `F`.
-    pub fn id<F: PropertyField>(
-        target: &'static str,
-        data: &ElementData,
-    ) -> Result<F, ElementError> {
+    pub fn id<F: PropertyField>(target: &'static str, data: &ElementData) -> Result<F, Error> {
         F::read(data.id.iter().cloned().collect()).map_err(|e| err(target, "id", e))
     }
 
@@ -586,7 +562,7 @@ pub mod __private {
         data: &mut ElementData,
         out: bool,
         key: Option<&str>,
-    ) -> Result<F, ElementError> {
+    ) -> Result<F, Error> {
         let which = if out { "out" } else { "in" };
         let end = if out {
             data.out_v.as_deref_mut()
@@ -619,7 +595,7 @@ pub mod __private {
         name: &'static str,
         key: bool,
         field: &F,
-    ) -> Result<Prop, ElementError> {
+    ) -> Result<Prop, Error> {
         let values = field.write().map_err(|e| err(target, name, e))?;
         if key && values == Written::Absent {
             return Err(err(target, name, "a key property has no value"));
@@ -631,7 +607,7 @@ pub mod __private {
     pub fn write_id<F: PropertyField>(
         target: &'static str,
         field: &F,
-    ) -> Result<Option<Lit>, ElementError> {
+    ) -> Result<Option<Lit>, Error> {
         match field.write().map_err(|e| err(target, "id", e))? {
             // A `Value` id field holding a null: no id, as `None`.
             Written::Absent | Written::Single(Lit::Null) => Ok(None),
@@ -648,7 +624,7 @@ pub mod __private {
         which: &str,
         by_key: Option<(&'static str, &'static str)>,
         field: &F,
-    ) -> Result<End, ElementError> {
+    ) -> Result<End, Error> {
         let lit = match field.write().map_err(|e| err(target, which, e))? {
             Written::Single(l) => l,
             _ => return Err(err(target, which, "an end is one value")),

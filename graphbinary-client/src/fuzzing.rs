@@ -217,10 +217,20 @@ pub mod graphson {
     }
 }
 
-/// gremlin-lang literals: [`Lit::parse`](crate::lang::Lit::parse),
-/// [`Lit::parse_prefix`](crate::lang::Lit::parse_prefix) and
+/// gremlin-lang literals: [`lang::parse`], [`lang::parse_prefix`] and
 /// [`Lit::to_gremlin`](crate::lang::Lit::to_gremlin).
 #[cfg(any(feature = "http", feature = "serde"))]
 pub mod lang {
-    pub use crate::lang::{Lit, LitParseError};
+    pub use crate::lang::Lit;
+
+    /// [`Lit::parse`](crate::lang::Lit::parse) without feature `http` (the fuzz targets build
+    /// with `serde` only), its error as text.
+    pub fn parse(text: &str) -> Result<Lit, String> {
+        Lit::parse_text(text).map_err(|e| e.to_string())
+    }
+
+    /// [`Lit::parse_prefix`](crate::lang::Lit::parse_prefix), as [`parse`].
+    pub fn parse_prefix(text: &str) -> Result<(Lit, usize), String> {
+        Lit::parse_prefix_text(text).map_err(|e| e.to_string())
+    }
 }

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub use graphbinary_derive::GraphBinary;
 
@@ -100,20 +101,38 @@ pub use value::Value;
 mod guide {
     #[doc = include_str!("../../README.md")]
     mod readme {}
-    #[doc = include_str!("../../docs/guide/src/traversals.md")]
-    mod traversals {}
-    #[doc = include_str!("../../docs/guide/src/results.md")]
-    mod results {}
-    #[doc = include_str!("../../docs/guide/src/parameters.md")]
-    mod parameters {}
-    #[doc = include_str!("../../docs/guide/src/writing.md")]
-    mod writing {}
-    #[doc = include_str!("../../docs/guide/src/production.md")]
-    mod production {}
+    #[doc = include_str!("../../docs/guide/src/connecting.md")]
+    mod connecting {}
     #[doc = include_str!("../../docs/guide/src/tinkerpop3.md")]
     mod tinkerpop3 {}
+    #[doc = include_str!("../../docs/guide/src/janusgraph.md")]
+    mod janusgraph {}
+    #[doc = include_str!("../../docs/guide/src/neptune.md")]
+    mod neptune {}
+    #[doc = include_str!("../../docs/guide/src/cosmos.md")]
+    mod cosmos {}
+    #[doc = include_str!("../../docs/guide/src/traversals.md")]
+    mod traversals {}
+    #[doc = include_str!("../../docs/guide/src/parameters.md")]
+    mod parameters {}
+    #[doc = include_str!("../../docs/guide/src/results.md")]
+    mod results {}
+    #[doc = include_str!("../../docs/guide/src/writing.md")]
+    mod writing {}
+    #[doc = include_str!("../../docs/guide/src/transactions.md")]
+    mod transactions {}
+    #[doc = include_str!("../../docs/guide/src/errors.md")]
+    mod errors {}
+    #[doc = include_str!("../../docs/guide/src/timeouts.md")]
+    mod timeouts {}
+    #[doc = include_str!("../../docs/guide/src/hosts.md")]
+    mod hosts {}
+    #[doc = include_str!("../../docs/guide/src/observability.md")]
+    mod observability {}
     #[doc = include_str!("../../docs/guide/src/cli.md")]
     mod cli {}
+    #[doc = include_str!("../../docs/guide/src/performance.md")]
+    mod performance {}
     #[doc = include_str!("../../docs/guide/src/drivers.md")]
     mod drivers {}
     #[doc = include_str!("../../docs/guide/src/examples.md")]

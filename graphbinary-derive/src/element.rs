@@ -467,7 +467,7 @@ fn generate(
                 const KEYS: &'static [&'static str] = &[#(#keys),*];
                 const IS_EDGE: bool = #is_edge;
                 #ends_const
-                fn to_write(&self) -> ::core::result::Result<__gb::element::ElementWrite, __gb::element::ElementError> {
+                fn to_write(&self) -> ::core::result::Result<__gb::element::ElementWrite, __gb::Error> {
                     const __T: &str = #target;
                     ::core::result::Result::Ok(__gb::element::ElementWrite {
                         label: #label,
@@ -479,7 +479,7 @@ fn generate(
                 }
                 fn from_data(
                     mut data: __gb::element::ElementData,
-                ) -> ::core::result::Result<Self, __gb::element::ElementError> {
+                ) -> ::core::result::Result<Self, __gb::Error> {
                     const __T: &str = #target;
                     #p::check_label(__T, &data, #label)?;
                     let _ = &mut data;

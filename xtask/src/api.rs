@@ -52,15 +52,15 @@ nightly toolchain) as sorted text to graphbinary-client/api.txt.
 /// `cargo xtask api ...`
 pub fn cli(args: &[String]) -> Result<()> {
     let mut check = false;
-    for arg in args {
-        match arg.as_str() {
+    let mut a = graphbinary_kit::args::Args::new(args, HELP);
+    while let Some(arg) = a.next() {
+        match arg {
             "--check" => check = true,
-            "-h" | "--help" => {
-                println!("{HELP}");
-                return Ok(());
-            }
-            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+            other => return Err(a.unknown(other)),
         }
+    }
+    if a.helped() {
+        return Ok(());
     }
     let json = rustdoc_json()?;
     let api = Api::from_json(&json)?;

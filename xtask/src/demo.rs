@@ -41,16 +41,15 @@ const QUERIES: &[(&str, &str)] = &[
 /// `cargo xtask demo ...`
 pub fn cli(args: &[String]) -> Result<()> {
     let mut port = server::default_port()?;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--port" => port = crate::util::flag_value(&mut it, "--port", "a value")?.parse()?,
-            "-h" | "--help" => {
-                println!("{HELP}");
-                return Ok(());
-            }
-            other => anyhow::bail!("unknown argument `{other}`\n\n{HELP}"),
+    let mut a = graphbinary_kit::args::Args::new(args, HELP);
+    while let Some(arg) = a.next() {
+        match arg {
+            "--port" => port = a.parse(arg)?,
+            other => return Err(a.unknown(other)),
         }
+    }
+    if a.helped() {
+        return Ok(());
     }
     // Build first, so the server does not wait on the compiler.
     let bin = crate::util::build_cli(true, &mut |_| {})?;

@@ -43,34 +43,25 @@ pub fn cli(args: &[String]) -> Result<()> {
     let mut mode = Stop::Term;
     let mut cycles = 3usize;
     let mut every = 10u64;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
+    let mut a = graphbinary_kit::args::Args::new(args, HELP);
+    while let Some(arg) = a.next() {
+        match arg {
             "--ports" => {
-                ports = crate::util::flag_value(&mut it, "--ports", "A,B,C")?
+                ports = a
+                    .value(arg)?
                     .split(',')
                     .map(|p| p.parse().context("--ports needs three port numbers"))
                     .collect::<Result<_>>()?;
             }
             "--kill" => mode = Stop::Kill,
             "--mixed" => mode = Stop::Mixed,
-            "--cycles" => {
-                cycles = it
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .context("--cycles needs a number")?;
-            }
-            "--every" => {
-                every = crate::util::flag_value(&mut it, "--every", "a number of seconds")?
-                    .parse()
-                    .context("--every needs a number of seconds")?;
-            }
-            "-h" | "--help" => {
-                println!("{HELP}");
-                return Ok(());
-            }
-            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+            "--cycles" => cycles = a.parse(arg)?,
+            "--every" => every = a.parse(arg)?,
+            other => return Err(a.unknown(other)),
         }
+    }
+    if a.helped() {
+        return Ok(());
     }
     if ports.len() != 3 {
         bail!("--ports needs exactly three ports");

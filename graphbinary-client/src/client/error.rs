@@ -7,11 +7,13 @@
 //!   Gremlin Server sends inside an HTTP 200 response). See [`ServerError`].
 //! * [`Error::Decode`] and [`Error::Decompress`]: the bytes arrived but are not valid
 //!   GraphBinary (with the byte offset) or not a valid zlib stream.
-//! * [`Error::InvalidRequest`], [`Error::Config`]: the request or the builder was rejected
-//!   before anything was sent.
+//! * [`Error::InvalidRequest`], [`Error::Build`], [`Error::Literal`], [`Error::Config`]: the
+//!   request, the traversal, a literal or the builder was rejected before anything was sent.
 //! * [`Error::Protocol`]: the server answered in a way this client does not understand.
-//! * [`Error::Conversion`], [`Error::NoResult`], [`Error::TooManyResults`]: typed access to
-//!   results failed.
+//! * [`Error::Conversion`], [`Error::Element`], [`Error::NoResult`],
+//!   [`Error::TooManyResults`]: typed access to results failed.
+//! * [`Error::File`], [`Error::Export`], [`Error::Context`]: the loader's and the exporter's
+//!   failures (a file, a graph the format cannot hold, a step of the task).
 
 use std::fmt;
 use std::io;
@@ -22,7 +24,6 @@ use crate::transport::http::{DecompressError, HttpError};
 
 pub use crate::protocol::http4::response::ServerError;
 
-pub use crate::transport::BoxError;
 pub use crate::transport::Limit;
 
 /// Every error the client returns. The underlying cause is available through
@@ -44,7 +45,7 @@ pub enum Error {
         kind: TransportKind,
         /// The cause.
         #[source]
-        source: BoxError,
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
     /// The server reported an error.
     #[error(transparent)]
@@ -56,7 +57,7 @@ pub enum Error {
         name: String,
         /// Its error.
         #[source]
-        source: BoxError,
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
     /// The server does not know the transaction (HTTP 404): it expired (idle or lifetime
     /// timeout), was already committed or rolled back, or the id is wrong.
@@ -128,6 +129,56 @@ pub enum Error {
     /// sent, or its response was cut.
     #[error("the client is closed")]
     Closed,
+    /// A struct deriving [`Vertex`](crate::element::Vertex) or [`Edge`](crate::element::Edge)
+    /// could not be read from what the server answered (a property missing or of another
+    /// type, another label, ...) or could not be written (a key property without a value, ...).
+    #[error("cannot read a {target}: {detail}")]
+    Element {
+        /// The Rust type.
+        target: &'static str,
+        /// What went wrong, the field named.
+        detail: String,
+    },
+    /// A traversal could not be built: an argument fits no form of its step, a parameter
+    /// name is invalid or reused with another value, a child traversal is not anonymous, ...
+    #[error("cannot build the traversal: {0}")]
+    Build(String),
+    /// A gremlin-lang literal could not be read
+    /// ([`Lit::parse`](crate::process::Lit::parse)).
+    #[error("invalid gremlin-lang literal at byte {at}: {message}")]
+    Literal {
+        /// The byte offset in the text.
+        at: usize,
+        /// What was wrong there.
+        message: String,
+    },
+    /// Reading or writing a file (or the writer given) failed: a load's input, an export's
+    /// output.
+    #[error("{action} {file}")]
+    File {
+        /// `reading` or `writing`.
+        action: &'static str,
+        /// The file's name (for a writer: `nodes` or `edges`).
+        file: String,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+    /// An export refused the graph: a value, key, id or label the format cannot hold (the
+    /// element named), or the graph changed between the passes.
+    #[error("{0}")]
+    Export(String),
+    /// An error of a step of a longer task (an export reading the graph, a load reading the
+    /// ids back...): `context` says which; the error is the source, and [`Error::kind`] is
+    /// its kind.
+    #[error("{context}")]
+    Context {
+        /// What was being done, e.g. `reading the graph`.
+        context: String,
+        /// The error.
+        #[source]
+        source: Box<Error>,
+    },
     /// The server this client is set up for refuses what the request asks (e.g. a lambda on
     /// Azure Cosmos DB, see [`ClientBuilder::cosmos`](super::ClientBuilder::cosmos)); it was
     /// not sent.
@@ -148,14 +199,15 @@ impl From<crate::transport::ws::Error3> for Error {
     }
 }
 
-/// What kind of error an [`Error`] is ([`Error::kind`]): one per variant, with transport
-/// timeouts apart from the other transport failures. New kinds may be added.
+/// What kind of error an [`Error`] is ([`Error::kind`]): about one per variant, with transport
+/// timeouts apart from the other transport failures; an [`Error::Context`] has the kind of
+/// its source. New kinds may be added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
     /// [`Error::Config`].
     Config,
-    /// [`Error::InvalidRequest`].
+    /// [`Error::InvalidRequest`], [`Error::Build`].
     InvalidRequest,
     /// [`Error::Transport`] of [`TransportKind::Timeout`].
     Timeout,
@@ -174,7 +226,7 @@ pub enum ErrorKind {
     Decompress,
     /// [`Error::Protocol`].
     Protocol,
-    /// [`Error::Conversion`].
+    /// [`Error::Conversion`], [`Error::Element`].
     Conversion,
     /// [`Error::NoResult`].
     NoResult,
@@ -186,13 +238,19 @@ pub enum ErrorKind {
     Unsupported,
     /// [`Error::Limit`].
     Limit,
+    /// [`Error::Literal`].
+    Literal,
+    /// [`Error::File`].
+    File,
+    /// [`Error::Export`].
+    Export,
 }
 
 impl ErrorKind {
     /// A short name, for logs and metrics labels: `config`, `invalid_request`, `timeout`,
     /// `transport`, `server`, `interceptor`, `transaction`, `decode`, `decompress`,
-    /// `protocol`, `conversion`, `no_result`, `too_many_results`, `closed`, `unsupported` or
-    /// `limit`.
+    /// `protocol`, `conversion`, `no_result`, `too_many_results`, `closed`, `unsupported`,
+    /// `limit`, `literal`, `file` or `export`.
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorKind::Config => "config",
@@ -211,6 +269,9 @@ impl ErrorKind {
             ErrorKind::Closed => "closed",
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Limit => "limit",
+            ErrorKind::Literal => "literal",
+            ErrorKind::File => "file",
+            ErrorKind::Export => "export",
         }
     }
 }
@@ -283,6 +344,12 @@ impl Error {
             Error::Closed => ErrorKind::Closed,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::Limit { .. } => ErrorKind::Limit,
+            Error::Element { .. } => ErrorKind::Conversion,
+            Error::Build(_) => ErrorKind::InvalidRequest,
+            Error::Literal { .. } => ErrorKind::Literal,
+            Error::File { .. } => ErrorKind::File,
+            Error::Export(_) => ErrorKind::Export,
+            Error::Context { source, .. } => source.kind(),
         }
     }
 
@@ -303,19 +370,30 @@ impl Error {
         }
     }
 
-    /// The server error, if this is one.
+    /// The server error, if this is one (or an [`Error::Context`] of one).
     pub fn server_error(&self) -> Option<&ServerError> {
         match self {
             Error::Server(e) => Some(e),
+            Error::Context { source, .. } => source.server_error(),
             _ => None,
         }
     }
 
-    /// The transport failure kind, if this is a transport error.
+    /// The transport failure kind, if this is a transport error (or an [`Error::Context`] of
+    /// one).
     pub fn transport_kind(&self) -> Option<TransportKind> {
         match self {
             Error::Transport { kind, .. } => Some(*kind),
+            Error::Context { source, .. } => source.transport_kind(),
             _ => None,
+        }
+    }
+
+    /// `self` as the source of an [`Error::Context`] saying what was being done.
+    pub(crate) fn context(self, context: impl Into<String>) -> Error {
+        Error::Context {
+            context: context.into(),
+            source: Box::new(self),
         }
     }
 
@@ -400,6 +478,35 @@ impl From<DecodeError> for Error {
 mod tests {
     use super::*;
     use graphbinary_core::ErrorKind;
+
+    #[test]
+    fn a_context_has_its_sources_kind_and_each_cause_prints_once() {
+        let server = ServerError::from_status(
+            crate::protocol::http4::response::Status {
+                code: 500,
+                message: Some("boom".into()),
+                exception: None,
+            },
+            None,
+        );
+        let e = Error::Server(server).context("reading the graph");
+        assert_eq!(e.kind(), super::ErrorKind::Server);
+        assert_eq!(e.server_error().map(|s| s.code), Some(500));
+        assert_eq!(
+            crate::format::text::one_line(&e),
+            "reading the graph: server error 500: boom"
+        );
+        let e = Error::File {
+            action: "writing",
+            file: "out/nodes.csv".into(),
+            source: io::Error::other("disk full"),
+        };
+        assert_eq!(e.kind(), super::ErrorKind::File);
+        assert_eq!(
+            crate::format::text::one_line(&e),
+            "writing out/nodes.csv: disk full"
+        );
+    }
 
     #[test]
     fn decode_io_error_from_decompressor_is_decompress() {

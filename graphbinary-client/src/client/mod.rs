@@ -133,7 +133,6 @@ pub use crate::transport::ws::SlowConsumer;
 
 use crate::protocol::http4::response::ReadOptions;
 pub use crate::protocol::http4::response::StatusAttributes;
-pub use crate::transport::BoxError;
 use crate::transport::Closing;
 #[cfg(feature = "sigv4")]
 pub use crate::transport::SigV4;

@@ -14,13 +14,24 @@ use crate::value::{BigDecimal, BigInteger, DateTime, Duration};
 
 /// Why a text is not a gremlin-lang literal: the byte offset where reading stopped and the
 /// rule that failed.
+/// Public as [`Error::Literal`](crate::client::Error::Literal).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("at byte {at}: {message}")]
-pub struct LitParseError {
+pub(crate) struct LitParseError {
     /// The byte offset in the text.
-    pub at: usize,
+    pub(crate) at: usize,
     /// What was wrong there.
-    pub message: String,
+    pub(crate) message: String,
+}
+
+#[cfg(feature = "http")]
+impl From<LitParseError> for crate::client::Error {
+    fn from(e: LitParseError) -> Self {
+        crate::client::Error::Literal {
+            at: e.at,
+            message: e.message,
+        }
+    }
 }
 
 type R<T> = Result<T, LitParseError>;
@@ -38,8 +49,14 @@ impl Lit {
     /// );
     /// assert!(Lit::parse("g.V()").is_err());
     /// ```
-    pub fn parse(text: &str) -> Result<Lit, LitParseError> {
-        let (lit, used) = Lit::parse_prefix(text)?;
+    #[cfg(feature = "http")]
+    pub fn parse(text: &str) -> Result<Lit, crate::client::Error> {
+        Ok(Lit::parse_text(text)?)
+    }
+
+    /// [`Lit::parse`] with the crate's own error.
+    pub(crate) fn parse_text(text: &str) -> Result<Lit, LitParseError> {
+        let (lit, used) = Lit::parse_prefix_text(text)?;
         let mut p = Parser { s: text, i: used };
         p.ws();
         if p.i != text.len() {
@@ -56,7 +73,13 @@ impl Lit {
     /// use graphbinary_client::process::Lit;
     /// assert_eq!(Lit::parse_prefix("1.5f, 'x')").unwrap(), (Lit::Float(1.5), 4));
     /// ```
-    pub fn parse_prefix(text: &str) -> Result<(Lit, usize), LitParseError> {
+    #[cfg(feature = "http")]
+    pub fn parse_prefix(text: &str) -> Result<(Lit, usize), crate::client::Error> {
+        Ok(Lit::parse_prefix_text(text)?)
+    }
+
+    /// [`Lit::parse_prefix`] with the crate's own error.
+    pub(crate) fn parse_prefix_text(text: &str) -> Result<(Lit, usize), LitParseError> {
         let mut p = Parser { s: text, i: 0 };
         let lit = p.value(0)?;
         Ok((lit, p.i))
@@ -573,7 +596,7 @@ mod tests {
     use super::*;
 
     fn lit(text: &str) -> Lit {
-        Lit::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+        Lit::parse_text(text).unwrap_or_else(|e| panic!("{text}: {e}"))
     }
 
     #[test]
@@ -600,7 +623,7 @@ mod tests {
         assert_eq!(lit("2d"), Lit::Double(2.0));
         assert!(matches!(lit("NaN"), Lit::Double(d) if d.is_nan()));
         for bad in ["128b", "1x", "0x", "1.5q", "12ab", "--1"] {
-            assert!(Lit::parse(bad).is_err(), "{bad}");
+            assert!(Lit::parse_text(bad).is_err(), "{bad}");
         }
     }
 
@@ -708,9 +731,9 @@ mod tests {
             "[a:1, (T.idx):2]",
             "[\u{b}a:1]",
         ] {
-            assert!(Lit::parse(bad).is_err(), "{bad}");
+            assert!(Lit::parse_text(bad).is_err(), "{bad}");
         }
-        assert!(Lit::parse(r#"["x"c:1]"#)
+        assert!(Lit::parse_text(r#"["x"c:1]"#)
             .unwrap_err()
             .message
             .contains("a map key is a String, number"));
@@ -718,20 +741,39 @@ mod tests {
 
     #[test]
     fn bad_text_is_a_typed_error_with_its_offset() {
-        let e = Lit::parse("[1, 2").unwrap_err();
+        let e = Lit::parse_text("[1, 2").unwrap_err();
         assert_eq!(e.at, 5);
         assert_eq!(
-            Lit::parse(r#""open"#).unwrap_err().message,
+            Lit::parse_text(r#""open"#).unwrap_err().message,
             "unterminated string"
         );
-        assert!(Lit::parse(r#""ab"c"#).is_err());
-        assert!(Lit::parse("datetime('yesterday')").is_err());
-        assert!(Lit::parse("x")
+        assert!(Lit::parse_text(r#""ab"c"#).is_err());
+        assert!(Lit::parse_text("datetime('yesterday')").is_err());
+        assert!(Lit::parse_text("x")
             .unwrap_err()
             .message
             .contains("not a literal"));
-        assert!(Lit::parse("1 2").is_err());
+        assert!(Lit::parse_text("1 2").is_err());
         let deep = "[".repeat(10_000);
-        assert!(Lit::parse(&deep).unwrap_err().message.contains("deeply"));
+        assert!(Lit::parse_text(&deep)
+            .unwrap_err()
+            .message
+            .contains("deeply"));
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn the_public_error_is_the_crates_literal_error() {
+        let e = Lit::parse("[1, 2").unwrap_err();
+        assert_eq!(e.kind(), crate::client::ErrorKind::Literal);
+        assert!(
+            matches!(&e, crate::client::Error::Literal { at: 5, .. }),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with("invalid gremlin-lang literal at byte 5: "),
+            "{e}"
+        );
     }
 }

@@ -6,7 +6,10 @@
 //! traversals. Its public items are re-exported by [`process`](crate::process).
 
 // Without the client (feature `http`), only `de::to_value`'s literal conversion uses it.
-#![cfg_attr(not(feature = "http"), allow(dead_code, unused_imports))]
+#![cfg_attr(
+    not(feature = "http"),
+    allow(dead_code, unused_imports, unreachable_pub)
+)]
 
 mod lit;
 mod lit_parse;
@@ -15,4 +18,3 @@ pub(crate) mod tokens;
 
 pub(crate) use lit::{write_groovy_string, write_string, MAX_DEPTH};
 pub use lit::{IntoLit, Lit};
-pub use lit_parse::LitParseError;

@@ -247,17 +247,13 @@ impl BatchWriter {
     /// [`GraphTraversalSource::upsert`](crate::process::GraphTraversalSource::upsert)); an item
     /// that cannot be written (a key without a value, ...) is an error here, not queued.
     pub async fn upsert<E: Element>(&mut self, item: &E) -> Result<u64, Error> {
-        let w = item
-            .to_write()
-            .map_err(|e| Error::InvalidRequest(e.to_string()))?;
+        let w = item.to_write()?;
         self.push(WriteOp::Upsert(w)).await
     }
 
     /// Queues an add of `item`.
     pub async fn add<E: Element>(&mut self, item: &E) -> Result<u64, Error> {
-        let w = item
-            .to_write()
-            .map_err(|e| Error::InvalidRequest(e.to_string()))?;
+        let w = item.to_write()?;
         self.push(WriteOp::Add(w)).await
     }
 

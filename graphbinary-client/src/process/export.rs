@@ -20,30 +20,9 @@ use crate::value::{DateTime, Value};
 /// Rows are written to the output once this many bytes are buffered.
 const FLUSH_AT: usize = 64 << 10;
 
-/// Why an export stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum ExportError {
-    /// Reading the graph failed.
-    #[error("reading the graph")]
-    Client(#[from] Error),
-    /// Writing a file (or the given writer) failed.
-    #[error("writing {file}: {source}")]
-    Io {
-        /// The file, or `nodes` / `edges` for a writer.
-        file: String,
-        /// The error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A value, key, id or label the format cannot hold (the element named).
-    #[error("{0}")]
-    Unsupported(String),
-    /// The graph changed between the passes (a key or type not in the header).
-    #[error("the graph changed during the export: {0}")]
-    Changed(String),
-    /// A result was not of the shape asked for.
-    #[error("unexpected result: {0}")]
-    Shape(String),
+/// A client error of reading the graph, said so.
+fn reading(e: Error) -> Error {
+    e.context("reading the graph")
 }
 
 /// What an export wrote.
@@ -249,9 +228,9 @@ fn header_cell(key: &str, col: &Col) -> String {
     )
 }
 
-fn check_key(key: &str, element: &str) -> Result<(), ExportError> {
+fn check_key(key: &str, element: &str) -> Result<(), Error> {
     if key.is_empty() || key.starts_with('~') || key.trim() != key || key.ends_with('\\') {
-        return Err(ExportError::Unsupported(format!(
+        return Err(Error::Export(format!(
             "{element}: property key {key:?} cannot be a column (empty, starts with '~', has \
              spaces around it or ends in '\\')"
         )));
@@ -309,7 +288,7 @@ fn push_row(buf: &mut String, fields: &[String]) {
 /// * Types: String, Bool, Byte, Short, Int, Long, Float, Double (`Infinity`, `-Infinity`,
 ///   `NaN` as the loader reads them) and Date (a DateTime in UTC to the second, written
 ///   `yyyy-MM-ddTHH:mm:ssZ`).
-/// * Refused, with the element and the key named ([`ExportError::Unsupported`]), never
+/// * Refused, with the element and the key named ([`Error::Export`]), never
 ///   changed: a key with values of several types; a value of another type (UUID, BigDecimal,
 ///   BigInteger, List, Set, Map, Binary, Char, Duration, null, ...); a DateTime with a zone
 ///   offset other than UTC, with fractions of a second, or outside years 0 to 9999; an empty
@@ -348,18 +327,27 @@ impl Exporter {
     /// Writes `dir/nodes.csv` and `dir/edges.csv` (the directory is created if missing).
     /// Nothing is created when the graph is refused by the first pass. The files are written
     /// in 64 KiB blocks by blocking writes (a local file, as the loader's reads).
-    pub async fn export_to_dir(&self, dir: &Path) -> Result<ExportSummary, ExportError> {
+    pub async fn export_to_dir(&self, dir: &Path) -> Result<ExportSummary, Error> {
         let (vcols, ecols) = self.scan().await?;
         let io = |file: &Path| {
             let file = file.display().to_string();
-            move |source| ExportError::Io { file, source }
+            move |source| Error::File {
+                action: "writing",
+                file,
+                source,
+            }
         };
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let (np, ep) = (dir.join("nodes.csv"), dir.join("edges.csv"));
         let mut nodes = LocalFile(std::fs::File::create(&np).map_err(io(&np))?);
         let mut edges = LocalFile(std::fs::File::create(&ep).map_err(io(&ep))?);
-        let rename = |e: ExportError| match e {
-            ExportError::Io { file, source } => ExportError::Io {
+        let rename = |e: Error| match e {
+            Error::File {
+                action,
+                file,
+                source,
+            } => Error::File {
+                action,
                 file: if file == "nodes" { &np } else { &ep }
                     .display()
                     .to_string(),
@@ -374,11 +362,7 @@ impl Exporter {
 
     /// Writes the vertex file to `nodes` and the edge file to `edges` (each flushed, not
     /// shut down).
-    pub async fn export<N, E>(
-        &self,
-        nodes: &mut N,
-        edges: &mut E,
-    ) -> Result<ExportSummary, ExportError>
+    pub async fn export<N, E>(&self, nodes: &mut N, edges: &mut E) -> Result<ExportSummary, Error>
     where
         N: AsyncWrite + Unpin,
         E: AsyncWrite + Unpin,
@@ -388,7 +372,7 @@ impl Exporter {
     }
 
     /// The first pass: the columns of vertices and edges.
-    async fn scan(&self) -> Result<(Cols, Cols), ExportError> {
+    async fn scan(&self) -> Result<(Cols, Cols), Error> {
         // A meta-property anywhere refuses the graph.
         let meta = self
             .g
@@ -399,10 +383,11 @@ impl Exporter {
             .by(T::Id)
             .by(__::properties(()).where_(__::properties(())).key().limit(1))
             .to_list()
-            .await?;
+            .await
+            .map_err(reading)?;
         if let Some(m) = meta.first() {
             let (i, k) = (field(m, "i"), field(m, "k"));
-            return Err(ExportError::Unsupported(format!(
+            return Err(Error::Export(format!(
                 "vertex {}: property {} has meta-properties, which the format cannot hold",
                 show(i),
                 show(k)
@@ -417,9 +402,10 @@ impl Exporter {
                 .by(T::Id)
                 .by(__::value_map(()))
                 .stream()
-                .await?;
+                .await
+                .map_err(reading)?;
             while let Some(r) = s.next().await {
-                let r = r?;
+                let r = r.map_err(reading)?;
                 let element = element_name(edges, field(&r, "i"));
                 for (key, values) in props(&r, edges)? {
                     scan_prop(cols, &element, &key, &values)?;
@@ -435,7 +421,7 @@ impl Exporter {
         ecols: &Cols,
         nodes: &mut N,
         edges: &mut E,
-    ) -> Result<ExportSummary, ExportError>
+    ) -> Result<ExportSummary, Error>
     where
         N: AsyncWrite + Unpin,
         E: AsyncWrite + Unpin,
@@ -486,8 +472,9 @@ impl Exporter {
         header: &[String],
         out: &mut W,
         name: &str,
-    ) -> Result<u64, ExportError> {
-        let io = |source| ExportError::Io {
+    ) -> Result<u64, Error> {
+        let io = |source| Error::File {
+            action: "writing",
             file: name.to_owned(),
             source,
         };
@@ -501,12 +488,12 @@ impl Exporter {
         let fixed = if edges { 4 } else { 2 };
         let mut row = vec![String::new(); fixed + cols.len()];
         let mut n = 0u64;
-        let mut s = t.stream().await?;
+        let mut s = t.stream().await.map_err(reading)?;
         while let Some(r) = s.next().await {
-            let r = r?;
+            let r = r.map_err(reading)?;
             let id = field(&r, "i");
             let element = element_name(edges, id);
-            let unsupported = |e: String| ExportError::Unsupported(format!("{element}: {e}"));
+            let unsupported = |e: String| Error::Export(format!("{element}: {e}"));
             row.iter_mut().for_each(String::clear);
             row[0] = text_of(id, "id", false).map_err(unsupported)?;
             if edges {
@@ -518,18 +505,17 @@ impl Exporter {
             }
             for (key, values) in props(&r, edges)? {
                 let (Some(&i), Some(col)) = (index.get(key.as_str()), cols.get(&key)) else {
-                    return Err(ExportError::Changed(format!(
-                        "{element}: key {key:?} was not seen by the first pass"
+                    return Err(Error::Export(format!(
+                        "the graph changed during the export: {element}: key {key:?} was not seen by the first pass"
                     )));
                 };
                 let cell = &mut row[fixed + i];
                 for (j, v) in values.iter().enumerate() {
-                    let (kind, text) = prop_cell(v, col.array).map_err(|e| {
-                        ExportError::Unsupported(format!("{element}: property {key:?} {e}"))
-                    })?;
+                    let (kind, text) = prop_cell(v, col.array)
+                        .map_err(|e| Error::Export(format!("{element}: property {key:?} {e}")))?;
                     if kind != col.kind || (j > 0 && !col.array) {
-                        return Err(ExportError::Changed(format!(
-                            "{element}: property {key:?} is not the {} of the first pass",
+                        return Err(Error::Export(format!(
+                            "the graph changed during the export: {element}: property {key:?} is not the {} of the first pass",
                             header_cell(&key, col)
                         )));
                     }
@@ -594,17 +580,12 @@ fn prop_cell(v: &Value, array: bool) -> Result<(Kind, String), String> {
 }
 
 /// Records the values of `key` on `element` in `cols`, or refuses them.
-fn scan_prop(
-    cols: &mut Cols,
-    element: &str,
-    key: &str,
-    values: &[Value],
-) -> Result<(), ExportError> {
+fn scan_prop(cols: &mut Cols, element: &str, key: &str, values: &[Value]) -> Result<(), Error> {
     check_key(key, element)?;
     let array = values.len() > 1;
     for v in values {
-        let (kind, _) = cell(v)
-            .map_err(|e| ExportError::Unsupported(format!("{element}: property {key:?} {e}")))?;
+        let (kind, _) =
+            cell(v).map_err(|e| Error::Export(format!("{element}: property {key:?} {e}")))?;
         match cols.get_mut(key) {
             None => {
                 cols.insert(
@@ -617,7 +598,7 @@ fn scan_prop(
                 );
             }
             Some(col) if col.kind != kind => {
-                return Err(ExportError::Unsupported(format!(
+                return Err(Error::Export(format!(
                     "property {key:?} has several types: {} on {} and {} on {element}",
                     col.kind.name(),
                     col.first,
@@ -630,9 +611,8 @@ fn scan_prop(
     if array {
         // Each value must survive the `[]` column's splitting.
         for v in values {
-            prop_cell(v, true).map_err(|e| {
-                ExportError::Unsupported(format!("{element}: property {key:?} {e}"))
-            })?;
+            prop_cell(v, true)
+                .map_err(|e| Error::Export(format!("{element}: property {key:?} {e}")))?;
         }
     }
     Ok(())
@@ -640,10 +620,10 @@ fn scan_prop(
 
 /// The `(key, values)` of a result's `p` (a valueMap: lists for vertices, one value for
 /// edges).
-fn props(r: &Value, edges: bool) -> Result<Vec<(String, Vec<Value>)>, ExportError> {
+fn props(r: &Value, edges: bool) -> Result<Vec<(String, Vec<Value>)>, Error> {
     let p = field(r, "p");
     let (Value::Map(entries) | Value::OrderedMap(entries)) = p else {
-        return Err(ExportError::Shape(format!(
+        return Err(Error::Protocol(format!(
             "a valueMap expected, got {}",
             p.type_name()
         )));
@@ -651,7 +631,7 @@ fn props(r: &Value, edges: bool) -> Result<Vec<(String, Vec<Value>)>, ExportErro
     let mut out = Vec::with_capacity(entries.len());
     for (k, v) in entries {
         let Value::String(k) = k else {
-            return Err(ExportError::Shape(format!(
+            return Err(Error::Protocol(format!(
                 "a property key is a {}",
                 k.type_name()
             )));

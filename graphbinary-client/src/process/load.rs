@@ -38,7 +38,7 @@
 //!
 //! A bad row (a value not of its column's type, a missing `~id`, a wrong number of cells,
 //! invalid UTF-8) and a bad header (an unknown type, a missing system column) are
-//! [`RowError`]s naming file, line and column; the rest of the file loads (a bad header
+//! [`RejectedRow`]s naming file, line and column; the rest of the file loads (a bad header
 //! rejects its file). A row the server refused is one too. Only an I/O error is the run's
 //! failure.
 
@@ -54,12 +54,13 @@ use crate::lang::tokens::{Cardinality, Direction, T};
 use crate::lang::Lit;
 use crate::value::{DateTime, Value};
 
-/// At most this many [`RowError`]s are kept in a [`LoadSummary`] (the count goes on).
+/// At most this many [`RejectedRow`]s are kept in a [`LoadSummary`] (the count goes on).
 pub const MAX_KEPT_ERRORS: usize = 1000;
 
-/// A row (or header) that was not loaded, and why.
+/// A row (or header) that was not loaded, and why: report data of a [`LoadSummary`] (not an
+/// error of the run), printed as `file:line:column: message`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RowError {
+pub struct RejectedRow {
     /// The file's name, as given to the loader.
     pub file: String,
     /// The line, from 1 (the header is line 1).
@@ -70,7 +71,7 @@ pub struct RowError {
     pub message: String,
 }
 
-impl fmt::Display for RowError {
+impl fmt::Display for RejectedRow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.column {
             Some(c) => write!(f, "{}:{}:{}: {}", self.file, self.line, c, self.message),
@@ -105,7 +106,7 @@ pub struct LoadSummary {
     /// Rows (and headers) rejected, read or written.
     pub rejected: u64,
     /// The first [`MAX_KEPT_ERRORS`] of them.
-    pub errors: Vec<RowError>,
+    pub errors: Vec<RejectedRow>,
     /// Requests sent, retries included.
     pub requests: u64,
     /// Requests sent again.
@@ -118,7 +119,7 @@ impl LoadSummary {
         self.rejected == 0
     }
 
-    fn reject(&mut self, e: RowError) {
+    fn reject(&mut self, e: RejectedRow) {
         self.rejected += 1;
         if self.errors.len() < MAX_KEPT_ERRORS {
             self.errors.push(e);
@@ -147,31 +148,9 @@ impl fmt::Display for LoadSummary {
     }
 }
 
-/// Why a load stopped: its input could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    /// Reading a file failed.
-    #[error("{file}: {source}")]
-    Io {
-        /// The file's name.
-        file: String,
-        /// The error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The writer stopped (its task ended).
-    #[error("the batch writer stopped: {0}")]
-    Writer(#[from] Error),
-    /// Reading the vertices' ids back by their key property
-    /// ([`Loader::key_property`]) failed.
-    #[error("reading the vertex ids by key {key:?}: {source}")]
-    Ids {
-        /// The key property.
-        key: String,
-        /// The error.
-        #[source]
-        source: Error,
-    },
+/// The error of a batch writer whose task ended.
+fn writer_stopped(e: Error) -> Error {
+    e.context("the batch writer stopped")
 }
 
 /// A property column's value type.
@@ -696,7 +675,7 @@ impl Loader {
     }
 
     /// Reads a vertex file named `name` (for errors) from `reader` and queues its upserts.
-    pub async fn load_vertices<R: Read>(&mut self, name: &str, reader: R) -> Result<(), LoadError> {
+    pub async fn load_vertices<R: Read>(&mut self, name: &str, reader: R) -> Result<(), Error> {
         if let Some(p) = self.edges.take() {
             self.close(p, false).await;
         }
@@ -705,21 +684,18 @@ impl Loader {
 
     /// Reads an edge file named `name` from `reader` and queues its upserts, once the vertices
     /// queued before are written.
-    pub async fn load_edges<R: Read>(&mut self, name: &str, reader: R) -> Result<(), LoadError> {
+    pub async fn load_edges<R: Read>(&mut self, name: &str, reader: R) -> Result<(), Error> {
         self.end_vertices().await;
         self.read_ids().await?;
         self.load(name, reader, true).await
     }
 
     /// With a key property, the vertices' ids by key once vertices were written since.
-    async fn read_ids(&mut self) -> Result<(), LoadError> {
+    async fn read_ids(&mut self) -> Result<(), Error> {
         let Some(key) = self.key.clone().filter(|_| self.stale) else {
             return Ok(());
         };
-        let failed = |source| LoadError::Ids {
-            key: key.clone(),
-            source,
-        };
+        let failed = |e: Error| e.context(format!("reading the vertex ids by key {key:?}"));
         let g = GraphTraversalSource::new(self.client.clone());
         let g = match &self.options.source {
             Some(alias) => g.alias(alias.clone()),
@@ -870,7 +846,7 @@ impl Loader {
                 "not written: {}",
                 crate::format::text::one_line(f.error.as_ref())
             );
-            self.summary.reject(RowError {
+            self.summary.reject(RejectedRow {
                 file,
                 line,
                 column: None,
@@ -879,7 +855,7 @@ impl Loader {
         }
     }
 
-    async fn load<R: Read>(&mut self, name: &str, reader: R, edges: bool) -> Result<(), LoadError> {
+    async fn load<R: Read>(&mut self, name: &str, reader: R, edges: bool) -> Result<(), Error> {
         if !edges {
             self.stale = true;
         }
@@ -889,18 +865,20 @@ impl Loader {
             .has_headers(false)
             .flexible(true)
             .from_reader(reader);
-        let io = |e: csv::Error| -> LoadError {
+        let io = |e: csv::Error| -> Error {
             let file = name.to_owned();
-            match e.into_kind() {
-                csv::ErrorKind::Io(source) => LoadError::Io { file, source },
-                other => LoadError::Io {
-                    file,
-                    source: std::io::Error::other(format!("{other:?}")),
-                },
+            let source = match e.into_kind() {
+                csv::ErrorKind::Io(source) => source,
+                other => std::io::Error::other(format!("{other:?}")),
+            };
+            Error::File {
+                action: "reading",
+                file,
+                source,
             }
         };
         let reject = |summary: &mut LoadSummary, line: u64, column, message| {
-            summary.reject(RowError {
+            summary.reject(RejectedRow {
                 file: name.to_owned(),
                 line,
                 column,
@@ -1018,12 +996,14 @@ impl Loader {
                 phase
                     .writer
                     .merge_e(row.search, Some(row.on_create), row.on_match)
-                    .await?;
+                    .await
+                    .map_err(writer_stopped)?;
             } else {
                 phase
                     .writer
                     .merge_v(row.search, Some(row.on_create), row.on_match)
-                    .await?;
+                    .await
+                    .map_err(writer_stopped)?;
             }
             phase.origins.push(origin);
         }

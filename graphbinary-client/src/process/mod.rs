@@ -155,21 +155,21 @@ pub use crate::lang::tokens::{
     Barrier, Cardinality, Column, ConnectedComponent, Direction, GType, Merge, Operator, Order,
     PageRank, PeerPressure, Pick, Pop, Scope, ShortestPath, Token, WithOptions, DT, IO, T,
 };
-pub use crate::lang::{IntoLit, Lit, LitParseError};
+pub use crate::lang::{IntoLit, Lit};
 pub use arg::{Arg, GValue, IntoArgs};
 // What the console's completion, the code generator's checks and the conformance runner read
 // (the step table, the keyword and literal rules): not API.
 #[doc(hidden)]
 pub use arg::{is_keyword, value_arg};
 pub use batch::{BatchOptions, BatchWriter, Failed, Report};
-pub use export::{ExportError, ExportSummary, Exporter};
+pub use export::{ExportSummary, Exporter};
 pub use generated::__;
 #[doc(hidden)]
 pub use generated::STEPS;
-pub use load::{Counts, LoadError, LoadSummary, Loader, RowError, MAX_KEPT_ERRORS};
+pub use load::{Counts, LoadSummary, Loader, RejectedRow, MAX_KEPT_ERRORS};
 pub use predicate::{TextP, P};
 pub use strategy::Strategy;
 #[doc(hidden)]
 pub use traversal::{single_quoted_literal, string_literal, StepDef, StepInfo, StepOn};
-pub use traversal::{BuildError, GraphTraversal, GraphTraversalSource, GremlinLang};
+pub use traversal::{GraphTraversal, GraphTraversalSource, GremlinLang};
 pub use typed::Elements;

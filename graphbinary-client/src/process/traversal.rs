@@ -1,7 +1,5 @@
 //! [`GraphTraversalSource`], [`GraphTraversal`] and their GremlinLang text; terminal steps.
 
-use std::fmt;
-
 use super::arg::{describe, match_forms, Arg, IntoArgs, Slot};
 use super::generated::STEPS;
 use super::predicate::{PNode, P};
@@ -47,25 +45,6 @@ pub struct StepDef {
     pub(crate) signature: &'static str,
 }
 
-/// A traversal could not be built: an argument fits no form of its step, a parameter name is
-/// invalid or reused with another value, a child traversal is not anonymous, ...
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BuildError(pub String);
-
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot build the traversal: {}", self.0)
-    }
-}
-
-impl std::error::Error for BuildError {}
-
-impl From<BuildError> for Error {
-    fn from(e: BuildError) -> Error {
-        Error::InvalidRequest(e.to_string())
-    }
-}
-
 /// A traversal as GremlinLang: the script and its named parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GremlinLang {
@@ -78,7 +57,7 @@ pub struct GremlinLang {
 impl GremlinLang {
     /// The parameters as the gremlin-lang map literal of the request's `parameters` field,
     /// e.g. `[n:"marko",k:1L]`; `[:]` when there are none.
-    pub fn parameters_text(&self) -> Result<String, BuildError> {
+    pub fn parameters_text(&self) -> Result<String, Error> {
         if self.parameters.is_empty() {
             return Ok("[:]".to_owned());
         }
@@ -89,7 +68,7 @@ impl GremlinLang {
             }
             s.push_str(k);
             s.push(':');
-            v.write(&mut s).map_err(BuildError)?;
+            v.write(&mut s).map_err(Error::Build)?;
         }
         s.push(']');
         Ok(s)
@@ -434,7 +413,7 @@ impl GraphTraversal {
     ///     r#"g.V().hasLabel("person").order().by("age",Order.desc).limit(2).values("name")"#
     /// );
     /// ```
-    pub fn gremlin_lang(&self) -> Result<GremlinLang, BuildError> {
+    pub fn gremlin_lang(&self) -> Result<GremlinLang, Error> {
         self.gremlin_lang_for(false)
     }
 
@@ -446,7 +425,7 @@ impl GraphTraversal {
     /// binding; Groovy takes a variable wherever an expression goes), unless the source is
     /// literal-only; so is a JanusGraph predicate ([`super::janusgraph`]), which a
     /// literal-only source refuses.
-    pub(crate) fn gremlin_lang_for(&self, groovy: bool) -> Result<GremlinLang, BuildError> {
+    pub(crate) fn gremlin_lang_for(&self, groovy: bool) -> Result<GremlinLang, Error> {
         let literal_only = self.source.as_ref().is_some_and(|s| s.literal_only);
         let mut w = Writer {
             out: String::new(),
@@ -455,7 +434,7 @@ impl GraphTraversal {
             depth: 0,
             groovy,
         };
-        w.traversal(self, true).map_err(BuildError)?;
+        w.traversal(self, true).map_err(Error::Build)?;
         Ok(GremlinLang {
             gremlin: w.out,
             parameters: w.params,
@@ -483,13 +462,11 @@ impl GraphTraversal {
             if client.is_tinkerpop3() {
                 // A GraphBinary 1 binding of the literal's own type.
                 let v = crate::value::Value::try_from(value)
-                    .map_err(|e| Error::from(BuildError(format!("parameter {name:?}: {e}"))))?;
+                    .map_err(|e| Error::Build(format!("parameter {name:?}: {e}")))?;
                 req = req.param(name.clone(), v);
             } else {
                 let mut text = String::new();
-                value
-                    .write(&mut text)
-                    .map_err(|e| Error::from(BuildError(e)))?;
+                value.write(&mut text).map_err(Error::Build)?;
                 req = req.param_literal(name.clone(), text);
             }
         }

@@ -172,10 +172,7 @@ impl GraphTraversal {
 }
 
 fn read<E: Element>(v: Value) -> Result<E, Error> {
-    E::from_value(v).map_err(|e| Error::Conversion {
-        target: std::any::type_name::<E>(),
-        detail: e.detail,
-    })
+    E::from_value(v)
 }
 
 /// `t` followed by what reads `E`.

@@ -9,7 +9,6 @@ use http::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use http::Method;
 use url::Url;
 
-use super::BoxError;
 use crate::format::java::base64;
 
 /// The HTTP request as it will be sent, handed to each [`Interceptor`] in turn.
@@ -73,7 +72,13 @@ impl HttpRequest {
 }
 
 /// The future an [`Interceptor`] returns.
-pub type InterceptFuture<'a> = Pin<Box<dyn Future<Output = Result<(), BoxError>> + Send + 'a>>;
+pub type InterceptFuture<'a> = Pin<
+    Box<
+        dyn Future<Output = Result<(), Box<dyn std::error::Error + Send + Sync + 'static>>>
+            + Send
+            + 'a,
+    >,
+>;
 
 /// Request interceptors: an ordered chain of hooks that see, and may change, the final HTTP
 /// request (method, URL, headers, body bytes) just before it is sent.
@@ -155,7 +160,10 @@ impl<F> fmt::Debug for FnInterceptor<F> {
 /// ```
 pub fn interceptor_fn<F>(name: impl Into<String>, f: F) -> FnInterceptor<F>
 where
-    F: Fn(&mut HttpRequest) -> Result<(), BoxError> + Send + Sync + 'static,
+    F: Fn(&mut HttpRequest) -> Result<(), Box<dyn std::error::Error + Send + Sync + 'static>>
+        + Send
+        + Sync
+        + 'static,
 {
     FnInterceptor {
         name: name.into(),
@@ -165,7 +173,10 @@ where
 
 impl<F> Interceptor for FnInterceptor<F>
 where
-    F: Fn(&mut HttpRequest) -> Result<(), BoxError> + Send + Sync + 'static,
+    F: Fn(&mut HttpRequest) -> Result<(), Box<dyn std::error::Error + Send + Sync + 'static>>
+        + Send
+        + Sync
+        + 'static,
 {
     fn intercept<'a>(&'a self, request: &'a mut HttpRequest) -> InterceptFuture<'a> {
         let r = (self.f)(request);

@@ -12,7 +12,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub mod http;
+pub(crate) mod http;
 mod interceptor;
 mod limit;
 pub(crate) mod secret;
@@ -36,8 +36,8 @@ pub use secret::{redact_url, Secret};
 pub use sigv4::SigV4;
 pub use url::Url;
 
-/// A boxed error source.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+/// A boxed error source (spelled out in public signatures).
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Byte counters of one response, shared between the body reader and whoever watches it.
 #[derive(Debug, Default)]

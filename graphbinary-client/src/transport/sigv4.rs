@@ -16,7 +16,7 @@ use super::interceptor::{HttpRequest, InterceptFuture, Interceptor};
 use super::BoxError;
 
 /// The service name Amazon Neptune signs with.
-pub const NEPTUNE_SERVICE: &str = "neptune-db";
+pub(crate) const NEPTUNE_SERVICE: &str = "neptune-db";
 
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
@@ -106,7 +106,9 @@ impl SigV4 {
     ///
     /// Cancel safe: nothing is sent; dropping the future only stops loading the configuration.
     #[cfg(feature = "sigv4-aws-config")]
-    pub async fn from_env(region: impl Into<String>) -> Result<Self, BoxError> {
+    pub async fn from_env(
+        region: impl Into<String>,
+    ) -> Result<Self, Box<dyn std::error::Error + Send + Sync + 'static>> {
         let region = region.into();
         let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
             .region(aws_config::Region::new(region.clone()))

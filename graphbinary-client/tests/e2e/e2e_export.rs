@@ -17,9 +17,9 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use graphbinary_client::process::{
-    BatchOptions, ExportError, Exporter, GraphTraversalSource, LoadSummary, Loader,
+    BatchOptions, Exporter, GraphTraversalSource, LoadSummary, Loader,
 };
-use graphbinary_client::Client;
+use graphbinary_client::{Client, Error};
 
 use graphbinary_testkit::gremlin_server;
 use gremlin_server::skip;
@@ -62,7 +62,7 @@ fn sorted(text: &str) -> String {
 }
 
 /// The export of `client` as (nodes, edges) text, sorted.
-async fn export(client: &Client) -> Result<(String, String), ExportError> {
+async fn export(client: &Client) -> Result<(String, String), Error> {
     let (mut nodes, mut edges) = (Vec::new(), Vec::new());
     Exporter::new(client).export(&mut nodes, &mut edges).await?;
     Ok((

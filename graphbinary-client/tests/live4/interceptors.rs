@@ -8,10 +8,12 @@ use graphbinary_testkit::results;
 
 use std::sync::{Arc, Mutex};
 
-use graphbinary_client::client::{interceptor_fn, BoxError, Client, Error};
+use graphbinary_client::client::{interceptor_fn, Client, Error};
 
 use capture::Responder;
 use results::one_as;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 fn append(
     name: &'static str,

@@ -466,7 +466,7 @@ async fn build_errors_are_reported_before_sending() {
     };
     let e = g.v(()).limit("ten").to_list().await.unwrap_err();
     assert!(
-        matches!(&e, Error::InvalidRequest(m) if m.contains("limit(String)")),
+        matches!(&e, Error::Build(m) if m.contains("limit(String)")),
         "{e:?}"
     );
     let e = __::out(()).to_list().await.unwrap_err();

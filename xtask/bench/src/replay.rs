@@ -646,19 +646,18 @@ pub fn cli(args: &[String]) -> Result<()> {
     let mut port = 8183u16;
     let mut deflate = false;
     let mut queries = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--from" => from = it.next().context("--from needs a URL")?.clone(),
-            "--port" => port = it.next().context("--port needs a number")?.parse()?,
+    let mut a = graphbinary_kit::args::Args::new(args, HELP);
+    while let Some(arg) = a.next() {
+        match arg {
+            "--from" => from = a.value(arg)?.to_string(),
+            "--port" => port = a.parse(arg)?,
             "--deflate" => deflate = true,
-            "-h" | "--help" => {
-                println!("{HELP}");
-                return Ok(());
-            }
-            q if q.starts_with("--") => bail!("unknown argument {q:?}\n\n{HELP}"),
+            q if q.starts_with("--") => return Err(a.unknown(q)),
             q => queries.push(q.to_string()),
         }
+    }
+    if a.helped() {
+        return Ok(());
     }
     ensure!(!queries.is_empty(), "no QUERY given\n\n{HELP}");
     let (recs, ws_recs) = if from.starts_with("ws://") {

@@ -24,6 +24,8 @@ use std::process::Command;
 use graphbinary_conformance::features;
 use graphbinary_regen as regen;
 
+use crate::util::{cargo_fuzz_installed as installed, FUZZ_SECONDS as DEFAULT_SECONDS};
+
 /// The fuzz targets, in the order they run.
 pub const TARGETS: [&str; 8] = [
     "response",
@@ -36,39 +38,24 @@ pub const TARGETS: [&str; 8] = [
     "lit",
 ];
 
-/// How long `cargo xtask fuzz` and CI's fuzz step run each target by default: 8 targets of
-/// 30 s, the step's 4 minutes as when there were 4 targets of 60 s.
-pub const DEFAULT_SECONDS: u64 = 30;
-
-/// Whether `cargo +nightly fuzz` is available.
-pub fn installed() -> bool {
-    Command::new("cargo")
-        .args(["+nightly", "fuzz", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// Entry point of `cargo xtask fuzz`.
 pub fn main(args: &[String]) -> Result<(), String> {
     let mut seconds = DEFAULT_SECONDS;
     let mut targets = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--seconds" => {
-                seconds = crate::util::flag_value(&mut it, "--seconds", "a number")
-                    .ok()
-                    .and_then(|s| s.parse().ok())
-                    .ok_or("--seconds needs a number")?;
-            }
+    let usage = format!(
+        "usage: cargo xtask fuzz [--seconds N] [{}]",
+        TARGETS.join("|")
+    );
+    let mut a = graphbinary_kit::args::Args::new(args, &usage);
+    while let Some(arg) = a.next() {
+        match arg {
+            "--seconds" => seconds = a.parse(arg).map_err(|e| e.to_string())?,
             t if TARGETS.contains(&t) => targets.push(t.to_string()),
-            other => {
-                return Err(format!(
-                    "unknown argument {other:?}; usage: cargo xtask fuzz [--seconds N] [{}]",
-                    TARGETS.join("|")
-                ))
-            }
+            other => return Err(a.unknown(other).to_string()),
         }
+    }
+    if a.helped() {
+        return Ok(());
     }
     if !installed() {
         return Err("cargo-fuzz is not installed: `cargo install cargo-fuzz` (and `rustup toolchain install nightly`)".into());

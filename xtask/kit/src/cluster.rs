@@ -83,36 +83,29 @@ pub fn cli(args: &[String], chaos: Chaos<'_>) -> Result<()> {
     let mut secs = 120u64;
     let mut cycles = 3usize;
     let mut command = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "up" | "down" | "chaos" if command.is_none() => command = Some(arg.clone()),
+    let mut a = crate::args::Args::new(args, HELP);
+    while let Some(arg) = a.next() {
+        match arg {
+            "up" | "down" | "chaos" if command.is_none() => command = Some(arg),
             "--servers" => {
-                servers = crate::util::flag_value(&mut it, "--servers", "2 or 3")?
-                    .parse()
-                    .context("--servers needs 2 or 3")?;
+                servers = a.parse(arg)?;
                 ensure!((2..=3).contains(&servers), "--servers needs 2 or 3");
             }
             "--secs" => {
-                secs = crate::util::flag_value(&mut it, "--secs", "a number of seconds")?
-                    .parse()
-                    .context("--secs needs a number of seconds")?;
+                secs = a.parse(arg)?;
                 ensure!(secs >= 20, "--secs needs at least 20");
             }
             "--cycles" => {
-                cycles = crate::util::flag_value(&mut it, "--cycles", "a number")?
-                    .parse()
-                    .context("--cycles needs a number")?;
+                cycles = a.parse(arg)?;
                 ensure!(cycles >= 1, "--cycles needs at least 1");
             }
-            "-h" | "--help" => {
-                println!("{HELP}");
-                return Ok(());
-            }
-            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+            other => return Err(a.unknown(other)),
         }
     }
-    match command.as_deref() {
+    if a.helped() {
+        return Ok(());
+    }
+    match command {
         Some("up") => up(servers),
         Some("down") => down(),
         Some("chaos") => chaos(servers, secs, cycles),

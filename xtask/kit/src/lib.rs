@@ -4,6 +4,7 @@
 // A tool crate: its docs link its private modules (read with --document-private-items).
 #![allow(rustdoc::private_intra_doc_links)]
 
+pub mod args;
 pub mod cluster;
 pub mod link;
 pub mod server;

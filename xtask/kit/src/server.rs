@@ -660,33 +660,17 @@ fn run_cli(args: &[String], default: Kind) -> Result<()> {
     let (mut tinkerpop, mut janusgraph) = (None, None);
     let mut port = None;
     let (mut detach, mut stop, mut fresh) = (false, false, false);
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--tinkerpop" => tinkerpop = Some(it.next().context("--tinkerpop needs a version")?),
-            "--janusgraph" => janusgraph = Some(it.next().context("--janusgraph needs a version")?),
-            "--dataset" => {
-                server.dataset = it
-                    .next()
-                    .with_context(|| match server.kind {
-                        Kind::Tp4 => "--dataset needs a name".to_string(),
-                        _ => format!("--dataset needs modern or {INTEGRATION}"),
-                    })?
-                    .clone()
-            }
-            "--port" => {
-                port = Some(
-                    it.next()
-                        .context("--port needs a number")?
-                        .parse()
-                        .context("--port needs a number 1-65535")?,
-                )
-            }
+    let mut a = crate::args::Args::new(args, HELP);
+    while let Some(arg) = a.next() {
+        match arg {
+            "--tinkerpop" => tinkerpop = Some(a.value(arg)?),
+            "--janusgraph" => janusgraph = Some(a.value(arg)?),
+            "--dataset" => server.dataset = a.value(arg)?.to_string(),
+            "--port" => port = Some(a.parse(arg)?),
             "--backend" => {
-                server.backend = match it.next().map(String::as_str) {
-                    Some("inmemory") => Backend::InMemory,
-                    Some("berkeleyje") => Backend::BerkeleyJe,
-                    other => bail!("--backend needs inmemory or berkeleyje, not {other:?}"),
+                server.backend = match a.choice(arg, &["inmemory", "berkeleyje"])? {
+                    "inmemory" => Backend::InMemory,
+                    _ => Backend::BerkeleyJe,
                 }
             }
             "--fresh" => fresh = true,
@@ -694,17 +678,16 @@ fn run_cli(args: &[String], default: Kind) -> Result<()> {
             "--tls" => server.tls = true,
             "--detach" => detach = true,
             "--stop" => stop = true,
-            "-h" | "--help" => {
-                println!("{HELP}");
-                return Ok(());
-            }
-            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+            other => return Err(a.unknown(other)),
         }
+    }
+    if a.helped() {
+        return Ok(());
     }
     // --janusgraph wins over --tinkerpop, as it always did.
     match (janusgraph, tinkerpop) {
-        (Some(v), _) => server.kind = Kind::JanusGraph(v.clone()),
-        (None, Some(v)) => server.kind = Kind::Tp3(v.clone()),
+        (Some(v), _) => server.kind = Kind::JanusGraph(v.to_string()),
+        (None, Some(v)) => server.kind = Kind::Tp3(v.to_string()),
         (None, None) => {}
     }
     let port = match port {

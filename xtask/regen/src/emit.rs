@@ -332,9 +332,9 @@ pub fn module() -> TokenStream {
         //! The generated files are formatted by prettyplease, not rustfmt: `cargo fmt` skips them.
 
         #[rustfmt::skip]
-        pub mod elements;
+        pub(crate) mod elements;
         #[rustfmt::skip]
-        pub mod type_code;
+        pub(crate) mod type_code;
     }
 }
 

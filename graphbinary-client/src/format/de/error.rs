@@ -4,7 +4,9 @@ use std::fmt;
 
 use graphbinary_core::{DecodeError, ErrorKind, FastError};
 
-/// Why a GraphBinary value could not be deserialized into the requested type.
+/// Why a GraphBinary value could not be deserialized into the requested type, or (from
+/// [`to_value`](super::to_value) and `to_literal`) why a Rust value cannot be made a
+/// [`Value`](crate::Value).
 ///
 /// It names the absolute byte offset of the value (or of the byte that broke the format) and
 /// the path of the field inside the result, e.g. `.properties[0].value`:
@@ -72,6 +74,12 @@ impl Error {
             FastError::NeedMore(n) => Self::need_more(n),
             FastError::Invalid(e) => Self::format(e),
         }
+    }
+
+    /// An error that is only a message (a value that does not fit, a Rust value that cannot
+    /// be made a [`Value`](crate::Value)).
+    pub(crate) fn message(msg: String) -> Self {
+        Self::new(Kind::Custom(msg))
     }
 
     fn new(kind: Kind) -> Self {
@@ -238,7 +246,15 @@ impl std::error::Error for Error {
 
 impl serde::de::Error for Error {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        Self::new(Kind::Custom(msg.to_string()))
+        Self::message(msg.to_string())
+    }
+}
+
+/// The error of [`to_value`](super::to_value): a Rust value that cannot be made a
+/// [`Value`](crate::Value) (no offset, no path).
+impl serde::ser::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Self::message(msg.to_string())
     }
 }
 

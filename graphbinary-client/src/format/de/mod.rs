@@ -97,7 +97,7 @@ use serde::Deserialize;
 pub use error::Error;
 #[cfg(feature = "http")]
 pub use to_value::to_literal;
-pub use to_value::{to_value, LiteralError};
+pub use to_value::to_value;
 
 use crate::format::graphbinary4::{fq_opt_list_header, fq_typed_header, skip_value};
 use crate::value::{

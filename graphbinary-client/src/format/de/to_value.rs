@@ -4,31 +4,11 @@
 //!
 //! The shapes are listed on [`to_value`].
 
-use std::fmt;
-
 use serde::ser::{self, Serialize};
 
 use super::value::{CAPTURE, CAPTURED};
-use super::VALUE_TOKEN;
+use super::{Error, VALUE_TOKEN};
 use crate::value::{codes, BigInteger, Value};
-
-/// Why a value cannot be made a parameter.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LiteralError(pub(crate) String);
-
-impl fmt::Display for LiteralError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for LiteralError {}
-
-impl ser::Error for LiteralError {
-    fn custom<T: fmt::Display>(msg: T) -> Self {
-        LiteralError(msg.to_string())
-    }
-}
 
 /// `value` as a [`Value`].
 ///
@@ -86,7 +66,7 @@ impl ser::Error for LiteralError {
 /// let v = Value::DateTime(born);
 /// assert_eq!(graphbinary_client::format::de::to_value(&v).unwrap(), v);
 /// ```
-pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, LiteralError> {
+pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, Error> {
     value.serialize(ValueSerializer)
 }
 
@@ -102,11 +82,11 @@ pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, LiteralError>
 /// );
 /// ```
 #[cfg(feature = "http")]
-pub fn to_literal<T: Serialize + ?Sized>(value: &T) -> Result<String, LiteralError> {
+pub fn to_literal<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
     let v = to_value(value)?;
     crate::lang::Lit::try_from(v)
         .and_then(|l| l.to_gremlin())
-        .map_err(LiteralError)
+        .map_err(Error::message)
 }
 
 struct ValueSerializer;
@@ -128,7 +108,7 @@ fn variant(name: &str, content: Value) -> Value {
 
 impl ser::Serializer for ValueSerializer {
     type Ok = Value;
-    type Error = LiteralError;
+    type Error = Error;
     type SerializeSeq = Seq;
     type SerializeTuple = Seq;
     type SerializeTupleStruct = Seq;
@@ -137,67 +117,67 @@ impl ser::Serializer for ValueSerializer {
     type SerializeStruct = Map;
     type SerializeStructVariant = Map;
 
-    fn serialize_bool(self, v: bool) -> Result<Value, LiteralError> {
+    fn serialize_bool(self, v: bool) -> Result<Value, Error> {
         Ok(Value::Boolean(v))
     }
-    fn serialize_i8(self, v: i8) -> Result<Value, LiteralError> {
+    fn serialize_i8(self, v: i8) -> Result<Value, Error> {
         Ok(Value::Byte(v))
     }
-    fn serialize_i16(self, v: i16) -> Result<Value, LiteralError> {
+    fn serialize_i16(self, v: i16) -> Result<Value, Error> {
         Ok(Value::Short(v))
     }
-    fn serialize_i32(self, v: i32) -> Result<Value, LiteralError> {
+    fn serialize_i32(self, v: i32) -> Result<Value, Error> {
         Ok(Value::Int(v))
     }
-    fn serialize_i64(self, v: i64) -> Result<Value, LiteralError> {
+    fn serialize_i64(self, v: i64) -> Result<Value, Error> {
         Ok(Value::Long(v))
     }
-    fn serialize_i128(self, v: i128) -> Result<Value, LiteralError> {
+    fn serialize_i128(self, v: i128) -> Result<Value, Error> {
         Ok(big(v))
     }
-    fn serialize_u8(self, v: u8) -> Result<Value, LiteralError> {
+    fn serialize_u8(self, v: u8) -> Result<Value, Error> {
         Ok(Value::Short(i16::from(v)))
     }
-    fn serialize_u16(self, v: u16) -> Result<Value, LiteralError> {
+    fn serialize_u16(self, v: u16) -> Result<Value, Error> {
         Ok(Value::Int(i32::from(v)))
     }
-    fn serialize_u32(self, v: u32) -> Result<Value, LiteralError> {
+    fn serialize_u32(self, v: u32) -> Result<Value, Error> {
         Ok(Value::Long(i64::from(v)))
     }
-    fn serialize_u64(self, v: u64) -> Result<Value, LiteralError> {
+    fn serialize_u64(self, v: u64) -> Result<Value, Error> {
         Ok(big(i128::from(v)))
     }
-    fn serialize_u128(self, v: u128) -> Result<Value, LiteralError> {
+    fn serialize_u128(self, v: u128) -> Result<Value, Error> {
         Ok(match i128::try_from(v) {
             Ok(n) => big(n),
             Err(_) => Value::BigInteger(BigInteger::from(num_bigint::BigInt::from(v))),
         })
     }
-    fn serialize_f32(self, v: f32) -> Result<Value, LiteralError> {
+    fn serialize_f32(self, v: f32) -> Result<Value, Error> {
         Ok(Value::Float(v))
     }
-    fn serialize_f64(self, v: f64) -> Result<Value, LiteralError> {
+    fn serialize_f64(self, v: f64) -> Result<Value, Error> {
         Ok(Value::Double(v))
     }
-    fn serialize_char(self, v: char) -> Result<Value, LiteralError> {
+    fn serialize_char(self, v: char) -> Result<Value, Error> {
         Ok(Value::Char(v))
     }
-    fn serialize_str(self, v: &str) -> Result<Value, LiteralError> {
+    fn serialize_str(self, v: &str) -> Result<Value, Error> {
         Ok(Value::String(v.to_owned()))
     }
-    fn serialize_bytes(self, v: &[u8]) -> Result<Value, LiteralError> {
+    fn serialize_bytes(self, v: &[u8]) -> Result<Value, Error> {
         Ok(Value::Binary(v.to_vec()))
     }
-    fn serialize_none(self) -> Result<Value, LiteralError> {
+    fn serialize_none(self) -> Result<Value, Error> {
         Ok(null())
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<Value, LiteralError> {
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<Value, Error> {
         v.serialize(self)
     }
-    fn serialize_unit(self) -> Result<Value, LiteralError> {
+    fn serialize_unit(self) -> Result<Value, Error> {
         Ok(null())
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<Value, LiteralError> {
+    fn serialize_unit_struct(self, _: &'static str) -> Result<Value, Error> {
         Ok(null())
     }
     fn serialize_unit_variant(
@@ -205,14 +185,14 @@ impl ser::Serializer for ValueSerializer {
         _: &'static str,
         _: u32,
         name: &'static str,
-    ) -> Result<Value, LiteralError> {
+    ) -> Result<Value, Error> {
         Ok(Value::String(name.to_owned()))
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         name: &'static str,
         v: &T,
-    ) -> Result<Value, LiteralError> {
+    ) -> Result<Value, Error> {
         if name == VALUE_TOKEN {
             // A model value: it hands itself over (de/value.rs, `Captured`).
             CAPTURE.with(|c| c.set(true));
@@ -231,16 +211,16 @@ impl ser::Serializer for ValueSerializer {
         _: u32,
         name: &'static str,
         v: &T,
-    ) -> Result<Value, LiteralError> {
+    ) -> Result<Value, Error> {
         Ok(variant(name, v.serialize(ValueSerializer)?))
     }
-    fn serialize_seq(self, len: Option<usize>) -> Result<Seq, LiteralError> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<Seq, Error> {
         Ok(Seq::new(len, None))
     }
-    fn serialize_tuple(self, len: usize) -> Result<Seq, LiteralError> {
+    fn serialize_tuple(self, len: usize) -> Result<Seq, Error> {
         Ok(Seq::new(Some(len), None))
     }
-    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Seq, LiteralError> {
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Seq, Error> {
         Ok(Seq::new(Some(len), None))
     }
     fn serialize_tuple_variant(
@@ -249,13 +229,13 @@ impl ser::Serializer for ValueSerializer {
         _: u32,
         name: &'static str,
         len: usize,
-    ) -> Result<Seq, LiteralError> {
+    ) -> Result<Seq, Error> {
         Ok(Seq::new(Some(len), Some(name)))
     }
-    fn serialize_map(self, len: Option<usize>) -> Result<Map, LiteralError> {
+    fn serialize_map(self, len: Option<usize>) -> Result<Map, Error> {
         Ok(Map::new(len, None))
     }
-    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Map, LiteralError> {
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Map, Error> {
         Ok(Map::new(Some(len), None))
     }
     fn serialize_struct_variant(
@@ -264,7 +244,7 @@ impl ser::Serializer for ValueSerializer {
         _: u32,
         name: &'static str,
         len: usize,
-    ) -> Result<Map, LiteralError> {
+    ) -> Result<Map, Error> {
         Ok(Map::new(Some(len), Some(name)))
     }
 }
@@ -285,7 +265,7 @@ impl Seq {
             variant,
         }
     }
-    fn push<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), LiteralError> {
+    fn push<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
         self.items.push(v.serialize(ValueSerializer)?);
         Ok(())
     }
@@ -302,11 +282,11 @@ macro_rules! seq_impl {
     ($($tr:ident :: $m:ident),*) => {$(
         impl ser::$tr for Seq {
             type Ok = Value;
-            type Error = LiteralError;
-            fn $m<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), LiteralError> {
+            type Error = Error;
+            fn $m<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
                 self.push(v)
             }
-            fn end(self) -> Result<Value, LiteralError> {
+            fn end(self) -> Result<Value, Error> {
                 Ok(self.done())
             }
         }
@@ -334,7 +314,7 @@ impl Map {
             variant,
         }
     }
-    fn field<T: Serialize + ?Sized>(&mut self, k: &str, v: &T) -> Result<(), LiteralError> {
+    fn field<T: Serialize + ?Sized>(&mut self, k: &str, v: &T) -> Result<(), Error> {
         let v = v.serialize(ValueSerializer)?;
         self.entries.push((Value::String(k.to_owned()), v));
         Ok(())
@@ -350,21 +330,21 @@ impl Map {
 
 impl ser::SerializeMap for Map {
     type Ok = Value;
-    type Error = LiteralError;
-    fn serialize_key<T: Serialize + ?Sized>(&mut self, k: &T) -> Result<(), LiteralError> {
+    type Error = Error;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, k: &T) -> Result<(), Error> {
         self.key = Some(k.serialize(ValueSerializer)?);
         Ok(())
     }
-    fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), LiteralError> {
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
         let k = self
             .key
             .take()
-            .ok_or_else(|| LiteralError("a map value without its key".into()))?;
+            .ok_or_else(|| Error::message("a map value without its key".into()))?;
         let v = v.serialize(ValueSerializer)?;
         self.entries.push((k, v));
         Ok(())
     }
-    fn end(self) -> Result<Value, LiteralError> {
+    fn end(self) -> Result<Value, Error> {
         Ok(self.done())
     }
 }
@@ -373,15 +353,15 @@ macro_rules! struct_impl {
     ($($tr:ident),*) => {$(
         impl ser::$tr for Map {
             type Ok = Value;
-            type Error = LiteralError;
+            type Error = Error;
             fn serialize_field<T: Serialize + ?Sized>(
                 &mut self,
                 k: &'static str,
                 v: &T,
-            ) -> Result<(), LiteralError> {
+            ) -> Result<(), Error> {
                 self.field(k, v)
             }
-            fn end(self) -> Result<Value, LiteralError> {
+            fn end(self) -> Result<Value, Error> {
                 Ok(self.done())
             }
         }

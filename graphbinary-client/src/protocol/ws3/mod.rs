@@ -3,7 +3,10 @@
 //! serializer choice, the request writer and the response reader).
 
 // Without the transports (`test-util` only) the fuzz targets use part of it.
-#![cfg_attr(not(feature = "http"), allow(unused_imports, dead_code))]
+#![cfg_attr(
+    not(feature = "http"),
+    allow(unused_imports, dead_code, unreachable_pub)
+)]
 
 pub(crate) mod graphson;
 mod request;

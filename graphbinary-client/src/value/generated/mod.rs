@@ -5,6 +5,6 @@
 //! The generated files are formatted by prettyplease, not rustfmt: `cargo fmt` skips them.
 
 #[rustfmt::skip]
-pub mod elements;
+pub(crate) mod elements;
 #[rustfmt::skip]
-pub mod type_code;
+pub(crate) mod type_code;

@@ -261,8 +261,12 @@ impl Parser<'_> {
     /// A literal at the current position, read by the library's gremlin-lang literal reader.
     fn lit(&mut self) -> Result<Lit> {
         self.ws();
-        let (lit, used) = Lit::parse_prefix(&self.src[self.i..])
-            .map_err(|e| anyhow::anyhow!("at byte {}: {}", self.i + e.at, e.message))?;
+        let (lit, used) = Lit::parse_prefix(&self.src[self.i..]).map_err(|e| match e {
+            graphbinary_client::Error::Literal { at, message, .. } => {
+                anyhow::anyhow!("at byte {}: {message}", self.i + at)
+            }
+            other => anyhow::anyhow!("at byte {}: {other}", self.i),
+        })?;
         self.i += used;
         Ok(lit)
     }

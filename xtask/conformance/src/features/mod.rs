@@ -163,51 +163,43 @@ pub fn cli(args: &[String]) -> Result<()> {
         serializer: tp3::Serializer::GraphBinary1,
     };
     let mut matrix = false;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
+    let mut a = graphbinary_kit::args::Args::new(args, HELP);
+    while let Some(arg) = a.next() {
+        match arg {
             "--mode" => {
-                opts.modes = match it.next().map(String::as_str) {
-                    Some("plain") => vec![Mode::Plain],
-                    Some("bulked") => vec![Mode::Bulked],
-                    Some("all") => vec![Mode::Plain, Mode::Bulked],
-                    _ => bail!("--mode needs plain, bulked or all"),
+                opts.modes = match a.choice(arg, &["plain", "bulked", "all"])? {
+                    "plain" => vec![Mode::Plain],
+                    "bulked" => vec![Mode::Bulked],
+                    _ => vec![Mode::Plain, Mode::Bulked],
                 }
             }
             "--via" => {
-                opts.via = match it.next().map(String::as_str) {
-                    Some("text") => Via::Text,
-                    Some("api") => Via::Api,
-                    Some("api-params") => Via::ApiParams,
-                    Some("rust") => Via::Rust,
-                    _ => bail!("--via needs text, api, api-params or rust"),
+                opts.via = match a.choice(arg, &["text", "api", "api-params", "rust"])? {
+                    "text" => Via::Text,
+                    "api" => Via::Api,
+                    "api-params" => Via::ApiParams,
+                    _ => Via::Rust,
                 }
             }
-            "--features" => {
-                opts.features = Some(it.next().context("--features needs a directory")?.into())
-            }
-            "--only" => opts.only = Some(it.next().context("--only needs a string")?.clone()),
-            "--url" => opts.url = Some(it.next().context("--url needs a URL")?.clone()),
+            "--features" => opts.features = Some(a.value(arg)?.into()),
+            "--only" => opts.only = Some(a.value(arg)?.to_string()),
+            "--url" => opts.url = Some(a.value(arg)?.to_string()),
             "--compare-go" => opts.compare_go = true,
             "--tinkerpop" => {
-                let v = it.next().context("--tinkerpop needs a version")?;
+                let v = a.value(arg)?;
                 if !v.starts_with("3.") {
                     bail!("--tinkerpop takes a TinkerPop 3 release (the default suite is 4.0)");
                 }
-                opts.tinkerpop3 = Some(v.clone());
+                opts.tinkerpop3 = Some(v.to_string());
             }
-            "--serializer" => {
-                let name = it.next().context("--serializer needs a name")?;
-                opts.serializer = tp3::serializer(name)?;
-            }
+            "--serializer" => opts.serializer = tp3::serializer(a.value(arg)?)?,
             "--matrix" => matrix = true,
             "--verbose" | "-v" => opts.verbose = true,
-            "-h" | "--help" => {
-                println!("{HELP}");
-                return Ok(());
-            }
-            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+            other => return Err(a.unknown(other)),
         }
+    }
+    if a.helped() {
+        return Ok(());
     }
     if matrix {
         anyhow::ensure!(
