@@ -1,5 +1,5 @@
-//! Runs the `graphbinary` binary of the tests. Included by path (`#[path = "common/bin.rs"] mod
-//! bin;`) by the tests of the command line tool only: `CARGO_BIN_EXE_graphbinary` exists where
+//! Runs the `graphbinary` binary of the tests. A module of the `cli` test
+//! binary (not of graphbinary-testkit): `CARGO_BIN_EXE_graphbinary` exists where
 //! the binary is built (feature `cli`).
 
 #![allow(dead_code)]

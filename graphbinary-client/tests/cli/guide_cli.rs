@@ -16,7 +16,7 @@
 //! fresh temporary directory; pipes, redirections and `$(...)` are refused, so that an example
 //! is one command that can be pasted as it is.
 
-mod gremlin_server;
+use graphbinary_testkit::gremlin_server;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

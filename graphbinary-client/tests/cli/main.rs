@@ -9,5 +9,6 @@ mod cli;
 mod console;
 mod console3;
 mod e2e_cli;
+mod guide_cli;
 mod limits;
 mod v1_cli;

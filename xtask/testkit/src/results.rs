@@ -1,7 +1,6 @@
 //! Shared helpers of the client tests for the one thing nearly all of them do with a response:
 //! send it and take its results, failing the test (with the query in the message) on any error.
-//! Included by path (`#[path = "common/results.rs"] mod results;`), beside `capture` or
-//! `gremlin_server`.
+//! Used beside `capture` or `gremlin_server`.
 
 #![allow(dead_code)]
 

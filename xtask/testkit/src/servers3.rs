@@ -1,7 +1,6 @@
 //! The TinkerPop 3 servers of the WebSocket tests, each named by an env var that `cargo xtask
 //! ci` sets (it starts them on 8186-8190): a test whose servers are all unset returns early
-//! with a `SKIPPED` notice. Included by path (`#[path = "common/servers3.rs"] mod servers3;`)
-//! beside `#[path = "common/skip.rs"] mod skip;`, which it reports through.
+//! with a `SKIPPED` notice. It reports through `skip`.
 
 #![allow(dead_code)]
 

@@ -1,7 +1,6 @@
 //! Strings that stress a Gremlin literal's escaping (quotes, backslashes, `$`, line breaks,
 //! control characters, `\u` look-alikes, characters beyond the BMP), for the property tests of
-//! the traversal API's gremlin-lang text. Included by path (`#[path = "common/strings.rs"] mod
-//! strings;`).
+//! the traversal API's gremlin-lang text.
 
 #![allow(dead_code)]
 

@@ -1,7 +1,6 @@
 //! A loopback TLS server for the tests of the `https://` and `wss://` transports: a fresh
 //! self-signed certificate for `localhost` (rcgen), rustls with the aws_lc_rs provider, a
-//! listener on `127.0.0.1:0`. Included by path: `#[path = "common/tls.rs"] mod tls;` from
-//! `tests/`, and `#[path = "../../tests/common/tls.rs"] mod tls;` from the unit tests of
+//! listener on `127.0.0.1:0`. Used by the integration tests and by the unit tests of
 //! `src/transport/ws/conn.rs`.
 
 #![allow(dead_code)]
