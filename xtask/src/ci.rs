@@ -53,7 +53,7 @@ idempotent reads in flight, a host stopped with SIGTERM, then two killed with SI
 restarted), the TinkerPop 3 WebSocket tests (tests/ws3.rs, tests/ws3_janusgraph.rs, tests/ws3_hosts.rs, tests/faults.rs, tests/soak.rs)
 against Gremlin Server 3.7.3, 3.8.1, 3.7.3 with SASL, JanusGraph 1.1.0 and 3.7.3 with SASL over
 TLS (wss://) on 8186-8190 or env GREMLIN_WS_CI_PORTS=A,B,C,D,E, JanusGraph 1.1.0 on BerkeleyJE with a
-Lucene mixed index and query.force-index (tests/ws3_janusgraph_index.rs: text and geo predicates,
+Lucene mixed index and query.force-index (tests/live3/ws3_janusgraph_index.rs: text and geo predicates,
 Geoshapes, then a restart on the same data) on 8191 or env GREMLIN_JANUSGRAPH_BDB_PORT, the
 chaos run of a JanusGraph cluster on Cassandra (`cargo xtask cluster chaos --secs 60 --cycles 2`:
 no acknowledged write lost or duplicated while servers are killed; ports 8340-8342, 8350-8352),
@@ -193,6 +193,13 @@ fn client_tests(mut cmd: Command, tests: &[&str]) -> Command {
     cmd
 }
 
+/// The libtest filters (after `--`) that select the tests of the modules `modules` of a test
+/// binary (`ws3` selects `ws3::...` and not `ws3_graphson::...`): each module of
+/// `graphbinary-client/tests/BINARY/main.rs` was a test binary of its own.
+fn modules(modules: &[&str]) -> Vec<String> {
+    modules.iter().map(|m| format!("{m}::")).collect()
+}
+
 /// Starts TinkerPop 3.7.3, 3.8.1, 3.7.3 with SASL, JanusGraph 1.1.0 and 3.7.3 with SASL over
 /// TLS (jars from Maven
 /// Central on first use), runs the WebSocket end-to-end tests against them, stops them.
@@ -215,9 +222,9 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
         secs(t.elapsed())
     );
     let outcome = run_tests(
-        client_tests(
-            cargo(),
-            &[
+        client_tests(cargo(), &["live3", "cli"])
+            .arg("--")
+            .args(modules(&[
                 "ws3",
                 // GraphSON 2/3, typed and untyped, against 3.7.3 (and SASL on the --auth one).
                 "ws3_graphson",
@@ -233,35 +240,27 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
                 "cosmos",
                 // The console and `query --user` through a pseudo-terminal, on the --auth server.
                 "console3",
-            ],
-        )
-        .env("GREMLIN_WS_URL_373", s373.url())
-        .env("GREMLIN_WS_URL_381", s381.url())
-        .env("GREMLIN_WS_AUTH_URL_373", s_auth.url())
-        .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url())
-        .env("GREMLIN_WSS_AUTH_URL_373", s_tls.url())
-        .env("GREMLIN_WSS_ROOT_PEM", crate::server::tls_root()?),
+            ]))
+            .env("GREMLIN_WS_URL_373", s373.url())
+            .env("GREMLIN_WS_URL_381", s381.url())
+            .env("GREMLIN_WS_AUTH_URL_373", s_auth.url())
+            .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url())
+            .env("GREMLIN_WSS_AUTH_URL_373", s_tls.url())
+            .env("GREMLIN_WSS_ROOT_PEM", crate::server::tls_root()?),
         totals,
     );
     // The ws:// halves of the fault-proxy and soak tests (their http:// halves ran in the
-    // plain test step, against GREMLIN_URL).
+    // plain test step, against GREMLIN_URL): the tests named `ws_...` (or `...::ws_373`) of
+    // faults and observe (`live4`), e2e_elements and e2e_batch (`live4_writes`), soak
+    // (`measured`) and e2e_export (`e2e`): `::ws_` (a bare `ws_` would also pick
+    // `marko_knows_vadas...`).
     let faults = run_tests(
-        client_tests(
-            cargo(),
-            &[
-                "faults",
-                "soak",
-                "observe",
-                "e2e_elements",
-                "e2e_batch",
-                "e2e_export",
-            ],
-        )
-        .args(["--", "ws_"])
-        .env("GREMLIN_WS_URL_373", s373.url())
-        // e2e_export's JanusGraph load (by a key property, ~2 s): the ws3_janusgraph and
-        // roundtrip tests are done with this server; what it writes it drops.
-        .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url()),
+        client_tests(cargo(), &["live4", "live4_writes", "measured", "e2e"])
+            .args(["--", "::ws_"])
+            .env("GREMLIN_WS_URL_373", s373.url())
+            // e2e_export's JanusGraph load (by a key property, ~2 s): the ws3_janusgraph and
+            // roundtrip tests are done with this server; what it writes it drops.
+            .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url()),
         totals,
     );
     let outcome = outcome.and(faults);
@@ -283,7 +282,7 @@ fn janusgraph_berkeleyje_port() -> Result<u16> {
 }
 
 /// JanusGraph 1.1.0 on BerkeleyJE with a Lucene mixed index and `query.force-index=true`, on
-/// a fresh data directory: `tests/ws3_janusgraph_index.rs` writes (text and geo predicates
+/// a fresh data directory: `tests/live3/ws3_janusgraph_index.rs` writes (text and geo predicates
 /// answered by the index, a query it cannot answer refused, Geoshapes of every shape read
 /// back), the server is stopped and started again on the same directory, and the test reads
 /// what was written.
@@ -300,8 +299,8 @@ fn janusgraph_berkeleyje_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTot
     );
     let mut phase = |guard: &server::Guard, phase: &str| {
         run_tests(
-            client_tests(cargo(), &["ws3_janusgraph_index"])
-                .args(["--", &format!("{phase}_phase")])
+            client_tests(cargo(), &["live3"])
+                .args(["--", &format!("ws3_janusgraph_index::{phase}_phase")])
                 .env("GREMLIN_WS_JANUSGRAPH_BDB_URL", guard.url())
                 .env("JANUSGRAPH_BDB_RUN", &run_word)
                 .env("JANUSGRAPH_BDB_PHASE", phase),
@@ -541,11 +540,19 @@ pub fn cli(args: &[String]) -> Result<()> {
                 c
             };
             let sigv4 = run_tests(
-                with_features().args(["--test", "sigv4", "--test", "secrets"]),
+                with_features().args([
+                    "--test",
+                    "sigv4",
+                    "--test",
+                    "live3",
+                    "--",
+                    "sigv4::",
+                    "secrets::",
+                ]),
                 &mut totals,
             );
             let mut metrics = with_features();
-            metrics.args(["--test", "observe", "--", "metrics_facade"]);
+            metrics.args(["--test", "live4", "--", "observe::metrics_facade"]);
             if let Some(url) = &url {
                 metrics.env("GREMLIN_URL", url);
             }

@@ -345,9 +345,9 @@ fn opt_str(s: &Option<String>) -> TokenStream {
     }
 }
 
-/// `tests/generated/spec_vectors.rs`: every vector of `spec/vectors/` as Rust data, for tests.
+/// `tests/offline/generated/spec_vectors.rs`: every vector of `spec/vectors/` as Rust data, for tests.
 ///
-/// Self-contained (no `crate::` paths) so integration tests can include it with `#[path]`.
+/// Self-contained (no `crate::` paths) so the `offline` test binary can declare it as a module.
 pub fn spec_vectors(loaded: &super::vectors::Loaded) -> TokenStream {
     let values = loaded.values.iter().map(|v| {
         let file = &v.file;
@@ -401,14 +401,14 @@ pub fn spec_vectors(loaded: &super::vectors::Loaded) -> TokenStream {
     });
     quote! {
         //! The test vectors of `spec/vectors/*.toml` as Rust data, for tests, of the types
-        //! of `tests/common/spec_vector_types.rs`.
+        //! of `tests/offline/spec_vector_types.rs`.
         //!
-        //! Integration tests include it with
-        //! `#[path = "generated/spec_vectors.rs"] mod spec_vectors;`.
+        //! The `offline` test binary declares it as
+        //! `generated::spec_vectors` (`tests/offline/generated.rs`).
 
         #![allow(dead_code)]
 
-        include!("../common/spec_vector_types.rs");
+        include!("../spec_vector_types.rs");
 
         /// Every value vector, by file name then file order.
         pub const SPEC_VECTORS: &[SpecVector] = &[#(#values)*];

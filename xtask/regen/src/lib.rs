@@ -12,7 +12,7 @@
 //!
 //! Targets: `types` (`type_code.rs`, `elements.rs`, `mod.rs` in `graphbinary-client/src/value/generated/`
 //! and `graphbinary-core/src/codes/generated.rs`, from `spec/types.toml`) and `vectors` (validates `spec/vectors/*.toml` against the types and
-//! writes them as Rust data to `graphbinary-client/tests/generated/spec_vectors.rs`, which only
+//! writes them as Rust data to `graphbinary-client/tests/offline/generated/spec_vectors.rs`, which only
 //! the integration tests include), `v1` (`graphbinary-client/src/format/graphbinary1/codes.rs` from
 //! `spec/graphbinary-v1.toml`, GraphBinary 1) and `steps` (the traversal API).
 
@@ -209,7 +209,7 @@ pub fn generate_types(root: &Path, check: bool) -> Result<(), Error> {
 }
 
 /// Path of the generated vector table, relative to the root.
-pub const SPEC_VECTORS_RS: &str = "graphbinary-client/tests/generated/spec_vectors.rs";
+pub const SPEC_VECTORS_RS: &str = "graphbinary-client/tests/offline/generated/spec_vectors.rs";
 
 /// The file of the `vectors` target: (path relative to root, contents).
 pub fn vectors_file(root: &Path, spec: &model::Spec) -> Result<(String, String), Error> {

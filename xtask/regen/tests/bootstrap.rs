@@ -75,7 +75,7 @@ fn deleted_and_corrupted_generated_files_are_restored_byte_for_byte() {
     // The generated files, named here independently of the generator...
     let whole_dirs = [
         "graphbinary-client/src/value/generated",
-        "graphbinary-client/tests/generated",
+        "graphbinary-client/tests/offline/generated",
     ];
     let mut generated: Vec<String> = whole_dirs.iter().flat_map(|d| rs_files(root, d)).collect();
     let corrupted = [

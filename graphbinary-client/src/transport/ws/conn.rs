@@ -832,11 +832,9 @@ async fn route(
     Ok(())
 }
 
-/// The loopback TLS server of the tests, shared with the integration tests.
+/// The loopback TLS server of the tests, shared with the integration tests (graphbinary-testkit).
 #[cfg(test)]
-#[path = "../../../tests/common/tls.rs"]
-#[allow(unreachable_pub)] // written for the integration tests, where its items are reachable
-mod tls;
+use graphbinary_testkit::tls;
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,12 @@
+//! End-to-end tests against TinkerPop 3.x, JanusGraph and the Cosmos-shaped servers over WebSocket (`GREMLIN_WS_*`, started by `cargo xtask ci`'s TinkerPop 3 and JanusGraph BerkeleyJE steps); each skips with a notice when its server is unset.
+//!
+//! One test binary of graphbinary-client (see CONTRIBUTING.md): each module below was a binary of its own; shared helpers are in `graphbinary-testkit` (xtask/testkit).
+
+mod cosmos;
+mod roundtrip;
+mod secrets;
+mod ws3;
+mod ws3_graphson;
+mod ws3_hosts;
+mod ws3_janusgraph;
+mod ws3_janusgraph_index;
