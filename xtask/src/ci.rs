@@ -321,11 +321,11 @@ fn janusgraph_berkeleyje_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTot
     eprintln!("xtask: JanusGraph restarted in {}", secs(t.elapsed()));
     let reopened = phase(&guard, "reopened");
     // The loader's key index (`--create-index`, and the load refused without it under
-    // force-index): tests/e2e_load.rs's ws_janusgraph_berkeleyje test on the same server, env
+    // force-index): tests/e2e/e2e_load.rs's ws_janusgraph_berkeleyje test on the same server, env
     // GREMLIN_WS_JANUSGRAPH_BDB_URL (a few seconds; no server started for it).
     let reopened = reopened.and(run_tests(
-        client_tests(cargo(), &["e2e_load"])
-            .args(["--", "ws_janusgraph_berkeleyje"])
+        client_tests(cargo(), &["e2e"])
+            .args(["--", "e2e_load::ws_janusgraph_berkeleyje"])
             .env("GREMLIN_WS_JANUSGRAPH_BDB_URL", guard.url()),
         totals,
     ));
@@ -407,31 +407,20 @@ pub fn cli(args: &[String]) -> Result<()> {
     let mut with_server = true;
     let mut port = server::default_port()?;
     let mut features_port = FEATURES_PORT;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
+    let mut a = graphbinary_kit::args::Args::new(args, HELP);
+    while let Some(arg) = a.next() {
+        match arg {
             "--no-server" => with_server = false,
             "--tinkerpop3-only" => return tinkerpop3_only(),
             "--janusgraph-index-only" => return janusgraph_index_only(),
             "--chaos-only" => return chaos(),
-            "--port" => {
-                port = match it.next().map(|p| p.parse()) {
-                    Some(Ok(p)) => p,
-                    _ => bail!("--port needs a number 1-65535"),
-                }
-            }
-            "--features-port" => {
-                features_port = match it.next().map(|p| p.parse()) {
-                    Some(Ok(p)) => p,
-                    _ => bail!("--features-port needs a number 1-65535"),
-                }
-            }
-            "-h" | "--help" => {
-                println!("{HELP}");
-                return Ok(());
-            }
-            other => bail!("unknown argument {other:?}\n\n{HELP}"),
+            "--port" => port = a.parse(arg)?,
+            "--features-port" => features_port = a.parse(arg)?,
+            other => return Err(a.unknown(other)),
         }
+    }
+    if a.helped() {
+        return Ok(());
     }
     let root = project_root();
     let started = Instant::now();

@@ -787,8 +787,7 @@ async fn http_cli_load_killed_midway_then_run_again_is_whole_once() {
     g.v(()).drop().iterate().await.unwrap();
 }
 
-#[path = "support/fault_proxy.rs"]
-mod fault_proxy;
+use graphbinary_testkit::fault_proxy;
 
 /// A forged HTTP answer with `status` and a JSON `message`.
 fn http_forged(status: u16, message: &'static str) -> fault_proxy::Forger {
