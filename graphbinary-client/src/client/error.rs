@@ -20,6 +20,7 @@ use std::io;
 
 use graphbinary_core::DecodeError;
 
+use crate::lang::Lit;
 use crate::transport::http::{DecompressError, HttpError};
 
 pub use crate::protocol::http4::response::ServerError;
@@ -548,6 +549,65 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "server error 400 (MalformedQueryException): bad"
+        );
+    }
+}
+
+/// The gremlin-lang literal reader's public entry points: defined here, with the crate's
+/// [`Error`], since `lang` (where the parser lives) sits below the client layer.
+impl Lit {
+    /// Reads a whole text as one literal (surrounding whitespace allowed).
+    ///
+    /// ```
+    /// use graphbinary_client::process::Lit;
+    /// assert_eq!(Lit::parse("29").unwrap(), Lit::Int(29));
+    /// assert_eq!(Lit::parse("29L").unwrap(), Lit::Long(29));
+    /// assert_eq!(
+    ///     Lit::parse("[name:'marko', ages:[1,2]]").unwrap(),
+    ///     Lit::map([("name", Lit::from("marko")), ("ages", Lit::from(vec![1, 2]))])
+    /// );
+    /// assert!(Lit::parse("g.V()").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Lit, Error> {
+        Lit::parse_text(text).map_err(|e| Error::Literal {
+            at: e.at,
+            message: e.message,
+        })
+    }
+
+    /// Reads one literal at the start of `text` (after any whitespace) and returns it with the
+    /// number of bytes it took; what follows is left for the caller (a parser of whole
+    /// traversals reads its literals with it).
+    ///
+    /// ```
+    /// use graphbinary_client::process::Lit;
+    /// assert_eq!(Lit::parse_prefix("1.5f, 'x')").unwrap(), (Lit::Float(1.5), 4));
+    /// ```
+    pub fn parse_prefix(text: &str) -> Result<(Lit, usize), Error> {
+        Lit::parse_prefix_text(text).map_err(|e| Error::Literal {
+            at: e.at,
+            message: e.message,
+        })
+    }
+}
+
+#[cfg(test)]
+mod literal_tests {
+    use super::{Error, ErrorKind, Lit};
+
+    #[test]
+    fn the_public_error_is_the_crates_literal_error() {
+        let e = Lit::parse("[1, 2").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Literal);
+        assert!(matches!(&e, Error::Literal { at: 5, .. }), "{e:?}");
+        assert!(
+            e.to_string()
+                .starts_with("invalid gremlin-lang literal at byte 5: "),
+            "{e}"
+        );
+        assert_eq!(
+            Lit::parse_prefix("1.5f, 'x')").unwrap(),
+            (Lit::Float(1.5), 4)
         );
     }
 }

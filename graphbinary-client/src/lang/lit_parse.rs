@@ -1,4 +1,5 @@
-//! Reading gremlin-lang literals: [`Lit::parse`] and [`Lit::parse_prefix`], the inverse of
+//! Reading gremlin-lang literals (`Lit::parse` and `Lit::parse_prefix`, public in the client
+//! layer with the crate's `Error`), the inverse of
 //! [`Lit::to_gremlin`] for the literal part of the grammar (`/work/shared/grammar/Gremlin.g4`:
 //! numbers with their type suffixes, hex and octal integers, strings in single or double quotes
 //! with Java escapes, `"c"c` chars, `true`, `false`, `null`, `NaN`, `Infinity`, lists, sets,
@@ -14,7 +15,7 @@ use crate::value::{BigDecimal, BigInteger, DateTime, Duration};
 
 /// Why a text is not a gremlin-lang literal: the byte offset where reading stopped and the
 /// rule that failed.
-/// Public as [`Error::Literal`](crate::client::Error::Literal).
+/// Public as `Error::Literal` (the client layer converts it).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("at byte {at}: {message}")]
 pub(crate) struct LitParseError {
@@ -24,37 +25,10 @@ pub(crate) struct LitParseError {
     pub(crate) message: String,
 }
 
-#[cfg(feature = "http")]
-impl From<LitParseError> for crate::client::Error {
-    fn from(e: LitParseError) -> Self {
-        crate::client::Error::Literal {
-            at: e.at,
-            message: e.message,
-        }
-    }
-}
-
 type R<T> = Result<T, LitParseError>;
 
 impl Lit {
-    /// Reads a whole text as one literal (surrounding whitespace allowed).
-    ///
-    /// ```
-    /// use graphbinary_client::process::Lit;
-    /// assert_eq!(Lit::parse("29").unwrap(), Lit::Int(29));
-    /// assert_eq!(Lit::parse("29L").unwrap(), Lit::Long(29));
-    /// assert_eq!(
-    ///     Lit::parse("[name:'marko', ages:[1,2]]").unwrap(),
-    ///     Lit::map([("name", Lit::from("marko")), ("ages", Lit::from(vec![1, 2]))])
-    /// );
-    /// assert!(Lit::parse("g.V()").is_err());
-    /// ```
-    #[cfg(feature = "http")]
-    pub fn parse(text: &str) -> Result<Lit, crate::client::Error> {
-        Ok(Lit::parse_text(text)?)
-    }
-
-    /// [`Lit::parse`] with the crate's own error.
+    /// `Lit::parse` (in the client layer, feature `http`) with the crate's own error.
     pub(crate) fn parse_text(text: &str) -> Result<Lit, LitParseError> {
         let (lit, used) = Lit::parse_prefix_text(text)?;
         let mut p = Parser { s: text, i: used };
@@ -65,20 +39,7 @@ impl Lit {
         Ok(lit)
     }
 
-    /// Reads one literal at the start of `text` (after any whitespace) and returns it with the
-    /// number of bytes it took; what follows is left for the caller (a parser of whole
-    /// traversals reads its literals with it).
-    ///
-    /// ```
-    /// use graphbinary_client::process::Lit;
-    /// assert_eq!(Lit::parse_prefix("1.5f, 'x')").unwrap(), (Lit::Float(1.5), 4));
-    /// ```
-    #[cfg(feature = "http")]
-    pub fn parse_prefix(text: &str) -> Result<(Lit, usize), crate::client::Error> {
-        Ok(Lit::parse_prefix_text(text)?)
-    }
-
-    /// [`Lit::parse_prefix`] with the crate's own error.
+    /// `Lit::parse_prefix` (in the client layer, feature `http`) with the crate's own error.
     pub(crate) fn parse_prefix_text(text: &str) -> Result<(Lit, usize), LitParseError> {
         let mut p = Parser { s: text, i: 0 };
         let lit = p.value(0)?;
@@ -759,21 +720,5 @@ mod tests {
             .unwrap_err()
             .message
             .contains("deeply"));
-    }
-
-    #[cfg(feature = "http")]
-    #[test]
-    fn the_public_error_is_the_crates_literal_error() {
-        let e = Lit::parse("[1, 2").unwrap_err();
-        assert_eq!(e.kind(), crate::client::ErrorKind::Literal);
-        assert!(
-            matches!(&e, crate::client::Error::Literal { at: 5, .. }),
-            "{e:?}"
-        );
-        assert!(
-            e.to_string()
-                .starts_with("invalid gremlin-lang literal at byte 5: "),
-            "{e}"
-        );
     }
 }

@@ -18,11 +18,12 @@ const LAYERS: &[&[&str]] = &[
     &["format/graphbinary1"],
     &["format/graphson"],
     &["lang"],
-    &["element"],
     &["format/de"],
     &["protocol/http4", "protocol/ws3"],
     &["transport"],
     &["client"],
+    // Your types as elements: their errors are the client's `Error`; only `process` uses them.
+    &["element"],
     &["process"],
     // Entry points for the fuzz targets (feature `test-util`, doc(hidden)): above everything.
     &["fuzzing"],
