@@ -183,11 +183,15 @@ async fn vertices_and_edges(test: &str) {
 
 #[tokio::test]
 async fn http_vertices_and_edges() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     vertices_and_edges("http_vertices_and_edges").await;
 }
 
 #[tokio::test]
 async fn ws_vertices_and_edges() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     vertices_and_edges("ws_vertices_and_edges").await;
 }
 
@@ -307,16 +311,22 @@ async fn faults(test: &str) {
 
 #[tokio::test]
 async fn http_faults_lose_and_duplicate_nothing() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     faults("http_faults_lose_and_duplicate_nothing").await;
 }
 
 #[tokio::test]
 async fn ws_faults_lose_and_duplicate_nothing() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     faults("ws_faults_lose_and_duplicate_nothing").await;
 }
 
 #[tokio::test]
 async fn http_invalid_item_is_an_error_not_a_panic() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     let Some(url) = server_url("http_invalid_item_is_an_error_not_a_panic").await else {
         return;
     };

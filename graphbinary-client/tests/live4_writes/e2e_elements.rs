@@ -111,10 +111,14 @@ macro_rules! both {
         mod $name {
             #[tokio::test]
             async fn http_40() {
+                // One test of this binary at a time (they share the Modern graph).
+                let _alone = graphbinary_testkit::exclusive::alone().await;
                 super::$name(concat!("http_", stringify!($name))).await;
             }
             #[tokio::test]
             async fn ws_373() {
+                // One test of this binary at a time (they share the Modern graph).
+                let _alone = graphbinary_testkit::exclusive::alone().await;
                 super::$name(concat!("ws_", stringify!($name))).await;
             }
         }

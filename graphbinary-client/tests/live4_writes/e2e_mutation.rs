@@ -47,6 +47,8 @@ async fn drop_label(c: &Client, label: &str) {
 
 #[tokio::test]
 async fn meta_properties_read_back() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     let Some((c, label)) = scratch("meta_properties_read_back").await else {
         return;
     };
@@ -100,6 +102,8 @@ async fn meta_properties_read_back() {
 
 #[tokio::test]
 async fn typed_parameters_round_trip_through_properties() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     let Some((c, label)) = scratch("typed_parameters_round_trip").await else {
         return;
     };

@@ -43,6 +43,8 @@ static GRAPH: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
 
 #[tokio::test]
 async fn marko_knows_vadas_and_josh_with_and_without_parameters() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     let Some((g, lit)) = sources("marko_knows_vadas_and_josh_with_and_without_parameters").await
     else {
         return;
@@ -89,6 +91,8 @@ async fn marko_knows_vadas_and_josh_with_and_without_parameters() {
 
 #[tokio::test]
 async fn terminal_steps() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     // It adds (and drops) a vertex: the tests that count the graph's vertices wait.
     let _w = GRAPH.write().await;
     let Some((g, _)) = sources("terminal_steps").await else {
@@ -149,6 +153,8 @@ async fn terminal_steps() {
 
 #[tokio::test]
 async fn representative_traversals() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     let Some((g, lit)) = sources("representative_traversals").await else {
         return;
     };
@@ -267,6 +273,8 @@ async fn representative_traversals() {
 /// Every literal type round trips through `g.inject(..)`.
 #[tokio::test]
 async fn typed_literals_round_trip() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     let Some((g, _)) = sources("typed_literals_round_trip").await else {
         return;
     };
@@ -388,6 +396,8 @@ fn t_text(l: &Lit) -> String {
 
 #[tokio::test]
 async fn source_methods_strategies_and_options() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     let _r = GRAPH.read().await;
     let Some((g, _)) = sources("source_methods_strategies_and_options").await else {
         return;
@@ -461,6 +471,8 @@ async fn source_methods_strategies_and_options() {
 
 #[tokio::test]
 async fn build_errors_are_reported_before_sending() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     let Some((g, _)) = sources("build_errors_are_reported_before_sending").await else {
         return;
     };
@@ -525,6 +537,8 @@ fn random_strings_round_trip_through_the_server() {
 /// The README's example, run.
 #[tokio::test]
 async fn readme_example() {
+    // One test of this binary at a time: each writes to or counts the shared Modern graph.
+    let _alone = graphbinary_testkit::exclusive::alone().await;
     let Some((g, _)) = sources("readme_example").await else {
         return;
     };

@@ -2,6 +2,8 @@
 //!
 //! One test binary of graphbinary-client (see CONTRIBUTING.md): each module below was a binary of its own; shared helpers are in `graphbinary-testkit` (xtask/testkit).
 
+// Every test takes graphbinary_testkit::exclusive::alone(): one process now holds what were four,
+// and a test counting the Modern graph saw another's 600 vertices (606 instead of 6).
 mod e2e_batch;
 mod e2e_elements;
 mod e2e_mutation;
