@@ -6,7 +6,9 @@
 //! * in a ```` ```sh ```` block, each line starting `graphbinary ` (a trailing `# comment` is
 //!   dropped): its exit status must be 0;
 //! * in a ```` ```console ```` block, each `$ graphbinary ...` line; the lines after it, up to
-//!   the next `$ `, are its output: each must appear in what it printed on stdout.
+//!   the next `$ `, are its output: each must appear in what it printed on stdout. After
+//!   `$ graphbinary console`, a session: `gremlin> ` lines and the indented lines after them
+//!   are typed on its stdin, the others must appear on its stdout or stderr.
 //!
 //! HTML comments on the lines before the fence change that: `<!-- cli-skip: REASON -->`
 //! skips the block (it needs a server CI does not run: Neptune, two servers of one's own...;
@@ -69,8 +71,10 @@ struct Example {
     at: String,
     /// The arguments after `graphbinary`.
     args: Vec<String>,
-    /// Lines its stdout must contain.
+    /// Lines its stdout must contain (for a console session: its stdout or stderr).
     output: Vec<String>,
+    /// What a console session types (`gremlin> ` lines and their continuations), as stdin.
+    input: String,
     /// The exit status expected.
     exit: i32,
     /// Why it is not run, if it is not.
@@ -176,6 +180,7 @@ fn examples(file: &str, text: &str) -> Vec<Example> {
             }
         }
         i += 1;
+        let mut typing = false;
         while i < lines.len() && !lines[i].trim_start().starts_with("```") {
             let at = format!("{file}:{}", i + 1);
             let l = lines[i].trim();
@@ -191,6 +196,7 @@ fn examples(file: &str, text: &str) -> Vec<Example> {
                         at,
                         args: words[1..].to_vec(),
                         output: Vec::new(),
+                        input: String::new(),
                         exit,
                         skip: skip.clone(),
                         server,
@@ -203,10 +209,27 @@ fn examples(file: &str, text: &str) -> Vec<Example> {
                         .rev()
                         .find_map(|p| p.trim().strip_prefix("$ "))
                         .is_some_and(|p| p.starts_with("graphbinary"));
-                    if last_is_ours {
-                        if let Some(e) = out.last_mut() {
-                            e.output.push(l.to_owned());
+                    let raw = lines[i];
+                    match out.last_mut() {
+                        Some(e)
+                            if last_is_ours && e.args.first().is_some_and(|a| a == "console") =>
+                        {
+                            // Typed: a `gremlin> ` line, or an indented line right after
+                            // typed input (a continuation).
+                            let typed = raw
+                                .strip_prefix("gremlin> ")
+                                .or_else(|| (typing && raw.starts_with(' ')).then_some(raw));
+                            typing = typed.is_some();
+                            match typed {
+                                Some(t) => {
+                                    e.input.push_str(t);
+                                    e.input.push('\n');
+                                }
+                                None => e.output.push(l.to_owned()),
+                            }
                         }
+                        Some(e) if last_is_ours => e.output.push(l.to_owned()),
+                        _ => {}
                     }
                 }
                 _ => {}
@@ -325,20 +348,33 @@ fn the_pages_have_examples_and_markers_parse() {
     assert!(all.iter().any(|e| e.exit != 0), "no cli-exit example");
 }
 
-/// Runs `graphbinary args` in `dir` with `GREMLIN_URL` set, stdin empty: (exit status,
+/// Runs `graphbinary args` in `dir` with `GREMLIN_URL` set, `input` on stdin: (exit status,
 /// stdout, stderr). Fails after [`EXAMPLE_TIMEOUT`].
-fn run(at: &str, args: &[String], url: &str, dir: &Path) -> (Option<i32>, String, String) {
+fn run(
+    at: &str,
+    args: &[String],
+    input: &str,
+    url: &str,
+    dir: &Path,
+) -> (Option<i32>, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_graphbinary"))
         .args(args)
         .current_dir(dir)
         .env("GREMLIN_URL", url)
         .env("NO_COLOR", "1")
         .env_remove("GREMLIN_PASSWORD")
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn graphbinary");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_owned();
+    // Written from a thread (and closed), so a large output cannot block the writer.
+    let writer = std::thread::spawn(move || {
+        use std::io::Write as _;
+        let _ = stdin.write_all(input.as_bytes());
+    });
     let read = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut s = Vec::new();
@@ -360,6 +396,7 @@ fn run(at: &str, args: &[String], url: &str, dir: &Path) -> (Option<i32>, String
         }
         std::thread::sleep(Duration::from_millis(20));
     };
+    writer.join().unwrap();
     (status.code(), out.join().unwrap(), err.join().unwrap())
 }
 
@@ -380,7 +417,7 @@ fn run_all(test: &str, examples: &[&Example], page_url: &str, url: &str) -> usiz
             continue;
         }
         let args: Vec<String> = e.args.iter().map(|a| a.replace(page_url, url)).collect();
-        let (code, stdout, stderr) = run(&e.at, &args, url, &dir);
+        let (code, stdout, stderr) = run(&e.at, &args, &e.input, url, &dir);
         ran += 1;
         if code != Some(e.exit) {
             failures.push(format!(
@@ -389,8 +426,12 @@ fn run_all(test: &str, examples: &[&Example], page_url: &str, url: &str) -> usiz
             ));
             continue;
         }
+        let session = !e.input.is_empty();
         for want in &e.output {
-            if !stdout.lines().any(|l| l.trim() == want) {
+            // The banner of a session names its URL.
+            let want = &want.replace(page_url, url);
+            let seen = |text: &str| text.lines().any(|l| l.trim() == want);
+            if !seen(&stdout) && !(session && seen(&stderr)) {
                 failures.push(format!(
                     "{}: graphbinary {args:?} printed no line {want:?}\nstdout: {stdout}\nstderr: {stderr}",
                     e.at
