@@ -241,6 +241,8 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
                 // The console and `query --user` through a pseudo-terminal, on the --auth server.
                 "console3",
             ]))
+            // The guide's CLI examples marked `cli-server: tinkerpop3` / `janusgraph`.
+            .arg("guide_cli::ws3_examples")
             .env("GREMLIN_WS_URL_373", s373.url())
             .env("GREMLIN_WS_URL_381", s381.url())
             .env("GREMLIN_WS_AUTH_URL_373", s_auth.url())

@@ -6,17 +6,22 @@
 //! * in a ```` ```sh ```` block, each line starting `graphbinary ` (a trailing `# comment` is
 //!   dropped): its exit status must be 0;
 //! * in a ```` ```console ```` block, each `$ graphbinary ...` line; the lines after it, up to
-//!   the next `$ `, are its output: each must appear in what it printed on stdout.
+//!   the next `$ `, are its output: each must appear in what it printed on stdout. After
+//!   `$ graphbinary console`, a session: `gremlin> ` lines and the indented lines after them
+//!   are typed on its stdin, the others must appear on its stdout or stderr.
 //!
-//! An HTML comment on the line before the fence changes that: `<!-- cli-skip: REASON -->`
-//! skips the block (it needs a server CI does not run here: 3.x, JanusGraph, Neptune...; the
-//! reason is printed as the project's skip notice), `<!-- cli-exit: N -->` expects exit
-//! status N. `http://127.0.0.1:8182/gremlin` in a command is replaced by `GREMLIN_URL`, which
-//! is also the environment of each command (so `--url` may be left out). Commands run in a
-//! fresh temporary directory; pipes, redirections and `$(...)` are refused, so that an example
-//! is one command that can be pasted as it is.
+//! HTML comments on the lines before the fence change that: `<!-- cli-skip: REASON -->`
+//! skips the block (it needs a server CI does not run: Neptune, two servers of one's own...;
+//! the reason is printed as the project's skip notice), `<!-- cli-exit: N -->` expects exit
+//! status N, `<!-- cli-server: tinkerpop3 -->` (or `janusgraph`) runs the block against a
+//! TinkerPop 3.7.3 server (env `GREMLIN_WS_URL_373`) or a JanusGraph 1.1.0 one (env
+//! `GREMLIN_WS_JANUSGRAPH_URL`) instead, in CI's TinkerPop 3 step, with
+//! `ws://127.0.0.1:8182/gremlin` replaced by that URL. `http://127.0.0.1:8182/gremlin` in a
+//! command is replaced by `GREMLIN_URL`, which is also the environment of each command (so
+//! `--url` may be left out). Commands run in a fresh temporary directory; pipes, redirections
+//! and `$(...)` are refused, so that an example is one command that can be pasted as it is.
 
-use graphbinary_testkit::gremlin_server;
+use graphbinary_testkit::{gremlin_server, servers3};
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -25,6 +30,36 @@ use std::time::{Duration, Instant};
 
 /// The URL the pages write, replaced by `GREMLIN_URL`.
 const PAGE_URL: &str = "http://127.0.0.1:8182/gremlin";
+
+/// The URL the pages write for a TinkerPop 3 server, replaced by the URL of the block's
+/// [`Ws3`] server.
+const PAGE_WS_URL: &str = "ws://127.0.0.1:8182/gremlin";
+
+/// The TinkerPop 3 server a block marked `cli-server: NAME` runs against.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Ws3 {
+    /// Gremlin Server 3.7.3 with the modern graph (env `GREMLIN_WS_URL_373`).
+    TinkerPop3,
+    /// JanusGraph 1.1.0 in memory with the modern graph (env `GREMLIN_WS_JANUSGRAPH_URL`).
+    JanusGraph,
+}
+
+impl Ws3 {
+    fn parse(name: &str) -> Option<Ws3> {
+        match name {
+            "tinkerpop3" => Some(Ws3::TinkerPop3),
+            "janusgraph" => Some(Ws3::JanusGraph),
+            _ => None,
+        }
+    }
+
+    fn var(self) -> &'static str {
+        match self {
+            Ws3::TinkerPop3 => "GREMLIN_WS_URL_373",
+            Ws3::JanusGraph => "GREMLIN_WS_JANUSGRAPH_URL",
+        }
+    }
+}
 
 /// How long one example may run.
 const EXAMPLE_TIMEOUT: Duration = Duration::from_secs(120);
@@ -36,12 +71,16 @@ struct Example {
     at: String,
     /// The arguments after `graphbinary`.
     args: Vec<String>,
-    /// Lines its stdout must contain.
+    /// Lines its stdout must contain (for a console session: its stdout or stderr).
     output: Vec<String>,
+    /// What a console session types (`gremlin> ` lines and their continuations), as stdin.
+    input: String,
     /// The exit status expected.
     exit: i32,
     /// Why it is not run, if it is not.
     skip: Option<String>,
+    /// The TinkerPop 3 server it runs against, if not the 4.0 one.
+    server: Option<Ws3>,
 }
 
 fn repo_root() -> PathBuf {
@@ -93,10 +132,14 @@ fn examples(file: &str, text: &str) -> Vec<Example> {
     while i < lines.len() {
         let line = lines[i];
         if let Some((name, value)) = marker(line) {
-            let next = lines.get(i + 1).map(|l| l.trim_start()).unwrap_or("");
+            let mut next = i + 1;
+            while lines.get(next).is_some_and(|l| marker(l).is_some()) {
+                next += 1;
+            }
+            let fence = lines.get(next).map(|l| l.trim_start()).unwrap_or("");
             assert!(
-                next.starts_with("```sh") || next.starts_with("```console"),
-                "{file}:{}: a cli- marker must be on the line before a ```sh or ```console fence",
+                fence.starts_with("```sh") || fence.starts_with("```console"),
+                "{file}:{}: a cli- marker must stand right before a ```sh or ```console fence",
                 i + 1
             );
             match name {
@@ -110,6 +153,11 @@ fn examples(file: &str, text: &str) -> Vec<Example> {
                         .parse::<i32>()
                         .unwrap_or_else(|_| panic!("{file}:{}: cli-exit needs a number", i + 1));
                 }
+                "server" => assert!(
+                    Ws3::parse(value).is_some(),
+                    "{file}:{}: cli-server is tinkerpop3 or janusgraph, not {value:?}",
+                    i + 1
+                ),
                 other => panic!("{file}:{}: unknown marker cli-{other}", i + 1),
             }
         }
@@ -122,15 +170,17 @@ fn examples(file: &str, text: &str) -> Vec<Example> {
                 continue;
             }
         };
-        let (mut skip, mut exit) = (None, 0);
-        if i > 0 {
-            match marker(lines[i - 1]) {
-                Some(("skip", why)) => skip = Some(why.to_owned()),
-                Some(("exit", n)) => exit = n.parse().unwrap(),
+        let (mut skip, mut exit, mut server) = (None, 0, None);
+        for above in lines[..i].iter().rev().map_while(|l| marker(l)) {
+            match above {
+                ("skip", why) => skip = Some(why.to_owned()),
+                ("exit", n) => exit = n.parse().unwrap(),
+                ("server", name) => server = Ws3::parse(name),
                 _ => {}
             }
         }
         i += 1;
+        let mut typing = false;
         while i < lines.len() && !lines[i].trim_start().starts_with("```") {
             let at = format!("{file}:{}", i + 1);
             let l = lines[i].trim();
@@ -146,8 +196,10 @@ fn examples(file: &str, text: &str) -> Vec<Example> {
                         at,
                         args: words[1..].to_vec(),
                         output: Vec::new(),
+                        input: String::new(),
                         exit,
                         skip: skip.clone(),
+                        server,
                     });
                 }
                 // Output of the last command of a console block (not of another program's).
@@ -157,10 +209,27 @@ fn examples(file: &str, text: &str) -> Vec<Example> {
                         .rev()
                         .find_map(|p| p.trim().strip_prefix("$ "))
                         .is_some_and(|p| p.starts_with("graphbinary"));
-                    if last_is_ours {
-                        if let Some(e) = out.last_mut() {
-                            e.output.push(l.to_owned());
+                    let raw = lines[i];
+                    match out.last_mut() {
+                        Some(e)
+                            if last_is_ours && e.args.first().is_some_and(|a| a == "console") =>
+                        {
+                            // Typed: a `gremlin> ` line, or an indented line right after
+                            // typed input (a continuation).
+                            let typed = raw
+                                .strip_prefix("gremlin> ")
+                                .or_else(|| (typing && raw.starts_with(' ')).then_some(raw));
+                            typing = typed.is_some();
+                            match typed {
+                                Some(t) => {
+                                    e.input.push_str(t);
+                                    e.input.push('\n');
+                                }
+                                None => e.output.push(l.to_owned()),
+                            }
                         }
+                        Some(e) if last_is_ours => e.output.push(l.to_owned()),
+                        _ => {}
                     }
                 }
                 _ => {}
@@ -279,20 +348,33 @@ fn the_pages_have_examples_and_markers_parse() {
     assert!(all.iter().any(|e| e.exit != 0), "no cli-exit example");
 }
 
-/// Runs `graphbinary args` in `dir` with `GREMLIN_URL` set, stdin empty: (exit status,
+/// Runs `graphbinary args` in `dir` with `GREMLIN_URL` set, `input` on stdin: (exit status,
 /// stdout, stderr). Fails after [`EXAMPLE_TIMEOUT`].
-fn run(at: &str, args: &[String], url: &str, dir: &Path) -> (Option<i32>, String, String) {
+fn run(
+    at: &str,
+    args: &[String],
+    input: &str,
+    url: &str,
+    dir: &Path,
+) -> (Option<i32>, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_graphbinary"))
         .args(args)
         .current_dir(dir)
         .env("GREMLIN_URL", url)
         .env("NO_COLOR", "1")
         .env_remove("GREMLIN_PASSWORD")
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn graphbinary");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_owned();
+    // Written from a thread (and closed), so a large output cannot block the writer.
+    let writer = std::thread::spawn(move || {
+        use std::io::Write as _;
+        let _ = stdin.write_all(input.as_bytes());
+    });
     let read = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut s = Vec::new();
@@ -314,7 +396,56 @@ fn run(at: &str, args: &[String], url: &str, dir: &Path) -> (Option<i32>, String
         }
         std::thread::sleep(Duration::from_millis(20));
     };
+    writer.join().unwrap();
     (status.code(), out.join().unwrap(), err.join().unwrap())
+}
+
+/// Runs `examples`, `page_url` in their arguments replaced by `url` (also their
+/// `GREMLIN_URL`), skipping those marked `cli-skip`; fails listing every example that exited
+/// otherwise than its page says or did not print a line it shows. Returns how many ran.
+fn run_all(test: &str, examples: &[&Example], page_url: &str, url: &str) -> usize {
+    let dir = std::env::temp_dir().join(format!(
+        "graphbinary-guide-cli-{}-{test}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut ran, mut skipped, mut failures) = (0, 0, Vec::new());
+    for e in examples {
+        if let Some(why) = &e.skip {
+            gremlin_server::skip::skipped(&format!("guide_cli {}", e.at), why);
+            skipped += 1;
+            continue;
+        }
+        let args: Vec<String> = e.args.iter().map(|a| a.replace(page_url, url)).collect();
+        let (code, stdout, stderr) = run(&e.at, &args, &e.input, url, &dir);
+        ran += 1;
+        if code != Some(e.exit) {
+            failures.push(format!(
+                "{}: graphbinary {args:?} exited {code:?}, the page expects {}\nstdout: {stdout}\nstderr: {stderr}",
+                e.at, e.exit
+            ));
+            continue;
+        }
+        let session = !e.input.is_empty();
+        for want in &e.output {
+            // The banner of a session names its URL.
+            let want = &want.replace(page_url, url);
+            let seen = |text: &str| text.lines().any(|l| l.trim() == want);
+            if !(seen(&stdout) || session && seen(&stderr)) {
+                failures.push(format!(
+                    "{}: graphbinary {args:?} printed no line {want:?}\nstdout: {stdout}\nstderr: {stderr}",
+                    e.at
+                ));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!(
+        "guide_cli {test}: {ran} examples run, {skipped} skipped, {} failed",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    ran
 }
 
 #[tokio::test]
@@ -327,39 +458,27 @@ async fn every_cli_example_runs_against_the_server() {
         return;
     }
     let url = gremlin_server::url();
-    let dir = std::env::temp_dir().join(format!("graphbinary-guide-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (mut ran, mut skipped, mut failures) = (0, 0, Vec::new());
-    for e in &all {
-        if let Some(why) = &e.skip {
-            gremlin_server::skip::skipped(&format!("guide_cli {}", e.at), why);
-            skipped += 1;
-            continue;
-        }
-        let args: Vec<String> = e.args.iter().map(|a| a.replace(PAGE_URL, &url)).collect();
-        let (code, stdout, stderr) = run(&e.at, &args, &url, &dir);
-        ran += 1;
-        if code != Some(e.exit) {
-            failures.push(format!(
-                "{}: graphbinary {args:?} exited {code:?}, the page expects {}\nstdout: {stdout}\nstderr: {stderr}",
-                e.at, e.exit
-            ));
-            continue;
-        }
-        for want in &e.output {
-            if !stdout.lines().any(|l| l.trim() == want) {
-                failures.push(format!(
-                    "{}: graphbinary {args:?} printed no line {want:?}\nstdout: {stdout}\nstderr: {stderr}",
-                    e.at
-                ));
-            }
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    eprintln!(
-        "guide_cli: {ran} examples run, {skipped} skipped, {} failed",
-        failures.len()
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let ours: Vec<&Example> = all.iter().filter(|e| e.server.is_none()).collect();
+    let ran = run_all("tinkerpop4", &ours, PAGE_URL, &url);
     assert!(ran > 0, "no example ran");
+}
+
+/// The blocks marked `cli-server: tinkerpop3` / `janusgraph`, against those servers (CI's
+/// TinkerPop 3 step sets their env vars; the plain test step reports a skip).
+#[test]
+fn ws3_examples_run_against_tinkerpop3_and_janusgraph() {
+    let all = all_examples();
+    for server in [Ws3::TinkerPop3, Ws3::JanusGraph] {
+        let theirs: Vec<&Example> = all.iter().filter(|e| e.server == Some(server)).collect();
+        assert!(
+            !theirs.is_empty(),
+            "no example marked for {server:?}: the guide shows one of each"
+        );
+        let test = format!("guide_cli ws3_examples ({server:?})");
+        let Some(url) = servers3::one(&test, server.var(), "a TinkerPop 3 server") else {
+            continue;
+        };
+        let ran = run_all(&format!("{server:?}"), &theirs, PAGE_WS_URL, &url);
+        assert!(ran > 0, "no {server:?} example ran");
+    }
 }
