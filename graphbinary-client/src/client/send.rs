@@ -278,6 +278,8 @@ enum Route<'a> {
 }
 
 /// What a try brought: an HTTP response whose headers have arrived, or results.
+// Moved once per request and never stored: a box would cost an allocation for nothing.
+#[allow(clippy::large_enum_variant)]
 enum Answer {
     Raw(RawResponse),
     Stream(ResultStream),
