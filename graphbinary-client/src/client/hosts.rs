@@ -16,6 +16,9 @@
 //! [idempotent](super::RequestBuilder::idempotent) (see [`RetryPolicy`](super::RetryPolicy):
 //! its retry goes to another host than the one that failed it). Requests of a
 //! [`Transaction`](super::Transaction) always go to the host that began it.
+//!
+//! Every send loop walks a [`HostPlan`]: the hosts one request goes to, in order, attempt by
+//! attempt (the model is scylla-rust-driver's load-balancing plan).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -184,6 +187,76 @@ impl Hosts {
     }
 }
 
+/// One step of a [`HostPlan`]: the host to send to, and the attempt it belongs to (1 for the
+/// first; each retry of an idempotent request is the next attempt).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Target {
+    pub(super) host: usize,
+    pub(super) attempt: u32,
+}
+
+/// The hosts one request is sent to, in order: the iterator of [`Target`]s every send loop
+/// walks (HTTP and `ws://` requests, retries included, and the opening of a TinkerPop 3
+/// session). Within an attempt each host comes at most once, in the rotation's order
+/// ([`Hosts::pick`]: available hosts first, then the one due soonest); the loop takes the next
+/// target only when nothing was sent (the host could not be reached), and calls
+/// [`HostPlan::retry`] to begin the next attempt, whose first host is another than the one
+/// that failed when there is one. A plan pinned to a host (a transaction's) yields that host
+/// only, once per attempt.
+pub(super) struct HostPlan<'a> {
+    hosts: &'a Hosts,
+    pinned: Option<usize>,
+    /// The host that failed the attempt before, avoided by this one's first pick.
+    avoid: Option<usize>,
+    /// The hosts of this attempt so far.
+    tried: Vec<usize>,
+    attempt: u32,
+}
+
+impl<'a> HostPlan<'a> {
+    pub(super) fn new(hosts: &'a Hosts, pinned: Option<usize>) -> Self {
+        HostPlan {
+            hosts,
+            pinned,
+            avoid: None,
+            tried: Vec::new(),
+            attempt: 1,
+        }
+    }
+
+    /// Whether this attempt has a host left to move on to.
+    pub(super) fn has_more(&self) -> bool {
+        self.pinned.is_none() && self.tried.len() < self.hosts.len()
+    }
+
+    /// Begins the next attempt, after one that failed on `failed` (if it got to a host).
+    pub(super) fn retry(&mut self, failed: Option<usize>) {
+        self.attempt += 1;
+        self.tried.clear();
+        self.avoid = failed;
+    }
+}
+
+impl Iterator for HostPlan<'_> {
+    type Item = Target;
+
+    /// The next host of this attempt; `None` once each was tried (until [`HostPlan::retry`]).
+    fn next(&mut self) -> Option<Target> {
+        let host = match (self.pinned, self.avoid) {
+            (Some(h), _) => (self.tried.is_empty()).then_some(h)?,
+            (None, Some(a)) if self.tried.is_empty() && self.hosts.len() > 1 => {
+                self.hosts.pick(&[a])?
+            }
+            (None, _) => self.hosts.pick(&self.tried)?,
+        };
+        self.tried.push(host);
+        Some(Target {
+            host,
+            attempt: self.attempt,
+        })
+    }
+}
+
 impl super::Client {
     /// The state of every host, in the order given to the builder.
     ///
@@ -226,6 +299,51 @@ mod tests {
         h.succeeded(1);
         let picks: Vec<_> = (0..3).map(|_| h.pick(&[]).unwrap()).collect();
         assert!(picks.contains(&1), "{picks:?}");
+    }
+
+    fn walk(plan: &mut HostPlan<'_>) -> Vec<(usize, u32)> {
+        plan.by_ref().map(|t| (t.host, t.attempt)).collect()
+    }
+
+    #[test]
+    fn a_plan_tries_each_host_once_per_attempt_and_a_retry_avoids_the_failed_one() {
+        let h = hosts(3);
+        let mut plan = HostPlan::new(&h, None);
+        let first = walk(&mut plan);
+        let mut each: Vec<usize> = first.iter().map(|&(i, _)| i).collect();
+        each.sort_unstable();
+        assert_eq!(each, [0, 1, 2], "{first:?}");
+        assert!(first.iter().all(|&(_, a)| a == 1), "{first:?}");
+        assert!(!plan.has_more());
+        plan.retry(Some(2));
+        let second = walk(&mut plan);
+        assert_eq!(second.len(), 3, "{second:?}");
+        assert_ne!(
+            second[0].0, 2,
+            "the retry's first host is another: {second:?}"
+        );
+        assert!(second.iter().all(|&(_, a)| a == 2), "{second:?}");
+        // A down host comes last in its attempt.
+        h.failed(0);
+        let mut plan = HostPlan::new(&h, None);
+        let hosts: Vec<usize> = walk(&mut plan).into_iter().map(|(i, _)| i).collect();
+        assert_eq!(hosts.last(), Some(&0), "{hosts:?}");
+        // One host: a retry goes to it again.
+        let one = super::tests::hosts(1);
+        let mut plan = HostPlan::new(&one, None);
+        assert_eq!(walk(&mut plan), [(0, 1)]);
+        plan.retry(Some(0));
+        assert_eq!(walk(&mut plan), [(0, 2)]);
+    }
+
+    #[test]
+    fn a_pinned_plan_yields_its_host_only() {
+        let h = hosts(3);
+        let mut plan = HostPlan::new(&h, Some(2));
+        assert_eq!(walk(&mut plan), [(2, 1)]);
+        assert!(!plan.has_more());
+        plan.retry(Some(2));
+        assert_eq!(walk(&mut plan), [(2, 2)]);
     }
 
     #[test]

@@ -108,11 +108,13 @@ mod convert;
 pub(crate) mod cosmos;
 mod error;
 mod hosts;
+mod http4;
 mod observe;
 mod params;
 mod request;
 mod results;
 mod retry;
+mod send;
 mod transaction;
 #[cfg(feature = "serde")]
 mod typed;
@@ -125,7 +127,8 @@ use tokio::sync::Semaphore;
 pub use crate::transport::http::BodyReader;
 pub use crate::transport::{ByteCounters, ConnectionCounts, ConnectionTally};
 pub use builder::ClientBuilder;
-pub use request::{MaterializeProperties, RawResponse, RequestBuilder};
+pub use http4::RawResponse;
+pub use request::{MaterializeProperties, RequestBuilder};
 pub use results::{ResultStream, TraverserStream};
 pub use retry::RetryPolicy;
 
@@ -399,28 +402,25 @@ impl Client {
         match &self.inner.transport {
             Transport::Ws(ws) => {
                 let hosts = &self.inner.hosts;
-                let mut tried = Vec::new();
-                loop {
-                    let Some(i) = hosts.pick(&tried) else {
-                        return Err(Error::Config("the client has no host".to_owned()));
-                    };
-                    tried.push(i);
-                    match ws.client(i).await {
+                let mut plan = hosts::HostPlan::new(hosts, None);
+                while let Some(hosts::Target { host, .. }) = plan.next() {
+                    match ws.client(host).await {
                         Ok(c) => {
-                            hosts.succeeded(i);
-                            return Ok((c, i));
-                        }
-                        Err(e) if ws3::unreachable(&e) && tried.len() < hosts.len() => {
-                            hosts.failed(i);
+                            hosts.succeeded(host);
+                            return Ok((c, host));
                         }
                         Err(e) => {
-                            if ws3::unreachable(&e) {
-                                hosts.failed(i);
+                            let unreachable = ws3::unreachable(&e);
+                            if unreachable {
+                                hosts.failed(host);
                             }
-                            return Err(ws3::from_error3(e));
+                            if !(unreachable && plan.has_more()) {
+                                return Err(ws3::from_error3(e));
+                            }
                         }
                     }
                 }
+                Err(Error::Config("the client has no host".to_owned()))
             }
             Transport::Http(_) => Err(Error::InvalidRequest(format!(
                 "{} is not a ws:// URL (TinkerPop 3)",

@@ -4,14 +4,131 @@
 //! request that goes to its host, and hands its results to the same
 //! [`ResultStream`](super::ResultStream).
 //!
-//! A request's parameters are typed values ([`RequestBuilder::param`](super::RequestBuilder::param)),
-//! sent as GraphBinary 1 `bindings` of their own types.
+//! A request's parameters are typed values ([`RequestBuilder::param`]), sent as GraphBinary 1
+//! `bindings` of their own types ([`RequestBuilder::eval_v1`]). Here: that message, one try of
+//! it on one host, a request of a session, and the client error of a TinkerPop 3 error. The
+//! send loop over the hosts is `send.rs`.
+
+use std::time::Duration;
 
 use tokio::sync::OnceCell;
 
 use super::error::{Error, ServerError, TransportKind};
+use super::params::Param;
+use super::send::{timeout_error, Failed};
+use super::{Inner, RequestBuilder, ResultStream};
+use crate::protocol::ws3::RequestMessage;
 use crate::transport::ws::{Client3, Error3, Options3};
 use crate::value::Value;
+
+impl RequestBuilder {
+    /// The TinkerPop 3 `eval` request message of this request (for a `ws://` client):
+    /// `gremlin`, `language`, parameters as `bindings`, `g` as the alias of `g`, `batchSize`,
+    /// `timeout_millis` as `evaluationTimeout`, `materializeProperties`. Not part of the
+    /// stable API (what a request sends, for tests and examples); hidden with the transport.
+    #[doc(hidden)]
+    pub fn eval_v1(&self) -> Result<crate::transport::ws::Eval, Error> {
+        if self
+            .transaction
+            .as_ref()
+            .is_some_and(|t| t.session.is_none())
+        {
+            return Err(Error::InvalidRequest(
+                "HTTP transactions are TinkerPop 4; over ws:// (TinkerPop 3) use Client::session"
+                    .into(),
+            ));
+        }
+        let mut eval = crate::transport::ws::Eval::new(self.gremlin.clone());
+        for (name, p) in &self.params {
+            match p {
+                Param::Value { value, .. } => {
+                    eval.bindings.push((name.clone(), bound_value(value)));
+                }
+                Param::Text(_) => {
+                    return Err(Error::InvalidRequest(format!(
+                        "parameter {name:?} is gremlin-lang text (param_literal), which TinkerPop 3 bindings cannot carry; bind a value with param"
+                    )))
+                }
+            }
+        }
+        eval.language.clone_from(&self.language);
+        if let Some(g) = &self.g {
+            eval.aliases.push(("g".into(), g.clone()));
+        }
+        eval.batch_size = self
+            .batch_size
+            .map(|n| i32::try_from(n).unwrap_or(i32::MAX));
+        eval.evaluation_timeout = self
+            .timeout_millis
+            .map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+        eval.materialize_properties = self.materialize_properties.map(|m| m.as_str().to_owned());
+        Ok(eval)
+    }
+
+    /// Sends the request in a TinkerPop 3 session, on its connection; the request's deadline
+    /// (or the client's) bounds it to the end of its results.
+    pub(super) async fn send_session(
+        mut self,
+        session: &crate::transport::ws::Session3,
+    ) -> Result<ResultStream, Error> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let eval = self.eval_v1()?;
+        let t = self.timeout.or(self.client.inner.request_timeout);
+        let results = session.eval(eval).await.map_err(from_error3)?;
+        Ok(ResultStream::from_ws(
+            results,
+            t,
+            self.client.inner.read_timeout,
+        ))
+    }
+}
+
+/// A value as a TinkerPop 3 binding: itself, an element as its id (as on TinkerPop 4).
+fn bound_value(v: &Value) -> Value {
+    match v {
+        Value::Vertex(x) => bound_value(&x.id),
+        Value::Edge(x) => bound_value(&x.id),
+        Value::VertexProperty(x) => bound_value(&x.id),
+        other => other.clone(),
+    }
+}
+
+impl Inner {
+    /// One try of `request` on `ws://` host `host` (its pool connected if this is its first
+    /// request), bounded by `left` (the time left of the deadline `t`) to the end of its
+    /// results. A host that cannot be reached (nothing was sent, [`Failed::unreachable`]) is
+    /// marked down.
+    pub(super) async fn send_ws(
+        &self,
+        ws: &Ws3,
+        request: &RequestMessage,
+        host: usize,
+        t: Option<Duration>,
+        left: Option<Duration>,
+    ) -> Result<ResultStream, Failed> {
+        self.hosts.attempt(host);
+        let send = async { ws.client(host).await?.send_message(request).await };
+        let res = match (t, left) {
+            (Some(t), Some(left)) => match tokio::time::timeout(left, send).await {
+                Ok(res) => res,
+                Err(_) => return Err(Failed::new(timeout_error(t), Some(host))),
+            },
+            _ => send.await,
+        };
+        match res {
+            Ok(results) => Ok(ResultStream::from_ws(results, left, self.read_timeout)),
+            Err(e) if unreachable(&e) => {
+                self.hosts.failed(host);
+                let mut f = Failed::new(unreachable_error(e), Some(host));
+                f.unreachable = true;
+                Err(f)
+            }
+            Err(e) => Err(Failed::new(from_error3(e), Some(host))),
+        }
+    }
+}
 
 /// The TinkerPop 3 pools of a client, one per host (in the order of the client's hosts), each
 /// opened on first use.

@@ -19,6 +19,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use uuid::Uuid;
 
+use super::close::CloseReason;
 use super::{sasl_plain, Error3, Options3, Result3, SlowConsumer};
 use crate::protocol::ws3::{
     decode_response_interned, decode_response_with, RequestMessage, ResponseMessage,
@@ -107,15 +108,12 @@ pub(crate) struct Conn {
     stop: Arc<Stop>,
 }
 
-/// The reason [`Client3::close`](super::Client3::close) gives [`Conn::shut_down`]: the
-/// requests in flight then end with [`Error3::ClientClosed`].
-pub(crate) const CLIENT_CLOSED: &str = ": the client was closed";
-
 /// [`Conn::shut_down`]'s signal to the connection's task, with the reason.
 #[derive(Debug, Default)]
 struct Stop {
     notify: tokio::sync::Notify,
-    why: Mutex<String>,
+    requested: AtomicBool,
+    why: Mutex<Option<CloseReason>>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -139,7 +137,7 @@ impl Drop for Conn {
     fn drop(&mut self) {
         // A connection told to shut down ends itself (failing its requests, sending a close
         // frame, within a second): aborting it here would cut that short.
-        if lock(&self.stop.why).is_empty() {
+        if !self.stop.requested.load(Ordering::Acquire) {
             self.task.abort();
         }
     }
@@ -292,13 +290,14 @@ impl Conn {
         self.alive.load(Ordering::Acquire)
     }
 
-    /// Ends the connection: its requests in flight fail with [`Error3::Closed`], a close
-    /// frame is sent and the socket closed (by the connection's task, at once).
-    /// `why` ends the message of [`Error3::Closed`] (": the client was closed").
-    pub(crate) fn shut_down(&self, why: &str) {
+    /// Ends the connection for `why`: its requests in flight fail with the error of that
+    /// reason ([`CloseReason::error`]), a close frame is sent and the socket closed (by the
+    /// connection's task, at once).
+    pub(crate) fn shut_down(&self, why: CloseReason) {
         // No request picks it from now on.
         self.alive.store(false, Ordering::Release);
-        *lock(&self.stop.why) = why.to_owned();
+        *lock(&self.stop.why) = Some(why);
+        self.stop.requested.store(true, Ordering::Release);
         self.stop.notify.notify_one();
     }
 
@@ -396,9 +395,7 @@ impl Results3 {
     /// to the others (each has its own deadline).
     pub(crate) fn abandon_connection(&self) {
         if self.conn.in_flight() <= 1 {
-            self.conn.shut_down(
-                ": closed after a request timed out on it (TinkerPop 3 cannot cancel one)",
-            );
+            self.conn.shut_down(CloseReason::Abandoned);
         }
     }
 
@@ -600,20 +597,12 @@ async fn run(
     });
     let mut last_in = Instant::now();
     let mut ping_sent = false;
-    // A message over the client's own size limit: (its size, the limit).
-    let mut over: Option<(usize, usize)> = None;
     let end = loop {
         tokio::select! {
             msg = ws.next() => {
                 let msg = match msg {
-                    None => break "the server closed the connection".to_string(),
-                    Some(Err(e)) => {
-                        use tokio_tungstenite::tungstenite::error::{CapacityError, Error as W};
-                        if let W::Capacity(CapacityError::MessageTooLong { size, max_size }) = &e {
-                            over = Some((*size, *max_size));
-                        }
-                        break format!(": {e}");
-                    }
+                    None => break CloseReason::ServerClosed,
+                    Some(Err(e)) => break CloseReason::read(e),
                     Some(Ok(m)) => m,
                 };
                 last_in = Instant::now();
@@ -624,27 +613,29 @@ async fn run(
                             break why;
                         }
                     }
-                    Message::Close(frame) => break format!(": close frame {frame:?}"),
+                    Message::Close(frame) => break CloseReason::CloseFrame(frame),
                     // Pings are answered by tungstenite; pongs only prove the peer is there;
                     // text frames are GraphSON, never sent to a GraphBinary client.
                     _ => {}
                 }
             }
             out = out_rx.recv() => {
-                let Some(out) = out else { break "the client is gone".to_string() };
+                let Some(out) = out else { break CloseReason::Dropped };
                 if let Err(e) = send_queued(&mut ws, out, &mut out_rx).await {
-                    break format!(": sending a request: {e}");
+                    break CloseReason::Send(e);
                 }
             }
-            () = stop.notify.notified() => break lock(&stop.why).clone(),
+            () = stop.notify.notified() => {
+                break lock(&stop.why).take().unwrap_or(CloseReason::ClientClosed)
+            }
             () = tick(&mut ping) => {
                 let interval = options.ping_interval.unwrap_or_default();
                 if ping_sent {
-                    break format!(": no answer to a keep-alive ping within {interval:?}");
+                    break CloseReason::PingUnanswered(interval);
                 }
                 if last_in.elapsed() >= interval {
                     if let Err(e) = ws.send(Message::Ping(Bytes::from_static(b"graphbinary-rs"))).await {
-                        break format!(": sending a keep-alive ping: {e}");
+                        break CloseReason::Ping(e);
                     }
                     ping_sent = true;
                 }
@@ -657,20 +648,10 @@ async fn run(
     // drain finds the queue closed (`Conn::send` fails it), one registered before is drained.
     out_rx.close();
     let waiting: Vec<Entry> = lock(&pending).drain().map(|(_, e)| e).collect();
+    // Each request is told why (a message over the size limit too: the connection cannot
+    // skip a message, so every request on it ends).
     for e in waiting {
-        let error = if end == CLIENT_CLOSED {
-            Error3::ClientClosed
-        } else if let Some((size, max)) = over {
-            // The connection cannot skip a message: every request on it ends, each told why.
-            Error3::Limit {
-                limit: crate::transport::Limit::MessageSize,
-                seen: size as u64,
-                max: max as u64,
-            }
-        } else {
-            Error3::Closed(end.clone())
-        };
-        fail(e, error);
+        fail(e, end.error());
     }
     let _ = tokio::time::timeout(std::time::Duration::from_secs(1), ws.close(None)).await;
 }
@@ -706,22 +687,21 @@ fn fail(e: Entry, error: Error3) {
     }
 }
 
-/// Routes one response message; `Err` ends the connection with that reason.
+/// Routes one response message; `Err` ends the connection for that reason.
 async fn route(
     bytes: Bytes,
     ws: &mut Ws,
     pending: &Pending,
     options: &Options3,
-) -> Result<(), String> {
+) -> Result<(), CloseReason> {
     let routed = if options.serializer.is_graphson() {
         match crate::protocol::ws3::graphson::header(&bytes, options.serializer, &options.limits) {
             Ok(h) => Some(h),
             Err(e) => {
-                return Err(format!(
-                    ": undecodable GraphSON response message: offset {}: {}",
-                    e.offset(),
-                    e.kind()
-                ))
+                return Err(CloseReason::Undecodable {
+                    graphson: true,
+                    detail: format!("offset {}: {}", e.offset(), e.kind()),
+                })
             }
         }
     } else {
@@ -737,7 +717,10 @@ async fn route(
                 Err(e) => format!("offset {}: {}", e.offset(), e.kind()),
                 Ok(_) => "a header too short to route".into(),
             };
-            return Err(format!(": undecodable response message: {detail}"));
+            return Err(CloseReason::Undecodable {
+                graphson: false,
+                detail,
+            });
         }
     };
     if status == 407 {
@@ -754,11 +737,11 @@ async fn route(
             &sasl_plain(id, user, password.expose()),
             options.serializer,
         )
-        .map_err(|e| format!(": writing the SASL answer: {e}"))?;
+        .map_err(|e| CloseReason::Sasl(format!("writing the SASL answer: {e}")))?;
         return ws
             .send(Message::Binary(payload.into()))
             .await
-            .map_err(|e| format!(": sending the SASL answer: {e}"));
+            .map_err(|e| CloseReason::Sasl(format!("sending the SASL answer: {e}")));
     }
     let last = status != 206;
     let len = bytes.len();

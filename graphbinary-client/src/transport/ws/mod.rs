@@ -78,6 +78,7 @@
 //! # drop(names); Ok(()) }
 //! ```
 
+mod close;
 mod conn;
 mod session;
 
@@ -627,7 +628,7 @@ impl Client3 {
         }
         for slot in &pool.slots {
             if let Some(c) = slot.lock().await.take() {
-                c.shut_down(conn::CLIENT_CLOSED);
+                c.shut_down(close::CloseReason::ClientClosed);
             }
         }
         if left == 0 {
