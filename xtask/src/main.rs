@@ -14,7 +14,7 @@ use graphbinary_kit::{cluster, server, util};
 use fuzz_cmd as fuzz;
 
 const USAGE: &str =
-    "usage: cargo xtask <regen|api|server|server3|demo|features|ci|bench|replay|link|fuzz|failover|cluster> [options]
+    "usage: cargo xtask <regen|api|server|server3|demo|features|matrix|ci|bench|replay|link|fuzz|failover|cluster> [options]
   demo [--port N]    start a local server if none answers and run a few queries
   bench [--quick] [--only inproc|e2e|memory|process|tp3|wan] [--port N] [--port3 N]
                      run the benchmarks and write BENCHMARKS.md
@@ -34,6 +34,9 @@ const USAGE: &str =
   features [--mode plain|bulked|all] [--features DIR] [--only S] [--url URL] [--compare-go]
            [--tinkerpop 3.7.3]
                      run TinkerPop's Gherkin feature suite (see `cargo xtask features --help`)
+  matrix [--port N] [--only S]
+                     every server version on its own port: its suite and the value round trip,
+                     into docs/guide/src/compatibility.md (see `cargo xtask matrix --help`)
   ci [--no-server] [--tinkerpop3-only]
                      run every check and test (see `cargo xtask ci --help`)
   failover [--ports A,B,C]
@@ -65,6 +68,7 @@ fn main() {
         Some("cluster") => cluster::cli(rest, &|_, _, _| util::run_tool("graphbinary-chaos", rest)),
         Some("demo") => demo::cli(rest),
         Some("features") => exec("graphbinary-conformance", &args),
+        Some("matrix") => exec("graphbinary-conformance", &args),
         Some("bench") => exec("graphbinary-bench", &args),
         Some("replay") => exec("graphbinary-bench", &args),
         Some("link") => graphbinary_kit::link::cli(rest),

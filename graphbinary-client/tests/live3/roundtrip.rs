@@ -9,9 +9,10 @@
 //!
 //! Servers, each named by an env var (a test whose var is unset returns early with a SKIPPED
 //! notice, counted as skipped by `cargo xtask ci`, which starts them): `GREMLIN_URL` (4.0.0-beta.3),
-//! `GREMLIN_TX_URL` (4.0, transactional), `GREMLIN_WS_URL_373`, `GREMLIN_WS_URL_375`,
-//! `GREMLIN_WS_URL_380`, `GREMLIN_WS_URL_381`, `GREMLIN_WS_JANUSGRAPH_URL` (`cargo xtask ci` sets
-//! all but 3.7.5's and 3.8.0's). Cases per route and server: `GRAPHBINARY_ROUNDTRIP_CASES`
+//! `GREMLIN_TX_URL` (4.0, transactional), `GREMLIN_WS_URL_368`, `GREMLIN_WS_URL_373`,
+//! `GREMLIN_WS_URL_375`, `GREMLIN_WS_URL_380`, `GREMLIN_WS_URL_381`, `GREMLIN_WS_JANUSGRAPH_URL`
+//! (`cargo xtask ci` sets all but 3.6.8's, 3.7.5's and 3.8.0's; `cargo xtask matrix` each
+//! server's alone). Cases per route and server: `GRAPHBINARY_ROUNDTRIP_CASES`
 //! (default 40). Each test prints `roundtrip: <server> <route>: N cases equal`.
 
 use graphbinary_testkit::results;
@@ -431,9 +432,10 @@ fn tinkerpop4_every_route_reads_back_what_was_sent() {
 
 /// Every Gremlin Server 3 version the client supports, each by the env var naming its URL
 /// (any dataset: the values only travel through bindings and back). `cargo xtask ci` sets
-/// 3.7.3's and 3.8.1's; 3.7.5's and 3.8.0's are set by hand (`cargo xtask server --tinkerpop
-/// 3.7.5 --port N --detach`).
+/// 3.7.3's and 3.8.1's; `cargo xtask matrix` each in turn (or by hand: `cargo xtask server
+/// --tinkerpop 3.7.5 --port N --detach`).
 const VERSIONS: &[(&str, &str)] = &[
+    ("3.6.8", "GREMLIN_WS_URL_368"),
     ("3.7.3", "GREMLIN_WS_URL_373"),
     ("3.7.5", "GREMLIN_WS_URL_375"),
     ("3.8.0", "GREMLIN_WS_URL_380"),

@@ -27,7 +27,7 @@ pub mod gremlin_lang;
 mod literal;
 mod notation;
 mod skips;
-mod tp3;
+pub mod tp3;
 pub mod via_api;
 mod via_rust;
 
@@ -54,7 +54,7 @@ pub const DEFAULT_PORT: u16 = 8184;
 const HELP: &str =
     "usage: cargo xtask features [--mode plain|bulked|all] [--features DIR] [--only SUBSTRING]
                               [--url URL] [--via text|api|api-params] [--compare-go] [--verbose]
-                              [--tinkerpop 3.7.3]
+                              [--port N] [--tinkerpop 3.7.3 [--serializer S]]
 
 Runs TinkerPop 4.0.0-beta.3's Gherkin feature suite through graphbinary_client::Client against
 the integration server (started with `cargo xtask server --dataset integration --port 8184` if
@@ -70,6 +70,8 @@ nothing answers at --url).
   --only S        run only the scenarios whose `file: name` contains S
   --url URL       server URL (default http://127.0.0.1:8184/gremlin); on 127.0.0.1 or
                   localhost an integration server is started on its port if none answers
+  --port N        the server on 127.0.0.1:N (instead of --url): http://127.0.0.1:N/gremlin, or
+                  with --tinkerpop ws://127.0.0.1:N/gremlin; started there if none answers
   --compare-go    also run gremlin-go's cucumber runner against the same server and write
                   docs/CONFORMANCE.md (ours vs gremlin-go, per feature directory)
   --verbose       print every scenario's outcome
@@ -77,13 +79,11 @@ nothing answers at --url).
                   run through the WebSocket client Client3 (GraphBinary 1, eval scripts with
                   bindings) against `cargo xtask server3 --tinkerpop V --dataset integration`
                   (default ws://127.0.0.1:P/gremlin, P 8186 for 3.7.3, 8176-8179 for 3.6.8,
-                  3.7.5, 3.8.0, 3.8.1; the server must answer that version); skips in
-                  xtask/features-skip-tp3.toml;
-                  writes its section of docs/CONFORMANCE.md
-  --matrix        every TinkerPop 3 version of the compatibility matrix in turn (3.7.3, 3.7.5,
-                  3.8.0, 3.8.1), each its own suite on its own port (a server started
-                  there when none answers); each run writes its row of docs/CONFORMANCE.md's
-                  matrix (a single --tinkerpop run writes its row too)
+                  3.7.5, 3.8.0, 3.8.1; the server must answer `Gremlin.version()` with V, or
+                  the run stops before its first scenario); skips in
+                  xtask/features-skip-tp3.toml; writes its row of docs/CONFORMANCE.md's matrix
+                  (every version and server in turn, each on its own port, with the value
+                  round trip: `cargo xtask matrix`, which writes docs/guide/src/compatibility.md)
   --serializer S  with --tinkerpop: Client3's serializer, graphbinary1 (default), graphson2,
                   graphson2-untyped, graphson3 or graphson3-untyped; skips (what the format
                   cannot carry) in xtask/features-skip-tp3-<S>.toml (graphson2's: 79 Sets
@@ -141,6 +141,8 @@ struct Options {
     features: Option<PathBuf>,
     only: Option<String>,
     url: Option<String>,
+    /// `--port`: the server on 127.0.0.1 at this port (instead of `url`).
+    port: Option<u16>,
     compare_go: bool,
     verbose: bool,
     /// `--tinkerpop 3.x`: TinkerPop 3's suite through Client3.
@@ -157,12 +159,12 @@ pub fn cli(args: &[String]) -> Result<()> {
         features: None,
         only: None,
         url: None,
+        port: None,
         compare_go: false,
         verbose: false,
         tinkerpop3: None,
         serializer: tp3::Serializer::GraphBinary1,
     };
-    let mut matrix = false;
     let mut a = graphbinary_kit::args::Args::new(args, HELP);
     while let Some(arg) = a.next() {
         match arg {
@@ -184,6 +186,7 @@ pub fn cli(args: &[String]) -> Result<()> {
             "--features" => opts.features = Some(a.value(arg)?.into()),
             "--only" => opts.only = Some(a.value(arg)?.to_string()),
             "--url" => opts.url = Some(a.value(arg)?.to_string()),
+            "--port" => opts.port = Some(a.parse(arg)?),
             "--compare-go" => opts.compare_go = true,
             "--tinkerpop" => {
                 let v = a.value(arg)?;
@@ -193,7 +196,6 @@ pub fn cli(args: &[String]) -> Result<()> {
                 opts.tinkerpop3 = Some(v.to_string());
             }
             "--serializer" => opts.serializer = tp3::serializer(a.value(arg)?)?,
-            "--matrix" => matrix = true,
             "--verbose" | "-v" => opts.verbose = true,
             other => return Err(a.unknown(other)),
         }
@@ -201,40 +203,34 @@ pub fn cli(args: &[String]) -> Result<()> {
     if a.helped() {
         return Ok(());
     }
-    if matrix {
-        anyhow::ensure!(
-            opts.tinkerpop3.is_none() && opts.url.is_none() && opts.only.is_none(),
-            "--matrix runs every version of {:?} on its own port (no --tinkerpop, --url or --only)",
-            tp3::MATRIX
-        );
-        let mut failed = Vec::new();
-        for v in tp3::MATRIX {
-            eprintln!("xtask: features --matrix: TinkerPop {v}");
-            opts.tinkerpop3 = Some(v.to_string());
-            match run(&opts) {
-                Ok(t) if t.failed == 0 => {}
-                Ok(t) => failed.push(format!("{v}: {} failed", t.failed)),
-                Err(e) => failed.push(format!("{v}: {e:#}")),
-            }
-        }
-        println!(
-            "features --matrix: {} versions, {} with failures",
-            tp3::MATRIX.len(),
-            failed.len()
-        );
-        if !failed.is_empty() {
-            for f in failed {
-                println!("FAIL {f}");
-            }
-            std::process::exit(1);
-        }
-        return Ok(());
-    }
+    anyhow::ensure!(
+        opts.url.is_none() || opts.port.is_none(),
+        "--url and --port both name the server: give one"
+    );
     let totals = run(&opts)?;
     if totals.failed > 0 {
         std::process::exit(1);
     }
     Ok(())
+}
+
+/// One whole run of a suite against the server on 127.0.0.1:`port` (started there if none
+/// answers, stopped after): TinkerPop `version`'s (3.x) through `serializer`, or TinkerPop 4's
+/// plain text run when `version` is `None`. What `cargo xtask matrix` runs for each row; it
+/// writes that row of docs/CONFORMANCE.md's matrix as `--tinkerpop V --port N` does.
+pub fn run_suite(version: Option<&str>, serializer: tp3::Serializer, port: u16) -> Result<Totals> {
+    run(&Options {
+        via: Via::Text,
+        modes: vec![Mode::Plain],
+        features: None,
+        only: None,
+        url: None,
+        port: Some(port),
+        compare_go: false,
+        verbose: false,
+        tinkerpop3: version.map(str::to_string),
+        serializer,
+    })
 }
 
 /// The counts of one run (all modes together).
@@ -361,6 +357,7 @@ fn run(opts: &Options) -> Result<Totals> {
         Some(v) => (Server::tp3(v, server::INTEGRATION), tp3::default_port(v)),
         None => (Server::tp4(server::INTEGRATION), DEFAULT_PORT),
     };
+    let port = opts.port.unwrap_or(port);
     let url = opts.url.clone().unwrap_or_else(|| server.url(port));
     let guard = match local_port(&url) {
         Some(port) => Some(server.ensure_running(port)?),

@@ -57,7 +57,7 @@ pub fn check_version(url: &str, want: &str, got: &Answer) -> Result<()> {
             "the server at {url} runs TinkerPop {v}, not {want}: the {want} suite is run against \
              a {want} server only; stop that one, or start a {want} server elsewhere (`cargo \
              xtask server --tinkerpop {want} --dataset integration --port N --detach`) and pass \
-             `--url ws://127.0.0.1:N/gremlin`"
+             `--port N`"
         ),
         other => bail!(
             "the server at {url} did not tell its TinkerPop version ({VERSION_SCRIPT} gave \
@@ -697,10 +697,6 @@ pub async fn connect(url: &str, version: &str, serializer: Serializer) -> Result
     Ok(client)
 }
 
-/// The TinkerPop 3 versions of the compatibility matrix (`cargo xtask features --matrix`).
-/// Not 3.6.8: its server runs here (`cargo xtask server --tinkerpop 3.6.8`), but its suite,
-/// gremlin-test 3.6.8, is not served by the Maven registry these machines reach.
-pub const MATRIX: &[&str] = &["3.7.3", "3.7.5", "3.8.0", "3.8.1"];
 /// The matrix section of docs/CONFORMANCE.md: one row per version, each written by that
 /// version's run.
 pub const MATRIX_START: &str =
@@ -850,7 +846,7 @@ pub fn matrix_with(text: &str, row: &str) -> String {
          `graphbinary_client::ws::Client3` over WebSocket with that serializer, against a Gremlin \
          Server of that version with the suite's graphs, checked to answer `Gremlin.version()` \
          with it; written by `cargo xtask features --tinkerpop V [--serializer S]` (or \
-         `--matrix`, every GraphBinary 1 row). The 4.0.0-beta.3 row is the plain run of the \
+         `cargo xtask matrix`, each version's GraphBinary 1 and GraphSON 3 rows). The 4.0.0-beta.3 row is the plain run of the \
          section at the top (`cargo xtask features` against `cargo xtask server --dataset \
          integration`; its suite is 4.0.0-beta.3's own). Expected failures are the \
          `expect = \"fail\"` entries of the run's skip list (GraphBinary 1: \
