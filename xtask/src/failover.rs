@@ -66,7 +66,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     if ports.len() != 3 {
         bail!("--ports needs exactly three ports");
     }
-    run(&ports, mode, cycles, every)
+    run(&ports, mode, cycles, every, &["-p", "graphbinary-client"])
 }
 
 /// How the driver's hosts are stopped.
@@ -111,8 +111,9 @@ pub fn ci_ports() -> Result<Vec<u16>> {
 }
 
 /// Runs the failover test on `ports` (three of them), `cycles` stops and restarts, one every
-/// `every` seconds.
-pub fn run(ports: &[u16], mode: Stop, cycles: usize, every: u64) -> Result<()> {
+/// `every` seconds; the driver is built with `selection` (`-p graphbinary-client`, or CI's
+/// `--workspace --features ...`).
+pub fn run(ports: &[u16], mode: Stop, cycles: usize, every: u64, selection: &[&str]) -> Result<()> {
     let mut guards: HashMap<u16, server::Guard> = HashMap::new();
     for &p in ports {
         let g = server::ensure_running("modern", p)?;
@@ -129,7 +130,7 @@ pub fn run(ports: &[u16], mode: Stop, cycles: usize, every: u64) -> Result<()> {
         .map(u16::to_string)
         .collect::<Vec<_>>()
         .join(",");
-    let driver = crate::util::build_tool("failover", false, &mut |_| {})?;
+    let driver = crate::util::build_tool_as("failover", false, selection, &mut |_| {})?;
     let started = Instant::now();
     let mut child = Command::new(driver)
         .current_dir(project_root())

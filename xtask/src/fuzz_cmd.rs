@@ -2,9 +2,7 @@
 //! crate `xtask/fuzzing` (`graphbinary-fuzzing`, which links graphbinary-client for its GraphSON
 //! writer), run with `cargo run -q -p`. `main.rs` names this module `fuzz`.
 
-pub use graphbinary_kit::util::{
-    cargo_fuzz_installed as installed, FUZZ_SECONDS as DEFAULT_SECONDS,
-};
+pub use graphbinary_kit::util::cargo_fuzz_installed as installed;
 
 /// Seeds the corpora and runs every target for `seconds` (`cargo xtask fuzz --seconds N`).
 pub fn run_all(seconds: u64) -> Result<(), String> {

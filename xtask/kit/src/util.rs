@@ -148,13 +148,25 @@ pub fn on_path(name: &str) -> bool {
 /// commands BENCHMARKS.md records read the same from run to run. `record` sees the cargo
 /// command before it runs.
 pub fn build_tool(name: &str, release: bool, record: &mut dyn FnMut(&Command)) -> Result<PathBuf> {
+    build_tool_as(name, release, &["-p", "graphbinary-client"], record)
+}
+
+/// [`build_tool`] with `selection` instead of `-p graphbinary-client`: `cargo xtask ci` builds
+/// the failover driver with `--workspace` and the features of its test step, whose build it
+/// then shares.
+pub fn build_tool_as(
+    name: &str,
+    release: bool,
+    selection: &[&str],
+    record: &mut dyn FnMut(&Command),
+) -> Result<PathBuf> {
     let root = project_root();
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     c.current_dir(&root).arg("build");
     if release {
         c.arg("--release");
     }
-    c.args(["-p", "graphbinary-client", "--bench", name]);
+    c.args(selection).args(["--bench", name]);
     record(&c);
     let shown = show(&c);
     c.arg("--message-format=json-render-diagnostics")
