@@ -28,15 +28,19 @@ pub fn project_root() -> PathBuf {
         .unwrap_or(manifest_dir)
 }
 
-/// `cargo run -q -p PACKAGE -- ARGS` from the root: how xtask runs the tools that link
-/// graphbinary-client, so that xtask itself does not. Returns the tool's exit status.
+/// `cargo run -q --bin PACKAGE -- ARGS` from the root: how xtask runs the tools that link
+/// graphbinary-client, so that xtask itself does not (each tool's binary is named after its
+/// package). `--bin` rather than `-p`: the features are then resolved over the whole
+/// workspace, the same for every tool, so that the tools share one build of
+/// graphbinary-client and its dependencies (with `-p` each resolved its own: `cargo xtask ci`
+/// built the client for chaos and again for conformance). Returns the tool's exit status.
 pub fn tool_status<S: AsRef<std::ffi::OsStr>>(
     package: &str,
     args: &[S],
 ) -> Result<std::process::ExitStatus> {
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     c.current_dir(project_root())
-        .args(["run", "-q", "-p", package, "--"])
+        .args(["run", "-q", "--bin", package, "--"])
         .args(args);
     c.status()
         .with_context(|| format!("could not start `{}`", show(&c)))
