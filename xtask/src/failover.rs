@@ -114,17 +114,17 @@ pub fn ci_ports() -> Result<Vec<u16>> {
 /// `every` seconds; the driver is built with `selection` (`-p graphbinary-client`, or CI's
 /// `--workspace --features ...`).
 pub fn run(ports: &[u16], mode: Stop, cycles: usize, every: u64, selection: &[&str]) -> Result<()> {
-    let mut guards: HashMap<u16, server::Guard> = HashMap::new();
-    for &p in ports {
-        let g = server::ensure_running("modern", p)?;
-        if g.reused() {
-            bail!(
-                "a Gremlin Server already answers on port {p}; the failover test must be able to \
-                 stop it: stop it or choose other --ports"
-            );
-        }
-        guards.insert(p, g);
-    }
+    // Started together (their JVMs awaited in parallel); a port already taken is refused: the
+    // test must be able to stop what answers there.
+    let servers: Vec<_> = ports
+        .iter()
+        .map(|&p| (server::Server::tp4("modern"), p))
+        .collect();
+    let up = server::start_all(&servers, false).context(
+        "the failover test must be able to stop its servers: stop what answers on its ports or \
+         choose other --ports",
+    )?;
+    let guards: HashMap<u16, server::Guard> = ports.iter().copied().zip(up).collect();
     let list = ports
         .iter()
         .map(u16::to_string)
