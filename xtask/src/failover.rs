@@ -66,7 +66,7 @@ pub fn cli(args: &[String]) -> Result<()> {
     if ports.len() != 3 {
         bail!("--ports needs exactly three ports");
     }
-    run(&ports, mode, cycles, every)
+    run(&ports, mode, cycles, every, &["-p", "graphbinary-client"])
 }
 
 /// How the driver's hosts are stopped.
@@ -111,25 +111,26 @@ pub fn ci_ports() -> Result<Vec<u16>> {
 }
 
 /// Runs the failover test on `ports` (three of them), `cycles` stops and restarts, one every
-/// `every` seconds.
-pub fn run(ports: &[u16], mode: Stop, cycles: usize, every: u64) -> Result<()> {
-    let mut guards: HashMap<u16, server::Guard> = HashMap::new();
-    for &p in ports {
-        let g = server::ensure_running("modern", p)?;
-        if g.reused() {
-            bail!(
-                "a Gremlin Server already answers on port {p}; the failover test must be able to \
-                 stop it: stop it or choose other --ports"
-            );
-        }
-        guards.insert(p, g);
-    }
+/// `every` seconds; the driver is built with `selection` (`-p graphbinary-client`, or CI's
+/// `--workspace --features ...`).
+pub fn run(ports: &[u16], mode: Stop, cycles: usize, every: u64, selection: &[&str]) -> Result<()> {
+    // Started together (their JVMs awaited in parallel); a port already taken is refused: the
+    // test must be able to stop what answers there.
+    let servers: Vec<_> = ports
+        .iter()
+        .map(|&p| (server::Server::tp4("modern"), p))
+        .collect();
+    let up = server::start_all(&servers, false).context(
+        "the failover test must be able to stop its servers: stop what answers on its ports or \
+         choose other --ports",
+    )?;
+    let guards: HashMap<u16, server::Guard> = ports.iter().copied().zip(up).collect();
     let list = ports
         .iter()
         .map(u16::to_string)
         .collect::<Vec<_>>()
         .join(",");
-    let driver = crate::util::build_tool("failover", false, &mut |_| {})?;
+    let driver = crate::util::build_tool_as("failover", false, selection, &mut |_| {})?;
     let started = Instant::now();
     let mut child = Command::new(driver)
         .current_dir(project_root())

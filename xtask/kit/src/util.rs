@@ -28,15 +28,19 @@ pub fn project_root() -> PathBuf {
         .unwrap_or(manifest_dir)
 }
 
-/// `cargo run -q -p PACKAGE -- ARGS` from the root: how xtask runs the tools that link
-/// graphbinary-client, so that xtask itself does not. Returns the tool's exit status.
+/// `cargo run -q --bin PACKAGE -- ARGS` from the root: how xtask runs the tools that link
+/// graphbinary-client, so that xtask itself does not (each tool's binary is named after its
+/// package). `--bin` rather than `-p`: the features are then resolved over the whole
+/// workspace, the same for every tool, so that the tools share one build of
+/// graphbinary-client and its dependencies (with `-p` each resolved its own: `cargo xtask ci`
+/// built the client for chaos and again for conformance). Returns the tool's exit status.
 pub fn tool_status<S: AsRef<std::ffi::OsStr>>(
     package: &str,
     args: &[S],
 ) -> Result<std::process::ExitStatus> {
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     c.current_dir(project_root())
-        .args(["run", "-q", "-p", package, "--"])
+        .args(["run", "-q", "--bin", package, "--"])
         .args(args);
     c.status()
         .with_context(|| format!("could not start `{}`", show(&c)))
@@ -148,13 +152,25 @@ pub fn on_path(name: &str) -> bool {
 /// commands BENCHMARKS.md records read the same from run to run. `record` sees the cargo
 /// command before it runs.
 pub fn build_tool(name: &str, release: bool, record: &mut dyn FnMut(&Command)) -> Result<PathBuf> {
+    build_tool_as(name, release, &["-p", "graphbinary-client"], record)
+}
+
+/// [`build_tool`] with `selection` instead of `-p graphbinary-client`: `cargo xtask ci` builds
+/// the failover driver with `--workspace` and the features of its test step, whose build it
+/// then shares.
+pub fn build_tool_as(
+    name: &str,
+    release: bool,
+    selection: &[&str],
+    record: &mut dyn FnMut(&Command),
+) -> Result<PathBuf> {
     let root = project_root();
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     c.current_dir(&root).arg("build");
     if release {
         c.arg("--release");
     }
-    c.args(["-p", "graphbinary-client", "--bench", name]);
+    c.args(selection).args(["--bench", name]);
     record(&c);
     let shown = show(&c);
     c.arg("--message-format=json-render-diagnostics")

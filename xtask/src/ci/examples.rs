@@ -19,15 +19,17 @@ struct Example<'a> {
     expect: &'a [&'a str],
 }
 
-/// Builds every example (dev profile) and returns the directory of their executables.
+/// Builds every example (dev profile) and returns the directory of their executables: with
+/// the features of the test step ([`super::CI_FEATURES`], which has `sigv4`), whose build
+/// already holds them.
 fn build() -> Result<PathBuf> {
     let root = project_root();
-    run(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .current_dir(&root)
-            .args(["build", "-p", "graphbinary-client", "--examples"])
-            .args(["--features", "sigv4"]),
-    )?;
+    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cargo.current_dir(&root);
+    run(&mut super::with_ci_features(
+        cargo,
+        &["build", "--examples"],
+    ))?;
     Ok(root.join("target/debug/examples"))
 }
 
