@@ -150,14 +150,14 @@ struct Group {
     bars: Vec<Option<Bar>>,
 }
 
-/// Puts `bar` as series `i` of the group labelled `label` (with its `ours` flag), a new group
-/// of `series` empty bars when none has that label yet.
+/// Puts the bar (`value`, shown as `text`) as series `i` of `series` in the group labelled
+/// `label` (with its `ours` flag), a new group of empty bars when none has that label yet.
 fn set_bar(
     groups: &mut Vec<Group>,
     (label, ours): (String, bool),
-    series: usize,
-    i: usize,
-    bar: Bar,
+    (i, series): (usize, usize),
+    value: f64,
+    text: String,
 ) {
     let g = match groups.iter().position(|g| g.label == label) {
         Some(g) => g,
@@ -170,7 +170,7 @@ fn set_bar(
             groups.len() - 1
         }
     };
-    groups[g].bars[i] = Some(bar);
+    groups[g].bars[i] = Some(Bar { value, text });
 }
 
 /// A horizontal grouped bar chart.
@@ -253,11 +253,13 @@ fn latency(
             let Some(value) = parse_secs(cell) else {
                 continue;
             };
-            let bar = Bar {
+            set_bar(
+                &mut groups,
+                (label, ours),
+                (i, series.len()),
                 value,
-                text: cell.clone(),
-            };
-            set_bar(&mut groups, (label, ours), series.len(), i, bar);
+                cell.clone(),
+            );
         }
     }
     (!groups.is_empty()).then(|| Chart {
@@ -294,11 +296,8 @@ fn throughput(file: &'static str, title: String, subtitle: String, t: &Table) ->
             continue;
         };
         let i = series.iter().position(|s| Some(s) == row.get(conc))?;
-        let bar = Bar {
-            value,
-            text: format!("{value:.0}/s"),
-        };
-        set_bar(&mut groups, (label, ours), series.len(), i, bar);
+        let text = format!("{value:.0}/s");
+        set_bar(&mut groups, (label, ours), (i, series.len()), value, text);
     }
     (!groups.is_empty()).then(|| Chart {
         file,
@@ -340,11 +339,14 @@ fn inproc(tables: &[Table]) -> Option<Chart> {
         let Some(i) = ROUTES.iter().position(|(p, _)| m.starts_with(p)) else {
             continue;
         };
-        let bar = Bar {
+        let text = format!("{value:.0} MB/s");
+        set_bar(
+            &mut groups,
+            (c.clone(), false),
+            (i, ROUTES.len()),
             value,
-            text: format!("{value:.0} MB/s"),
-        };
-        set_bar(&mut groups, (c.clone(), false), ROUTES.len(), i, bar);
+            text,
+        );
     }
     (!groups.is_empty()).then(|| Chart {
         file: "inproc.svg",
