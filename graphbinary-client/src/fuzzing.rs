@@ -176,6 +176,13 @@ pub mod graphson {
         }
     }
 
+    /// The reader's message, as the connection reads it.
+    type Read = Result<crate::protocol::ws3::ResponseMessage, DecodeError>;
+
+    fn read(bytes: &[u8], version: u8, typed: bool, limits: &Limits) -> Read {
+        crate::protocol::ws3::graphson::decode_response(bytes, serializer(version, typed), limits)
+    }
+
     /// Decodes one response message of GraphSON `version` (2 or 3), `typed` or not.
     pub fn decode_response(
         bytes: &[u8],
@@ -183,8 +190,7 @@ pub mod graphson {
         typed: bool,
         limits: &Limits,
     ) -> Result<Message, DecodeError> {
-        crate::protocol::ws3::graphson::decode_response(bytes, serializer(version, typed), limits)
-            .map(Message::from)
+        read(bytes, version, typed, limits).map(Message::from)
     }
 
     /// The result data of one response message, read as [`decode_response`] reads it, with
@@ -195,8 +201,7 @@ pub mod graphson {
         typed: bool,
         limits: &Limits,
     ) -> Result<Value, DecodeError> {
-        crate::protocol::ws3::graphson::decode_response(bytes, serializer(version, typed), limits)
-            .map(|m| m.data)
+        read(bytes, version, typed, limits).map(|m| m.data)
     }
 
     /// The request id and status code of a response message, read without its data (what a

@@ -12,8 +12,10 @@ use crate::error::EncodeError;
 use crate::traits::{Encode, Typed};
 use crate::write;
 
+/// The types read by one `Cursor`/`ReadBuffer` method and written without fail by `$put`
+/// (`|out, value| ...`).
 macro_rules! fixed {
-    ($($t:ty, $code:expr, $name:literal, $read:ident, $put:ident;)*) => {$(
+    ($($t:ty, $code:expr, $name:literal, $read:ident, |$out:ident, $v:ident| $put:expr;)*) => {$(
         crate::impl_decode! {
             Decode for $t {
                 $name;
@@ -23,8 +25,9 @@ macro_rules! fixed {
         }
         impl Encode for $t {
             #[inline]
-            fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-                out.$put(*self);
+            fn encode<B: BufMut>(&self, $out: &mut B) -> Result<(), EncodeError> {
+                let $v = self;
+                $put;
                 Ok(())
             }
         }
@@ -35,63 +38,15 @@ macro_rules! fixed {
 }
 
 fixed! {
-    i8, codes::BYTE, "Byte", read_i8, put_i8;
-    i16, codes::SHORT, "Short", read_i16, put_i16;
-    i32, codes::INT, "Int", read_i32, put_i32;
-    i64, codes::LONG, "Long", read_i64, put_i64;
-    f32, codes::FLOAT, "Float", read_f32, put_f32;
-    f64, codes::DOUBLE, "Double", read_f64, put_f64;
-}
-
-crate::impl_decode! {
-    Decode for bool {
-        "Boolean";
-        |cur| cur.read_bool();
-        |buf| buf.read_bool()
-    }
-}
-impl Encode for bool {
-    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-        out.put_u8(*self as u8);
-        Ok(())
-    }
-}
-impl Typed for bool {
-    const TYPE_CODE: u8 = codes::BOOLEAN;
-}
-
-crate::impl_decode! {
-    Decode for uuid::Uuid {
-        "UUID";
-        |cur| cur.read_uuid();
-        |buf| buf.read_uuid()
-    }
-}
-impl Encode for uuid::Uuid {
-    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-        out.put_slice(self.as_bytes());
-        Ok(())
-    }
-}
-impl Typed for uuid::Uuid {
-    const TYPE_CODE: u8 = codes::UUID;
-}
-
-crate::impl_decode! {
-    Decode for char {
-        "Char";
-        |cur| cur.read_char();
-        |buf| buf.read_char()
-    }
-}
-impl Encode for char {
-    fn encode<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
-        write::put_char(out, *self);
-        Ok(())
-    }
-}
-impl Typed for char {
-    const TYPE_CODE: u8 = codes::CHAR;
+    i8, codes::BYTE, "Byte", read_i8, |out, v| out.put_i8(*v);
+    i16, codes::SHORT, "Short", read_i16, |out, v| out.put_i16(*v);
+    i32, codes::INT, "Int", read_i32, |out, v| out.put_i32(*v);
+    i64, codes::LONG, "Long", read_i64, |out, v| out.put_i64(*v);
+    f32, codes::FLOAT, "Float", read_f32, |out, v| out.put_f32(*v);
+    f64, codes::DOUBLE, "Double", read_f64, |out, v| out.put_f64(*v);
+    bool, codes::BOOLEAN, "Boolean", read_bool, |out, v| out.put_u8(*v as u8);
+    uuid::Uuid, codes::UUID, "UUID", read_uuid, |out, v| out.put_slice(v.as_bytes());
+    char, codes::CHAR, "Char", read_char, |out, v| write::put_char(out, *v);
 }
 
 crate::impl_decode! {

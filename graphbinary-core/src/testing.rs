@@ -89,54 +89,28 @@ impl<R: AsyncRead + Unpin> AsyncRead for ChunkedReader<R> {
     }
 }
 
-/// A reader that delivers its bytes in the given pieces, one piece per read.
-pub struct Pieces {
-    pieces: Vec<Vec<u8>>,
-    next: usize,
-    pos: usize,
-}
+/// A reader that delivers its bytes in the given pieces, one piece per read: a
+/// [`ChunkedReader`] whose read sizes are the pieces' lengths (a read with less room takes
+/// less, and the next read goes on from there).
+pub type Pieces = ChunkedReader<std::io::Cursor<Vec<u8>>>;
 
 impl Pieces {
     /// Delivers `bytes` split at each offset in `splits` (ascending).
     pub fn split(bytes: &[u8], splits: &[usize]) -> Self {
-        let mut pieces = Vec::new();
+        let mut sizes = Vec::new();
         let mut last = 0;
         for &s in splits {
-            pieces.push(bytes[last..s].to_vec());
+            sizes.push(s - last);
             last = s;
         }
-        pieces.push(bytes[last..].to_vec());
-        pieces.retain(|p| !p.is_empty());
-        Pieces {
-            pieces,
-            next: 0,
-            pos: 0,
-        }
+        sizes.push(bytes.len() - last);
+        sizes.retain(|&n| n > 0);
+        ChunkedReader::with_sizes(std::io::Cursor::new(bytes.to_vec()), &sizes)
     }
 
     /// Delivers `bytes` `n` at a time.
     pub fn chunks(bytes: &[u8], n: usize) -> Self {
         let splits: Vec<usize> = (n..bytes.len()).step_by(n).collect();
         Self::split(bytes, &splits)
-    }
-}
-
-impl AsyncRead for Pieces {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let this = &mut *self;
-        if let Some(p) = this.pieces.get(this.next) {
-            let n = (p.len() - this.pos).min(buf.remaining());
-            buf.put_slice(&p[this.pos..this.pos + n]);
-            this.pos += n;
-            if this.pos == p.len() {
-                this.next += 1;
-                this.pos = 0;
-            }
-        }
-        Poll::Ready(Ok(()))
     }
 }

@@ -57,31 +57,23 @@ fn exec(package: &str, args: &[String]) -> anyhow::Result<()> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let rest = args.get(1..).unwrap_or_default();
-    let result = match args.first().map(String::as_str) {
-        Some("regen") => graphbinary_regen::run(rest).map_err(|e| anyhow::anyhow!("{e}")),
-        Some("api") => api::cli(rest),
-        Some("server") => server::cli(rest),
-        Some("server3") => server::cli3(rest),
-        Some("ci") => ci::cli(rest),
-        Some("failover") => failover::cli(rest),
-        Some("cluster") => cluster::cli(rest, &|_, _, _| util::run_tool("graphbinary-chaos", rest)),
-        Some("demo") => demo::cli(rest),
-        Some("features") => exec("graphbinary-conformance", &args),
-        Some("matrix") => exec("graphbinary-conformance", &args),
-        Some("bench") => exec("graphbinary-bench", &args),
-        Some("replay") => exec("graphbinary-bench", &args),
-        Some("link") => graphbinary_kit::link::cli(rest),
-        Some("fuzz") => exec("graphbinary-fuzzing", &args),
-        _ => {
-            eprintln!("{USAGE}");
-            std::process::exit(2);
-        }
-    };
-    if let Err(err) = result {
-        eprintln!("error: {err:#}");
-        std::process::exit(1);
-    }
+    util::main_with(USAGE, |command, rest| {
+        Some(match command {
+            "regen" => graphbinary_regen::run(rest).map_err(|e| anyhow::anyhow!("{e}")),
+            "api" => api::cli(rest),
+            "server" => server::cli(rest),
+            "server3" => server::cli3(rest),
+            "ci" => ci::cli(rest),
+            "failover" => failover::cli(rest),
+            "cluster" => cluster::cli(rest, &|_, _, _| util::run_tool("graphbinary-chaos", rest)),
+            "demo" => demo::cli(rest),
+            "features" | "matrix" => exec("graphbinary-conformance", &args),
+            "bench" | "replay" => exec("graphbinary-bench", &args),
+            "link" => graphbinary_kit::link::cli(rest),
+            "fuzz" => exec("graphbinary-fuzzing", &args),
+            _ => return None,
+        })
+    });
 }
 
 #[cfg(test)]

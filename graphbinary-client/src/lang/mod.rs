@@ -18,3 +18,22 @@ pub(crate) mod tokens;
 
 pub(crate) use lit::{write_groovy_string, write_string, MAX_DEPTH};
 pub use lit::{IntoLit, Lit};
+
+// The impls of the generated `Token` that do not depend on the spec.
+impl tokens::Token {
+    /// Appends `Class.value`.
+    pub(crate) fn write(&self, out: &mut String) {
+        out.push_str(self.class_name());
+        out.push('.');
+        out.push_str(self.value_name());
+    }
+}
+
+impl std::fmt::Display for tokens::Token {
+    /// `Class.value`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.class_name())?;
+        f.write_str(".")?;
+        f.write_str(self.value_name())
+    }
+}

@@ -1290,19 +1290,4 @@ impl Token {
             Token::ShortestPath(v) => v.as_str(),
         }
     }
-    /// Appends `Class.value`.
-    pub(crate) fn write(&self, out: &mut String) {
-        out.push_str(self.class_name());
-        out.push('.');
-        out.push_str(self.value_name());
-    }
-}
-
-impl ::core::fmt::Display for Token {
-    /// `Class.value`.
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.class_name())?;
-        f.write_str(".")?;
-        f.write_str(self.value_name())
-    }
 }

@@ -22,6 +22,27 @@ async fn first_error(client: &Client, gremlin: &str) -> Error {
     }
 }
 
+/// The size `e` saw, checking that it is the client's own `limit` at `max`.
+fn seen(e: &Error, limit: Limit, max: u64) -> u64 {
+    match e {
+        Error::Limit {
+            limit: l,
+            seen,
+            max: m,
+        } if *l == limit && *m == max => *seen,
+        other => panic!("expected the {limit:?} limit at {max}: {other:?}"),
+    }
+}
+
+/// The one result of `gremlin`, which must be read without error.
+async fn one<T>(client: &Client, gremlin: &str) -> T
+where
+    T: TryFrom<graphbinary_client::Value>,
+    T::Error: std::fmt::Display + 'static,
+{
+    client.submit(gremlin).await.unwrap().one().await.unwrap()
+}
+
 fn ws_url(test: &str) -> Option<String> {
     servers3::one(test, "GREMLIN_WS_URL_373", "TinkerPop 3.7.3")
 }
@@ -37,14 +58,8 @@ async fn a_websocket_message_over_max_message_size_names_the_limit_not_the_serve
     };
     let client = ws(&url).max_message_size(10_000).build().unwrap();
     let e = first_error(&client, BIG_STRING).await;
-    match &e {
-        Error::Limit {
-            limit: Limit::MessageSize,
-            seen,
-            max: 10_000,
-        } => assert!(*seen > 100_000, "{seen}"),
-        other => panic!("{other:?}"),
-    }
+    let n = seen(&e, Limit::MessageSize, 10_000);
+    assert!(n > 100_000, "{n}");
     assert_eq!(e.kind(), graphbinary_client::client::ErrorKind::Limit);
     let text = e.to_string();
     for part in [
@@ -57,24 +72,10 @@ async fn a_websocket_message_over_max_message_size_names_the_limit_not_the_serve
     assert!(!text.contains("talking to the server"), "{text}");
     assert!(std::error::Error::source(&e).is_none());
     // The client goes on: a new connection replaces the one the message closed.
-    let n: i64 = client
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
-    assert_eq!(n, 6);
+    assert_eq!(one::<i64>(&client, "g.V().count()").await, 6);
     // Raised, the same answer is read whole.
     let client = ws(&url).max_message_size(1 << 20).build().unwrap();
-    let s: String = client
-        .submit(BIG_STRING)
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
-    assert_eq!(s.len(), 100_000);
+    assert_eq!(one::<String>(&client, BIG_STRING).await.len(), 100_000);
 }
 
 #[tokio::test]
@@ -83,24 +84,12 @@ async fn websocket_decode_limits_name_their_option() {
         return;
     };
     let client = ws(&url).max_bytes_len(1000).build().unwrap();
-    match first_error(&client, BIG_STRING).await {
-        Error::Limit {
-            limit: Limit::BytesLength,
-            seen: 100_000,
-            max: 1000,
-        } => {}
-        other => panic!("{other:?}"),
-    }
+    let e = first_error(&client, BIG_STRING).await;
+    assert_eq!(seen(&e, Limit::BytesLength, 1000), 100_000);
     let client = ws(&url).max_collection_len(3).build().unwrap();
     let e = first_error(&client, "g.V().fold()").await;
-    match &e {
-        Error::Limit {
-            limit: Limit::CollectionLength,
-            seen: 6,
-            max: 3,
-        } => assert!(e.to_string().contains("--max-collection-len"), "{e}"),
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(seen(&e, Limit::CollectionLength, 3), 6);
+    assert!(e.to_string().contains("--max-collection-len"), "{e}");
     // The sum of a request's messages: one result a message, each under 200 bytes, over 200
     // bytes in all.
     let client = ws(&url).max_response_size(200).build().unwrap();
@@ -108,14 +97,8 @@ async fn websocket_decode_limits_name_their_option() {
         Ok(s) => s.all().await.expect_err("over max_response_size"),
         Err(e) => e,
     };
-    match e {
-        Error::Limit {
-            limit: Limit::ResponseSize,
-            seen,
-            max: 200,
-        } => assert!(seen > 200, "{seen}"),
-        other => panic!("{other:?}"),
-    }
+    let n = seen(&e, Limit::ResponseSize, 200);
+    assert!(n > 200, "{n}");
 }
 
 #[tokio::test]
@@ -128,48 +111,22 @@ async fn http_decode_limits_name_their_option() {
         .build()
         .unwrap();
     let e = first_error(&client, "g.V().fold()").await;
-    match &e {
-        Error::Limit {
-            limit: Limit::CollectionLength,
-            seen: 6,
-            max: 3,
-        } => assert!(
-            e.to_string().contains("ClientBuilder::max_collection_len"),
-            "{e}"
-        ),
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(seen(&e, Limit::CollectionLength, 3), 6);
+    let text = e.to_string();
+    assert!(text.contains("ClientBuilder::max_collection_len"), "{e}");
     let client = gremlin_server::builder().max_depth(2).build().unwrap();
-    match first_error(&client, "g.inject(1).fold().fold().fold()").await {
-        Error::Limit {
-            limit: Limit::Depth,
-            seen: 3,
-            max: 2,
-        } => {}
-        other => panic!("{other:?}"),
-    }
+    let e = first_error(&client, "g.inject(1).fold().fold().fold()").await;
+    assert_eq!(seen(&e, Limit::Depth, 2), 3);
     let client = gremlin_server::builder()
         .compression(false)
         .max_response_size(100)
         .build()
         .unwrap();
-    match first_error(&client, "g.V().valueMap()").await {
-        Error::Limit {
-            limit: Limit::ResponseSize,
-            seen,
-            max: 100,
-        } => assert!(seen > 100, "{seen}"),
-        other => panic!("{other:?}"),
-    }
+    let e = first_error(&client, "g.V().valueMap()").await;
+    let n = seen(&e, Limit::ResponseSize, 100);
+    assert!(n > 100, "{n}");
     // Within the limits, the same client reads.
-    let n: i64 = client
-        .submit("g.V().count()")
-        .await
-        .unwrap()
-        .one()
-        .await
-        .unwrap();
-    assert_eq!(n, 6);
+    assert_eq!(one::<i64>(&client, "g.V().count()").await, 6);
 }
 
 #[test]

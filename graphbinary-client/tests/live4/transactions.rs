@@ -9,7 +9,7 @@ use graphbinary_testkit::results;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use graphbinary_client::client::{interceptor_fn, Client, ClientBuilder, Error};
+use graphbinary_client::client::{interceptor_fn, Client, ClientBuilder, Error, Transaction};
 use tokio::sync::RwLockReadGuard;
 
 use gremlin_server::TX;
@@ -30,6 +30,25 @@ async fn set_up(
     }
     let shared = LIMIT.read().await;
     Some((builder(TX.builder()).build().unwrap(), shared))
+}
+
+/// [`set_up`], then a fresh key for the test's vertices and a transaction begun: the client,
+/// the hold on [`LIMIT`], the key, the transaction.
+async fn begin(
+    test: &str,
+    builder: impl FnOnce(ClientBuilder) -> ClientBuilder,
+) -> Option<(Client, RwLockReadGuard<'static, ()>, String, Transaction)> {
+    let (client, shared) = set_up(test, builder).await?;
+    let tx = client.transaction().await.unwrap();
+    Some((client, shared, key(), tx))
+}
+
+/// Checks that `e` is the error of a transaction already `state` ("committed", "rolled back").
+fn assert_closed(e: &Error, state: &str) {
+    assert!(
+        matches!(e, Error::TransactionClosed { state: s, .. } if *s == state),
+        "{e:?}"
+    );
 }
 
 /// What an interceptor saw of each request: its JSON body and its `x-transaction-id` header.
@@ -72,7 +91,7 @@ async fn count_outside(client: &Client, key: &str) -> i64 {
         .await
 }
 
-async fn add_in(tx: &graphbinary_client::client::Transaction, key: &str) {
+async fn add_in(tx: &Transaction, key: &str) {
     tx.request("g.addV('t').property('k', kv)")
         .param("kv", key)
         .expect_count()
@@ -81,13 +100,11 @@ async fn add_in(tx: &graphbinary_client::client::Transaction, key: &str) {
 
 #[tokio::test]
 async fn committed_writes_are_visible_to_other_requests() {
-    let Some((client, _shared)) =
-        set_up("committed_writes_are_visible_to_other_requests", |b| b).await
+    let Some((client, _shared, k, tx)) =
+        begin("committed_writes_are_visible_to_other_requests", |b| b).await
     else {
         return;
     };
-    let k = key();
-    let tx = client.transaction().await.unwrap();
     assert!(!tx.id().is_empty());
     add_in(&tx, &k).await;
     add_in(&tx, &k).await;
@@ -106,40 +123,20 @@ async fn committed_writes_are_visible_to_other_requests() {
     assert!(!tx.is_open());
     assert_eq!(count_outside(&client, &k).await, 2);
     let e = tx.submit("g.V().count()").await.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::TransactionClosed {
-                state: "committed",
-                ..
-            }
-        ),
-        "{e:?}"
-    );
+    assert_closed(&e, "committed");
 }
 
 #[tokio::test]
 async fn rolled_back_writes_are_never_visible() {
-    let Some((client, _shared)) = set_up("rolled_back_writes_are_never_visible", |b| b).await
+    let Some((client, _shared, k, tx)) = begin("rolled_back_writes_are_never_visible", |b| b).await
     else {
         return;
     };
-    let k = key();
-    let tx = client.transaction().await.unwrap();
     add_in(&tx, &k).await;
     tx.rollback().await.unwrap();
     assert_eq!(count_outside(&client, &k).await, 0);
     let e = tx.commit().await.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::TransactionClosed {
-                state: "rolled back",
-                ..
-            }
-        ),
-        "{e:?}"
-    );
+    assert_closed(&e, "rolled back");
     assert_eq!(count_outside(&client, &k).await, 0);
 }
 
@@ -177,7 +174,7 @@ async fn concurrent_transactions_do_not_see_each_others_uncommitted_writes() {
 #[tokio::test]
 async fn every_request_of_a_transaction_carries_its_id_in_body_and_header() {
     let seen = Seen::default();
-    let Some((client, _shared)) = set_up(
+    let Some((_client, _shared, k, tx)) = begin(
         "every_request_of_a_transaction_carries_its_id_in_body_and_header",
         |b| recording(b, &seen),
     )
@@ -185,8 +182,6 @@ async fn every_request_of_a_transaction_carries_its_id_in_body_and_header() {
     else {
         return;
     };
-    let k = key();
-    let tx = client.transaction().await.unwrap();
     add_in(&tx, &k).await;
     tx.commit().await.unwrap();
     let seen = seen.lock().unwrap().clone();
@@ -241,10 +236,11 @@ async fn execute_in_tx_commits_on_ok_and_rolls_back_on_err() {
 #[tokio::test]
 async fn dropping_an_open_transaction_sends_a_rollback() {
     let seen = Seen::default();
-    let Some((client, _shared)) = set_up("dropping_an_open_transaction_sends_a_rollback", |b| {
-        recording(b, &seen)
-    })
-    .await
+    let Some((client, _shared, k, tx)) =
+        begin("dropping_an_open_transaction_sends_a_rollback", |b| {
+            recording(b, &seen)
+        })
+        .await
     else {
         return;
     };
@@ -257,8 +253,6 @@ async fn dropping_an_open_transaction_sends_a_rollback() {
             .map(|(body, _)| body["transactionId"].as_str().unwrap_or("").to_owned())
             .collect()
     };
-    let k = key();
-    let tx = client.transaction().await.unwrap();
     let id = tx.id().to_owned();
     add_in(&tx, &k).await;
     let clone = tx.clone();
@@ -279,13 +273,11 @@ async fn dropping_an_open_transaction_sends_a_rollback() {
 
 #[tokio::test]
 async fn an_expired_transaction_is_a_typed_not_found_error() {
-    let Some((client, _shared)) =
-        set_up("an_expired_transaction_is_a_typed_not_found_error", |b| b).await
+    let Some((client, _shared, k, tx)) =
+        begin("an_expired_transaction_is_a_typed_not_found_error", |b| b).await
     else {
         return;
     };
-    let k = key();
-    let tx = client.transaction().await.unwrap();
     add_in(&tx, &k).await;
     // The tx server rolls back transactions idle for 5 s.
     tokio::time::sleep(Duration::from_millis(7500)).await;

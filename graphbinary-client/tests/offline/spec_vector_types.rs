@@ -44,3 +44,20 @@ pub struct SpecResponse {
     /// Where the vector comes from.
     pub note: &'static str,
 }
+
+impl SpecResponse {
+    /// A response with no results and status 200, no message, no exception: each vector
+    /// states what differs from it.
+    pub const OK: SpecResponse = SpecResponse {
+        name: "",
+        bytes: &[],
+        bulked: false,
+        items: 0,
+        bulks: &[],
+        status_code: 200,
+        status_message: None,
+        exception: None,
+        items_graphson: None,
+        note: "",
+    };
+}

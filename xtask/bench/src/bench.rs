@@ -93,6 +93,15 @@ const CONTENDERS: [&str; 5] = ["rust", "java", "go", "python", "raw"];
 /// Latency also measures our client streaming (each result dropped as decoded).
 const LATENCY_CONTENDERS: [&str; 6] = ["rust", "rust-drain", "java", "go", "python", "raw"];
 const BIG_QUERY: &str = "g.V().repeat(both()).times(12)";
+
+/// The latency workloads of the end-to-end sections and their total requests: [`BIG_QUERY`]
+/// `big_runs` times, `g.V()` 200 times (2 and 20 with `--quick`).
+fn latency_workloads(quick: bool, big_runs: usize) -> [(&'static str, usize); 2] {
+    [
+        (BIG_QUERY, if quick { 2 } else { big_runs }),
+        ("g.V()", if quick { 20 } else { 200 }),
+    ]
+}
 /// The `GLIBC_TUNABLES` of the `rust-keep` contender (docs/guide/src/results.md): freed memory
 /// is trimmed from the heap only past 1 GiB, and blocks up to 32 MiB come from the heap rather
 /// than from their own `mmap` (each unmapped when freed).
@@ -425,13 +434,25 @@ fn fmt_secs(t: f64) -> String {
 }
 
 fn fmt_rate(r: f64) -> String {
-    if r >= 1e6 {
-        format!("{:.2} M", r / 1e6)
-    } else if r >= 1e3 {
-        format!("{:.1} k", r / 1e3)
+    with_prefix(r, "", [2, 1, 1])
+}
+
+/// `x` in `unit` with a decimal prefix: `M` from a million, `k` from a thousand, with
+/// `decimals[0]`, `[1]` or `[2]` (no prefix) digits after the point.
+fn with_prefix(x: f64, unit: &str, decimals: [usize; 3]) -> String {
+    let (v, prefix, d) = if x >= 1e6 {
+        (x / 1e6, "M", decimals[0])
+    } else if x >= 1e3 {
+        (x / 1e3, "k", decimals[1])
     } else {
-        format!("{r:.1}")
-    }
+        (x, "", decimals[2])
+    };
+    let space = if prefix.is_empty() && unit.is_empty() {
+        ""
+    } else {
+        " "
+    };
+    format!("{v:.d$}{space}{prefix}{unit}")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -721,10 +742,7 @@ fn e2e(o: &Opts, rep: &mut Report, url: &str, client: &Path) -> Result<()> {
     writeln!(s, "{peers}")?;
 
     // Latency workloads.
-    for (q, runs) in [
-        (BIG_QUERY, if o.quick { 2 } else { 5 }),
-        ("g.V()", if o.quick { 20 } else { 200 }),
-    ] {
+    for (q, runs) in latency_workloads(o.quick, 5) {
         let per_round = (runs / reps).max(1);
         let lat = rounds.latency(rep, q, &LATENCY_CONTENDERS, per_round);
         writeln!(

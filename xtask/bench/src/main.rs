@@ -11,18 +11,10 @@ mod replay;
 use graphbinary_kit::{server, util};
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let rest = args.get(1..).unwrap_or_default();
-    let result = match args.first().map(String::as_str) {
-        Some("bench") => bench::cli(rest),
-        Some("replay") => replay::cli(rest),
-        _ => {
-            eprintln!("usage: graphbinary-bench bench|replay [options] (see `cargo xtask`)");
-            std::process::exit(2);
-        }
-    };
-    if let Err(err) = result {
-        eprintln!("error: {err:#}");
-        std::process::exit(1);
-    }
+    let usage = "usage: graphbinary-bench bench|replay [options] (see `cargo xtask`)";
+    util::main_with(usage, |command, rest| match command {
+        "bench" => Some(bench::cli(rest)),
+        "replay" => Some(replay::cli(rest)),
+        _ => None,
+    });
 }

@@ -10,14 +10,8 @@ mod fuzz;
 use graphbinary_kit::util;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let rest = args.get(1..).unwrap_or_default();
-    let result = match args.first().map(String::as_str) {
-        Some("fuzz") => fuzz::main(rest),
-        _ => Err("usage: graphbinary-fuzzing fuzz [--seconds N] [TARGET...]".to_string()),
-    };
-    if let Err(err) = result {
-        eprintln!("error: {err}");
-        std::process::exit(1);
-    }
+    let usage = "usage: graphbinary-fuzzing fuzz [--seconds N] [TARGET...]";
+    util::main_with(usage, |command, rest| {
+        (command == "fuzz").then(|| fuzz::main(rest))
+    });
 }

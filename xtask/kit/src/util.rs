@@ -10,6 +10,28 @@ use anyhow::{bail, Context, Result};
 /// of 30 s, the step's 4 minutes as when there were 4 targets of 60 s.
 pub const FUZZ_SECONDS: u64 = 30;
 
+/// The `main` of xtask and of its tool crates: `run` gets the first argument (the command) and
+/// the rest, and answers `None` for a command it does not know (then `usage` is printed and the
+/// process exits with 2); an error is printed (`{:#}`, with its causes) and exits with 1.
+pub fn main_with<E: std::fmt::Display>(
+    usage: &str,
+    run: impl FnOnce(&str, &[String]) -> Option<Result<(), E>>,
+) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = args.first().map_or("", String::as_str);
+    match run(command, args.get(1..).unwrap_or_default()) {
+        None => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+        Some(Err(err)) => {
+            eprintln!("error: {err:#}");
+            std::process::exit(1);
+        }
+        Some(Ok(())) => {}
+    }
+}
+
 /// Whether `cargo +nightly fuzz` (cargo-fuzz) is available.
 pub fn cargo_fuzz_installed() -> bool {
     Command::new("cargo")

@@ -373,29 +373,41 @@ pub fn spec_vectors(loaded: &super::vectors::Loaded) -> TokenStream {
         let v = &r.vector;
         let name = &v.name;
         let bytes = syn::LitByteStr::new(&r.bytes, proc_macro2::Span::call_site());
-        let bulked = v.bulked;
-        let items = v.items;
-        let bulks = v.bulks.clone().unwrap_or_default();
-        let code = v.status_code;
-        let msg = opt_str(&v.status_message);
-        let exc = opt_str(&v.exception);
-        let items_graphson = match &v.items_graphson {
-            Some(g) => quote! { Some(&[#(#g),*]) },
-            None => quote! { None },
-        };
         let note = &v.note;
+        // Only what differs from `SpecResponse::OK` (no results, status 200, nothing else).
+        let mut rest = Vec::new();
+        if v.bulked {
+            rest.push(quote! { bulked: true, });
+        }
+        if v.items != 0 {
+            let items = v.items;
+            rest.push(quote! { items: #items, });
+        }
+        if let Some(bulks) = v.bulks.as_ref().filter(|b| !b.is_empty()) {
+            rest.push(quote! { bulks: &[#(#bulks),*], });
+        }
+        if v.status_code != 200 {
+            let code = v.status_code;
+            rest.push(quote! { status_code: #code, });
+        }
+        if v.status_message.is_some() {
+            let msg = opt_str(&v.status_message);
+            rest.push(quote! { status_message: #msg, });
+        }
+        if v.exception.is_some() {
+            let exc = opt_str(&v.exception);
+            rest.push(quote! { exception: #exc, });
+        }
+        if let Some(g) = &v.items_graphson {
+            rest.push(quote! { items_graphson: Some(&[#(#g),*]), });
+        }
         quote! {
             SpecResponse {
                 name: #name,
                 bytes: #bytes,
-                bulked: #bulked,
-                items: #items,
-                bulks: &[#(#bulks),*],
-                status_code: #code,
-                status_message: #msg,
-                exception: #exc,
-                items_graphson: #items_graphson,
+                #(#rest)*
                 note: #note,
+                ..SpecResponse::OK
             },
         }
     });

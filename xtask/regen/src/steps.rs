@@ -628,22 +628,6 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
                     #( Token::#class_idents(v) => v.as_str(), )*
                 }
             }
-
-            /// Appends `Class.value`.
-            pub(crate) fn write(&self, out: &mut String) {
-                out.push_str(self.class_name());
-                out.push('.');
-                out.push_str(self.value_name());
-            }
-        }
-
-        impl ::core::fmt::Display for Token {
-            /// `Class.value`.
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(self.class_name())?;
-                f.write_str(".")?;
-                f.write_str(self.value_name())
-            }
         }
     });
 
@@ -864,16 +848,20 @@ mod tests {
 
     #[test]
     fn rust_names_are_snake_case_with_keyword_escapes() {
-        assert_eq!(rust_name("hasLabel"), "has_label");
-        assert_eq!(rust_name("outE"), "out_e");
-        assert_eq!(rust_name("V"), "v");
-        assert_eq!(rust_name("as"), "as_");
-        assert_eq!(rust_name("in"), "in_");
-        assert_eq!(rust_name("where"), "where_");
-        assert_eq!(rust_name("lTrim"), "l_trim");
-        assert_eq!(rust_name("withoutStrategies"), "without_strategies");
-        assert_eq!(rust_name("mergeV"), "merge_v");
-        assert_eq!(rust_name("typeOf"), "type_of");
+        for (gremlin, rust) in [
+            ("hasLabel", "has_label"),
+            ("outE", "out_e"),
+            ("V", "v"),
+            ("as", "as_"),
+            ("in", "in_"),
+            ("where", "where_"),
+            ("lTrim", "l_trim"),
+            ("withoutStrategies", "without_strategies"),
+            ("mergeV", "merge_v"),
+            ("typeOf", "type_of"),
+        ] {
+            assert_eq!(rust_name(gremlin), rust, "{gremlin}");
+        }
     }
 
     #[test]

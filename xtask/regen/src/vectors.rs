@@ -543,6 +543,27 @@ fn parse_toml<T: serde::de::DeserializeOwned>(
         .ok()
 }
 
+/// What every vector of every file must have: a name no other vector has (`names`: each
+/// name seen with its file), a note.
+fn check_name_and_note(
+    file: &str,
+    entry: &str,
+    (name, note): (&str, &str),
+    names: &mut BTreeMap<String, String>,
+    errs: &mut Vec<SpecError>,
+) {
+    if let Some(prev) = names.insert(name.to_owned(), file.to_owned()) {
+        errs.push(SpecError::new(
+            file,
+            entry,
+            format!("duplicate vector name (also in {prev})"),
+        ));
+    }
+    if note.trim().is_empty() {
+        errs.push(SpecError::new(file, entry, "missing note"));
+    }
+}
+
 /// Validate one value-vector file's text; returns its valid vectors.
 pub fn check_value_file(
     spec: &Spec,
@@ -569,16 +590,7 @@ pub fn check_value_file(
     for v in &parsed.vectors {
         let errs_before = errs.len();
         let entry = format!("vector {:?}", v.name);
-        if let Some(prev) = names.insert(v.name.clone(), file.to_owned()) {
-            errs.push(SpecError::new(
-                file,
-                &entry,
-                format!("duplicate vector name (also in {prev})"),
-            ));
-        }
-        if v.note.trim().is_empty() {
-            errs.push(SpecError::new(file, &entry, "missing note"));
-        }
+        check_name_and_note(file, &entry, (&v.name, &v.note), names, errs);
         if let Some(g) = &v.graphson {
             check_graphson(file, &entry, g, errs);
         }
@@ -661,13 +673,8 @@ pub fn check_response_file(
     for r in &parsed.responses {
         let errs_before = errs.len();
         let entry = format!("response {:?}", r.name);
+        check_name_and_note(file, &entry, (&r.name, &r.note), names, errs);
         let mut err = |m: String| errs.push(SpecError::new(file, entry.clone(), m));
-        if let Some(prev) = names.insert(r.name.clone(), file.to_owned()) {
-            err(format!("duplicate vector name (also in {prev})"));
-        }
-        if r.note.trim().is_empty() {
-            err("missing note".into());
-        }
         if r.bulked != r.bulks.is_some() {
             err("`bulks` must be given exactly when `bulked = true`".into());
         }

@@ -269,15 +269,7 @@ pub const ALL: &[(u8, &str)] = &[
 ];
 
 /// `ALL` indexed by code: the reader asks for every value it decodes.
-const NAMES: [Option<&str>; 256] = {
-    let mut names = [None; 256];
-    let mut i = 0;
-    while i < ALL.len() {
-        names[ALL[i].0 as usize] = Some(ALL[i].1);
-        i += 1;
-    }
-    names
-};
+const NAMES: [Option<&str>; 256] = super::names_by_code(ALL);
 
 /// The GraphBinary 1 name of a type code, `None` for a code GraphBinary 1 does not define.
 #[inline]

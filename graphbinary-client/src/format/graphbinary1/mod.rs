@@ -65,3 +65,15 @@ pub use reader::{
     read_value_with, traverser,
 };
 pub use writer::{encode_value, encode_value_with};
+
+/// A code table (`codes::ALL`) indexed by code, built at compile time: the generated
+/// `codes::name` looks a code up in it for every value the reader decodes.
+const fn names_by_code(all: &[(u8, &'static str)]) -> [Option<&'static str>; 256] {
+    let mut names = [None; 256];
+    let mut i = 0;
+    while i < all.len() {
+        names[all[i].0 as usize] = Some(all[i].1);
+        i += 1;
+    }
+    names
+}

@@ -749,49 +749,38 @@ impl<'a> Parser<'a> {
                     )),
                 };
                 let (vertices, edges) = (items("vertices")?, items("edges")?);
-                let vertices = vertices
-                    .into_iter()
-                    .map(|v| match v {
-                        Value::Vertex(v) => Ok(Vertex {
-                            properties: Some(v.properties.unwrap_or_default()),
-                            ..*v
-                        }),
-                        other => Err(other),
-                    })
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|o| {
-                        self.invalid(
-                            at,
-                            "tinker:graph",
-                            format!("a vertex is a {}", o.type_name()),
-                        )
-                    })?;
-                let edges = edges
-                    .into_iter()
-                    .map(|e| match e {
-                        // A vertex label left out (read as "") is filled in from the graph.
-                        Value::Edge(e) => {
-                            let known = |l: Labels| match l.as_slice() {
-                                [only] if only.is_empty() => Labels::default(),
-                                _ => l,
-                            };
-                            Ok(Edge {
-                                properties: Some(e.properties.unwrap_or_default()),
-                                in_v_label: known(e.in_v_label),
-                                out_v_label: known(e.out_v_label),
-                                ..*e
-                            })
-                        }
-                        other => Err(other),
-                    })
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|o| {
-                        self.invalid(
-                            at,
-                            "tinker:graph",
-                            format!("an edge is a {}", o.type_name()),
-                        )
-                    })?;
+                // An item that is not `what` it should be.
+                let bad = |what: &str, other: Value| {
+                    let detail = format!("{what} is a {}", other.type_name());
+                    self.invalid(at, "tinker:graph", detail)
+                };
+                let vertices = vertices.into_iter().map(|v| match v {
+                    Value::Vertex(v) => Ok(Vertex {
+                        properties: Some(v.properties.unwrap_or_default()),
+                        ..*v
+                    }),
+                    other => Err(bad("a vertex", other)),
+                });
+                let edges = edges.into_iter().map(|e| match e {
+                    // A vertex label left out (read as "") is filled in from the graph.
+                    Value::Edge(e) => {
+                        let known = |l: Labels| match l.as_slice() {
+                            [only] if only.is_empty() => Labels::default(),
+                            _ => l,
+                        };
+                        Ok(Edge {
+                            properties: Some(e.properties.unwrap_or_default()),
+                            in_v_label: known(e.in_v_label),
+                            out_v_label: known(e.out_v_label),
+                            ..*e
+                        })
+                    }
+                    other => Err(bad("an edge", other)),
+                });
+                let (vertices, edges) = (
+                    vertices.collect::<Result<_, _>>()?,
+                    edges.collect::<Result<_, _>>()?,
+                );
                 Value::Graph(Box::new(Graph::linked(vertices, edges)))
             }
             "g:Metrics" | "g:TraversalMetrics" => {

@@ -1451,26 +1451,16 @@ pub const SPEC_RESPONSES: &[SpecResponse] = &[
     SpecResponse {
         name: "response-g-v-count",
         bytes: b"\x84\0\x02\0\0\0\0\0\0\0\0\x06\xFD\0\0\0\0\0\xC8\x01\x01",
-        bulked: false,
         items: 1usize,
-        bulks: &[],
-        status_code: 200i32,
-        status_message: None,
-        exception: None,
         items_graphson: Some(&["{\"@type\":\"g:Int64\",\"@value\":6}"]),
         note: "g.V().count() on the Modern graph: exactly 21 bytes (84 00 | Long 6 | FD 00 00 | 200 | null | null), per the GraphBinary 4 spec's Response Message format",
+        ..SpecResponse::OK
     },
     SpecResponse {
         name: "response-empty",
         bytes: b"\x84\0\xFD\0\0\0\0\0\xC8\x01\x01",
-        bulked: false,
-        items: 0usize,
-        bulks: &[],
-        status_code: 200i32,
-        status_message: None,
-        exception: None,
-        items_graphson: None,
         note: "empty result (g.V().iterate()): header, marker, footer; no items",
+        ..SpecResponse::OK
     },
     SpecResponse {
         name: "response-bulked",
@@ -1478,30 +1468,21 @@ pub const SPEC_RESPONSES: &[SpecResponse] = &[
         bulked: true,
         items: 2usize,
         bulks: &[1i64, 2i64],
-        status_code: 200i32,
-        status_message: None,
-        exception: None,
         items_graphson: Some(&["\"marko\"", "\"josh\""]),
         note: "bulked flag 01: each item is followed by a FULLY-QUALIFIED Long bulk (02 00 + 8 bytes), not a bare Long: the server adds traverser.bulk() to the data list and writes every entry with writer.write (HttpGremlinEndpointHandler, GraphBinaryMessageSerializerV4); the Java driver reads it with reader.read (GraphBinaryStreamResponseReader)",
+        ..SpecResponse::OK
     },
     SpecResponse {
         name: "response-bulked-empty",
         bytes: b"\x84\x01\xFD\0\0\0\0\0\xC8\x01\x01",
         bulked: true,
-        items: 0usize,
-        bulks: &[],
-        status_code: 200i32,
-        status_message: None,
-        exception: None,
-        items_graphson: None,
         note: "bulked response with no items",
+        ..SpecResponse::OK
     },
     SpecResponse {
         name: "response-error-after-two-results",
         bytes: b"\x84\0\x01\0\0\0\0\x01\x01\0\0\0\0\x02\xFD\0\0\0\0\x01\xF4\0\0\0\0\x10Division by zero\0\0\0\0\x14ServerErrorException",
-        bulked: false,
         items: 2usize,
-        bulks: &[],
         status_code: 500i32,
         status_message: Some("Division by zero"),
         exception: Some("ServerErrorException"),
@@ -1512,42 +1493,31 @@ pub const SPEC_RESPONSES: &[SpecResponse] = &[
             ],
         ),
         note: "error mid-stream: two items were delivered, then the footer carries code 500, a message and the exception name",
+        ..SpecResponse::OK
     },
     SpecResponse {
         name: "response-error-no-results",
         bytes: b"\x84\0\xFD\0\0\0\0\x01\x90\0\0\0\0\x91Failed to interpret Gremlin query: Query parsing failed at line 1, character position at 3, error message : no viable alternative at input 'g.V('\0\0\0\0\x17MalformedQueryException",
-        bulked: false,
-        items: 0usize,
-        bulks: &[],
         status_code: 400i32,
         status_message: Some(
             "Failed to interpret Gremlin query: Query parsing failed at line 1, character position at 3, error message : no viable alternative at input 'g.V('",
         ),
         exception: Some("MalformedQueryException"),
-        items_graphson: None,
         note: "syntax error: no items, footer code 400 with message and exception (delivered with HTTP 200)",
+        ..SpecResponse::OK
     },
     SpecResponse {
         name: "response-null-items",
         bytes: b"\x84\0\xFE\x01\x01\x01\x03\0\0\0\0\x01x\xFD\0\0\0\0\0\xC8\x01\x01",
-        bulked: false,
         items: 3usize,
-        bulks: &[],
-        status_code: 200i32,
-        status_message: None,
-        exception: None,
         items_graphson: Some(&["null", "null", "\"x\""]),
         note: "null items: an unspecified null (FE 01), a typed null Int (01 01), then a String",
+        ..SpecResponse::OK
     },
     SpecResponse {
         name: "response-elements",
         bytes: b"\x84\0\x11\0\x01\0\0\0\0\x01\0\0\0\x01\x03\0\0\0\0\x06person\xFE\x01\r\0\x01\0\0\0\0\x07\0\0\0\x01\x03\0\0\0\0\x05knows\x01\0\0\0\0\x02\0\0\0\x01\x03\0\0\0\0\x06person\x01\0\0\0\0\x01\0\0\0\x01\x03\0\0\0\0\x06person\xFE\x01\xFE\x01\n\0\0\0\0\x01\x03\0\0\0\0\x04name\t\0\0\0\0\x01\x03\0\0\0\0\x05marko\xFD\0\0\0\0\0\xC8\x01\x01",
-        bulked: false,
         items: 3usize,
-        bulks: &[],
-        status_code: 200i32,
-        status_message: None,
-        exception: None,
         items_graphson: Some(
             &[
                 "{\"@type\":\"g:Vertex\",\"@value\":{\"id\":{\"@type\":\"g:Int32\",\"@value\":1},\"label\":[\"person\"]}}",
@@ -1556,29 +1526,24 @@ pub const SPEC_RESPONSES: &[SpecResponse] = &[
             ],
         ),
         note: "mixed items: a reference Vertex, a reference Edge and a Map (valueMap shape)",
+        ..SpecResponse::OK
     },
     SpecResponse {
         name: "response-success-with-message",
         bytes: b"\x84\0'\0\x01\xFD\0\0\0\0\0\xC8\0\0\0\0\x02OK\x01",
-        bulked: false,
         items: 1usize,
-        bulks: &[],
-        status_code: 200i32,
         status_message: Some("OK"),
-        exception: None,
         items_graphson: Some(&["true"]),
         note: "a non-null status message with a null exception",
+        ..SpecResponse::OK
     },
     SpecResponse {
         name: "response-utf8-footer",
         bytes: b"\x84\0\xFD\0\0\0\0\x02U\0\0\0\0\n\xC3\xA9crit \xE2\x98\x83\0\0\0\0\x17ServerFailStepException",
-        bulked: false,
-        items: 0usize,
-        bulks: &[],
         status_code: 597i32,
         status_message: Some("écrit ☃"),
         exception: Some("ServerFailStepException"),
-        items_graphson: None,
         note: "footer strings are UTF-8 (length in bytes); a code outside the HTTP table is still a code",
+        ..SpecResponse::OK
     },
 ];

@@ -150,6 +150,29 @@ struct Group {
     bars: Vec<Option<Bar>>,
 }
 
+/// Puts the bar (`value`, shown as `text`) as series `i` of `series` in the group labelled
+/// `label` (with its `ours` flag), a new group of empty bars when none has that label yet.
+fn set_bar(
+    groups: &mut Vec<Group>,
+    (label, ours): (String, bool),
+    (i, series): (usize, usize),
+    value: f64,
+    text: String,
+) {
+    let g = match groups.iter().position(|g| g.label == label) {
+        Some(g) => g,
+        None => {
+            groups.push(Group {
+                label,
+                ours,
+                bars: vec![None; series],
+            });
+            groups.len() - 1
+        }
+    };
+    groups[g].bars[i] = Some(Bar { value, text });
+}
+
 /// A horizontal grouped bar chart.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chart {
@@ -230,21 +253,13 @@ fn latency(
             let Some(value) = parse_secs(cell) else {
                 continue;
             };
-            let g = match groups.iter().position(|g| g.label == label) {
-                Some(g) => g,
-                None => {
-                    groups.push(Group {
-                        label,
-                        ours,
-                        bars: vec![None; series.len()],
-                    });
-                    groups.len() - 1
-                }
-            };
-            groups[g].bars[i] = Some(Bar {
+            set_bar(
+                &mut groups,
+                (label, ours),
+                (i, series.len()),
                 value,
-                text: cell.clone(),
-            });
+                cell.clone(),
+            );
         }
     }
     (!groups.is_empty()).then(|| Chart {
@@ -281,21 +296,8 @@ fn throughput(file: &'static str, title: String, subtitle: String, t: &Table) ->
             continue;
         };
         let i = series.iter().position(|s| Some(s) == row.get(conc))?;
-        let g = match groups.iter().position(|g| g.label == label) {
-            Some(g) => g,
-            None => {
-                groups.push(Group {
-                    label,
-                    ours,
-                    bars: vec![None; series.len()],
-                });
-                groups.len() - 1
-            }
-        };
-        groups[g].bars[i] = Some(Bar {
-            value,
-            text: format!("{value:.0}/s"),
-        });
+        let text = format!("{value:.0}/s");
+        set_bar(&mut groups, (label, ours), (i, series.len()), value, text);
     }
     (!groups.is_empty()).then(|| Chart {
         file,
@@ -337,21 +339,14 @@ fn inproc(tables: &[Table]) -> Option<Chart> {
         let Some(i) = ROUTES.iter().position(|(p, _)| m.starts_with(p)) else {
             continue;
         };
-        let g = match groups.iter().position(|g| &g.label == c) {
-            Some(g) => g,
-            None => {
-                groups.push(Group {
-                    label: c.clone(),
-                    ours: false,
-                    bars: vec![None; ROUTES.len()],
-                });
-                groups.len() - 1
-            }
-        };
-        groups[g].bars[i] = Some(Bar {
+        let text = format!("{value:.0} MB/s");
+        set_bar(
+            &mut groups,
+            (c.clone(), false),
+            (i, ROUTES.len()),
             value,
-            text: format!("{value:.0} MB/s"),
-        });
+            text,
+        );
     }
     (!groups.is_empty()).then(|| Chart {
         file: "inproc.svg",

@@ -135,10 +135,7 @@ pub fn section(o: &Opts, rep: &mut Report, live_url: &str, client: &Path, port: 
     }
     writeln!(s)?;
 
-    for (q, runs) in [
-        (BIG_QUERY, if o.quick { 2 } else { 10 }),
-        ("g.V()", if o.quick { 20 } else { 200 }),
-    ] {
+    for (q, runs) in super::latency_workloads(o.quick, 10) {
         let per_round = (runs / reps).max(1);
         let lat = rounds.latency(rep, q, &REPLAY_LATENCY, per_round);
         writeln!(

@@ -83,6 +83,14 @@ impl Line {
         self.cells.iter().find(|x| x.0 == c).and_then(|x| x.1)
     }
 
+    /// The contenders' cells of its Markdown table row, in the order of `contenders`.
+    fn table_cells(&self, contenders: &[&str]) -> String {
+        contenders
+            .iter()
+            .map(|c| format!(" {} |", cell(self.get(c), self.rate)))
+            .collect()
+    }
+
     /// The best peer's figure and name.
     fn best_peer(&self) -> Option<(f64, &'static str)> {
         let better = |a: f64, b: f64| if self.rate { a > b } else { a < b };
@@ -498,10 +506,7 @@ fn setting_section(
                 }
                 line.cells.push((c, med));
             }
-            let cells: String = contenders
-                .iter()
-                .map(|c| format!(" {} |", cell(line.get(c), false)))
-                .collect();
+            let cells = line.table_cells(contenders);
             writeln!(
                 s,
                 "| {label} | {comp} | {} | {} | {} |{cells}",
@@ -604,10 +609,7 @@ fn setting_section(
                 }
                 line.cells.push((c, rate));
             }
-            let cells: String = contenders
-                .iter()
-                .map(|c| format!(" {} |", cell(line.get(c), true)))
-                .collect();
+            let cells = line.table_cells(contenders);
             writeln!(
                 s,
                 "| {conc} | {pool} | {} |{cells}",
@@ -804,13 +806,7 @@ fn read_response(c: &mut TcpStream, buf: &mut Vec<u8>) -> Result<(), String> {
 }
 
 fn bytes(b: f64) -> String {
-    if b >= 1e6 {
-        format!("{:.1} MB", b / 1e6)
-    } else if b >= 1e3 {
-        format!("{:.1} kB", b / 1e3)
-    } else {
-        format!("{b:.0} B")
-    }
+    super::with_prefix(b, "B", [1, 1, 0])
 }
 
 #[cfg(test)]
