@@ -79,6 +79,19 @@ pub fn run(targets: &[String], seconds: u64) -> Result<(), String> {
     let root = regen::project_root();
     let n = seed(&root)?;
     eprintln!("fuzz: seeded {n} inputs from the spec vectors");
+    if targets.len() > 1 {
+        // Every target in one cargo build (the same options as `cargo fuzz run`'s, which then
+        // finds them built): their crates compile and link side by side instead of one
+        // target's build before each run (36 s of 8 sequential builds here after the first).
+        let status = Command::new("cargo")
+            .current_dir(root.join("fuzz"))
+            .args(["+nightly", "fuzz", "build"])
+            .status()
+            .map_err(|e| format!("cargo fuzz build: {e}"))?;
+        if !status.success() {
+            return Err(format!("cargo fuzz build failed ({status})"));
+        }
+    }
     for t in targets {
         eprintln!("fuzz: {t} for {seconds} s");
         let status = Command::new("cargo")
