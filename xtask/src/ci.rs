@@ -56,7 +56,8 @@ TLS (wss://) on 8186-8190 or env GREMLIN_WS_CI_PORTS=A,B,C,D,E, JanusGraph 1.1.0
 Lucene mixed index and query.force-index (tests/live3/ws3_janusgraph_index.rs: text and geo predicates,
 Geoshapes, then a restart on the same data) on 8191 or env GREMLIN_JANUSGRAPH_BDB_PORT, the
 chaos run of a JanusGraph cluster on Cassandra (`cargo xtask cluster chaos --secs 60 --cycles 2`:
-no acknowledged write lost or duplicated while servers are killed; ports 8340-8342, 8350-8352),
+no acknowledged write lost or duplicated while servers are killed, nor a row of a load by
+key made meanwhile; ports 8340-8342, 8350-8352),
 TinkerPop 3.7.3's Gherkin suite through the WebSocket client
 (`cargo xtask features --tinkerpop 3.7.3`, its own 3.7.3 server on 8186) and 3.8.1's (its own
 3.8.1 server on 8179), then TinkerPop's

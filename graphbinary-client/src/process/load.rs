@@ -881,10 +881,13 @@ impl Loader {
         } else {
             CHECK_INDEX
         };
+        // Idempotent (a check, or made unless there): sent again on another host when its
+        // connection dies.
         let mut req = self
             .client
             .request(script)
             .language("gremlin-groovy")
+            .idempotent(true)
             .param("k", key.as_str())
             .param("n", index_name(&key).as_str());
         if self.create_index {
@@ -943,6 +946,8 @@ impl Loader {
             .client
             .request(SCHEMA)
             .language("gremlin-groovy")
+            // Made unless there: sent again on another host when its connection dies.
+            .idempotent(true)
             .param("vl", vl)
             .param("el", el)
             .param("pk", pk);
@@ -1088,7 +1093,7 @@ impl Loader {
             return Ok(());
         };
         let failed = |e: Error| e.context(format!("reading the vertex ids by key {key:?}"));
-        let g = GraphTraversalSource::new(self.client.clone());
+        let g = GraphTraversalSource::new(self.client.clone()).idempotent_reads(true);
         let g = match &self.options.source {
             Some(alias) => g.alias(alias.clone()),
             None => g,
