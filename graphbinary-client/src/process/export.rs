@@ -11,6 +11,7 @@ use std::path::Path;
 use futures::StreamExt;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 
+use super::load::Kind;
 use super::{GraphTraversal, GraphTraversalSource, __};
 use crate::client::{Client, Error};
 use crate::format::graphbinary1::{JanusVertexId, RelationIdentifier};
@@ -48,36 +49,6 @@ impl std::fmt::Display for ExportSummary {
             self.edges,
             self.edge_header.len().saturating_sub(4)
         )
-    }
-}
-
-/// A column type of the format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    String,
-    Bool,
-    Byte,
-    Short,
-    Int,
-    Long,
-    Float,
-    Double,
-    Date,
-}
-
-impl Kind {
-    fn name(self) -> &'static str {
-        match self {
-            Kind::String => "String",
-            Kind::Bool => "Bool",
-            Kind::Byte => "Byte",
-            Kind::Short => "Short",
-            Kind::Int => "Int",
-            Kind::Long => "Long",
-            Kind::Float => "Float",
-            Kind::Double => "Double",
-            Kind::Date => "Date",
-        }
     }
 }
 

@@ -22,7 +22,11 @@
 //!
 //! A vertex is `mergeV([(T.id): id])` with `onCreate` (its label and properties) and `onMatch`
 //! (its properties). A property is written with cardinality `single` when its column says
-//! `(single)`, else `set` (Neptune's default): loading the same value again adds nothing.
+//! `(single)`, else `set` (Neptune's default): loading the same value again adds nothing. On
+//! JanusGraph (with a [key property](Loader::key_property)) a column that gives no
+//! cardinality takes its key's in the graph's schema instead (SINGLE, JanusGraph's default,
+//! for a key the loader makes), and the labels and keys a file needs are made in the schema
+//! before any row that uses them is sent (see [`Loader::key_property`]).
 //! The second and further values of a `[]` cell are written once every vertex file given
 //! before them is written, one upsert each (a merge map holds one value per key).
 //!
@@ -165,21 +169,50 @@ fn index_name(key: &str) -> String {
     format!("graphbinaryKey_{safe}")
 }
 
-/// Groovy (JanusGraph's management API, bindings `k` the key and `n` unused): `force|` when
-/// the graph refuses unindexed lookups, then the name and status of a composite index on the
-/// key alone (`name:ENABLED`), if any. Fails on a server that is not JanusGraph.
+/// Groovy (JanusGraph's management API, bindings `k` the key or `''` and `n` unused):
+/// `other|` on a graph that is not JanusGraph, else `janus|`, then `force|` when the graph
+/// refuses unindexed lookups (`scan|` when not), then the name and status of a composite
+/// index on the key alone (`name:ENABLED`), if any. Fails on a server that runs no Groovy.
 const CHECK_INDEX: &str = r#"
 def gr = g.getGraph()
 def janus = Class.forName('org.janusgraph.core.JanusGraph')
 if (!janus.isInstance(gr)) return 'other|'
 def m = gr.openManagement()
 try {
-  def idx = m.getPropertyKey(k) == null ? null : m.getGraphIndexes(org.apache.tinkerpop.gremlin.structure.Vertex).find {
+  def idx = k == '' || m.getPropertyKey(k) == null ? null : m.getGraphIndexes(org.apache.tinkerpop.gremlin.structure.Vertex).find {
     it.isCompositeIndex() && it.getFieldKeys().size() == 1 && it.getFieldKeys()[0].name() == k
   }
   def force = gr.getConfiguration().hasForceIndexUsage() ? 'force|' : 'scan|'
-  return force + (idx == null ? '' : idx.name() + ':' + idx.getIndexStatus(idx.getFieldKeys()[0]))
+  return 'janus|' + force + (idx == null ? '' : idx.name() + ':' + idx.getIndexStatus(idx.getFieldKeys()[0]))
 } finally { m.rollback() }
+"#;
+
+/// Groovy (JanusGraph's management API), the schema a file needs, made before any row that
+/// uses it is sent: JanusGraph makes a missing label or key when a write first uses it, in
+/// that write's transaction, so two requests in flight that both use a new name each make it
+/// (two edge labels named `route`, two keys named `dist`; `outE('route')` then finds the
+/// edges of one of them). Bindings `vl` and `el` (vertex and edge labels, each made unless
+/// the schema has it) and `pk` (`[name, type, cardinality]` lists: each key made unless the
+/// schema has it, of that Java type, SINGLE unless the cardinality is `set`). Answers the
+/// cardinality of each key of `pk`, in order (`SINGLE`, `SET` or `LIST`).
+const SCHEMA: &str = r#"
+def gr = g.getGraph()
+def C = org.janusgraph.core.Cardinality
+def types = [String: String, Boolean: Boolean, Byte: Byte, Short: Short, Integer: Integer,
+  Long: Long, Float: Float, Double: Double, Date: Date]
+def m = gr.openManagement()
+def out = []
+try {
+  vl.each { l -> if (!m.containsVertexLabel(l)) m.makeVertexLabel(l).make() }
+  el.each { l -> if (!m.containsEdgeLabel(l)) m.makeEdgeLabel(l).make() }
+  pk.each { p ->
+    def key = m.getPropertyKey(p[0])
+    if (key == null) key = m.makePropertyKey(p[0]).dataType(types[p[1]]).cardinality(p[2] == 'set' ? C.SET : C.SINGLE).make()
+    out << key.cardinality().name()
+  }
+  m.commit()
+} catch (e) { if (m.isOpen()) m.rollback(); throw e }
+out
 "#;
 
 /// Groovy (JanusGraph's management API, bindings `k` the key and `n` the index name for a new
@@ -216,9 +249,9 @@ if (st != S.ENABLED) MS.awaitGraphIndexStatus(gr, name).status(S.ENABLED).call()
 return name + (created ? ':created' : ':existing')
 "#;
 
-/// A property column's value type.
+/// A property column's value type (the exporter's too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     String,
     Bool,
     Byte,
@@ -231,6 +264,30 @@ enum Kind {
 }
 
 impl Kind {
+    /// The type's name in a header, as the exporter writes it.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Kind::String => "String",
+            Kind::Bool => "Bool",
+            Kind::Byte => "Byte",
+            Kind::Short => "Short",
+            Kind::Int => "Int",
+            Kind::Long => "Long",
+            Kind::Float => "Float",
+            Kind::Double => "Double",
+            Kind::Date => "Date",
+        }
+    }
+
+    /// The Java class (its simple name) JanusGraph's schema gives a key of this type.
+    fn java(self) -> &'static str {
+        match self {
+            Kind::Bool => "Boolean",
+            Kind::Int => "Integer",
+            k => k.name(),
+        }
+    }
+
     fn parse(name: &str) -> Option<Kind> {
         Some(match name.to_ascii_lowercase().as_str() {
             "string" => Kind::String,
@@ -387,7 +444,9 @@ enum Column {
     Prop {
         name: String,
         kind: Kind,
-        card: Cardinality,
+        /// As the header says (`None`: no cardinality given), until the header is resolved
+        /// ([`Loader::resolve_header`]: the format's `set`, or on JanusGraph the schema's).
+        card: Option<Cardinality>,
         array: bool,
     },
 }
@@ -465,7 +524,7 @@ fn parse_prop(raw: &str, edges: bool) -> Result<Column, String> {
         return Ok(Column::Prop {
             name,
             kind: Kind::String,
-            card: Cardinality::Set,
+            card: None,
             array: false,
         });
     };
@@ -508,7 +567,7 @@ fn parse_prop(raw: &str, edges: bool) -> Result<Column, String> {
     Ok(Column::Prop {
         name,
         kind,
-        card: card.unwrap_or(Cardinality::Set),
+        card,
         array,
     })
 }
@@ -520,6 +579,8 @@ struct Row {
     on_match: Option<Lit>,
     /// `(key, value)` of the second and further values of `[]` cells (vertices).
     extra: Vec<(String, Lit)>,
+    /// The element's label.
+    label: String,
 }
 
 /// The row's merge, or the error at its column.
@@ -573,7 +634,7 @@ fn parse_row(
                 let first = if edges {
                     first
                 } else {
-                    Lit::CardinalityValue(*card, Box::new(first))
+                    Lit::CardinalityValue(card.unwrap_or(Cardinality::Set), Box::new(first))
                 };
                 props.push((Lit::from(name.as_str()), first));
                 extra.extend(lits.map(|l| (name.clone(), l)));
@@ -599,7 +660,7 @@ fn parse_row(
         Some((k, _)) => (Lit::from(k), Lit::String(id)),
         None => (Lit::from(T::Id), Lit::String(id)),
     };
-    let label_entry = (Lit::from(T::Label), Lit::String(label));
+    let label_entry = (Lit::from(T::Label), Lit::String(label.clone()));
     let on_match = (!props.is_empty()).then(|| Lit::Map(props.clone()));
     if edges {
         let from = need(from, 2, "~from")?;
@@ -624,6 +685,7 @@ fn parse_row(
             on_create: Lit::Map(props),
             on_match,
             extra,
+            label,
         })
     } else {
         let mut create = vec![label_entry];
@@ -633,6 +695,7 @@ fn parse_row(
             on_create: Lit::Map(create),
             on_match,
             extra,
+            label,
         })
     }
 }
@@ -710,6 +773,12 @@ pub struct Loader {
     create_index: bool,
     /// Whether the key's index was checked (or created).
     key_ready: bool,
+    /// Whether the server is JanusGraph (found out with the key's index): its schema is
+    /// made before the rows that need it, and its keys' cardinalities are followed.
+    janus: bool,
+    /// On JanusGraph, the labels known to be in the schema (`(edge?, label)`), and those that
+    /// could not be made, with why.
+    labels: HashMap<(bool, String), Option<String>>,
     summary: LoadSummary,
 }
 
@@ -739,6 +808,8 @@ impl Loader {
             edge_in_flight: None,
             create_index: false,
             key_ready: false,
+            janus: false,
+            labels: HashMap::new(),
             summary: LoadSummary::default(),
         }
     }
@@ -750,9 +821,24 @@ impl Loader {
     /// the row's `~from` and `~to`. Those ids are read back before the first edge file after
     /// vertices (`g.V().has(name).project('k','i').by(name).by(id)`, held in memory: one
     /// entry per vertex); a `~from` or `~to` no vertex has is a rejected row. Index `name`
-    /// on a large graph, or each upsert scans it. A column's cardinality must be the one the
-    /// graph's schema gives its key: JanusGraph refuses the format's default, `set`, for a
-    /// SINGLE key (its modern graph's `name`, `age`, `lang`): write `name:String(single)`.
+    /// on a large graph, or each upsert scans it ([`Loader::create_index`]).
+    ///
+    /// On JanusGraph (found out by a Groovy script before the first file), the schema is
+    /// followed and made first, through its management API:
+    ///
+    /// * **Cardinality.** JanusGraph refuses a value whose cardinality is not its key's
+    ///   (`set` for a SINGLE key: its default, so every row of air-routes, whose columns give
+    ///   none, would be refused with the format's default). A column that gives no
+    ///   cardinality takes its key's (`single` for a SINGLE key, `set` for a SET one); a
+    ///   `(set)` or `[]` column of a SINGLE key, or a column of a LIST key that does not say
+    ///   `(single)`, rejects its file naming the column.
+    /// * **Labels and keys made first.** JanusGraph makes a missing label or key in the
+    ///   transaction of the write that first uses it, so two requests in flight that both
+    ///   use a new one each make one: two edge labels `route`, of which `outE('route')`
+    ///   then finds one's edges (seen: 23 of 40 edges; JanusGraph's documentation advises
+    ///   making types up front). The keys of each header (and `name`) are made before its
+    ///   rows (SINGLE, or SET for a `(set)` or `[]` column, of the column's type), each new
+    ///   label before the first row that has it.
     pub fn key_property(mut self, name: impl Into<String>) -> Loader {
         self.key = Some(name.into());
         // An edge file loaded without vertex files reads the ids of the whole graph.
@@ -795,10 +881,13 @@ impl Loader {
         } else {
             CHECK_INDEX
         };
+        // Idempotent (a check, or made unless there): sent again on another host when its
+        // connection dies.
         let mut req = self
             .client
             .request(script)
             .language("gremlin-groovy")
+            .idempotent(true)
             .param("k", key.as_str())
             .param("n", index_name(&key).as_str());
         if self.create_index {
@@ -823,7 +912,12 @@ impl Loader {
             Err(_) => {}
             Ok(v) => {
                 let text = v.first().and_then(Value::as_str).unwrap_or("");
-                if !self.create_index && text.starts_with("force|") && !text.ends_with(":ENABLED") {
+                // CREATE_INDEX runs on JanusGraph only.
+                self.janus = self.create_index || text.starts_with("janus|");
+                if !self.create_index
+                    && text.starts_with("janus|force|")
+                    && !text.ends_with(":ENABLED")
+                {
                     return Err(Error::Unsupported {
                         server: "JanusGraph with query.force-index",
                         what: format!(
@@ -838,6 +932,141 @@ impl Loader {
         }
         self.key_ready = true;
         Ok(())
+    }
+
+    /// Runs [`SCHEMA`] (JanusGraph): labels `vl` and `el` and keys `pk` made unless the schema
+    /// has them; the cardinality of each key of `pk`.
+    async fn schema(
+        &self,
+        vl: Vec<String>,
+        el: Vec<String>,
+        pk: Vec<Vec<String>>,
+    ) -> Result<Vec<String>, Error> {
+        let mut req = self
+            .client
+            .request(SCHEMA)
+            .language("gremlin-groovy")
+            // Made unless there: sent again on another host when its connection dies.
+            .idempotent(true)
+            .param("vl", vl)
+            .param("el", el)
+            .param("pk", pk);
+        if let Some(alias) = &self.options.source {
+            req = req.g(alias.clone());
+        }
+        let answer = req.send().await?.all().await?;
+        Ok(answer
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .collect())
+    }
+
+    /// The header's cardinalities: the format's default, `set`, for a column that gives none;
+    /// on JanusGraph its keys made (and the key property's) unless the schema has them, and
+    /// each column's cardinality the schema's key's (a column that gives none takes the
+    /// key's, SINGLE for a key made here; a `(set)` or `[]` column of a SINGLE key, or a
+    /// column of a LIST key that is not `(single)`, is refused at its column).
+    async fn resolve_header(
+        &self,
+        cols: &mut [Column],
+        edges: bool,
+    ) -> Result<(), (Option<usize>, String)> {
+        if !self.janus {
+            for col in cols.iter_mut() {
+                if let Column::Prop { card, .. } = col {
+                    card.get_or_insert(Cardinality::Set);
+                }
+            }
+            return Ok(());
+        }
+        let mut pk: Vec<Vec<String>> = Vec::new();
+        for col in cols.iter() {
+            if let Column::Prop {
+                name,
+                kind,
+                card,
+                array,
+            } = col
+            {
+                let set = !edges && (*array || *card == Some(Cardinality::Set));
+                let card = if set { "set" } else { "single" };
+                pk.push(vec![name.clone(), kind.java().into(), card.into()]);
+            }
+        }
+        if let Some(k) = &self.key {
+            pk.push(vec![k.clone(), "String".into(), "single".into()]);
+        }
+        let cards = self.schema(Vec::new(), Vec::new(), pk).await.map_err(|e| {
+            (
+                None,
+                format!(
+                    "making the keys of the header (JanusGraph's management API): {}",
+                    crate::format::text::one_line(&e)
+                ),
+            )
+        })?;
+        let mut cards = cards.into_iter();
+        for (i, col) in cols.iter_mut().enumerate() {
+            let Column::Prop {
+                name, card, array, ..
+            } = col
+            else {
+                continue;
+            };
+            let schema = cards.next().unwrap_or_default();
+            if edges {
+                continue;
+            }
+            let refuse = |why: String| Err((Some(i + 1), format!("column {name:?}: {why}")));
+            *card = Some(match (schema.as_str(), *card, *array) {
+                ("SINGLE", Some(Cardinality::Set), _) | ("SINGLE", _, true) => {
+                    return refuse(format!(
+                        "the graph's property key {name:?} is SINGLE: (set) and [] need a SET key"
+                    ))
+                }
+                ("SINGLE", _, _) => Cardinality::Single,
+                ("SET", c, _) => c.unwrap_or(Cardinality::Set),
+                ("LIST", Some(Cardinality::Single), _) => Cardinality::Single,
+                ("LIST", _, _) => {
+                    return refuse(format!(
+                        "the graph's property key {name:?} is LIST, whose values the loader \
+                         cannot write once only: make the column (single), or the key SET"
+                    ))
+                }
+                (other, _, _) => {
+                    return refuse(format!(
+                        "the graph's property key {name:?} has the cardinality {other:?}"
+                    ))
+                }
+            });
+        }
+        Ok(())
+    }
+
+    /// On JanusGraph, makes the `label` of a row (of an edge file when `edges`) unless the
+    /// schema has it, before the row is sent; why not, if it could not be made.
+    async fn ensure_label(&mut self, label: &str, edges: bool) -> Result<(), String> {
+        if !self.janus {
+            return Ok(());
+        }
+        let k = (edges, label.to_owned());
+        if let Some(known) = self.labels.get(&k) {
+            return known.clone().map_or(Ok(()), Err);
+        }
+        let (vl, el) = if edges {
+            (Vec::new(), vec![label.to_owned()])
+        } else {
+            (vec![label.to_owned()], Vec::new())
+        };
+        let outcome = self.schema(vl, el, Vec::new()).await.err().map(|e| {
+            format!(
+                "making the {} label {label:?} (JanusGraph's management API): {}",
+                if edges { "edge" } else { "vertex" },
+                crate::format::text::one_line(&e)
+            )
+        });
+        self.labels.insert(k, outcome.clone());
+        outcome.map_or(Ok(()), Err)
     }
 
     /// Reads a vertex file named `name` (for errors) from `reader` and queues its upserts.
@@ -864,7 +1093,7 @@ impl Loader {
             return Ok(());
         };
         let failed = |e: Error| e.context(format!("reading the vertex ids by key {key:?}"));
-        let g = GraphTraversalSource::new(self.client.clone());
+        let g = GraphTraversalSource::new(self.client.clone()).idempotent_reads(true);
         let g = match &self.options.source {
             Some(alias) => g.alias(alias.clone()),
             None => g,
@@ -1104,7 +1333,11 @@ impl Loader {
                     }
                 })
                 .collect();
-            match parse_header(&fields, edges) {
+            let cols = match parse_header(&fields, edges) {
+                Ok(mut cols) => self.resolve_header(&mut cols, edges).await.map(|()| cols),
+                Err(e) => Err(e),
+            };
+            match cols {
                 Ok(cols) => cols,
                 Err((column, message)) => {
                     reject(&mut self.summary, 1, column, message);
@@ -1151,6 +1384,10 @@ impl Loader {
                     continue;
                 }
             };
+            if let Err(message) = self.ensure_label(&row.label, edges).await {
+                reject(&mut self.summary, line, None, message);
+                continue;
+            }
             let origin = (file_ix, line);
             let client = &self.client;
             let options = match (edges, self.edge_in_flight) {
@@ -1226,25 +1463,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(cols.len(), 6);
-        match &cols[3] {
-            Column::Prop {
-                name,
-                kind,
-                card,
-                array,
-            } => {
-                assert_eq!(
-                    (name.as_str(), *kind, *card, *array),
-                    ("age", Kind::Int, Cardinality::Single, false)
-                );
-            }
-            c => panic!("{c:?}"),
-        }
+        assert!(
+            matches!(
+                &cols[3],
+                Column::Prop { name, kind: Kind::Int, card: Some(Cardinality::Single), array: false }
+                    if name == "age"
+            ),
+            "{:?}",
+            cols[3]
+        );
         assert!(matches!(
             &cols[4],
             Column::Prop {
                 array: true,
-                card: Cardinality::Set,
+                card: Some(Cardinality::Set),
                 ..
             }
         ));

@@ -5,5 +5,9 @@
 /// The graph of `GREMLIN_LOAD_URL`, which the tests of both modules clear: one test at a time.
 pub static LOAD_GRAPH: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
+/// The JanusGraph of `GREMLIN_WS_JANUSGRAPH_URL`, whose vertices the tests of both modules
+/// count: one test at a time.
+pub static JANUSGRAPH: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 mod e2e_export;
 mod e2e_load;

@@ -223,13 +223,7 @@ async fn faults(test: &str) {
     let direct = client(&url);
     let g = GraphTraversalSource::new(direct.clone());
     let proxy = FaultProxy::start(&url).await;
-    let c = Client::builder(proxy.url())
-        .connect_timeout(Duration::from_secs(5))
-        // Short: a stalled answer ends in a timeout soon.
-        .read_timeout(Duration::from_secs(3))
-        .retry_policy(RetryPolicy::none())
-        .build()
-        .unwrap();
+    let c = proxy.writer_client();
     let run = run_tag(test);
     let items: Vec<Item> = (0..600).map(|i| item(&run, i)).collect();
     let result = async {

@@ -28,6 +28,13 @@
 //! ```text
 //! chaos: N acknowledged, N found, lost N, duplicated N, N failed, N unknown; reads: N, N failed after detection
 //! ```
+//!
+//! Beside them, a [`Loader`] loads a part of a graph ([`LOAD_VERTICES`] vertices and as many
+//! edges, Neptune CSV, by the key property `lk` with its index made first) through the same
+//! client, again and again until the writers stop (every pass after the first matches what is
+//! there: the kills meet upserts of a load that is there already, or not yet), then once
+//! more to complete what the kills left out; every vertex and edge must then be there exactly
+//! once (line `load: ...`).
 
 // A tool crate: its docs link its private modules (read with --document-private-items).
 #![allow(rustdoc::private_intra_doc_links)]
@@ -40,6 +47,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use graphbinary_client::client::{Client, Error, TransportKind};
 use graphbinary_client::format::text::one_line;
+use graphbinary_client::process::{BatchOptions, LoadSummary, Loader};
 use graphbinary_client::Value;
 
 use graphbinary_kit::cluster::{
@@ -75,6 +83,12 @@ const SCHEMA: &str = "mgmt = graph.openManagement(); \
 const WRITE: &str = "g.addV('chaos').property('k', k).id()";
 const READ: &str = "g.V().limit(20).count()";
 const VERIFY: &str = "g.V().hasLabel('chaos').values('k')";
+/// Vertices (and edges) of the loader's part of a graph.
+pub const LOAD_VERTICES: usize = 2000;
+/// The loader's key property, and its vertices' and edges' labels.
+const LOAD_KEY: &str = "lk";
+const LOAD_VERIFY_V: &str = "g.V().hasLabel('chaos_load').values('lk')";
+const LOAD_VERIFY_E: &str = "g.E().hasLabel('chaos_link').values('lk')";
 /// The read-back is a scan of the whole graph: longer than the servers' `evaluationTimeout`.
 const VERIFY_TIMEOUT: Duration = Duration::from_secs(600);
 
@@ -192,6 +206,10 @@ fn drive(
         );
         tasks.push(rt.spawn(async move { reader(client, stop, detected, reads).await }));
     }
+    let loads = {
+        let (client, stop) = (client.clone(), stop.clone());
+        rt.spawn(async move { loader(client, stop).await })
+    };
     let started = Instant::now();
     std::thread::sleep(Duration::from_secs(5));
     let warm = client.hosts();
@@ -285,6 +303,12 @@ fn drive(
         rt.block_on(t)?;
     }
     let ran = started.elapsed();
+    let loads = rt.block_on(loads)?;
+    let (load_line, load_whole) = rt.block_on(check_load(&client, loads));
+    println!("{load_line}");
+    if !load_whole {
+        problems.push("the load is not there exactly once".to_string());
+    }
     let hosts = client.hosts();
     // Read every key back (the last server restarted has been serving for a while; any will do).
     let verify_started = Instant::now();
@@ -389,6 +413,124 @@ fn drive(
         println!("{line}");
         bail!("the chaos run failed: {}", problems.join("; "))
     }
+}
+
+/// The loader's files: `LOAD_VERTICES` vertices `l<i>` and as many edges `e<i>`.
+fn load_files() -> (String, String) {
+    let mut nodes = String::from("~id,~label,n:Int\n");
+    let mut edges = String::from("~id,~from,~to,~label,w:Int\n");
+    for i in 0..LOAD_VERTICES {
+        nodes += &format!("l{i},chaos_load,{i}\n");
+        let to = (i * 7 + 1) % LOAD_VERTICES;
+        edges += &format!("e{i},l{i},l{to},chaos_link,{i}\n");
+    }
+    (nodes, edges)
+}
+
+/// One load of the files, by the key (its index made first, or found).
+async fn load_once(client: &Client) -> Result<LoadSummary, Error> {
+    let (nodes, edges) = load_files();
+    let mut l = Loader::new(client, BatchOptions::default())
+        .key_property(LOAD_KEY)
+        .create_index()
+        .edge_in_flight(4);
+    l.load_vertices("nodes.csv", nodes.as_bytes()).await?;
+    l.load_edges("edges.csv", edges.as_bytes()).await?;
+    Ok(l.finish().await)
+}
+
+/// What the loader did while the servers died.
+#[derive(Default)]
+struct Loads {
+    passes: u32,
+    /// Passes that stopped on an error of the run (the index or the ids could not be read).
+    failed: u32,
+    /// Rows rejected (not written after the writer's retries), over every pass.
+    rejected: u64,
+    retried: u64,
+    first_error: Option<String>,
+}
+
+/// Loads the files again and again until `stop`.
+async fn loader(client: Client, stop: Arc<AtomicBool>) -> Loads {
+    let mut loads = Loads::default();
+    while !stop.load(Ordering::Relaxed) {
+        loads.passes += 1;
+        match load_once(&client).await {
+            Ok(s) => {
+                loads.rejected += s.rejected;
+                loads.retried += s.retried;
+                if let (None, Some(e)) = (&loads.first_error, s.errors.first()) {
+                    loads.first_error = Some(e.to_string());
+                }
+            }
+            Err(e) => {
+                loads.failed += 1;
+                loads.first_error.get_or_insert_with(|| one_line(&e));
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    }
+    loads
+}
+
+/// Once more after the chaos (the servers all up), then every key read back: the line
+/// `load: ...`, and whether the last load was complete and each vertex and edge is there once.
+async fn check_load(client: &Client, loads: Loads) -> (String, bool) {
+    let last = load_once(client).await;
+    let (last, complete) = match last {
+        Ok(s) if s.is_complete() => (format!("complete: {s}"), true),
+        Ok(s) => (format!("incomplete: {s}: {:?}", s.errors.first()), false),
+        Err(e) => (format!("failed: {}", one_line(&e)), false),
+    };
+    let mut lost_dup = [0usize; 2];
+    let mut found = [0usize; 2];
+    for (i, q) in [LOAD_VERIFY_V, LOAD_VERIFY_E].into_iter().enumerate() {
+        let keys = async {
+            client
+                .request(q)
+                .idempotent(true)
+                .batch_size(2000)
+                .timeout(VERIFY_TIMEOUT)
+                .await?
+                .all()
+                .await
+        }
+        .await;
+        let keys = match keys {
+            Ok(keys) => keys,
+            Err(e) => {
+                return (
+                    format!("load: reading its keys back: {}", one_line(&e)),
+                    false,
+                )
+            }
+        };
+        let mut present: HashMap<String, u32> = HashMap::new();
+        for k in keys {
+            if let Value::String(k) = k {
+                *present.entry(k).or_default() += 1;
+            }
+        }
+        found[i] = present.len();
+        lost_dup[0] += LOAD_VERTICES - present.len().min(LOAD_VERTICES);
+        lost_dup[1] += present.values().filter(|&&n| n > 1).count();
+    }
+    let line = format!(
+        "load: {} passes during the chaos ({} stopped by an error, {} rows rejected, {} requests \
+         retried; first error: {}), then one more, {last}; {} of {LOAD_VERTICES} vertices and {} of \
+         {LOAD_VERTICES} edges found, lost {}, duplicated {}",
+        loads.passes,
+        loads.failed,
+        loads.rejected,
+        loads.retried,
+        loads.first_error.as_deref().unwrap_or("none"),
+        found[0],
+        found[1],
+        lost_dup[0],
+        lost_dup[1]
+    );
+    (line, complete && lost_dup == [0, 0])
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -63,12 +63,15 @@ one keyspace, db-cache off). Needs java 17+ and mvn on PATH.
            time it took
   down     stop what `up` started
   chaos    start a cluster of its own (a fresh keyspace), run concurrent writers (a unique key
-           per write, never retried once sent) and idempotent readers through one client over
-           the JanusGraph Servers while one server after the other is killed (SIGKILL) and
-           restarted, then check that every acknowledged write is present exactly once; stop
-           the cluster. Fails on a lost or duplicated write, or a read failed after the kill
-           was detected. Last line: chaos: N acknowledged, N found, lost N, duplicated N,
-           N failed, N unknown; reads: N, N failed after detection
+           per write, never retried once sent), idempotent readers and a loader (2,000
+           vertices and edges in Neptune CSV by a key, loaded again and again) through one
+           client over the JanusGraph Servers while one server after the other is killed
+           (SIGKILL) and restarted, then check that every acknowledged write is present
+           exactly once, and, loaded once more, every loaded row; stop the cluster. Fails on
+           a lost or duplicated write or row, or a read failed after the kill was detected.
+           Last line (the loader's, `load: ...`, comes before it): chaos: N acknowledged,
+           N found, lost N, duplicated N, N failed, N unknown; reads: N, N failed after
+           detection
 
   --servers N  JanusGraph Servers (default 3)
   --secs N     chaos: how long the writers and readers run (default 120)

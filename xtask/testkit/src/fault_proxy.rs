@@ -177,6 +177,18 @@ impl FaultProxy {
         format!("{scheme}://{}{}", self.addr, self.path)
     }
 
+    /// A client of the proxy for the fault tests of a writer that retries by itself (the
+    /// batch writer, the loader): it connects within 5 s, gives up on an answer after 3 s (a
+    /// stalled answer ends soon) and retries nothing of its own.
+    pub fn writer_client(&self) -> graphbinary_client::Client {
+        graphbinary_client::Client::builder(self.url())
+            .connect_timeout(Duration::from_secs(5))
+            .read_timeout(Duration::from_secs(3))
+            .retry_policy(graphbinary_client::client::RetryPolicy::none())
+            .build()
+            .expect("a client of the fault proxy")
+    }
+
     /// Arms `fault` for the next request (faults are taken in the order armed).
     pub fn arm(&self, fault: Fault) {
         self.shared.faults.lock().unwrap().push_back(fault);
