@@ -78,14 +78,19 @@
 //! # drop(names); Ok(()) }
 //! ```
 
+// Not part of the API: the client layer uses this module, and its `pub` items are reachable
+// only through the hidden `test-util` path `graphbinary_client::ws` (the repository's tests,
+// benchmarks and xtask); without `test-util` they are crate-private in effect.
+#![cfg_attr(not(feature = "test-util"), allow(unreachable_pub))]
+
 mod conn;
 mod session;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::stream::BoxStream;
-use futures::StreamExt;
+#[cfg(feature = "test-util")]
+use futures::{stream::BoxStream, StreamExt};
 use graphbinary_core::{DecodeError, EncodeError, Limits};
 
 use crate::format::graphbinary1::CustomTypes;
@@ -93,10 +98,14 @@ use crate::format::java::base64;
 use crate::transport::{redact_url, BoxError, Interceptor, Secret};
 use crate::value::Value;
 
+// The 3.x messages, for the hidden `test-util` path `graphbinary_client::ws` only (raw
+// frames in tests and benchmarks).
+#[cfg(feature = "test-util")]
 pub use crate::protocol::ws3::graphson::decode_response as decode_graphson_response;
+pub use crate::protocol::ws3::RequestMessage;
+#[cfg(feature = "test-util")]
 pub use crate::protocol::ws3::{
-    decode_response, decode_response_with, new_request_id, RequestMessage, ResponseMessage,
-    MIME_TYPE,
+    decode_response, decode_response_with, new_request_id, ResponseMessage, MIME_TYPE,
 };
 pub(crate) use crate::transport::parse_root_certificates;
 use conn::Conn;
@@ -402,6 +411,7 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Client3 {
     /// Connects to `url` (`ws://127.0.0.1:8182/gremlin`) with default options.
+    #[cfg(feature = "test-util")]
     pub async fn connect(url: &str) -> Result<Self, Error3> {
         Self::connect_with(url, Options3::default()).await
     }
@@ -440,17 +450,20 @@ impl Client3 {
     }
 
     /// The server URL.
+    #[cfg(feature = "test-util")]
     pub fn url(&self) -> &str {
         &self.inner.url
     }
 
     /// The options the client was built with.
+    #[cfg(feature = "test-util")]
     pub fn options(&self) -> &Options3 {
         &self.inner.options
     }
 
     /// The connections this pool opened and closed, per host (`ws://host:port`): see
     /// [`ConnectionTally`](crate::transport::ConnectionTally).
+    #[cfg(feature = "test-util")]
     pub fn connections(
         &self,
     ) -> std::collections::BTreeMap<String, crate::transport::ConnectionCounts> {
@@ -458,17 +471,20 @@ impl Client3 {
     }
 
     /// Evaluates a script; see [`Client3::eval`].
+    #[cfg(feature = "test-util")]
     pub async fn submit(&self, gremlin: &str) -> Result<BoxStream<'static, Result3>, Error3> {
         self.eval(Eval::new(gremlin)).await
     }
 
     /// Sends an `eval` request and returns its results as they arrive, batch after batch.
     /// The stream ends after the 200/204 message; an error status is its last item.
+    #[cfg(feature = "test-util")]
     pub async fn eval(&self, eval: Eval) -> Result<BoxStream<'static, Result3>, Error3> {
         self.send(eval.to_request()).await
     }
 
     /// Sends any request message and streams the results of its responses.
+    #[cfg(feature = "test-util")]
     pub async fn send(
         &self,
         request: RequestMessage,
@@ -569,6 +585,7 @@ impl Client3 {
 
     /// Like [`Client3::session`], with `manageTransaction`: the server commits after each
     /// successful request of the session (and rolls back after a failed one).
+    #[cfg(feature = "test-util")]
     pub async fn managed_session(&self) -> Result<Session3, Error3> {
         self.open_session(true).await
     }
@@ -590,6 +607,7 @@ impl Client3 {
 
     /// Whether at least one connection of the pool is open (a closed one is replaced at the
     /// next request).
+    #[cfg(feature = "test-util")]
     pub fn is_open(&self) -> bool {
         self.inner.slots.iter().any(|s| {
             s.try_lock()
@@ -642,6 +660,7 @@ impl Client3 {
     }
 
     /// Open connections of the pool.
+    #[cfg(feature = "test-util")]
     pub fn open_connections(&self) -> usize {
         self.inner
             .slots
