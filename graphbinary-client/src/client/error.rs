@@ -192,7 +192,6 @@ pub enum Error {
     },
 }
 
-
 /// What kind of error an [`Error`] is ([`Error::kind`]): about one per variant, with transport
 /// timeouts apart from the other transport failures; an [`Error::Context`] has the kind of
 /// its source. New kinds may be added.

@@ -205,13 +205,14 @@ impl From<tokio_tungstenite::tungstenite::Error> for Error3 {
     }
 }
 
-/// What a connection does when a request's consumer is [`Options3::request_backlog`] messages
-/// behind (see the module docs).
+/// What a `ws://` connection does when a request's consumer is
+/// [`ClientBuilder::request_backlog`](crate::ClientBuilder::request_backlog) messages (or
+/// [`request_backlog_bytes`](crate::ClientBuilder::request_backlog_bytes)) behind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum SlowConsumer {
-    /// End that request with [`Error3::SlowConsumer`] (after the messages it has queued); the
-    /// connection's other requests go on unaffected.
+    /// End that request with an error (after the messages it has queued); the connection's
+    /// other requests go on unaffected.
     Fail,
     /// Stop reading the connection until the consumer catches up: nothing is lost, but the
     /// other requests of that connection wait too (the default).
