@@ -79,13 +79,15 @@ mod protocol;
 mod transport;
 pub mod value;
 /// The TinkerPop 3 WebSocket transport below [`Client`] (`Client3`, `Options3`, `Error3`,
-/// `Session3`, the 3.x messages). Not part of the stable API: every option is a
-/// [`ClientBuilder`] method, every error a [`client::Error`], a session a
-/// [`client::Transaction`]; it stays reachable, hidden, for the `graphbinary` tool's `decode`,
-/// xtask, benchmarks and tests.
-#[cfg(feature = "http")]
+/// `Session3`, the 3.x messages), for this repository's tests, benchmarks and xtask only:
+/// feature `test-util`, hidden, not part of the API. A user reaches a 3.x server through
+/// [`Client`] (`ws://` or `wss://`), every option is a [`ClientBuilder`] method, every error a
+/// [`client::Error`], a session a [`client::Transaction`].
+#[cfg(all(feature = "http", feature = "test-util"))]
 #[doc(hidden)]
-pub use transport::ws;
+pub mod ws {
+    pub use crate::transport::ws::*;
+}
 
 pub use protocol::http4::response;
 #[cfg(feature = "http")]
@@ -94,6 +96,25 @@ pub use response::{
     read_response, ReadOptions, ResponseError, ResponseStream, ServerError, Status, Traverser,
 };
 pub use value::Value;
+
+/// What a spawned task holds stays fit for `tokio::spawn`: `Client`, `Transaction` and `Error`
+/// are `Send + Sync + 'static`, `ResultStream` `Send + 'static` (its `&self` accessors are all
+/// that `Sync` would add: every method that reads results takes `&mut self` or `self`).
+/// Checked when the crate builds; tests/live4/send_sync.rs checks the futures and a spawned
+/// task at run time.
+#[cfg(feature = "http")]
+const _: () = {
+    fn send_sync_static<T: Send + Sync + 'static>() {}
+    fn send_static<T: Send + 'static>() {}
+    let _ = send_sync_static::<Client>;
+    let _ = send_sync_static::<ClientBuilder>;
+    let _ = send_sync_static::<client::Transaction>;
+    let _ = send_sync_static::<Error>;
+    let _ = send_sync_static::<ServerError>;
+    let _ = send_sync_static::<Value>;
+    let _ = send_static::<ResultStream>;
+    let _ = send_static::<client::TraverserStream>;
+};
 
 /// The Rust blocks of the repository's README and of the guide (`docs/guide/`), compiled as
 /// doctests (`cfg(doctest)`: outside the published crate, which `cargo package` leaves alone).

@@ -562,7 +562,7 @@ impl ClientBuilder {
 
     /// Trusts a PEM-encoded root certificate (a private CA, or one the platform lacks) in
     /// addition to the platform's trust store, for `https://` and for `wss://` URLs alike
-    /// (the TinkerPop 3 transport gets it as [`Options3::root_certificates`](crate::transport::ws::Options3::root_certificates)).
+    /// (both transports share it).
     pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
         self.root_certificates.push(pem.into());
         self

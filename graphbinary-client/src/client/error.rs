@@ -192,14 +192,6 @@ pub enum Error {
     },
 }
 
-impl From<crate::transport::ws::Error3> for Error {
-    /// The client error for a TinkerPop 3 error (a server status as [`Error::Server`], a
-    /// dropped connection as [`Error::Transport`], ...).
-    fn from(e: crate::transport::ws::Error3) -> Self {
-        super::ws3::from_error3(e)
-    }
-}
-
 /// What kind of error an [`Error`] is ([`Error::kind`]): about one per variant, with transport
 /// timeouts apart from the other transport failures; an [`Error::Context`] has the kind of
 /// its source. New kinds may be added.

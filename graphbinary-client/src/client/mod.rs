@@ -151,6 +151,7 @@ pub use observe::{ClientStats, Latency, RequestEnd, RequestInfo, RequestListener
 pub use transaction::{Transaction, TRANSACTION_ID_HEADER};
 #[cfg(feature = "serde")]
 pub use typed::Typed;
+pub use ws3::decode_graphbinary1_response;
 
 /// The GraphBinary 4 MIME type sent in `Accept`.
 pub const GRAPHBINARY_MIME: &str = "application/vnd.graphbinary-v4.0";

@@ -70,7 +70,7 @@ enum Source {
 /// [`ClientBuilder::request_timeout`](super::ClientBuilder::request_timeout)) over all its
 /// messages, and the read timeout over each wait for the next one.
 struct WsSource {
-    results: crate::ws::Results3,
+    results: crate::transport::ws::Results3,
     deadline: Option<(std::time::Duration, Pin<Box<tokio::time::Sleep>>)>,
     read_timeout: Option<std::time::Duration>,
     /// Armed when a poll found no message ready, disarmed when one came.
@@ -534,7 +534,7 @@ impl ResultStream {
     /// [`http_status`](Self::http_status) is 0 and [`request_id`](Self::request_id) the
     /// WebSocket request id.
     pub(crate) fn from_ws(
-        mut results: crate::ws::Results3,
+        mut results: crate::transport::ws::Results3,
         deadline: Option<std::time::Duration>,
         read_timeout: Option<std::time::Duration>,
     ) -> Self {

@@ -17,6 +17,7 @@ use super::error::{Error, ServerError, TransportKind};
 use super::params::Param;
 use super::send::{timeout_error, Failed};
 use super::{Inner, RequestBuilder, ResultStream};
+use crate::format::graphbinary1::CustomTypes;
 use crate::protocol::ws3::RequestMessage;
 use crate::transport::ws::{Client3, Error3, Options3};
 use crate::value::Value;
@@ -209,6 +210,65 @@ pub(super) fn unreachable_error(e: Error3) -> Error {
     }
 }
 
+/// Reads one TinkerPop 3 response message in GraphBinary 1 (the bytes of one WebSocket
+/// message of a 3.x Gremlin Server, e.g. a captured one) as a `ws://` [`Client`](super::Client)
+/// reads it: its results with their bulks (a Traverser's bulk, else 1). `custom` are the
+/// custom types read besides the standard ones (JanusGraph's:
+/// [`CustomTypes::janusgraph`]).
+///
+/// A status other than 200, 204 and 206 is [`Error::Server`] with the status code, message
+/// and attributes; bytes that are not such a message are [`Error::Decode`] (with the byte
+/// offset); a value over `limits` is [`Error::Limit`].
+///
+/// ```
+/// use graphbinary_client::client::{decode_graphbinary1_response, ErrorKind};
+/// use graphbinary_client::format::graphbinary1::CustomTypes;
+/// use graphbinary_client::graphbinary_core::Limits;
+///
+/// // Version 0x81, a null request id, status 204, a null message, no attributes, no meta,
+/// // a null result.
+/// let mut msg = vec![0x81, 0x01];
+/// msg.extend_from_slice(&204i32.to_be_bytes());
+/// msg.push(0x01);
+/// msg.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 0xfe, 0x01]);
+/// let results = decode_graphbinary1_response(&msg, &Limits::default(), &CustomTypes::new())?;
+/// assert!(results.is_empty());
+///
+/// let e = decode_graphbinary1_response(&msg[..5], &Limits::default(), &CustomTypes::new());
+/// assert_eq!(e.unwrap_err().kind(), ErrorKind::Decode);
+/// # Ok::<(), graphbinary_client::Error>(())
+/// ```
+pub fn decode_graphbinary1_response(
+    bytes: &[u8],
+    limits: &graphbinary_core::Limits,
+    custom: &CustomTypes,
+) -> Result<Vec<(Value, i64)>, Error> {
+    let msg = crate::protocol::ws3::decode_response_with(bytes, limits, custom)
+        .map_err(|e| Error::from_decode(e, limits))?;
+    match msg.status {
+        200 | 204 | 206 => Ok(msg.results()),
+        code => Err(server_error(code, msg.message, msg.attributes)),
+    }
+}
+
+/// [`Error::Server`] for a 3.x status: its first `exceptions` attribute as the exception.
+fn server_error(code: i32, message: Option<String>, attributes: Vec<(Value, Value)>) -> Error {
+    let exception = attributes
+        .iter()
+        .find(|(k, _)| k.as_str() == Some("exceptions"))
+        .and_then(|(_, v)| match v {
+            Value::List(l) => l.first().and_then(|x| x.as_str()).map(str::to_owned),
+            _ => None,
+        });
+    Error::Server(ServerError {
+        code,
+        message,
+        exception,
+        http_status: None,
+        attributes: attributes.into(),
+    })
+}
+
 /// The client error for a TinkerPop 3 error.
 pub(crate) fn from_error3(e: Error3) -> Error {
     match e {
@@ -216,22 +276,7 @@ pub(crate) fn from_error3(e: Error3) -> Error {
             code,
             message,
             attributes,
-        } => {
-            let exception = attributes
-                .iter()
-                .find(|(k, _)| k.as_str() == Some("exceptions"))
-                .and_then(|(_, v)| match v {
-                    Value::List(l) => l.first().and_then(|x| x.as_str()).map(str::to_owned),
-                    _ => None,
-                });
-            Error::Server(ServerError {
-                code,
-                message: Some(message),
-                exception,
-                http_status: None,
-                attributes: attributes.into(),
-            })
-        }
+        } => server_error(code, Some(message), attributes),
         Error3::AuthenticationRequired => Error::Server(ServerError {
             code: 407,
             message: Some(

@@ -18,7 +18,7 @@ mod limit;
 pub(crate) mod secret;
 #[cfg(feature = "sigv4")]
 mod sigv4;
-pub mod ws;
+pub(crate) mod ws;
 
 /// The HTTP types of [`HttpRequest`]: the `http` crate's (as reqwest and hyper re-export
 /// them) and the `url` crate's `Url`.

@@ -38,6 +38,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use futures::StreamExt;
+use graphbinary_client::client::{decode_graphbinary1_response, Error};
 use graphbinary_client::format::graphbinary1::{self as v1, CustomTypes};
 use graphbinary_client::format::graphson::{write_graphson, write_graphson_traverser};
 use graphbinary_client::format::text::one_line;
@@ -375,22 +376,26 @@ async fn decode_v1<W: Write>(
     tokio::io::AsyncReadExt::read_to_end(&mut input, &mut bytes)
         .await
         .map_err(|e| Failure::Input(format!("cannot read input: {e}")))?;
-    let msg = graphbinary_client::ws::decode_response_with(&bytes, &opts.limits, &custom).map_err(
-        |e| {
-            Failure::Input(format!(
+    let results =
+        decode_graphbinary1_response(&bytes, &opts.limits, &custom).map_err(|e| match e {
+            Error::Server(se) => Failure::Status1 {
+                code: se.code,
+                message: se.message,
+            },
+            // The decoder's error (with its offset), not the client's wording around it.
+            Error::Decode(d) => Failure::Input(format!(
                 "malformed GraphBinary 1 response: {}",
-                one_line(&e)
-            ))
-        },
-    )?;
-    let (status, message) = (msg.status, msg.message.clone());
-    for (v, bulk) in msg.results() {
+                one_line(&d)
+            )),
+            other => Failure::Input(format!(
+                "malformed GraphBinary 1 response: {}",
+                one_line(&other)
+            )),
+        })?;
+    for (v, bulk) in results {
         printer.print(&v, bulk).map_err(io_failure)?;
     }
-    match status {
-        200 | 204 | 206 => Ok(()),
-        code => Err(Failure::Status1 { code, message }),
-    }
+    Ok(())
 }
 
 pub fn run(args: DecodeArgs) -> ExitCode {

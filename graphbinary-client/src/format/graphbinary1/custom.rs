@@ -90,9 +90,8 @@ impl CustomTypes {
     /// `janusgraph.P` ([`JanusGraphP`](super::JanusGraphP), the text and geo predicates).
     ///
     /// The client, the CLI, the console and the functions without `_with`
-    /// ([`decode_slice`](super::decode_slice), [`read_value`](super::read_value),
-    /// [`decode_response`](crate::ws::decode_response)) read and write these by default, as
-    /// the Java driver does with JanusGraph's IO registry; [`CustomTypes::new`] knows none.
+    /// ([`decode_slice`](super::decode_slice), [`read_value`](super::read_value)) read and
+    /// write these by default, as the Java driver does with JanusGraph's IO registry; [`CustomTypes::new`] knows none.
     /// Shared: every call returns the same registry.
     pub fn janusgraph() -> Self {
         static JANUSGRAPH: std::sync::OnceLock<CustomTypes> = std::sync::OnceLock::new();

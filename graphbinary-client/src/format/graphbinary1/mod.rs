@@ -11,7 +11,7 @@
 //! | Date 0x04, Timestamp 0x05 (ms since the epoch), Instant 0x83 | `DateTime` at UTC (offset 0), its [`kind`](crate::value::DateTimeKind) `Date`, `Timestamp`, `Instant` |
 //! | OffsetDateTime 0x88, ZonedDateTime 0x8d | `DateTime` of kind `OffsetDateTime`, `ZonedDateTime` (the zone id is not on the wire; its offset is) |
 //! | ByteBuffer 0x25 | `Binary` |
-//! | Traverser 0x21 `{bulk}{value}` | in a response's result list, one result with that bulk ([`ResponseMessage::results`](crate::ws::ResponseMessage::results)); inside a value, a `CompositePdt` named `g:Traverser` with fields `bulk` (Long) and `value` |
+//! | Traverser 0x21 `{bulk}{value}` | in a response's result list, one result with that bulk (as the client hands it out); inside a value, a `CompositePdt` named `g:Traverser` with fields `bulk` (Long) and `value` |
 //! | BulkSet 0x2a | `BulkList` (items with their bulks, as GraphBinary 4's bulked List) |
 //! | TinkerGraph 0x10 | `Graph` |
 //! | Class, Barrier, Cardinality, Column, Operator, Order, Pick, Pop, Scope, DT, GType, InetAddress | `PrimitivePdt` named by the GraphSON 3 type (`g:Class`, `g:Barrier`, ..., `gx:InetAddress`), the value as text |

@@ -416,7 +416,7 @@ fn pdt(type_name: &str, value: &str) -> Value {
 }
 
 /// A Traverser (0x21) as the model holds one inside a value (a response's result Traversers
-/// are unwrapped into results with a bulk, [`ResponseMessage::results`](crate::ws::ResponseMessage::results)):
+/// are unwrapped into results with a bulk, the client's result stream):
 /// a `CompositePdt` named `g:Traverser` with its `bulk` (Long) and `value`, which
 /// [`encode_value`](super::encode_value) writes as a Traverser again.
 ///

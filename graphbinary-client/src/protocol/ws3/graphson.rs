@@ -1,6 +1,6 @@
 //! GraphSON 2 and 3 (typed and untyped) over the TinkerPop 3 WebSocket protocol: the request
-//! writer and the response reader used by [`Client3`](crate::ws::Client3) when
-//! [`Options3::serializer`](crate::ws::Options3::serializer) is not GraphBinary 1.
+//! writer and the response reader used by [`Client3`](crate::transport::ws::Client3) when
+//! [`Options3::serializer`](crate::transport::ws::Options3::serializer) is not GraphBinary 1.
 //!
 //! A request is a binary frame `{mime length u8}{mime}{JSON}`; each response message is one
 //! JSON document `{"requestId","status":{"message","code","attributes"},"result":{"data","meta"}}`

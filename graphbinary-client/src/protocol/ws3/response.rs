@@ -47,6 +47,7 @@ impl ResponseMessage {
     }
 
     /// The value of attribute `key`, if any.
+    #[cfg(feature = "test-util")]
     pub fn attribute(&self, key: &str) -> Option<&Value> {
         self.attributes
             .iter()
@@ -57,6 +58,7 @@ impl ResponseMessage {
 
 /// Decodes one whole response message (a WebSocket message's payload, which carries no mime
 /// prefix). Truncation is an `UnexpectedEof` at the end of `bytes`; trailing bytes are an error.
+#[cfg(feature = "test-util")]
 pub fn decode_response(bytes: &[u8], limits: &Limits) -> Result<ResponseMessage, DecodeError> {
     decode_response_with(bytes, limits, &CustomTypes::janusgraph())
 }

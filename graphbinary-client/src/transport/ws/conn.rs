@@ -379,6 +379,7 @@ impl Results3 {
     /// stream: what a slow consumer costs in memory (at most
     /// [`Options3::request_backlog_bytes`] plus one message, and at most
     /// [`Options3::request_backlog`] messages).
+    #[cfg(feature = "test-util")]
     pub fn buffered_bytes(&self) -> usize {
         lock(&self.shared.queue).bytes
     }
@@ -408,6 +409,7 @@ impl Results3 {
     }
 
     /// Results decoded and not yet yielded (the rest of the current batch).
+    #[cfg(feature = "test-util")]
     pub fn decoded_len(&self) -> usize {
         self.batch.len()
     }
@@ -415,6 +417,7 @@ impl Results3 {
     /// The next whole response message of this request, decoded; `None` after the last.
     /// Status 200/204/206 only; an error status is returned as [`Error3::Server`], and ends the
     /// stream like any error.
+    #[cfg(feature = "test-util")]
     pub fn poll_message(
         &mut self,
         cx: &mut Context<'_>,

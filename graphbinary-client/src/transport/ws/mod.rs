@@ -78,6 +78,11 @@
 //! # drop(names); Ok(()) }
 //! ```
 
+// Not part of the API: the client layer uses this module, and its `pub` items are reachable
+// only through the hidden `test-util` path `graphbinary_client::ws` (the repository's tests,
+// benchmarks and xtask); without `test-util` they are crate-private in effect.
+#![cfg_attr(not(feature = "test-util"), allow(unreachable_pub))]
+
 mod close;
 mod conn;
 mod session;
@@ -85,8 +90,8 @@ mod session;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::stream::BoxStream;
-use futures::StreamExt;
+#[cfg(feature = "test-util")]
+use futures::{stream::BoxStream, StreamExt};
 use graphbinary_core::{DecodeError, EncodeError, Limits};
 
 use crate::format::graphbinary1::CustomTypes;
@@ -94,10 +99,14 @@ use crate::format::java::base64;
 use crate::transport::{redact_url, BoxError, Interceptor, Secret};
 use crate::value::Value;
 
+// The 3.x messages, for the hidden `test-util` path `graphbinary_client::ws` only (raw
+// frames in tests and benchmarks).
+#[cfg(feature = "test-util")]
 pub use crate::protocol::ws3::graphson::decode_response as decode_graphson_response;
+pub use crate::protocol::ws3::RequestMessage;
+#[cfg(feature = "test-util")]
 pub use crate::protocol::ws3::{
-    decode_response, decode_response_with, new_request_id, RequestMessage, ResponseMessage,
-    MIME_TYPE,
+    decode_response, decode_response_with, new_request_id, ResponseMessage, MIME_TYPE,
 };
 pub(crate) use crate::transport::parse_root_certificates;
 use conn::Conn;
@@ -197,13 +206,14 @@ impl From<tokio_tungstenite::tungstenite::Error> for Error3 {
     }
 }
 
-/// What a connection does when a request's consumer is [`Options3::request_backlog`] messages
-/// behind (see the module docs).
+/// What a `ws://` connection does when a request's consumer is
+/// [`ClientBuilder::request_backlog`](crate::ClientBuilder::request_backlog) messages (or
+/// [`request_backlog_bytes`](crate::ClientBuilder::request_backlog_bytes)) behind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum SlowConsumer {
-    /// End that request with [`Error3::SlowConsumer`] (after the messages it has queued); the
-    /// connection's other requests go on unaffected.
+    /// End that request with an error (after the messages it has queued); the connection's
+    /// other requests go on unaffected.
     Fail,
     /// Stop reading the connection until the consumer catches up: nothing is lost, but the
     /// other requests of that connection wait too (the default).
@@ -403,6 +413,7 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Client3 {
     /// Connects to `url` (`ws://127.0.0.1:8182/gremlin`) with default options.
+    #[cfg(feature = "test-util")]
     pub async fn connect(url: &str) -> Result<Self, Error3> {
         Self::connect_with(url, Options3::default()).await
     }
@@ -441,17 +452,20 @@ impl Client3 {
     }
 
     /// The server URL.
+    #[cfg(feature = "test-util")]
     pub fn url(&self) -> &str {
         &self.inner.url
     }
 
     /// The options the client was built with.
+    #[cfg(feature = "test-util")]
     pub fn options(&self) -> &Options3 {
         &self.inner.options
     }
 
     /// The connections this pool opened and closed, per host (`ws://host:port`): see
     /// [`ConnectionTally`](crate::transport::ConnectionTally).
+    #[cfg(feature = "test-util")]
     pub fn connections(
         &self,
     ) -> std::collections::BTreeMap<String, crate::transport::ConnectionCounts> {
@@ -459,17 +473,20 @@ impl Client3 {
     }
 
     /// Evaluates a script; see [`Client3::eval`].
+    #[cfg(feature = "test-util")]
     pub async fn submit(&self, gremlin: &str) -> Result<BoxStream<'static, Result3>, Error3> {
         self.eval(Eval::new(gremlin)).await
     }
 
     /// Sends an `eval` request and returns its results as they arrive, batch after batch.
     /// The stream ends after the 200/204 message; an error status is its last item.
+    #[cfg(feature = "test-util")]
     pub async fn eval(&self, eval: Eval) -> Result<BoxStream<'static, Result3>, Error3> {
         self.send(eval.to_request()).await
     }
 
     /// Sends any request message and streams the results of its responses.
+    #[cfg(feature = "test-util")]
     pub async fn send(
         &self,
         request: RequestMessage,
@@ -570,6 +587,7 @@ impl Client3 {
 
     /// Like [`Client3::session`], with `manageTransaction`: the server commits after each
     /// successful request of the session (and rolls back after a failed one).
+    #[cfg(feature = "test-util")]
     pub async fn managed_session(&self) -> Result<Session3, Error3> {
         self.open_session(true).await
     }
@@ -591,6 +609,7 @@ impl Client3 {
 
     /// Whether at least one connection of the pool is open (a closed one is replaced at the
     /// next request).
+    #[cfg(feature = "test-util")]
     pub fn is_open(&self) -> bool {
         self.inner.slots.iter().any(|s| {
             s.try_lock()
@@ -643,6 +662,7 @@ impl Client3 {
     }
 
     /// Open connections of the pool.
+    #[cfg(feature = "test-util")]
     pub fn open_connections(&self) -> usize {
         self.inner
             .slots

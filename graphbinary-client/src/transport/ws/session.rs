@@ -83,21 +83,25 @@ impl Session3 {
     }
 
     /// Evaluates a script in the session.
+    #[cfg(feature = "test-util")]
     pub async fn results(&self, gremlin: &str) -> Result<Results3, Error3> {
         self.eval(Eval::new(gremlin)).await
     }
 
     /// Evaluates a script in the session and collects its results.
+    #[cfg(feature = "test-util")]
     pub async fn all(&self, gremlin: &str) -> Result<Vec<(Value, i64)>, Error3> {
         self.results(gremlin).await?.try_collect().await
     }
 
     /// Runs `g.tx().commit()` in the session (the graph must support transactions).
+    #[cfg(feature = "test-util")]
     pub async fn commit(&self) -> Result<(), Error3> {
         self.all("g.tx().commit()").await.map(drop)
     }
 
     /// Runs `g.tx().rollback()` in the session (the graph must support transactions).
+    #[cfg(feature = "test-util")]
     pub async fn rollback(&self) -> Result<(), Error3> {
         self.all("g.tx().rollback()").await.map(drop)
     }
