@@ -358,6 +358,17 @@ struct Flat {
     score: f64,
 }
 
+/// A writer's round `round` of `n` upserts: all written, created the first time, matched after.
+fn assert_round(test: &str, round: usize, n: u64, r: &Report) {
+    assert!(r.failed.is_empty(), "{test}: {r}");
+    let want = if round == 0 { (n, n, 0) } else { (n, 0, n) };
+    assert_eq!(
+        (r.written, r.created, r.matched),
+        want,
+        "{test} round {round}: {r}"
+    );
+}
+
 /// On a TinkerPop 3 server, batches of raw merges (the loader's) and of typed upserts with
 /// single-valued properties go as one script and one binding holding the rows: written, read
 /// back equal, created and matched told apart, and upserted again they change nothing
@@ -394,17 +405,7 @@ async fn ws_one_binding_batches_write_read_back_and_upsert_twice_changes_nothing
                 w.merge_v(s, Some(cr), Some(m)).await.unwrap();
             }
             let r = w.finish().await;
-            assert!(r.failed.is_empty(), "{test}: {r}");
-            let want = if round == 0 {
-                (150, 150, 0)
-            } else {
-                (150, 0, 150)
-            };
-            assert_eq!(
-                (r.written, r.created, r.matched),
-                want,
-                "{test} round {round}: {r}"
-            );
+            assert_round(test, round, 150, &r);
             // One request per 40 rows: no chained script split by TP3_MAX_STEPS.
             assert_eq!(r.requests, 4, "{test}: {r}");
         }
@@ -449,17 +450,7 @@ async fn ws_one_binding_batches_write_read_back_and_upsert_twice_changes_nothing
                     .unwrap();
             }
             let r = w.finish().await;
-            assert!(r.failed.is_empty(), "{test}: {r}");
-            let want = if round == 0 {
-                (149, 149, 0)
-            } else {
-                (149, 0, 149)
-            };
-            assert_eq!(
-                (r.written, r.created, r.matched),
-                want,
-                "{test} edges {round}: {r}"
-            );
+            assert_round(test, round, 149, &r);
         }
         let edges: i64 = g
             .e(())
