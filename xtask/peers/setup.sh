@@ -99,7 +99,9 @@ python_peer() {
 # .bench-cache/peers/BINARY with the flags that pick its driver generation.
 go_peer() {
   local name=$1 bin=$2 against=$3 from=$4 log; shift 4
-  if log=$(cd "$here/gremlin-go" && go build "$@" -trimpath -o "$out/$bin" ./cmd/gopeer 2>&1); then
+  # cmd/gowrite (the write bench's peer, gowrite / gowrite3) is built beside it, same flags.
+  if log=$(cd "$here/gremlin-go" && go build "$@" -trimpath -o "$out/$bin" ./cmd/gopeer 2>&1 \
+      && go build "$@" -trimpath -o "$out/${bin/gopeer/gowrite}" ./cmd/gowrite 2>&1); then
     ok "$name" "$from" "built"
   else
     echo "$log" | tail -5 >&2

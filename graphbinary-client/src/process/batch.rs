@@ -7,6 +7,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio::task::JoinSet;
 
+use super::bound::{bound, Bound, ROWS};
 use super::typed::{append, match_probe, On};
 use super::{GraphTraversal, GraphTraversalSource};
 use crate::client::{Client, Error, RetryPolicy, TransportKind};
@@ -175,7 +176,13 @@ enum Msg {
 ///
 /// The items of a request are one chained traversal, `g.inject(0).mergeV(..).option(..)
 /// .mergeV(..)...`, each value the literal of its exact type (gremlin-lang over `http://`;
-/// Groovy over `ws://`, with a binding for each literal Groovy has no form for). Adds and
+/// Groovy over `ws://`, with a binding for each literal Groovy has no form for). Over `ws://`
+/// (TinkerPop 3), a request of raw merges, or of typed upserts whose properties are single
+/// values, all vertices or all edges, is instead one constant script and one binding holding
+/// the rows (`inject(rows).unfold().as('m').mergeV(select('m').select('s'))...`): Groovy
+/// compiles each distinct script, so the chained form is compiled for every batch and this one
+/// once (air-routes into 3.7.3: 22.6 s this way; the chained form had not finished after
+/// 2 minutes). Adds and
 /// upserts go in separate requests. Items run in order within a request; requests run
 /// concurrently, so an edge whose ends are written by the same writer should be pushed after
 /// [`BatchWriter::flush`] has returned for its vertices.
@@ -402,7 +409,8 @@ fn steps(op: &WriteOp) -> usize {
 /// A batch as requests: one, or for TinkerPop 3 as many as keep each under
 /// [`TP3_MAX_STEPS`].
 fn requests(items: Vec<(u64, WriteOp)>, tp3: bool) -> Vec<Vec<(u64, WriteOp)>> {
-    if !tp3 {
+    // The one-binding form is one request whatever its size.
+    if !tp3 || bound(&items, false).is_some() {
         return vec![items];
     }
     let mut out = Vec::new();
@@ -514,6 +522,10 @@ async fn send(
     items: Vec<(u64, WriteOp)>,
 ) -> Outcome {
     let adds = items.iter().any(|(_, op)| matches!(op, WriteOp::Add(_)));
+    let (client, alias) = g.client_and_alias();
+    let one_binding = client
+        .filter(|c| c.is_tinkerpop3())
+        .and_then(|c| Some((c, bound(&items, options.count_matches)?)));
     let (t, probed) = batch_traversal(g, &items, options.count_matches);
     let span = tracing::debug_span!("gremlin.batch", items = items.len(), adds);
     let _ = &span;
@@ -521,10 +533,25 @@ async fn send(
     loop {
         attempts += 1;
         let started = tokio::time::Instant::now();
-        let result = tracing::Instrument::instrument(t.clone().to_list(), span.clone()).await;
+        let result = match &one_binding {
+            Some((client, Bound { script, rows })) => {
+                let req = client
+                    .request(script.clone())
+                    .g(alias)
+                    .param(ROWS, rows.clone())
+                    .idempotent(false);
+                let all = async { req.send().await?.all().await };
+                tracing::Instrument::instrument(all, span.clone()).await
+            }
+            None => tracing::Instrument::instrument(t.clone().to_list(), span.clone()).await,
+        };
         match result {
             Ok(values) => {
-                let counts = if probed {
+                let counts = if one_binding.is_some() && options.count_matches {
+                    // The rows created; the others matched.
+                    let created = values.first().and_then(Value::as_i64).unwrap_or(0) as u64;
+                    (created, (items.len() as u64).saturating_sub(created))
+                } else if probed {
                     counts(&values)
                 } else if adds {
                     (items.len() as u64, 0)

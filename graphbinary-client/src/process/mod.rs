@@ -139,6 +139,7 @@
 
 mod arg;
 mod batch;
+mod bound;
 mod export;
 #[cfg(test)]
 mod grammar_check;

@@ -174,6 +174,13 @@ impl GraphTraversalSource {
         self
     }
 
+    /// The client this source submits through (none when detached), and its traversal source
+    /// name: for requests a traversal does not write, such as the batch writer's one-binding
+    /// form.
+    pub(crate) fn client_and_alias(&self) -> (Option<&Client>, &str) {
+        (self.client.as_ref(), &self.alias)
+    }
+
     /// Literal-only mode, for servers that take no parameters: every [`GValue`](super::GValue)
     /// is written into the script as its literal and no `parameters` field is sent.
     pub fn literal_only(mut self, on: bool) -> GraphTraversalSource {

@@ -380,10 +380,10 @@ fn add_edge(on: On<'_>, w: ElementWrite) -> GraphTraversal {
 
 /// What is left after the merge step's options: properties dropped (absent) or replaced by
 /// several values (list / set cardinality).
-type Rest = Vec<(&'static str, Written)>;
+pub(super) type Rest = Vec<(&'static str, Written)>;
 
 /// `(search, onCreate, onMatch, rest)` of a vertex upsert.
-fn vertex_upsert_parts(w: &ElementWrite) -> Result<(Lit, Lit, Lit, Rest), String> {
+pub(super) fn vertex_upsert_parts(w: &ElementWrite) -> Result<(Lit, Lit, Lit, Rest), String> {
     let mut search = vec![(Lit::from(T::Label), Lit::from(w.label))];
     let mut create = Vec::new();
     let mut on_match = Vec::new();
@@ -422,7 +422,9 @@ fn vertex_upsert_parts(w: &ElementWrite) -> Result<(Lit, Lit, Lit, Rest), String
 /// The search map of an edge upsert, the end lookups (`Merge.outV`/`inV` options), onCreate,
 /// onMatch and the rest.
 #[allow(clippy::type_complexity)]
-fn edge_upsert_parts(w: &ElementWrite) -> Result<(Lit, Vec<(Merge, Lit)>, Lit, Lit, Rest), String> {
+pub(super) fn edge_upsert_parts(
+    w: &ElementWrite,
+) -> Result<(Lit, Vec<(Merge, Lit)>, Lit, Lit, Rest), String> {
     let (Some(out_v), Some(in_v)) = (&w.out_v, &w.in_v) else {
         return Err("an edge needs its two ends".into());
     };

@@ -341,3 +341,145 @@ async fn http_invalid_item_is_an_error_not_a_panic() {
     assert_eq!((r.written, r.failed.len(), r.requests), (0, 0, 0));
     let _ = Value::Null(0);
 }
+
+#[derive(Vertex, Debug, Clone, PartialEq)]
+#[vertex(label = "gbw_flat")]
+struct Flat {
+    #[vertex(key)]
+    code: String,
+    run: String,
+    n: i64,
+    score: f64,
+}
+
+/// A writer's round `round` of `n` upserts: all written, created the first time, matched after.
+fn assert_round(test: &str, round: usize, n: u64, r: &Report) {
+    assert!(r.failed.is_empty(), "{test}: {r}");
+    let want = if round == 0 { (n, n, 0) } else { (n, 0, n) };
+    assert_eq!(
+        (r.written, r.created, r.matched),
+        want,
+        "{test} round {round}: {r}"
+    );
+}
+
+/// On a TinkerPop 3 server, batches of raw merges (the loader's) and of typed upserts with
+/// single-valued properties go as one script and one binding holding the rows: written, read
+/// back equal, created and matched told apart, and upserted again they change nothing
+/// (a `Cardinality.set` value is not added twice, a typed `single` one is replaced).
+#[tokio::test]
+async fn ws_one_binding_batches_write_read_back_and_upsert_twice_changes_nothing() {
+    use graphbinary_client::process::{Cardinality, Direction, Lit, T};
+    let _alone = graphbinary_testkit::exclusive::alone().await;
+    let test = "ws_one_binding_batches";
+    let Some(url) = server_url(test).await else {
+        return;
+    };
+    let c = client(&url);
+    let g = GraphTraversalSource::new(c.clone());
+    let run = run_tag(test);
+    let result = async {
+        let raw = |i: usize| {
+            let search = Lit::map([
+                (Lit::from(T::Label), Lit::from("gbw_item")),
+                (Lit::from("code"), Lit::from(format!("{run}_{i}"))),
+            ]);
+            let set = |l: Lit| Lit::CardinalityValue(Cardinality::Set, Box::new(l));
+            let create = Lit::map([
+                (Lit::from("run"), set(Lit::from(run.as_str()))),
+                (Lit::from("n"), set(Lit::Long(i as i64))),
+            ]);
+            let on_match = Lit::map([(Lit::from("n"), set(Lit::Long(i as i64)))]);
+            (search, create, on_match)
+        };
+        for round in 0..2 {
+            let mut w = c.batch_writer(BatchOptions::default().batch_size(40));
+            for i in 0..150 {
+                let (s, cr, m) = raw(i);
+                w.merge_v(s, Some(cr), Some(m)).await.unwrap();
+            }
+            let r = w.finish().await;
+            assert_round(test, round, 150, &r);
+            // One request per 40 rows: no chained script split by TP3_MAX_STEPS.
+            assert_eq!(r.requests, 4, "{test}: {r}");
+        }
+        // Each vertex once, with one value of n (set cardinality: not added twice).
+        let ns: Vec<Value> = g
+            .v(())
+            .has(("gbw_item", "run", run.as_str()))
+            .order(())
+            .by("n")
+            .values("n")
+            .to_list()
+            .await
+            .unwrap();
+        assert_eq!(ns, (0..150).map(Value::Long).collect::<Vec<_>>(), "{test}");
+        // Raw mergeE between them by id, twice.
+        let ids: Vec<Value> = g
+            .v(())
+            .has(("gbw_item", "run", run.as_str()))
+            .order(())
+            .by("n")
+            .id()
+            .to_list()
+            .await
+            .unwrap();
+        let id_lit = |v: &Value| match v {
+            Value::Long(n) => Lit::Long(*n),
+            Value::Int(n) => Lit::Int(*n),
+            Value::String(s) => Lit::from(s.as_str()),
+            other => panic!("{other:?}"),
+        };
+        for round in 0..2 {
+            let mut w = c.batch_writer(BatchOptions::default().in_flight(1));
+            for pair in ids.windows(2) {
+                let search = Lit::map([
+                    (Lit::from(T::Label), Lit::from("gbw_next")),
+                    (Lit::from(Direction::Out), id_lit(&pair[0])),
+                    (Lit::from(Direction::In), id_lit(&pair[1])),
+                ]);
+                let props = Lit::map([(Lit::from("run"), Lit::from(run.as_str()))]);
+                w.merge_e(search, Some(props.clone()), Some(props))
+                    .await
+                    .unwrap();
+            }
+            let r = w.finish().await;
+            assert_round(test, round, 149, &r);
+        }
+        let edges: i64 = g
+            .e(())
+            .has(("gbw_next", "run", run.as_str()))
+            .count(())
+            .next_as()
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(edges, 149, "{test}");
+        // Typed upserts of single-valued properties (an absent one is dropped by a step of
+        // its own: such items keep the chained form).
+        let flat = |i: usize, k: f64| Flat {
+            code: format!("{run}_f{i}"),
+            run: run.clone(),
+            n: i as i64,
+            score: i as f64 * k,
+        };
+        for k in [0.5, 0.25] {
+            let mut w = c.batch_writer(BatchOptions::default());
+            for i in 0..120 {
+                w.upsert(&flat(i, k)).await.unwrap();
+            }
+            let r = w.finish().await;
+            assert!(r.failed.is_empty(), "{test}: {r}");
+            assert_eq!(r.written, 120, "{test}: {r}");
+            assert_eq!(r.requests, 2, "{test}: one binding per 100: {r}");
+            let mut read = of_run::<Flat>(&g, &run).await;
+            read.sort_by_key(|f| f.n);
+            let want: Vec<Flat> = (0..120).map(|i| flat(i, k)).collect();
+            assert_eq!(
+                read, want,
+                "{test}: read back equal after the upserts with {k}"
+            );
+        }
+    };
+    cleaned_up(result, cleanup(&g, &run)).await;
+}
