@@ -1,6 +1,6 @@
 //! `cargo xtask bench --only tp3`: side by side on TinkerPop 3. A Gremlin Server 3.7.3 (modern
 //! graph, `cargo xtask server3`) on loopback, GraphBinary 1 (GraphSON 3 for gremlin-client)
-//! over WebSocket; the contenders: ours (`bench_client` with a `ws://` URL: `Client3`), the Java
+//! over WebSocket; the contenders: ours (`bench_client` with a `ws://` URL), the Java
 //! driver 3.7.3, gremlinpython 3.7.3, gremlin-go v3.7.3 and gremlin-client 0.8 (the Rust
 //! incumbent), set up by `xtask/peers/setup.sh tp3`. The workloads of the 4.0 end-to-end part:
 //! latency of `g.V().repeat(both()).times(12)` and of `g.V()`, client CPU, and `g.V()`
@@ -46,11 +46,11 @@ pub const SECTION_START: &str = "## 5. End to end on TinkerPop 3";
 
 fn name(c: &str) -> &'static str {
     match c {
-        "rust" => "**graphbinary-rs** (ours, `Client3`, GraphBinary 1)",
+        "rust" => "**graphbinary-rs** (ours, GraphBinary 1)",
         "rust-drain" => "**graphbinary-rs**, streaming (each result dropped)",
         "rust-default" => "**graphbinary-rs**, defaults (`Client::builder(url).build()`, one client for all tasks)",
-        "rust-graphson3" => "**graphbinary-rs**, GraphSON 3 (`Client3`, `Serializer::GraphSon3`)",
-        "rust-graphson2" => "**graphbinary-rs**, GraphSON 2 (`Client3`, `Serializer::GraphSon2`, Cosmos DB's format)",
+        "rust-graphson3" => "**graphbinary-rs**, GraphSON 3",
+        "rust-graphson2" => "**graphbinary-rs**, GraphSON 2 (Cosmos DB's format)",
         "gremlin-client" => "gremlin-client 0.8 (Rust incumbent, GraphSON 3)",
         "java3" => "Java driver 3.7.3 (GraphBinary 1)",
         "go3" => "gremlin-go v3.7.3 (GraphBinary 1)",
@@ -138,39 +138,25 @@ pub fn run(
     )?;
     writeln!(
         s,
-        "`cargo xtask bench --only tp3`. Modern graph (TinkerGraph, `cargo xtask server3`), \
-         WebSocket, `eval` of a gremlin-groovy script against `g`; the server's defaults \
-         (batches of 64 results, properties materialized). Every contender consumes every \
-         result; ours and the GraphBinary drivers read GraphBinary 1, gremlin-client reads \
-         GraphSON 3 (the only format it has), and ours runs once more on GraphSON 3 and on \
-         GraphSON 2 (typed, as `ClientBuilder::serializer` offers them) beside it. The raw \
-         frame drain is no client but the floor: `bench_client --consume raw` does its own \
-         handshake on a plain socket, sends each request as one GraphBinary 1 frame and reads \
-         the answer's frames into one buffer, decoding only each message's status code; the \
-         time the server and the loopback take to deliver the answer on this machine. Client CPU is the contender process's \
-         user+system time during the measured part. Contenders run interleaved, {reps} \
-         round(s), the order rotating from round to round, each as a fresh process. One \
-         connection for latency; for throughput a pool \
-         of as many connections as the concurrency (ours: that many `Client3`s, one task \
-         each; the drivers' pools sized to it), and ours once more with its defaults: one \
-         `Client::builder(url).build()` with nothing set shared by every task (its pool of \
-         8 connections, the WebSocket default, multiplexes the requests; `Client3` routes responses by request id). \
-         Before the rounds at each concurrency the raw frame drain sends {WARM_UP}x a \
-         measurement's requests at that concurrency, unrecorded, so that the server's JIT and \
-         its handling of that many connections are warm when the first contender meets it.\n"
+        "`cargo xtask bench --only tp3`. The modern graph over WebSocket, a gremlin-groovy \
+         `eval` against `g` with the server's defaults (64 results a message). Every \
+         contender consumes every result: ours and the GraphBinary drivers read GraphBinary 1, \
+         gremlin-client GraphSON 3; ours runs again on GraphSON 3 and 2. The raw frame drain \
+         is the floor, not a client: its own handshake, the frames read into one buffer, only \
+         status codes decoded. Client CPU: the contender's user+system time while measured. \
+         Contenders interleaved, {reps} round(s), the order rotating, each a fresh process. \
+         One connection for latency; for throughput one connection per task, and ours again \
+         at its defaults (one `Client` shared by every task). Before each concurrency the \
+         drain sends {WARM_UP}x a measurement's requests, unrecorded, to warm the server.\n"
     )?;
     writeln!(s, "{peers}")?;
     writeln!(
         s,
-        "**Replayed**: every table once against the live server and once against \
-         `xtask/bench/src/replay.rs`'s loopback server (the HTTP replay of section 2b, which takes a \
-         WebSocket upgrade on the same port: `xtask/bench/src/replay/ws.rs`). It answers each request \
-         with the frames the 3.7.3 server sent for it once, recorded in this run (one \
-         WebSocket frame per response message, 64 results a message, the server's status and \
-         attributes), each message's request id replaced by the request's; requests are \
-         matched by their `gremlin` argument, and arguments that would change the answer \
-         (another `batchSize`, bindings, ...) are refused. It serves from memory on 2 threads \
-         of the bench process, so wall time and CPU are the clients' own. Recorded:\n"
+        "**Replayed**: every table again against the replay server \
+         (`xtask/bench/src/replay/ws.rs`): each request answered with the frames 3.7.3 sent \
+         for it in this run (request ids rewritten; arguments that would change the answer \
+         refused), from memory on 2 threads of the bench process, so wall time and CPU are \
+         the clients' own. Recorded:\n"
     )?;
     writeln!(s, "| query | serializer | messages | frames | payload bytes | last status attributes |\n|---|---|---:|---:|---:|---|")?;
     for r in &recs {
