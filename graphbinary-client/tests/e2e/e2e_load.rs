@@ -21,7 +21,7 @@ use graphbinary_client::Client;
 use tokio::sync::MutexGuard;
 
 use graphbinary_testkit::common;
-use graphbinary_testkit::results::Sent;
+use graphbinary_testkit::results::{server_label_counts, Sent};
 
 /// The air-routes test clears the whole graph and counts it: one test at a time (of this
 /// binary: e2e_export clears it too).
@@ -144,24 +144,6 @@ fn label_counts(rows: &[BTreeMap<String, String>]) -> BTreeMap<String, i64> {
         *m.entry(r["~label"].clone()).or_default() += 1;
     }
     m
-}
-
-async fn server_label_counts(g: &GraphTraversalSource, edges: bool) -> BTreeMap<String, i64> {
-    let t = if edges { g.e(()) } else { g.v(()) };
-    let v = t
-        .group_count(())
-        .by(T::Label)
-        .next()
-        .await
-        .unwrap()
-        .unwrap();
-    let Value::Map(entries) = v else {
-        panic!("a map: {v:?}")
-    };
-    entries
-        .into_iter()
-        .map(|(k, n)| (k.as_str().unwrap().to_owned(), n.as_i64().unwrap()))
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
