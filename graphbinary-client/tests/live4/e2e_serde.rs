@@ -12,7 +12,7 @@ use graphbinary_client::client::Error;
 use serde::{Deserialize, Serialize};
 
 use common::client;
-use results::{collect_as, Sent};
+use results::{bulked, collect_as, Sent};
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 struct Person {
@@ -163,25 +163,17 @@ async fn counting_and_bulks() {
     let all = c.submit("g.V().repeat(both()).times(3)").expect_all().await;
     assert_eq!(n, all.len() as u64);
     assert!(n > 10, "{n}");
-    let bulked = c
-        .request("g.V().repeat(both()).times(3)")
-        .bulk_results(true)
+    let counted = bulked(&c, "g.V().repeat(both()).times(3)")
         .send()
         .expect_count()
         .await;
-    assert_eq!(bulked, n);
+    assert_eq!(counted, n);
     // Bulked: each result repeated by its bulk, as ResultStream expands them.
-    let names: Vec<String> = collect_as(
-        c.request("g.V().both().values('name')")
-            .bulk_results(true)
-            .send(),
-    )
-    .await;
+    let names: Vec<String> = collect_as(bulked(&c, "g.V().both().values('name')").send()).await;
     assert_eq!(names.len(), 12);
     assert_eq!(names.iter().filter(|n| *n == "marko").count(), 3);
     let mut names2 = Vec::new();
-    c.request("g.V().both().values('name')")
-        .bulk_results(true)
+    bulked(&c, "g.V().both().values('name')")
         .send()
         .await
         .unwrap()

@@ -4,7 +4,7 @@
 use graphbinary_testkit::gremlin_server;
 use graphbinary_testkit::results;
 use gremlin_server as common;
-use results::Sent;
+use results::{bulked, Sent};
 
 use graphbinary_client::client::{Client, Error, MaterializeProperties, ResultStream, ServerError};
 use graphbinary_client::value::Value;
@@ -353,29 +353,17 @@ async fn parameters_bind_where_the_grammar_takes_variables() {
 #[tokio::test]
 async fn bulked_results() {
     let c = graphbinary_testkit::or_skip!(client("bulked_results").await);
-    let stream = c
-        .request("g.inject(1,1,1,2,1)")
-        .bulk_results(true)
-        .send()
-        .await
-        .unwrap();
+    let stream = bulked(&c, "g.inject(1,1,1,2,1)").send().await.unwrap();
     let ts = stream.all_traversers().await.unwrap();
     let total: i64 = ts.iter().map(|t| t.bulk).sum();
     assert_eq!(total, 5);
     assert!(ts.len() < 5, "expected merged traversers, got {ts:?}");
-    let mut expanded = c
-        .request("g.inject(1,1,1,2,1)")
-        .bulk_results(true)
-        .send()
-        .expect_all()
-        .await;
+    let mut expanded = bulked(&c, "g.inject(1,1,1,2,1)").send().expect_all().await;
     expanded.sort_by_key(|v| v.as_i64());
     assert_eq!(expanded, [1, 1, 1, 1, 2].map(Value::Int));
 
     // 200,766 results unbulked arrive as a handful of traversers.
-    let s = c
-        .request("g.V().repeat(both()).times(12)")
-        .bulk_results(true)
+    let s = bulked(&c, "g.V().repeat(both()).times(12)")
         .send()
         .await
         .unwrap();
@@ -383,9 +371,7 @@ async fn bulked_results() {
     assert_eq!(ts.iter().map(|t| t.bulk).sum::<i64>(), 200_766);
     assert!(ts.len() <= 6 * 12, "{} traversers", ts.len());
     // count() sums the bulks.
-    let counted = c
-        .request("g.V().repeat(both()).times(12)")
-        .bulk_results(true)
+    let counted = bulked(&c, "g.V().repeat(both()).times(12)")
         .send()
         .expect_count()
         .await;
@@ -490,9 +476,7 @@ async fn compression_on_and_off_give_identical_results() {
 async fn result_stream_expands_bulks_and_ends_with_the_error() {
     use futures::StreamExt;
     let c = graphbinary_testkit::or_skip!(client("values_stream").await);
-    let vals: Vec<Value> = c
-        .request("g.inject(7,7,7)")
-        .bulk_results(true)
+    let vals: Vec<Value> = bulked(&c, "g.inject(7,7,7)")
         .await
         .unwrap()
         .map(Result::unwrap)
@@ -500,11 +484,7 @@ async fn result_stream_expands_bulks_and_ends_with_the_error() {
         .await;
     assert_eq!(vals, [Value::Int(7), Value::Int(7), Value::Int(7)]);
     // Read partly as values, then as traversers: the bulk still owed comes first.
-    let mut s = c
-        .request("g.inject(7,7,7)")
-        .bulk_results(true)
-        .await
-        .unwrap();
+    let mut s = bulked(&c, "g.inject(7,7,7)").await.unwrap();
     assert_eq!(s.next().await.unwrap().unwrap(), Value::Int(7));
     let rest = s.traversers().all().await.unwrap();
     assert_eq!(rest.iter().map(|t| t.bulk).sum::<i64>(), 2, "{rest:?}");

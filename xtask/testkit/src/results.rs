@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::future::IntoFuture;
 
-use graphbinary_client::client::{Error, ResultStream};
+use graphbinary_client::client::{Client, Error, RequestBuilder, ResultStream};
 use graphbinary_client::process::{GraphTraversalSource, T};
 use graphbinary_client::value::Value;
 
@@ -99,4 +99,10 @@ pub async fn server_label_counts(g: &GraphTraversalSource, edges: bool) -> BTree
             other => panic!("{k:?}: a Long count, not {other:?}"),
         })
         .collect()
+}
+
+/// `c.request(gremlin)` asking for bulked results (a result once with its bulk, which the
+/// stream expands unless asked for traversers).
+pub fn bulked(c: &Client, gremlin: &str) -> RequestBuilder {
+    c.request(gremlin).bulk_results(true)
 }
