@@ -19,9 +19,10 @@ use process::output_with_stdin;
 
 #[test]
 fn prompt_query_multiline_completion_and_tables() {
-    let Some(url) = server("GREMLIN_URL", "console prompt_query_multiline_completion") else {
-        return;
-    };
+    let url = graphbinary_testkit::or_skip!(server(
+        "GREMLIN_URL",
+        "console prompt_query_multiline_completion"
+    ));
     let h = history_file("basic");
     let mut p = console(&url, &h, &[]);
     let out = run(&mut p, "g.V().count()");
@@ -68,9 +69,10 @@ fn prompt_query_multiline_completion_and_tables() {
 
 #[test]
 fn history_is_kept_across_two_runs() {
-    let Some(url) = server("GREMLIN_URL", "console history_is_kept_across_two_runs") else {
-        return;
-    };
+    let url = graphbinary_testkit::or_skip!(server(
+        "GREMLIN_URL",
+        "console history_is_kept_across_two_runs"
+    ));
     let h = history_file("history");
     let mut p = console(&url, &h, &[]);
     run(&mut p, "g.V().has('name','peter').values('age')");
@@ -98,9 +100,10 @@ fn history_is_kept_across_two_runs() {
 
 #[test]
 fn ctrl_c_cancels_a_long_stream_and_errors_are_one_line() {
-    let Some(url) = server("GREMLIN_URL", "console ctrl_c_cancels_a_long_stream") else {
-        return;
-    };
+    let url = graphbinary_testkit::or_skip!(server(
+        "GREMLIN_URL",
+        "console ctrl_c_cancels_a_long_stream"
+    ));
     let mut p = console(&url, &history_file("cancel"), &[]);
     cancel_then_query(&mut p);
     p.send_control('d').unwrap();
@@ -133,9 +136,8 @@ fn count(url: &str, label: &str, key: &str) -> String {
 
 #[test]
 fn a_transaction_commits_and_another_rolls_back() {
-    let Some(url) = server("GREMLIN_TX_URL", "console a_transaction_commits") else {
-        return;
-    };
+    let url =
+        graphbinary_testkit::or_skip!(server("GREMLIN_TX_URL", "console a_transaction_commits"));
     let label = format!("console_tx_{}", std::process::id());
     let _cleanup = Cleanup(url.clone(), label.clone());
     let mut p = console(&url, &history_file("tx"), &[]);
@@ -162,12 +164,10 @@ fn a_transaction_commits_and_another_rolls_back() {
 
 #[test]
 fn without_a_terminal_the_console_reads_lines() {
-    let Some(url) = server(
+    let url = graphbinary_testkit::or_skip!(server(
         "GREMLIN_URL",
         "console without_a_terminal_the_console_reads_lines",
-    ) else {
-        return;
-    };
+    ));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_graphbinary"));
     cmd.args(["console", "--url", &url, "--format", "text"])
         .env("GRAPHBINARY_HISTORY", history_file("pipe"));
@@ -184,12 +184,10 @@ fn without_a_terminal_the_console_reads_lines() {
 
 #[test]
 fn plain_graphbinary_on_a_terminal_is_the_console_and_errors_are_red() {
-    let Some(url) = server(
+    let url = graphbinary_testkit::or_skip!(server(
         "GREMLIN_URL",
         "console plain_graphbinary_on_a_terminal_is_the_console",
-    ) else {
-        return;
-    };
+    ));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_graphbinary"));
     cmd.env("GREMLIN_URL", &url)
         .env("GRAPHBINARY_HISTORY", history_file("plain"))

@@ -25,9 +25,7 @@ fn auth_server(test: &str) -> Option<String> {
 
 #[test]
 fn tinkerpop3_with_sasl_asks_the_password_and_cancels_cleanly() {
-    let Some(url) = auth_server("tinkerpop3_with_sasl_asks_the_password") else {
-        return;
-    };
+    let url = graphbinary_testkit::or_skip!(auth_server("tinkerpop3_with_sasl_asks_the_password"));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_graphbinary"));
     cmd.args(["console", "--url", &url, "--user", USER])
         .env("GRAPHBINARY_HISTORY", history_file("tp3"))
@@ -62,10 +60,9 @@ fn tinkerpop3_with_sasl_asks_the_password_and_cancels_cleanly() {
 
 #[test]
 fn query_authenticates_with_the_password_from_the_environment() {
-    let Some(url) = auth_server("query_authenticates_with_the_password_from_the_environment")
-    else {
-        return;
-    };
+    let url = graphbinary_testkit::or_skip!(auth_server(
+        "query_authenticates_with_the_password_from_the_environment"
+    ));
     let query = |pw: &str| {
         Command::new(env!("CARGO_BIN_EXE_graphbinary"))
             .args(["query", "--url", &url, "--user", USER, "--timeout", "30s"])

@@ -25,7 +25,7 @@ use graphbinary_testkit::{gremlin_server, servers3};
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The URL the pages write, replaced by `GREMLIN_URL`.
@@ -357,24 +357,13 @@ fn run(
     url: &str,
     dir: &Path,
 ) -> (Option<i32>, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_graphbinary"))
-        .args(args)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_graphbinary"));
+    cmd.args(args)
         .current_dir(dir)
         .env("GREMLIN_URL", url)
         .env("NO_COLOR", "1")
-        .env_remove("GREMLIN_PASSWORD")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn graphbinary");
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_owned();
-    // Written from a thread (and closed), so a large output cannot block the writer.
-    let writer = std::thread::spawn(move || {
-        use std::io::Write as _;
-        let _ = stdin.write_all(input.as_bytes());
-    });
+        .env_remove("GREMLIN_PASSWORD");
+    let (mut child, writer) = crate::bin::spawn(&mut cmd, input.as_bytes().to_vec());
     let read = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut s = Vec::new();

@@ -53,9 +53,9 @@ fn ws(url: &str) -> ClientBuilder {
 
 #[tokio::test]
 async fn a_websocket_message_over_max_message_size_names_the_limit_not_the_server() {
-    let Some(url) = ws_url("a_websocket_message_over_max_message_size_names_the_limit") else {
-        return;
-    };
+    let url = graphbinary_testkit::or_skip!(ws_url(
+        "a_websocket_message_over_max_message_size_names_the_limit"
+    ));
     let client = ws(&url).max_message_size(10_000).build().unwrap();
     let e = first_error(&client, BIG_STRING).await;
     let n = seen(&e, Limit::MessageSize, 10_000);
@@ -80,9 +80,7 @@ async fn a_websocket_message_over_max_message_size_names_the_limit_not_the_serve
 
 #[tokio::test]
 async fn websocket_decode_limits_name_their_option() {
-    let Some(url) = ws_url("websocket_decode_limits_name_their_option") else {
-        return;
-    };
+    let url = graphbinary_testkit::or_skip!(ws_url("websocket_decode_limits_name_their_option"));
     let client = ws(&url).max_bytes_len(1000).build().unwrap();
     let e = first_error(&client, BIG_STRING).await;
     assert_eq!(seen(&e, Limit::BytesLength, 1000), 100_000);
@@ -131,9 +129,7 @@ async fn http_decode_limits_name_their_option() {
 
 #[test]
 fn the_cli_names_and_takes_the_flag() {
-    let Some(url) = ws_url("the_cli_names_and_takes_the_flag") else {
-        return;
-    };
+    let url = graphbinary_testkit::or_skip!(ws_url("the_cli_names_and_takes_the_flag"));
     let out = bin::run(
         &[
             "query",

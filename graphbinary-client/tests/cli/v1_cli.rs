@@ -15,9 +15,7 @@ fn text(b: &[u8]) -> String {
 
 #[test]
 fn every_v1_vector_decodes_as_a_value_and_re_encodes() {
-    let Some(dir) = shared_dir("v1 cli") else {
-        return;
-    };
+    let dir = graphbinary_testkit::or_skip!(shared_dir("v1 cli"));
     let mut n = 0;
     let mut differ = Vec::new();
     for (name, bytes) in v1_gbin_vectors(&dir) {
@@ -120,9 +118,7 @@ fn exit_codes_of_version_1() {
 
 #[test]
 fn format_graphson_renders_graphson_3() {
-    let Some(dir) = shared_dir("v1 cli") else {
-        return;
-    };
+    let dir = graphbinary_testkit::or_skip!(shared_dir("v1 cli"));
     let custom = v1::CustomTypes::janusgraph();
     let mut n = 0;
     for (name, bytes) in v1_gbin_vectors(&dir) {

@@ -163,9 +163,7 @@ async fn http_modern_exports_loads_and_exports_again_equal() {
     assert_eq!(nodes, MODERN_NODES);
     assert_eq!(edges, MODERN_EDGES);
 
-    let Some((_, target, _lock)) = load_server(test).await else {
-        return;
-    };
+    let (_, target, _lock) = graphbinary_testkit::or_skip!(load_server(test).await);
     let s = load_text(&target, &nodes, &edges).await;
     assert!(s.is_complete(), "{s} {:?}", s.errors);
     assert_eq!((s.vertices.created, s.edges.written), (6, 6), "{s}");
@@ -191,9 +189,7 @@ async fn ws_modern_from_373_exports_the_same_files_and_loads_into_4() {
     if std::env::var_os("GREMLIN_LOAD_URL").is_none() {
         return;
     }
-    let Some((_, target, _lock)) = load_server(test).await else {
-        return;
-    };
+    let (_, target, _lock) = graphbinary_testkit::or_skip!(load_server(test).await);
     let s = load_text(&target, &nodes, &edges).await;
     assert!(s.is_complete(), "{s} {:?}", s.errors);
     assert_eq!(export(&target).await.unwrap(), (nodes, edges));
@@ -205,9 +201,7 @@ async fn ws_modern_from_373_exports_the_same_files_and_loads_into_4() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_types_round_trip_and_what_cannot_be_held_is_refused() {
     let test = "http_types_round_trip_and_what_cannot_be_held_is_refused";
-    let Some((_, c, _lock)) = load_server(test).await else {
-        return;
-    };
+    let (_, c, _lock) = graphbinary_testkit::or_skip!(load_server(test).await);
     let nodes = "~id,~label,b:Bool,by:Byte,d:Date,f:Float,n:Int,s:String,sh:Short,tags:String[],x:Double,y:Long\n\
                  1,thing,true,-3,2024-02-29T01:02:03Z,1.5,42,\"a, \"\"quoted\"\" b\",7,a;b\\;c,-Infinity,9000000000\n\
                  2,thing,false,,,,,x;y,,z,NaN,\n\
@@ -267,9 +261,7 @@ async fn http_types_round_trip_and_what_cannot_be_held_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_a_load_dropped_midway_completes_when_run_again_with_nothing_twice() {
     let test = "http_a_load_dropped_midway_completes_when_run_again_with_nothing_twice";
-    let Some((_, c, _lock)) = load_server(test).await else {
-        return;
-    };
+    let (_, c, _lock) = graphbinary_testkit::or_skip!(load_server(test).await);
     const N: usize = 3000;
     let mut nodes = String::from("~id,~label,name:String,n:Int,tags:String[]\n");
     for i in 0..N {
@@ -345,9 +337,7 @@ async fn http_cli_load_and_export_with_their_exit_codes() {
     if !gremlin_server::server_available(test).await {
         return;
     }
-    let Some((load_url, c, _lock)) = load_server(test).await else {
-        return;
-    };
+    let (load_url, c, _lock) = graphbinary_testkit::or_skip!(load_server(test).await);
     let dir = temp_dir("cli");
     let src = dir.join("modern");
     let o = bin(&[
@@ -457,9 +447,7 @@ async fn ws_load_server_373(test: &str) -> Option<Client> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ws_modern_loads_into_an_empty_373_graph_and_exports_the_same() {
     let test = "ws_modern_loads_into_an_empty_373_graph_and_exports_the_same";
-    let Some(c) = ws_load_server_373(test).await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(ws_load_server_373(test).await);
     let g = GraphTraversalSource::new(c.clone()).alias("ggraph");
     g.v(()).drop().iterate().await.unwrap();
     let options = || BatchOptions::default().in_flight(1).source("ggraph");

@@ -21,7 +21,7 @@ use graphbinary_client::Client;
 use tokio::sync::MutexGuard;
 
 use graphbinary_testkit::common;
-use graphbinary_testkit::results::Sent;
+use graphbinary_testkit::results::{server_label_counts, Sent};
 
 /// The air-routes test clears the whole graph and counts it: one test at a time (of this
 /// binary: e2e_export clears it too).
@@ -146,31 +146,11 @@ fn label_counts(rows: &[BTreeMap<String, String>]) -> BTreeMap<String, i64> {
     m
 }
 
-async fn server_label_counts(g: &GraphTraversalSource, edges: bool) -> BTreeMap<String, i64> {
-    let t = if edges { g.e(()) } else { g.v(()) };
-    let v = t
-        .group_count(())
-        .by(T::Label)
-        .next()
-        .await
-        .unwrap()
-        .unwrap();
-    let Value::Map(entries) = v else {
-        panic!("a map: {v:?}")
-    };
-    entries
-        .into_iter()
-        .map(|(k, n)| (k.as_str().unwrap().to_owned(), n.as_i64().unwrap()))
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_air_routes_loads_whole_and_twice_writes_nothing_new() {
     let test = "http_air_routes_loads_whole_and_twice_writes_nothing_new";
-    let Some(dir) = air_routes(test) else { return };
-    let Some((_, client, g, _one)) = server(test, None, true).await else {
-        return;
-    };
+    let dir = graphbinary_testkit::or_skip!(air_routes(test));
+    let (_, client, g, _one) = graphbinary_testkit::or_skip!(server(test, None, true).await);
     let nodes = dir.join("air-routes-latest-nodes.csv");
     let edges = dir.join("air-routes-latest-edges.csv");
     let node_rows = csv_rows(&nodes);
@@ -342,9 +322,7 @@ fn canonical(rows: &[BTreeMap<String, String>]) -> BTreeMap<String, BTreeMap<Str
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_malformed_rows_are_named_and_the_rest_loads() {
     let test = "http_malformed_rows_are_named_and_the_rest_loads";
-    let Some((_, client, g, _one)) = server(test, None, false).await else {
-        return;
-    };
+    let (_, client, g, _one) = graphbinary_testkit::or_skip!(server(test, None, false).await);
     let ids: Vec<i64> = (910_001..=910_010).collect();
     g.v(ids.clone()).drop().iterate().await.unwrap();
     let dir = std::env::temp_dir().join(format!("gb-e2e-load-{}", std::process::id()));
@@ -702,7 +680,7 @@ async fn ws_janusgraph_air_routes_loads_every_row_by_key_following_the_schema() 
         common::skip::skipped(test, "GREMLIN_WS_JANUSGRAPH_URL unset (JanusGraph 1.1.0)");
         return;
     };
-    let Some(dir) = air_routes(test) else { return };
+    let dir = graphbinary_testkit::or_skip!(air_routes(test));
     const KEY: &str = "gbAirId";
     let _one = crate::JANUSGRAPH.lock().await;
     let client = Client::builder(url.as_str())
@@ -849,11 +827,10 @@ async fn server_edge_ends(g: &GraphTraversalSource) -> BTreeMap<String, (String,
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_cli_load_killed_midway_then_run_again_is_whole_once() {
     let test = "http_cli_load_killed_midway_then_run_again_is_whole_once";
-    let Some(dir) = air_routes(test) else { return };
+    let dir = graphbinary_testkit::or_skip!(air_routes(test));
     const SOURCE: &str = "ggraph";
-    let Some((url, client, g, _one)) = server(test, Some(SOURCE), true).await else {
-        return;
-    };
+    let (url, client, g, _one) =
+        graphbinary_testkit::or_skip!(server(test, Some(SOURCE), true).await);
     let nodes = dir.join("air-routes-latest-nodes.csv");
     let edges = dir.join("air-routes-latest-edges.csv");
     let (node_rows, edge_rows) = (csv_rows(&nodes), csv_rows(&edges));
@@ -976,9 +953,8 @@ async fn http_load_through_faults_loses_and_duplicates_nothing() {
 
     let test = "http_load_through_faults_loses_and_duplicates_nothing";
     const SOURCE: &str = "ggraph";
-    let Some((url, client, g, _one)) = server(test, Some(SOURCE), true).await else {
-        return;
-    };
+    let (url, client, g, _one) =
+        graphbinary_testkit::or_skip!(server(test, Some(SOURCE), true).await);
 
     const N: usize = 1500;
     let mut nodes = String::from("~id,~label,name:String(single),n:Int(single)\n");

@@ -12,7 +12,7 @@ use graphbinary_client::client::Error;
 use serde::{Deserialize, Serialize};
 
 use common::client;
-use results::{collect_as, Sent};
+use results::{bulked, collect_as, Sent};
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 struct Person {
@@ -37,9 +37,7 @@ fn modern_people() -> Vec<Person> {
 
 #[tokio::test]
 async fn element_maps_into_structs() {
-    let Some(c) = client("element_maps_into_structs").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("element_maps_into_structs").await);
     let q = "g.V().hasLabel('person').order().by(id).elementMap()";
     let people: Vec<Person> = collect_as(c.submit(q)).await;
     assert_eq!(people, modern_people());
@@ -56,9 +54,7 @@ async fn element_maps_into_structs() {
 
 #[tokio::test]
 async fn vertices_edges_and_paths_into_structs() {
-    let Some(c) = client("vertices_edges_and_paths_into_structs").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("vertices_edges_and_paths_into_structs").await);
     #[derive(Debug, Deserialize)]
     struct Prop {
         label: String,
@@ -105,9 +101,7 @@ async fn vertices_edges_and_paths_into_structs() {
 
 #[tokio::test]
 async fn groups_and_projections_into_maps() {
-    let Some(c) = client("groups_and_projections_into_maps").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("groups_and_projections_into_maps").await);
     let g: Vec<HashMap<String, i64>> = collect_as(c.submit("g.V().groupCount().by(label)")).await;
     assert_eq!(g[0]["person"], 4);
     assert_eq!(g[0]["software"], 2);
@@ -135,9 +129,9 @@ async fn groups_and_projections_into_maps() {
 
 #[tokio::test]
 async fn a_result_that_does_not_fit_is_an_error_naming_the_field() {
-    let Some(c) = client("a_result_that_does_not_fit_is_an_error_naming_the_field").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(
+        client("a_result_that_does_not_fit_is_an_error_naming_the_field").await
+    );
     #[derive(Debug, Deserialize)]
     #[allow(dead_code)]
     struct Wrong {
@@ -161,9 +155,7 @@ async fn a_result_that_does_not_fit_is_an_error_naming_the_field() {
 
 #[tokio::test]
 async fn counting_and_bulks() {
-    let Some(c) = client("counting_and_bulks").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("counting_and_bulks").await);
     let n = c
         .submit("g.V().repeat(both()).times(3)")
         .expect_count()
@@ -171,25 +163,17 @@ async fn counting_and_bulks() {
     let all = c.submit("g.V().repeat(both()).times(3)").expect_all().await;
     assert_eq!(n, all.len() as u64);
     assert!(n > 10, "{n}");
-    let bulked = c
-        .request("g.V().repeat(both()).times(3)")
-        .bulk_results(true)
+    let counted = bulked(&c, "g.V().repeat(both()).times(3)")
         .send()
         .expect_count()
         .await;
-    assert_eq!(bulked, n);
+    assert_eq!(counted, n);
     // Bulked: each result repeated by its bulk, as ResultStream expands them.
-    let names: Vec<String> = collect_as(
-        c.request("g.V().both().values('name')")
-            .bulk_results(true)
-            .send(),
-    )
-    .await;
+    let names: Vec<String> = collect_as(bulked(&c, "g.V().both().values('name')").send()).await;
     assert_eq!(names.len(), 12);
     assert_eq!(names.iter().filter(|n| *n == "marko").count(), 3);
     let mut names2 = Vec::new();
-    c.request("g.V().both().values('name')")
-        .bulk_results(true)
+    bulked(&c, "g.V().both().values('name')")
         .send()
         .await
         .unwrap()
@@ -201,9 +185,7 @@ async fn counting_and_bulks() {
 
 #[tokio::test]
 async fn serialize_types_as_parameters() {
-    let Some(c) = client("serialize_types_as_parameters").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("serialize_types_as_parameters").await);
     // gremlin-lang 4.0.0-beta.3 takes variables in some steps only: mergeV takes a Map. This
     // map matches marko, so nothing is created.
     #[derive(Serialize)]

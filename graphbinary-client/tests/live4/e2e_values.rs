@@ -4,7 +4,7 @@
 use graphbinary_testkit::gremlin_server;
 use graphbinary_testkit::results;
 use gremlin_server as common;
-use results::Sent;
+use results::{bulked, Sent};
 
 use graphbinary_client::client::{Client, Error, MaterializeProperties, ResultStream, ServerError};
 use graphbinary_client::value::Value;
@@ -63,9 +63,7 @@ fn vprops<'a>(v: &'a graphbinary_client::value::Vertex, key: &str) -> Vec<&'a Va
 
 #[tokio::test]
 async fn vertex_with_properties() {
-    let Some(c) = client("vertex_with_properties").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("vertex_with_properties").await);
     let r = all(&c, "g.V(1)").await;
     assert_eq!(r.len(), 1);
     let Value::Vertex(v) = &r[0] else {
@@ -86,9 +84,7 @@ async fn vertex_with_properties() {
 
 #[tokio::test]
 async fn materialize_tokens_drops_properties() {
-    let Some(c) = client("materialize_tokens_drops_properties").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("materialize_tokens_drops_properties").await);
     let r = c
         .request("g.V(1)")
         .materialize_properties(MaterializeProperties::Tokens)
@@ -104,9 +100,7 @@ async fn materialize_tokens_drops_properties() {
 
 #[tokio::test]
 async fn edge_with_weight() {
-    let Some(c) = client("edge_with_weight").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("edge_with_weight").await);
     let r = all(&c, "g.E(7)").await;
     let Value::Edge(e) = &r[0] else {
         panic!("{r:?}")
@@ -126,9 +120,7 @@ async fn edge_with_weight() {
 
 #[tokio::test]
 async fn path_with_labels() {
-    let Some(c) = client("path_with_labels").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("path_with_labels").await);
     let r = all(
         &c,
         "g.V(1).as('a').out('created').as('b').values('name').as('c').path()",
@@ -152,9 +144,7 @@ async fn path_with_labels() {
 
 #[tokio::test]
 async fn tree_of_names() {
-    let Some(c) = client("tree_of_names").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("tree_of_names").await);
     let r = all(&c, "g.V(1).out().values('name').tree()").await;
     assert_eq!(r.len(), 1);
     // {v[1]: {v[2]: {vadas: {}}, v[3]: {lop: {}}, v[4]: {josh: {}}}}
@@ -191,9 +181,7 @@ async fn tree_of_names() {
 
 #[tokio::test]
 async fn value_map_and_element_map() {
-    let Some(c) = client("value_map_and_element_map").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("value_map_and_element_map").await);
     let r = all(&c, "g.V(1).valueMap('name','age')").await;
     assert_eq!(get(&r[0], &s("name")), &Value::List(vec![s("marko")]));
     assert_eq!(get(&r[0], &s("age")), &Value::List(vec![Value::Int(29)]));
@@ -226,9 +214,7 @@ async fn value_map_and_element_map() {
 
 #[tokio::test]
 async fn group_and_group_count() {
-    let Some(c) = client("group_and_group_count").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("group_and_group_count").await);
     let r = all(&c, "g.V().groupCount().by(label)").await;
     assert_eq!(get(&r[0], &s("person")), &Value::Long(4));
     assert_eq!(get(&r[0], &s("software")), &Value::Long(2));
@@ -250,9 +236,7 @@ async fn group_and_group_count() {
 
 #[tokio::test]
 async fn every_numeric_width() {
-    let Some(c) = client("every_numeric_width").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("every_numeric_width").await);
     let r = all(
         &c,
         "g.inject(1b, 2s, 3, 4l, 5.0f, 6.0d, 7n, 8.5m, -500n, -500.25m)",
@@ -286,9 +270,7 @@ async fn every_numeric_width() {
 
 #[tokio::test]
 async fn big_decimal_extremes() {
-    let Some(c) = client("big_decimal_extremes").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("big_decimal_extremes").await);
     let r = all(
         &c,
         "g.inject(123456789012345678901234567890.123456789m, 0.000001m, -1m, 99999999999999999999999999999n)",
@@ -315,9 +297,7 @@ async fn big_decimal_extremes() {
 
 #[tokio::test]
 async fn datetime_and_uuid() {
-    let Some(c) = client("datetime_and_uuid").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("datetime_and_uuid").await);
     let r = all(
         &c,
         "g.inject(datetime('2023-08-02T10:11:12.5Z'), datetime('1999-12-31T23:59:59+05:30'), UUID('41d2e28a-20a4-4ab0-b379-d810dede3786'))",
@@ -345,9 +325,7 @@ async fn datetime_and_uuid() {
 
 #[tokio::test]
 async fn parameters_bind_where_the_grammar_takes_variables() {
-    let Some(c) = client("parameters").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("parameters").await);
     let age: i32 = c
         .request("g.V().has('person','name',who).values('age')")
         .param("who", "marko")
@@ -374,32 +352,18 @@ async fn parameters_bind_where_the_grammar_takes_variables() {
 
 #[tokio::test]
 async fn bulked_results() {
-    let Some(c) = client("bulked_results").await else {
-        return;
-    };
-    let stream = c
-        .request("g.inject(1,1,1,2,1)")
-        .bulk_results(true)
-        .send()
-        .await
-        .unwrap();
+    let c = graphbinary_testkit::or_skip!(client("bulked_results").await);
+    let stream = bulked(&c, "g.inject(1,1,1,2,1)").send().await.unwrap();
     let ts = stream.all_traversers().await.unwrap();
     let total: i64 = ts.iter().map(|t| t.bulk).sum();
     assert_eq!(total, 5);
     assert!(ts.len() < 5, "expected merged traversers, got {ts:?}");
-    let mut expanded = c
-        .request("g.inject(1,1,1,2,1)")
-        .bulk_results(true)
-        .send()
-        .expect_all()
-        .await;
+    let mut expanded = bulked(&c, "g.inject(1,1,1,2,1)").send().expect_all().await;
     expanded.sort_by_key(|v| v.as_i64());
     assert_eq!(expanded, [1, 1, 1, 1, 2].map(Value::Int));
 
     // 200,766 results unbulked arrive as a handful of traversers.
-    let s = c
-        .request("g.V().repeat(both()).times(12)")
-        .bulk_results(true)
+    let s = bulked(&c, "g.V().repeat(both()).times(12)")
         .send()
         .await
         .unwrap();
@@ -407,9 +371,7 @@ async fn bulked_results() {
     assert_eq!(ts.iter().map(|t| t.bulk).sum::<i64>(), 200_766);
     assert!(ts.len() <= 6 * 12, "{} traversers", ts.len());
     // count() sums the bulks.
-    let counted = c
-        .request("g.V().repeat(both()).times(12)")
-        .bulk_results(true)
+    let counted = bulked(&c, "g.V().repeat(both()).times(12)")
         .send()
         .expect_count()
         .await;
@@ -418,9 +380,7 @@ async fn bulked_results() {
 
 #[tokio::test]
 async fn empty_result() {
-    let Some(c) = client("empty_result").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("empty_result").await);
     assert!(all(&c, "g.V().has('name','nobody')").await.is_empty());
     assert!(all(&c, "g.V().iterate()").await.is_empty());
     let e = c
@@ -434,9 +394,7 @@ async fn empty_result() {
 
 #[tokio::test]
 async fn syntax_error_is_a_typed_server_error_inside_http_200() {
-    let Some(c) = client("syntax_error").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("syntax_error").await);
     let s = ends_in_server_error(c.submit("g.V(.count()").await.unwrap()).await;
     assert_eq!(s.http_status, Some(200));
     assert_eq!(s.code, 400);
@@ -446,9 +404,7 @@ async fn syntax_error_is_a_typed_server_error_inside_http_200() {
 
 #[tokio::test]
 async fn server_timeout_is_a_typed_server_error() {
-    let Some(c) = client("server_timeout").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("server_timeout").await);
     let s = ends_in_server_error(
         c.request("g.V().repeat(both()).times(30).path().count()")
             .timeout_millis(200)
@@ -466,9 +422,7 @@ async fn server_timeout_is_a_typed_server_error() {
 
 #[tokio::test]
 async fn guard_failures_and_json_errors() {
-    let Some(c) = client("guard_failures_and_json_errors").await else {
-        return;
-    };
+    let c = graphbinary_testkit::or_skip!(client("guard_failures_and_json_errors").await);
     // Unknown language: rejected before evaluation with a real HTTP 400.
     let e = match c.request("g.V()").language("no-such-language").send().await {
         Ok(s) => s.all().await.unwrap_err(),
@@ -496,9 +450,7 @@ async fn guard_failures_and_json_errors() {
 
 #[tokio::test]
 async fn compression_on_and_off_give_identical_results() {
-    let Some(_) = client("compression_on_and_off").await else {
-        return;
-    };
+    let _ = graphbinary_testkit::or_skip!(client("compression_on_and_off").await);
     let on = common::builder().compression(true).build().unwrap();
     let off = common::builder().compression(false).build().unwrap();
     for q in [
@@ -523,12 +475,8 @@ async fn compression_on_and_off_give_identical_results() {
 #[tokio::test]
 async fn result_stream_expands_bulks_and_ends_with_the_error() {
     use futures::StreamExt;
-    let Some(c) = client("values_stream").await else {
-        return;
-    };
-    let vals: Vec<Value> = c
-        .request("g.inject(7,7,7)")
-        .bulk_results(true)
+    let c = graphbinary_testkit::or_skip!(client("values_stream").await);
+    let vals: Vec<Value> = bulked(&c, "g.inject(7,7,7)")
         .await
         .unwrap()
         .map(Result::unwrap)
@@ -536,11 +484,7 @@ async fn result_stream_expands_bulks_and_ends_with_the_error() {
         .await;
     assert_eq!(vals, [Value::Int(7), Value::Int(7), Value::Int(7)]);
     // Read partly as values, then as traversers: the bulk still owed comes first.
-    let mut s = c
-        .request("g.inject(7,7,7)")
-        .bulk_results(true)
-        .await
-        .unwrap();
+    let mut s = bulked(&c, "g.inject(7,7,7)").await.unwrap();
     assert_eq!(s.next().await.unwrap().unwrap(), Value::Int(7));
     let rest = s.traversers().all().await.unwrap();
     assert_eq!(rest.iter().map(|t| t.bulk).sum::<i64>(), 2, "{rest:?}");

@@ -144,9 +144,9 @@ async fn capture_after_probe(test: &str) -> Option<(Capture, tracing::subscriber
 
 #[tokio::test]
 async fn each_request_has_a_span_with_what_it_did() {
-    let Some((cap, _g)) = capture_for("each_request_has_a_span_with_what_it_did").await else {
-        return;
-    };
+    let (cap, _g) = graphbinary_testkit::or_skip!(
+        capture_for("each_request_has_a_span_with_what_it_did").await
+    );
     let client = gremlin_server::builder().build().unwrap();
     let names = client
         .request("g.V().hasLabel(l).values('name')")
@@ -206,13 +206,12 @@ async fn until_none_open(
 
 #[tokio::test]
 async fn http_connections_opened_and_closed_are_counted_per_host_and_are_events() {
-    let Some((cap, _g)) = capture_after_probe(
-        "http_connections_opened_and_closed_are_counted_per_host_and_are_events",
-    )
-    .await
-    else {
-        return;
-    };
+    let (cap, _g) = graphbinary_testkit::or_skip!(
+        capture_after_probe(
+            "http_connections_opened_and_closed_are_counted_per_host_and_are_events",
+        )
+        .await
+    );
     let client = gremlin_server::builder().pool_size(3).build().unwrap();
     let key = host_key(&client);
     assert!(client.stats().connections.is_empty());
@@ -261,11 +260,9 @@ async fn http_connections_opened_and_closed_are_counted_per_host_and_are_events(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_concurrent_requests_leave_at_most_the_pool_size_open() {
-    let Some(_) =
+    let _ = graphbinary_testkit::or_skip!(
         gremlin_server::client("many_concurrent_requests_leave_at_most_the_pool_size_open").await
-    else {
-        return;
-    };
+    );
     let client = gremlin_server::builder().pool_size(4).build().unwrap();
     let key = host_key(&client);
     for _ in 0..3 {
@@ -293,13 +290,12 @@ async fn many_concurrent_requests_leave_at_most_the_pool_size_open() {
 
 #[tokio::test]
 async fn an_http_connection_idle_past_the_pool_idle_timeout_is_closed_and_counted() {
-    let Some((cap, _g)) = capture_after_probe(
-        "an_http_connection_idle_past_the_pool_idle_timeout_is_closed_and_counted",
-    )
-    .await
-    else {
-        return;
-    };
+    let (cap, _g) = graphbinary_testkit::or_skip!(
+        capture_after_probe(
+            "an_http_connection_idle_past_the_pool_idle_timeout_is_closed_and_counted",
+        )
+        .await
+    );
     let client = gremlin_server::builder()
         .pool_size(2)
         .pool_idle_timeout(Duration::from_millis(200))
@@ -322,11 +318,9 @@ async fn an_http_connection_idle_past_the_pool_idle_timeout_is_closed_and_counte
 
 #[tokio::test]
 async fn http_connections_the_server_closes_are_counted_closed() {
-    let Some((cap, _g)) =
+    let (cap, _g) = graphbinary_testkit::or_skip!(
         capture_after_probe("http_connections_the_server_closes_are_counted_closed").await
-    else {
-        return;
-    };
+    );
     let proxy = FaultProxy::start(&gremlin_server::MODERN.url()).await;
     let client = Client::builder(proxy.url()).pool_size(4).build().unwrap();
     let key = host_key(&client);
@@ -351,9 +345,9 @@ async fn http_connections_the_server_closes_are_counted_closed() {
 
 #[tokio::test]
 async fn the_query_text_is_recorded_only_when_asked() {
-    let Some((cap, _g)) = capture_for("the_query_text_is_recorded_only_when_asked").await else {
-        return;
-    };
+    let (cap, _g) = graphbinary_testkit::or_skip!(
+        capture_for("the_query_text_is_recorded_only_when_asked").await
+    );
     let client = gremlin_server::builder()
         .trace_query_text(true)
         .build()
@@ -374,11 +368,9 @@ async fn the_query_text_is_recorded_only_when_asked() {
 
 #[tokio::test]
 async fn a_server_error_and_a_dropped_stream_are_their_outcomes() {
-    let Some((cap, _g)) =
+    let (cap, _g) = graphbinary_testkit::or_skip!(
         capture_for("a_server_error_and_a_dropped_stream_are_their_outcomes").await
-    else {
-        return;
-    };
+    );
     let client = gremlin_server::builder().build().unwrap();
     let err = client
         .submit("g.V().fail('observed')")
@@ -406,9 +398,9 @@ async fn a_server_error_and_a_dropped_stream_are_their_outcomes() {
 
 #[tokio::test]
 async fn stats_count_requests_bytes_and_latency() {
-    let Some(_) = gremlin_server::client("stats_count_requests_bytes_and_latency").await else {
-        return;
-    };
+    let _ = graphbinary_testkit::or_skip!(
+        gremlin_server::client("stats_count_requests_bytes_and_latency").await
+    );
     let client = gremlin_server::builder().build().unwrap();
     assert_eq!(client.stats().requests, 0);
     for _ in 0..5 {
@@ -465,10 +457,9 @@ impl RequestListener for Counting {
 
 #[tokio::test]
 async fn the_listener_sees_start_first_byte_end_and_retry() {
-    let Some((cap, _g)) = capture_for("the_listener_sees_start_first_byte_end_and_retry").await
-    else {
-        return;
-    };
+    let (cap, _g) = graphbinary_testkit::or_skip!(
+        capture_for("the_listener_sees_start_first_byte_end_and_retry").await
+    );
     let proxy = FaultProxy::start(&gremlin_server::url()).await;
     let listener = Arc::new(Counting::default());
     let client = Client::builder(proxy.url())
@@ -503,9 +494,8 @@ async fn the_listener_sees_start_first_byte_end_and_retry() {
 
 #[tokio::test]
 async fn a_host_down_and_up_again_are_events() {
-    let Some((cap, _g)) = capture_for("a_host_down_and_up_again_are_events").await else {
-        return;
-    };
+    let (cap, _g) =
+        graphbinary_testkit::or_skip!(capture_for("a_host_down_and_up_again_are_events").await);
     let proxy = FaultProxy::start(&gremlin_server::url()).await;
     let client = Client::builder(proxy.url())
         .host_retry_backoff(Duration::from_millis(1))
@@ -527,9 +517,9 @@ async fn a_host_down_and_up_again_are_events() {
 #[tokio::test]
 async fn no_credential_appears_in_a_span_or_an_event() {
     const PASSWORD: &str = "s3cr3t-Pa55word";
-    let Some((cap, _g)) = capture_for("no_credential_appears_in_a_span_or_an_event").await else {
-        return;
-    };
+    let (cap, _g) = graphbinary_testkit::or_skip!(
+        capture_for("no_credential_appears_in_a_span_or_an_event").await
+    );
     // The server has no authentication and ignores the header; the credentials travel in the
     // URL's userinfo (taken out of it and sent as Basic authentication) and the builder.
     let url = gremlin_server::url().replacen("://", &format!("://ada:{PASSWORD}@"), 1);
@@ -700,11 +690,9 @@ mod metrics_facade {
 
     #[tokio::test]
     async fn requests_errors_and_latency_reach_the_recorder() {
-        let Some(client) =
+        let client = graphbinary_testkit::or_skip!(
             gremlin_server::client("requests_errors_and_latency_reach_the_recorder").await
-        else {
-            return;
-        };
+        );
         let_the_probe_close().await;
         let rec = Record::default();
         let _g = metrics::set_default_local_recorder(&rec);

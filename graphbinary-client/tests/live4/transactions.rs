@@ -100,11 +100,9 @@ async fn add_in(tx: &Transaction, key: &str) {
 
 #[tokio::test]
 async fn committed_writes_are_visible_to_other_requests() {
-    let Some((client, _shared, k, tx)) =
+    let (client, _shared, k, tx) = graphbinary_testkit::or_skip!(
         begin("committed_writes_are_visible_to_other_requests", |b| b).await
-    else {
-        return;
-    };
+    );
     assert!(!tx.id().is_empty());
     add_in(&tx, &k).await;
     add_in(&tx, &k).await;
@@ -128,10 +126,8 @@ async fn committed_writes_are_visible_to_other_requests() {
 
 #[tokio::test]
 async fn rolled_back_writes_are_never_visible() {
-    let Some((client, _shared, k, tx)) = begin("rolled_back_writes_are_never_visible", |b| b).await
-    else {
-        return;
-    };
+    let (client, _shared, k, tx) =
+        graphbinary_testkit::or_skip!(begin("rolled_back_writes_are_never_visible", |b| b).await);
     add_in(&tx, &k).await;
     tx.rollback().await.unwrap();
     assert_eq!(count_outside(&client, &k).await, 0);
@@ -142,14 +138,13 @@ async fn rolled_back_writes_are_never_visible() {
 
 #[tokio::test]
 async fn concurrent_transactions_do_not_see_each_others_uncommitted_writes() {
-    let Some((client, _shared)) = set_up(
-        "concurrent_transactions_do_not_see_each_others_uncommitted_writes",
-        |b| b,
-    )
-    .await
-    else {
-        return;
-    };
+    let (client, _shared) = graphbinary_testkit::or_skip!(
+        set_up(
+            "concurrent_transactions_do_not_see_each_others_uncommitted_writes",
+            |b| b,
+        )
+        .await
+    );
     let (ka, kb) = (key(), key());
     let (t1, t2) = tokio::join!(client.transaction(), client.transaction());
     let (t1, t2) = (t1.unwrap(), t2.unwrap());
@@ -174,14 +169,13 @@ async fn concurrent_transactions_do_not_see_each_others_uncommitted_writes() {
 #[tokio::test]
 async fn every_request_of_a_transaction_carries_its_id_in_body_and_header() {
     let seen = Seen::default();
-    let Some((_client, _shared, k, tx)) = begin(
-        "every_request_of_a_transaction_carries_its_id_in_body_and_header",
-        |b| recording(b, &seen),
-    )
-    .await
-    else {
-        return;
-    };
+    let (_client, _shared, k, tx) = graphbinary_testkit::or_skip!(
+        begin(
+            "every_request_of_a_transaction_carries_its_id_in_body_and_header",
+            |b| recording(b, &seen),
+        )
+        .await
+    );
     add_in(&tx, &k).await;
     tx.commit().await.unwrap();
     let seen = seen.lock().unwrap().clone();
@@ -200,11 +194,9 @@ async fn every_request_of_a_transaction_carries_its_id_in_body_and_header() {
 
 #[tokio::test]
 async fn execute_in_tx_commits_on_ok_and_rolls_back_on_err() {
-    let Some((client, _shared)) =
+    let (client, _shared) = graphbinary_testkit::or_skip!(
         set_up("execute_in_tx_commits_on_ok_and_rolls_back_on_err", |b| b).await
-    else {
-        return;
-    };
+    );
     let (k1, k2) = (key(), key());
     let k = k1.clone();
     let n: i64 = client
@@ -273,11 +265,9 @@ async fn dropping_an_open_transaction_sends_a_rollback() {
 
 #[tokio::test]
 async fn an_expired_transaction_is_a_typed_not_found_error() {
-    let Some((client, _shared, k, tx)) =
+    let (client, _shared, k, tx) = graphbinary_testkit::or_skip!(
         begin("an_expired_transaction_is_a_typed_not_found_error", |b| b).await
-    else {
-        return;
-    };
+    );
     add_in(&tx, &k).await;
     // The tx server rolls back transactions idle for 5 s.
     tokio::time::sleep(Duration::from_millis(7500)).await;
@@ -336,12 +326,10 @@ async fn a_transaction_stays_on_the_host_that_began_it() {
 
 #[tokio::test]
 async fn too_many_open_transactions_is_a_typed_unavailable_error() {
-    let Some(client) = TX
-        .client("too_many_open_transactions_is_a_typed_unavailable_error")
-        .await
-    else {
-        return;
-    };
+    let client = graphbinary_testkit::or_skip!(
+        TX.client("too_many_open_transactions_is_a_typed_unavailable_error")
+            .await
+    );
     let _exclusive = LIMIT.write().await;
     // The tx server allows 20 open transactions; a leftover of another test (dropped, rolled
     // back in the background) may still count for a moment, so up to 25 are tried.

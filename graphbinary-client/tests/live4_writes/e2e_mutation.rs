@@ -49,9 +49,7 @@ async fn drop_label(c: &Client, label: &str) {
 async fn meta_properties_read_back() {
     // One test of this binary at a time: each writes to or counts the shared Modern graph.
     let _alone = graphbinary_testkit::exclusive::alone().await;
-    let Some((c, label)) = scratch("meta_properties_read_back").await else {
-        return;
-    };
+    let (c, label) = graphbinary_testkit::or_skip!(scratch("meta_properties_read_back").await);
     let added = labelled(
         &c,
         "g.addV(l).property('name','x','since',2010i,'by','me')",
@@ -104,9 +102,7 @@ async fn meta_properties_read_back() {
 async fn typed_parameters_round_trip_through_properties() {
     // One test of this binary at a time: each writes to or counts the shared Modern graph.
     let _alone = graphbinary_testkit::exclusive::alone().await;
-    let Some((c, label)) = scratch("typed_parameters_round_trip").await else {
-        return;
-    };
+    let (c, label) = graphbinary_testkit::or_skip!(scratch("typed_parameters_round_trip").await);
     let u = uuid::Uuid::from_u128(0x41d2e28a_20a4_4ab0_b379_d810dede3786);
     let hostile = "o'brien \\ \"q\" ']) , g.V().drop() // ☃ 𝄞\n\t\r\u{1}";
     labelled(

@@ -45,10 +45,9 @@ static GRAPH: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
 async fn marko_knows_vadas_and_josh_with_and_without_parameters() {
     // One test of this binary at a time: each writes to or counts the shared Modern graph.
     let _alone = graphbinary_testkit::exclusive::alone().await;
-    let Some((g, lit)) = sources("marko_knows_vadas_and_josh_with_and_without_parameters").await
-    else {
-        return;
-    };
+    let (g, lit) = graphbinary_testkit::or_skip!(
+        sources("marko_knows_vadas_and_josh_with_and_without_parameters").await
+    );
     let plain = g
         .v(())
         .has(("person", "name", "marko"))
@@ -95,9 +94,7 @@ async fn terminal_steps() {
     let _alone = graphbinary_testkit::exclusive::alone().await;
     // It adds (and drops) a vertex: the tests that count the graph's vertices wait.
     let _w = GRAPH.write().await;
-    let Some((g, _)) = sources("terminal_steps").await else {
-        return;
-    };
+    let (g, _) = graphbinary_testkit::or_skip!(sources("terminal_steps").await);
     assert_eq!(g.v(()).count(()).next_as::<i64>().await.unwrap(), Some(6));
     assert_eq!(g.v(()).count(()).to_list().await.unwrap(), [Value::Long(6)]);
     assert!(g.v(()).has(("name", "marko")).has_next().await.unwrap());
@@ -155,9 +152,7 @@ async fn terminal_steps() {
 async fn representative_traversals() {
     // One test of this binary at a time: each writes to or counts the shared Modern graph.
     let _alone = graphbinary_testkit::exclusive::alone().await;
-    let Some((g, lit)) = sources("representative_traversals").await else {
-        return;
-    };
+    let (g, lit) = graphbinary_testkit::or_skip!(sources("representative_traversals").await);
     for g in [&g, &lit] {
         let older: Vec<String> = g
             .v(())
@@ -208,18 +203,8 @@ async fn representative_traversals() {
             .await
             .unwrap();
         assert_eq!(two_hops, ["lop", "ripple"]);
-        let labels = g
-            .v(())
-            .group_count(())
-            .by(T::Label)
-            .next()
-            .await
-            .unwrap()
-            .unwrap();
-        let Value::Map(entries) = labels else {
-            panic!("{labels:?}")
-        };
-        assert!(entries.contains(&(Value::String("person".into()), Value::Long(4))));
+        let labels = graphbinary_testkit::results::server_label_counts(g, false).await;
+        assert_eq!(labels.get("person"), Some(&4), "{labels:?}");
         let projected = g
             .v(1)
             .project(("name", "friends"))
@@ -275,9 +260,7 @@ async fn representative_traversals() {
 async fn typed_literals_round_trip() {
     // One test of this binary at a time: each writes to or counts the shared Modern graph.
     let _alone = graphbinary_testkit::exclusive::alone().await;
-    let Some((g, _)) = sources("typed_literals_round_trip").await else {
-        return;
-    };
+    let (g, _) = graphbinary_testkit::or_skip!(sources("typed_literals_round_trip").await);
     let dt = DateTime {
         year: 2024,
         month: 2,
@@ -399,9 +382,8 @@ async fn source_methods_strategies_and_options() {
     // One test of this binary at a time: each writes to or counts the shared Modern graph.
     let _alone = graphbinary_testkit::exclusive::alone().await;
     let _r = GRAPH.read().await;
-    let Some((g, _)) = sources("source_methods_strategies_and_options").await else {
-        return;
-    };
+    let (g, _) =
+        graphbinary_testkit::or_skip!(sources("source_methods_strategies_and_options").await);
     let sub = g.with_strategies((
         Strategy::new("SubgraphStrategy").config("vertices", __::has_label("person")),
     ));
@@ -473,9 +455,8 @@ async fn source_methods_strategies_and_options() {
 async fn build_errors_are_reported_before_sending() {
     // One test of this binary at a time: each writes to or counts the shared Modern graph.
     let _alone = graphbinary_testkit::exclusive::alone().await;
-    let Some((g, _)) = sources("build_errors_are_reported_before_sending").await else {
-        return;
-    };
+    let (g, _) =
+        graphbinary_testkit::or_skip!(sources("build_errors_are_reported_before_sending").await);
     let e = g.v(()).limit("ten").to_list().await.unwrap_err();
     assert!(
         matches!(&e, Error::Build(m) if m.contains("limit(String)")),
@@ -500,10 +481,9 @@ fn random_strings_round_trip_through_the_server() {
         .enable_all()
         .build()
         .unwrap();
-    let Some((g, lit)) = rt.block_on(sources("random_strings_round_trip_through_the_server"))
-    else {
-        return;
-    };
+    let (g, lit) = graphbinary_testkit::or_skip!(
+        rt.block_on(sources("random_strings_round_trip_through_the_server"))
+    );
     let mut runner = TestRunner::new(Config {
         cases: 256,
         failure_persistence: None,
@@ -539,9 +519,7 @@ fn random_strings_round_trip_through_the_server() {
 async fn readme_example() {
     // One test of this binary at a time: each writes to or counts the shared Modern graph.
     let _alone = graphbinary_testkit::exclusive::alone().await;
-    let Some((g, _)) = sources("readme_example").await else {
-        return;
-    };
+    let (g, _) = graphbinary_testkit::or_skip!(sources("readme_example").await);
     let t = readme::friends(&g);
     let lang = t.gremlin_lang().unwrap();
     assert_eq!(

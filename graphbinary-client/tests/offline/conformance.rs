@@ -21,9 +21,7 @@ async fn read_one<R: AsyncRead + Unpin + Send>(reader: R, capacity: usize, fast:
 
 #[test]
 fn every_vector_round_trips_byte_for_byte() {
-    let Some(dir) = shared_dir("conformance") else {
-        return;
-    };
+    let dir = graphbinary_testkit::or_skip!(shared_dir("conformance"));
     let vectors = gbin_vectors(&dir);
     assert_eq!(vectors.len(), EXPECTED_VECTORS, "vector count");
     let mut failures = Vec::new();
@@ -46,9 +44,7 @@ fn every_vector_round_trips_byte_for_byte() {
 
 #[test]
 fn every_vector_decodes_identically_however_it_arrives() {
-    let Some(dir) = shared_dir("conformance") else {
-        return;
-    };
+    let dir = graphbinary_testkit::or_skip!(shared_dir("conformance"));
     for (name, bytes) in gbin_vectors(&dir) {
         let expected = Value::from_bytes(&bytes).unwrap();
         block_on(async {
@@ -73,9 +69,7 @@ fn every_vector_decodes_identically_however_it_arrives() {
 
 #[test]
 fn every_truncation_is_an_error_naming_the_end() {
-    let Some(dir) = shared_dir("conformance") else {
-        return;
-    };
+    let dir = graphbinary_testkit::or_skip!(shared_dir("conformance"));
     // Both paths: `UnexpectedEof` at exactly the offset where the input ends.
     assert_truncations_end_at_the_cut(
         &gbin_vectors(&dir),

@@ -13,9 +13,7 @@ const EXPECTED_GRAPHSON: usize = 90;
 
 #[test]
 fn graphson_matches_every_canonical_document() {
-    let Some(dir) = shared_dir("graphson conformance") else {
-        return;
-    };
+    let dir = graphbinary_testkit::or_skip!(shared_dir("graphson conformance"));
     let mut compared = 0;
     let mut failures = Vec::new();
     for (name, bytes) in gbin_vectors(&dir) {

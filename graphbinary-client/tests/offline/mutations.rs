@@ -11,9 +11,7 @@ use graphbinary_core::ReadBuffer;
 
 #[test]
 fn every_single_byte_corruption_is_handled() {
-    let Some(dir) = shared_dir("mutations") else {
-        return;
-    };
+    let dir = graphbinary_testkit::or_skip!(shared_dir("mutations"));
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();

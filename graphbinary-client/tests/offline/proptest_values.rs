@@ -202,6 +202,16 @@ fn value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Fewer than `max` values for a response, none a top-level Marker (a Marker ends the results).
+fn results(max: usize) -> impl Strategy<Value = Vec<Value>> {
+    prop::collection::vec(
+        value().prop_filter("a top-level Marker ends the results", |v| {
+            *v != Value::Marker
+        }),
+        0..max,
+    )
+}
+
 fn capacity() -> impl Strategy<Value = usize> {
     prop_oneof![3 => 1usize..=64, 1 => Just(64 * 1024)]
 }
@@ -256,10 +266,7 @@ proptest! {
     /// the cut's offset, on both paths.
     #[test]
     fn a_response_truncated_anywhere_is_an_error_at_the_cut(
-        values in prop::collection::vec(
-            value().prop_filter("a top-level Marker ends the results", |v| *v != Value::Marker),
-            0..3,
-        ),
+        values in results(3),
         cap in capacity(),
         sizes in chunk_sizes(),
     ) {
@@ -319,10 +326,7 @@ proptest! {
     /// any capacity and chunking.
     #[test]
     fn for_each_result_agrees_with_the_stream(
-        values in prop::collection::vec(
-            value().prop_filter("a top-level Marker ends the results", |v| *v != Value::Marker),
-            0..4,
-        ),
+        values in results(4),
         bulked in any::<bool>(),
         cut in any::<prop::sample::Index>(),
         whole in any::<bool>(),

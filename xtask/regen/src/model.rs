@@ -107,58 +107,55 @@ pub struct RawEnumValue {
 // ---------------------------------------------------------------------------------------------
 // Validated model.
 
-/// What family of layout a type has; decides what regen emits for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Fixed-width or length-prefixed scalar implemented in `graphbinary-core`.
-    Primitive,
-    /// A struct of ordered fields: an annotated struct in `elements.rs`.
-    Record,
-    /// A fully-qualified String naming the variant: an annotated enum in `elements.rs`.
-    EnumString,
-    /// List or Set.
-    ListLike,
-    /// Map.
-    Map,
-    /// Irregular, hand-written in the model.
-    Special,
+/// A `Copy` enum of the model's fixed words, with `ALL`: each variant beside the word that
+/// names it in the TOML model (read with `named`).
+macro_rules! named_enum {
+    ($(#[$m:meta])* pub enum $name:ident { $($(#[$vm:meta])* $var:ident = $word:literal,)* }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vm])* $var,)*
+        }
+
+        impl $name {
+            pub const ALL: &'static [(&'static str, $name)] = &[$(($word, $name::$var)),*];
+        }
+    };
 }
 
-impl Kind {
-    pub const ALL: &'static [(&'static str, Kind)] = &[
-        ("primitive", Kind::Primitive),
-        ("record", Kind::Record),
-        ("enum_string", Kind::EnumString),
-        ("list_like", Kind::ListLike),
-        ("map", Kind::Map),
-        ("special", Kind::Special),
-    ];
+named_enum! {
+    /// What family of layout a type has; decides what regen emits for it.
+    pub enum Kind {
+        /// Fixed-width or length-prefixed scalar implemented in `graphbinary-core`.
+        Primitive = "primitive",
+        /// A struct of ordered fields: an annotated struct in `elements.rs`.
+        Record = "record",
+        /// A fully-qualified String naming the variant: an annotated enum in `elements.rs`.
+        EnumString = "enum_string",
+        /// List or Set.
+        ListLike = "list_like",
+        /// Map.
+        Map = "map",
+        /// Irregular, hand-written in the model.
+        Special = "special",
+    }
 }
 
-/// How a record field stands in the GraphBinary layout (maps onto the derive's attributes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Form {
-    /// `{value}` via the field type's own Decode/Encode (no attribute).
-    Bare,
-    /// `{type_code}{0x00}{value}` (`#[graphbinary(fq)]`).
-    Fq,
-    /// `{type_code}{0x00}{value}` | `{type_code}{0x01}` | `FE 01` on `Option<T>` (`#[graphbinary(fq, nullable)]`).
-    FqNullable,
-    /// `{value_flag}{value}` on `Option<T>` (`#[graphbinary(nullable)]`).
-    Nullable,
-    /// Not on the wire (`#[graphbinary(skip)]`): what the model keeps beside the wire form,
-    /// read as `Default::default()`.
-    Skip,
-}
-
-impl Form {
-    pub const ALL: &'static [(&'static str, Form)] = &[
-        ("bare", Form::Bare),
-        ("fq", Form::Fq),
-        ("fq_nullable", Form::FqNullable),
-        ("nullable", Form::Nullable),
-        ("skip", Form::Skip),
-    ];
+named_enum! {
+    /// How a record field stands in the GraphBinary layout (maps onto the derive's attributes).
+    pub enum Form {
+        /// `{value}` via the field type's own Decode/Encode (no attribute).
+        Bare = "bare",
+        /// `{type_code}{0x00}{value}` (`#[graphbinary(fq)]`).
+        Fq = "fq",
+        /// `{type_code}{0x00}{value}` | `{type_code}{0x01}` | `FE 01` on `Option<T>` (`#[graphbinary(fq, nullable)]`).
+        FqNullable = "fq_nullable",
+        /// `{value_flag}{value}` on `Option<T>` (`#[graphbinary(nullable)]`).
+        Nullable = "nullable",
+        /// Not on the wire (`#[graphbinary(skip)]`): what the model keeps beside the wire form,
+        /// read as `Default::default()`.
+        Skip = "skip",
+    }
 }
 
 /// The value `table` gives `name`, or the error naming the `what` and every known name.

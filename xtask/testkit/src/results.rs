@@ -4,9 +4,11 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::future::IntoFuture;
 
-use graphbinary_client::client::{Error, ResultStream};
+use graphbinary_client::client::{Client, Error, RequestBuilder, ResultStream};
+use graphbinary_client::process::{GraphTraversalSource, T};
 use graphbinary_client::value::Value;
 
 /// The single result of a request (`c.submit(q)`, `c.request(q)...` or `...send()`), as `T`.
@@ -75,3 +77,32 @@ pub trait Sent: IntoFuture<Output = Result<ResultStream, Error>> + Sized {
 }
 
 impl<F: IntoFuture<Output = Result<ResultStream, Error>>> Sent for F {}
+
+/// How many vertices (or, with `edges`, edges) of `g` have each label
+/// (`groupCount().by(T.label)`); a count that is not a Long fails the test.
+pub async fn server_label_counts(g: &GraphTraversalSource, edges: bool) -> BTreeMap<String, i64> {
+    let t = if edges { g.e(()) } else { g.v(()) };
+    let v = t
+        .group_count(())
+        .by(T::Label)
+        .next()
+        .await
+        .unwrap()
+        .unwrap();
+    let Value::Map(entries) = v else {
+        panic!("a map: {v:?}")
+    };
+    entries
+        .into_iter()
+        .map(|(k, n)| match n {
+            Value::Long(n) => (k.as_str().unwrap().to_owned(), n),
+            other => panic!("{k:?}: a Long count, not {other:?}"),
+        })
+        .collect()
+}
+
+/// `c.request(gremlin)` asking for bulked results (a result once with its bulk, which the
+/// stream expands unless asked for traversers).
+pub fn bulked(c: &Client, gremlin: &str) -> RequestBuilder {
+    c.request(gremlin).bulk_results(true)
+}

@@ -23,3 +23,17 @@ pub fn skipped(test: &str, why: &str) {
         }
     }
 }
+
+/// `or_skip!(expr)`: the value in `expr`'s `Some`, or a `return` from the calling test when it
+/// is `None` (the helpers that give `None`, such as `gremlin_server::client` or
+/// `common::shared_dir`, have reported the skip already). The one place of the test openings'
+/// "the server, or skip".
+#[macro_export]
+macro_rules! or_skip {
+    ($e:expr) => {
+        match $e {
+            Some(v) => v,
+            None => return,
+        }
+    };
+}
