@@ -21,8 +21,8 @@ use graphbinary_client::process::{
 };
 use graphbinary_client::{Client, Error};
 
-use graphbinary_testkit::gremlin_server;
 use graphbinary_testkit::results::Sent;
+use graphbinary_testkit::{gremlin_server, servers3};
 use gremlin_server::skip;
 use tokio::sync::MutexGuard;
 
@@ -177,10 +177,8 @@ async fn http_modern_exports_loads_and_exports_again_equal() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ws_modern_from_373_exports_the_same_files_and_loads_into_4() {
     let test = "ws_modern_from_373_exports_the_same_files_and_loads_into_4";
-    let Ok(url) = std::env::var("GREMLIN_WS_URL_373") else {
-        skip::skipped(test, "GREMLIN_WS_URL_373 unset (TinkerPop 3.7.3)");
-        return;
-    };
+    let url =
+        graphbinary_testkit::or_skip!(servers3::one(test, "GREMLIN_WS_URL_373", "TinkerPop 3.7.3"));
     let (nodes, edges) = export(&client(&url)).await.unwrap();
     assert_eq!(nodes, MODERN_NODES);
     assert_eq!(edges, MODERN_EDGES);
@@ -340,13 +338,8 @@ async fn http_cli_load_and_export_with_their_exit_codes() {
     let (load_url, c, _lock) = graphbinary_testkit::or_skip!(load_server(test).await);
     let dir = temp_dir("cli");
     let src = dir.join("modern");
-    let o = bin(&[
-        "export",
-        "--url",
-        &gremlin_server::url(),
-        "--out",
-        src.to_str().unwrap(),
-    ]);
+    let (modern_url, src_dir) = (gremlin_server::url(), src.to_str().unwrap());
+    let o = bin(&["export", "--url", &modern_url, "--out", src_dir]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("6 vertices"), "{}", stderr(&o));
     assert_eq!(read(&src.join("nodes.csv")), MODERN_NODES);
@@ -369,13 +362,8 @@ async fn http_cli_load_and_export_with_their_exit_codes() {
         "{err}"
     );
     let back = dir.join("back");
-    let o = bin(&[
-        "export",
-        "--url",
-        &load_url,
-        "--out",
-        back.to_str().unwrap(),
-    ]);
+    let back_dir = back.to_str().unwrap();
+    let o = bin(&["export", "--url", &load_url, "--out", back_dir]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(read(&back.join("nodes.csv")), MODERN_NODES);
     assert_eq!(read(&back.join("edges.csv")), MODERN_EDGES);
@@ -504,10 +492,11 @@ fn rewrite(text: &str, mut f: impl FnMut(&mut Vec<String>) -> bool) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ws_janusgraph_loads_by_key_and_exports_the_same_through_it() {
     let test = "ws_janusgraph_loads_by_key_and_exports_the_same_through_it";
-    let Ok(url) = std::env::var("GREMLIN_WS_JANUSGRAPH_URL") else {
-        skip::skipped(test, "GREMLIN_WS_JANUSGRAPH_URL unset (JanusGraph 1.1.0)");
-        return;
-    };
+    let url = graphbinary_testkit::or_skip!(servers3::one(
+        test,
+        "GREMLIN_WS_JANUSGRAPH_URL",
+        "JanusGraph 1.1.0"
+    ));
     const KEY: &str = "gbCsvId";
     let _one = crate::JANUSGRAPH.lock().await;
     let c = client(&url);

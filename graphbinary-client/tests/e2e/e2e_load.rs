@@ -23,6 +23,11 @@ use tokio::sync::MutexGuard;
 use graphbinary_testkit::common;
 use graphbinary_testkit::results::{server_label_counts, Sent};
 
+/// How many results `t` has (`t.count()`).
+async fn count(t: graphbinary_client::process::GraphTraversal) -> i64 {
+    t.count(()).next_as().await.unwrap().unwrap()
+}
+
 /// The air-routes test clears the whole graph and counts it: one test at a time (of this
 /// binary: e2e_export clears it too).
 use crate::LOAD_GRAPH as SERVER;
@@ -100,19 +105,20 @@ fn air_routes(test: &str) -> Option<PathBuf> {
 
 async fn load(client: &Client, nodes: &[PathBuf], edges: &[PathBuf]) -> LoadSummary {
     let mut loader = Loader::new(client, BatchOptions::default().in_flight(1));
-    for f in nodes {
-        let file = std::fs::File::open(f).expect("open");
-        loader
-            .load_vertices(&f.display().to_string(), file)
-            .await
-            .expect("load");
-    }
-    for f in edges {
-        let file = std::fs::File::open(f).expect("open");
-        loader
-            .load_edges(&f.display().to_string(), file)
-            .await
-            .expect("load");
+    // Every vertex file before the edge files.
+    for (files, are_edges) in [(nodes, false), (edges, true)] {
+        for f in files {
+            let (name, file) = (
+                f.display().to_string(),
+                std::fs::File::open(f).expect("open"),
+            );
+            let loaded = if are_edges {
+                loader.load_edges(&name, file).await
+            } else {
+                loader.load_vertices(&name, file).await
+            };
+            loaded.expect("load");
+        }
     }
     loader.finish().await
 }
@@ -136,6 +142,16 @@ fn csv_reader_rows(text: impl std::io::Read) -> Vec<BTreeMap<String, String>> {
                 .collect()
         })
         .collect()
+}
+
+/// The server's vertices and edges per label are the CSV rows' per label.
+async fn assert_label_counts(
+    g: &GraphTraversalSource,
+    node_rows: &[BTreeMap<String, String>],
+    edge_rows: &[BTreeMap<String, String>],
+) {
+    assert_eq!(server_label_counts(g, false).await, label_counts(node_rows));
+    assert_eq!(server_label_counts(g, true).await, label_counts(edge_rows));
 }
 
 fn label_counts(rows: &[BTreeMap<String, String>]) -> BTreeMap<String, i64> {
@@ -185,14 +201,7 @@ async fn http_air_routes_loads_whole_and_twice_writes_nothing_new() {
     }
 
     // Counts per label, as in the CSV.
-    assert_eq!(
-        server_label_counts(&g, false).await,
-        label_counts(&node_rows)
-    );
-    assert_eq!(
-        server_label_counts(&g, true).await,
-        label_counts(&edge_rows)
-    );
+    assert_label_counts(&g, &node_rows, &edge_rows).await;
 
     // Some properties, with their types.
     for id in ["1", "2", "3", "47"] {
@@ -252,23 +261,9 @@ async fn http_air_routes_loads_whole_and_twice_writes_nothing_new() {
     assert_eq!(s2.rejected, 0, "{:?}", s2.errors.first());
     assert_eq!(s2.vertices.created, 0, "{s2}");
     assert_eq!(s2.vertices.matched as usize, node_rows.len(), "{s2}");
-    assert_eq!(
-        server_label_counts(&g, false).await,
-        label_counts(&node_rows)
-    );
-    assert_eq!(
-        server_label_counts(&g, true).await,
-        label_counts(&edge_rows)
-    );
+    assert_label_counts(&g, &node_rows, &edge_rows).await;
     // A property of set cardinality loaded twice is still one value.
-    let n: i64 = g
-        .v(1i64)
-        .properties("code")
-        .count(())
-        .next_as()
-        .await
-        .unwrap()
-        .unwrap();
+    let n: i64 = count(g.v(1i64).properties("code")).await;
     assert_eq!(n, 1);
 
     // Exported: every element with its label, ends and typed properties, as in the CSV
@@ -401,27 +396,13 @@ async fn http_malformed_rows_are_named_and_the_rest_loads() {
     assert_eq!(tags, ["a", "b;c"]);
     let age: Vec<Value> = g.v(910_001i64).values("age").to_list().await.unwrap();
     assert_eq!(age, [Value::Int(36)]);
-    let n: i64 = g
-        .v(910_001i64)
-        .out("hl_knows")
-        .count(())
-        .next_as()
-        .await
-        .unwrap()
-        .unwrap();
+    let n: i64 = count(g.v(910_001i64).out("hl_knows")).await;
     assert_eq!(n, 1);
 
     // Again: the good rows match; tags keep their two values.
     let s2 = load(&client, &[nodes], &[edges]).await;
     assert_eq!((s2.vertices.created, s2.vertices.matched), (0, 2), "{s2}");
-    let n: i64 = g
-        .v(910_001i64)
-        .properties("tags")
-        .count(())
-        .next_as()
-        .await
-        .unwrap()
-        .unwrap();
+    let n: i64 = count(g.v(910_001i64).properties("tags")).await;
     assert_eq!(n, 2);
     g.v(ids).drop().iterate().await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);
@@ -537,37 +518,20 @@ async fn ws_janusgraph_berkeleyje_key_index_is_created_or_its_absence_stops_the_
         async move {
             // Answered by the index (force-index refuses anything else).
             let vs = format!("g.V().has('{key}', {within})");
-            assert_eq!(count(format!("{vs}.count()")).await, n_v as i64, "{round}");
-            assert_eq!(
-                count(format!("{vs}.values('{key}').dedup().count()")).await,
-                n_v as i64,
-                "{round}: a key value twice"
-            );
-            assert_eq!(
-                count(format!("{vs}.hasLabel('jl_country').count()")).await,
-                (n_v / 4) as i64,
-                "{round}"
-            );
-            assert_eq!(
-                count(format!("{vs}.outE().count()")).await,
-                n_e as i64,
-                "{round}"
-            );
-            assert_eq!(
-                count(format!("{vs}.inE().count()")).await,
-                n_e as i64,
-                "{round}"
-            );
-            assert_eq!(
-                count(format!("{vs}.outE().values('{key}').dedup().count()")).await,
-                n_e as i64,
-                "{round}: an edge twice"
-            );
-            assert_eq!(
-                count(format!("{vs}.outE('jl_contains').count()")).await,
-                n_v as i64,
-                "{round}"
-            );
+            let (n_v, n_e) = (n_v as i64, n_e as i64);
+            for (query, want) in [
+                (format!("{vs}.count()"), n_v),
+                // A key value twice would count less.
+                (format!("{vs}.values('{key}').dedup().count()"), n_v),
+                (format!("{vs}.hasLabel('jl_country').count()"), n_v / 4),
+                (format!("{vs}.outE().count()"), n_e),
+                (format!("{vs}.inE().count()"), n_e),
+                // An edge twice would count less.
+                (format!("{vs}.outE().values('{key}').dedup().count()"), n_e),
+                (format!("{vs}.outE('jl_contains').count()"), n_v),
+            ] {
+                assert_eq!(count(query.clone()).await, want, "{round}: {query}");
+            }
             // An edge's ends as in the CSV: v7 -> v9 is e7_2.
             assert_eq!(
                 count(format!(
@@ -906,14 +870,7 @@ async fn http_cli_load_killed_midway_then_run_again_is_whole_once() {
         "{err}"
     );
 
-    assert_eq!(
-        server_label_counts(&g, false).await,
-        label_counts(&node_rows)
-    );
-    assert_eq!(
-        server_label_counts(&g, true).await,
-        label_counts(&edge_rows)
-    );
+    assert_label_counts(&g, &node_rows, &edge_rows).await;
     assert_eq!(
         count("g.V().id().dedup().count()").await,
         node_rows.len() as i64

@@ -168,32 +168,36 @@ async fn vertices_and_edges(test: &str) {
         let r = w.finish().await;
         assert!(r.failed.is_empty(), "{test}: {r}");
         assert_eq!((r.written, r.created), (450, 450), "{test}: {r}");
-        let edges: i64 = g
-            .e(())
-            .has(("gbw_next", "run", run.as_str()))
-            .count(())
-            .next_as()
-            .await
-            .unwrap()
-            .unwrap();
+        let edges = next_edges(&g, &run).await;
         assert_eq!(edges, 449, "{test}");
     };
     cleaned_up(result, cleanup(&g, &run)).await;
 }
 
-#[tokio::test]
-async fn http_vertices_and_edges() {
-    // One test of this binary at a time: each writes to or counts the shared Modern graph.
-    let _alone = graphbinary_testkit::exclusive::alone().await;
-    vertices_and_edges("http_vertices_and_edges").await;
+/// How many `gbw_next` edges run `run` wrote.
+async fn next_edges(g: &GraphTraversalSource, run: &str) -> i64 {
+    g.e(())
+        .has(("gbw_next", "run", run))
+        .count(())
+        .next_as()
+        .await
+        .unwrap()
+        .unwrap()
 }
 
-#[tokio::test]
-async fn ws_vertices_and_edges() {
-    // One test of this binary at a time: each writes to or counts the shared Modern graph.
-    let _alone = graphbinary_testkit::exclusive::alone().await;
-    vertices_and_edges("ws_vertices_and_edges").await;
+/// Tests named `name` calling `body(name)`, each alone in this binary (each writes to or
+/// counts the shared Modern graph); `http_...` and `ws_...` pick the transport from the name.
+macro_rules! alone_tests {
+    ($body:ident: $($name:ident),+) => {$(
+        #[tokio::test]
+        async fn $name() {
+            let _alone = graphbinary_testkit::exclusive::alone().await;
+            $body(stringify!($name)).await;
+        }
+    )+};
 }
+
+alone_tests!(vertices_and_edges: http_vertices_and_edges, ws_vertices_and_edges);
 
 /// A TinkerPop 3 status message with `code` and `message` for the request in `payload`.
 fn ws_forged(code: i32, message: &'static str) -> fault_proxy::Forger {
@@ -303,19 +307,7 @@ async fn faults(test: &str) {
     cleaned_up(result, cleanup).await;
 }
 
-#[tokio::test]
-async fn http_faults_lose_and_duplicate_nothing() {
-    // One test of this binary at a time: each writes to or counts the shared Modern graph.
-    let _alone = graphbinary_testkit::exclusive::alone().await;
-    faults("http_faults_lose_and_duplicate_nothing").await;
-}
-
-#[tokio::test]
-async fn ws_faults_lose_and_duplicate_nothing() {
-    // One test of this binary at a time: each writes to or counts the shared Modern graph.
-    let _alone = graphbinary_testkit::exclusive::alone().await;
-    faults("ws_faults_lose_and_duplicate_nothing").await;
-}
+alone_tests!(faults: http_faults_lose_and_duplicate_nothing, ws_faults_lose_and_duplicate_nothing);
 
 #[tokio::test]
 async fn http_invalid_item_is_an_error_not_a_panic() {
@@ -446,14 +438,7 @@ async fn ws_one_binding_batches_write_read_back_and_upsert_twice_changes_nothing
             let r = w.finish().await;
             assert_round(test, round, 149, &r);
         }
-        let edges: i64 = g
-            .e(())
-            .has(("gbw_next", "run", run.as_str()))
-            .count(())
-            .next_as()
-            .await
-            .unwrap()
-            .unwrap();
+        let edges = next_edges(&g, &run).await;
         assert_eq!(edges, 149, "{test}");
         // Typed upserts of single-valued properties (an absent one is dropped by a step of
         // its own: such items keep the chained form).
