@@ -114,16 +114,8 @@ fn script(edge: bool, (out_v, in_v): (bool, bool), count_created: bool) -> Strin
 fn row(op: &WriteOp) -> Option<Row> {
     let (edge, search, create, on_match, all_single, ends) = match op {
         WriteOp::Add(_) => return None,
-        WriteOp::MergeV(m) => (
-            false,
-            m.search.clone(),
-            m.on_create.clone(),
-            m.on_match.clone(),
-            false,
-            Vec::new(),
-        ),
-        WriteOp::MergeE(m) => (
-            true,
+        WriteOp::MergeV(m) | WriteOp::MergeE(m) => (
+            matches!(op, WriteOp::MergeE(_)),
             m.search.clone(),
             m.on_create.clone(),
             m.on_match.clone(),
