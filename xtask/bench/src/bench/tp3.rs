@@ -212,7 +212,7 @@ pub fn run(
     }
     writeln!(
         s,
-        "### TinkerPop 3: targets (issue 24)\n\n| target | measured | met? |\n|---|---|---|"
+        "### TinkerPop 3: targets (issue 24; live 200k restated against the floor by issue 43)\n\n| target | measured | met? |\n|---|---|---|"
     )?;
     for v in &verdicts {
         writeln!(s, "{v}")?;
@@ -257,23 +257,37 @@ fn latency_pass(
     writeln!(s)?;
     let wall = |c: &str| median_wall_ok(&lat, c);
     let cpu = |c: &str| median_cpu_ok(&lat, c);
-    if q == BIG_QUERY {
-        // A wall-time target below the floor's own wall (in gremlin-go's) cannot be met by
-        // any client on this server and machine: the verdict says so.
-        let floor = wall("raw3") / wall("go3");
-        let met = |w: f64, c: f64, target: f64| {
-            let verdict = yes(w <= target && c <= target);
-            if w > target && floor > target {
-                format!("{verdict}: below the floor ({floor:.2}x), out of any client's reach here")
-            } else {
-                verdict.to_string()
-            }
-        };
+    if q == BIG_QUERY && p.label == "live" {
+        // Live, the server and the client share 2 cores and the raw frame drain (nothing
+        // decoded) is slower than gremlin-go's 0.6x/0.8x targets allow: no client can meet
+        // them here. So live, the targets are against that floor, measured in the same run
+        // (issue 43): collecting within 1.35x of it, streaming within 1.1x.
+        let floor = wall("raw3");
+        for (what, contender, target) in
+            [("collect", "rust", 1.35), ("streaming", "rust-drain", 1.1)]
+        {
+            let x = wall(contender) / floor;
+            verdicts.push(format!(
+                "| live: 200k {what} within {target}x of the raw frame drain's wall | {x:.2}x ({:.3} s against {:.3} s) | {} |",
+                wall(contender),
+                floor,
+                yes(x <= target)
+            ));
+        }
+        verdicts.push(format!(
+            "| live: (not a target) against gremlin-go | collecting: wall {:.2}x, CPU {:.2}x; streaming: wall {:.2}x, CPU {:.2}x; the floor: wall {:.2}x | |",
+            wall("rust") / wall("go3"),
+            cpu("rust") / cpu("go3"),
+            wall("rust-drain") / wall("go3"),
+            cpu("rust-drain") / cpu("go3"),
+            floor / wall("go3"),
+        ));
+    } else if q == BIG_QUERY {
         let (w, c) = (wall("rust") / wall("go3"), cpu("rust") / cpu("go3"));
         verdicts.push(format!(
             "| {}: 200k collect <= 0.8x gremlin-go's wall and CPU | wall {w:.2}x, CPU {c:.2}x | {} |",
             p.label,
-            met(w, c, 0.8)
+            yes(w <= 0.8 && c <= 0.8)
         ));
         let (w, c) = (
             wall("rust-drain") / wall("go3"),
@@ -282,7 +296,7 @@ fn latency_pass(
         verdicts.push(format!(
             "| {}: 200k streaming <= 0.6x gremlin-go's wall and CPU | wall {w:.2}x, CPU {c:.2}x | {} |",
             p.label,
-            met(w, c, 0.6)
+            yes(w <= 0.6 && c <= 0.6)
         ));
         verdicts.push(format!(
             "| {}: (not a target) the floor, frames read and nothing decoded | wall {:.2}x gremlin-go's; ours collecting {:.2}x the floor, streaming {:.2}x | |",
