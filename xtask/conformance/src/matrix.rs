@@ -757,7 +757,11 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         let (rows, e2e) = parse_page(&text);
         assert!(!rows.is_empty());
-        assert_eq!(page(&rows, &e2e), text, "run `cargo xtask matrix` or fix its prose");
+        assert_eq!(
+            page(&rows, &e2e),
+            text,
+            "run `cargo xtask matrix` or fix its prose"
+        );
     }
 
     #[test]
