@@ -2,7 +2,8 @@
 //! added (`asNumber`, `asBool`, `discard()`, `none(P)`, `P.typeOf`, `GType`,
 //! `Pick.unproductive`) written and read back on 3.8.1; on 3.7.3 each is an
 //! `Error::NeedsVersion` before sending (the client sends nothing, the graph is unchanged);
-//! `Set`, `UUID` and signed `Byte` literals read back on both. Servers: `GREMLIN_WS_URL_381`
+//! `Set`, `UUID`, signed `Byte` and `OffsetDateTime` literals and a path's vertex properties
+//! read back on both. Servers: `GREMLIN_WS_URL_381`
 //! and `GREMLIN_WS_URL_373` (modern graph), as `cargo xtask ci` sets them:
 //!
 //! ```sh
@@ -16,7 +17,7 @@ use std::collections::BTreeSet;
 
 use graphbinary_client::client::{Client, Error, ErrorKind, ServerVersion};
 use graphbinary_client::process::{GType, GraphTraversal, GraphTraversalSource, Pick, __, P};
-use graphbinary_client::value::{PrimitivePdt, Value};
+use graphbinary_client::value::{DateTime, DateTimeKind, PrimitivePdt, Value};
 use graphbinary_testkit::servers3;
 
 const V373: ServerVersion = ServerVersion::new(3, 7, 3);
@@ -187,17 +188,26 @@ async fn on_3_7_3_what_3_8_added_is_an_error_before_sending() {
 }
 
 #[tokio::test]
-async fn set_uuid_and_signed_byte_literals_read_back_on_3_7_3_and_3_8_1() {
-    let test = "set_uuid_and_signed_byte_literals_read_back_on_3_7_3_and_3_8_1";
+async fn literals_and_path_properties_read_back_on_3_7_3_and_3_8_1() {
+    let test = "literals_and_path_properties_read_back_on_3_7_3_and_3_8_1";
     let servers = servers3::set(test, servers3::TINKERPOP3);
     let u: uuid::Uuid = "41d2e28a-20a4-4ab0-b379-d810dede3786".parse().unwrap();
     let set: BTreeSet<&str> = ["a", "b"].into();
+    // An OffsetDateTime keeps its offset on both (3.8 made it the default date type).
+    let date = DateTime {
+        year: 2023,
+        month: 8,
+        day: 2,
+        nanos: 10 * 3_600_000_000_000,
+        offset_seconds: 2 * 3600,
+        kind: DateTimeKind::OffsetDateTime,
+    };
     for (label, url) in servers {
         let version: ServerVersion = label.parse().unwrap();
         for literal_only in [false, true] {
             let g = source(&url, Some(version)).literal_only(literal_only);
             let what = format!("{label}, literal_only {literal_only}");
-            let got = list(&what, g.inject((set.clone(), u, -1i8, i8::MIN))).await;
+            let got = list(&what, g.inject((set.clone(), u, -1i8, i8::MIN, date))).await;
             assert_eq!(
                 got,
                 vec![
@@ -205,9 +215,29 @@ async fn set_uuid_and_signed_byte_literals_read_back_on_3_7_3_and_3_8_1() {
                     Value::Uuid(u),
                     Value::Byte(-1),
                     Value::Byte(i8::MIN),
+                    Value::DateTime(date),
                 ],
                 "{what}"
             );
         }
+        // A path's vertices carry their properties on both (GraphBinary 1).
+        let g = source(&url, Some(version));
+        let paths = list(
+            &format!("{label}: path"),
+            g.v(1i32).out_e("created").in_v().path(),
+        )
+        .await;
+        let [Value::Path(p)] = &paths[..] else {
+            panic!("{label}: {paths:?}");
+        };
+        let names: Vec<usize> = p
+            .objects
+            .iter()
+            .filter_map(|o| match o {
+                Value::Vertex(v) => Some(v.properties.as_ref().map_or(0, Vec::len)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(names, [2, 2], "{label}: properties of marko and lop");
     }
 }
