@@ -76,6 +76,8 @@ pub struct ClientBuilder {
     trace_query_text: bool,
     /// [`ClientBuilder::cosmos`] was called: `Err` when its names were bad.
     cosmos: Option<Result<(), Error>>,
+    /// [`ClientBuilder::server_version`].
+    server_version: Option<super::ServerVersion>,
     /// The largest WebSocket message accepted (TinkerPop 3).
     max_message_size: usize,
     /// Response messages one TinkerPop 3 request may have queued.
@@ -116,6 +118,7 @@ impl ClientBuilder {
             listener: None,
             trace_query_text: false,
             cosmos: None,
+            server_version: None,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             request_backlog: crate::transport::ws::REQUEST_BACKLOG,
             request_backlog_bytes: crate::transport::ws::REQUEST_BACKLOG_BYTES,
@@ -497,6 +500,36 @@ impl ClientBuilder {
         self
     }
 
+    /// The TinkerPop version of the server (or of the TinkerPop a provider runs: JanusGraph
+    /// 1.1.0 runs 3.7.3, Amazon Neptune 1.4.7 runs 3.7.1), which the client cannot learn from
+    /// a TinkerPop 3 server cheaply and reliably. With it, the traversal API checks each
+    /// traversal before sending it: a step, predicate or token newer than the server (e.g.
+    /// `discard()`, `asNumber()`, `P.typeOf`, `GType` need 3.8.0; `addLabel()` needs 4.0.0)
+    /// is an [`Error::NeedsVersion`] and nothing is sent. Unset, a `ws://` client sends
+    /// traversals unchecked (the server's error says what it lacks); an `http://` client is
+    /// TinkerPop 4.0 ([`Client::server_version`](super::Client::server_version)), and a 3.x
+    /// version with an `http://` URL is an [`Error::Config`] at [`build`](Self::build).
+    ///
+    /// ```
+    /// use graphbinary_client::client::{Client, ServerVersion};
+    /// use graphbinary_client::process::GraphTraversalSource;
+    ///
+    /// let client = Client::builder("ws://127.0.0.1:8182/gremlin")
+    ///     .server_version(ServerVersion::new(3, 7, 3))
+    ///     .build()?;
+    /// let g = GraphTraversalSource::new(client);
+    /// let err = g.inject(1).as_number(()).request().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "asNumber() needs TinkerPop 3.8.0 or later; the server is 3.7.3 (ClientBuilder::server_version): the request was not sent"
+    /// );
+    /// # Ok::<(), graphbinary_client::Error>(())
+    /// ```
+    pub fn server_version(mut self, version: super::ServerVersion) -> Self {
+        self.server_version = Some(version);
+        self
+    }
+
     /// The Azure Cosmos DB profile: a client of the Gremlin API of a Cosmos DB account, at its
     /// `wss://<account>.gremlin.cosmos.azure.com:443/` URL, for graph `collection` of
     /// `database`, authenticated with the account's `key` (its primary or secondary key, or a
@@ -594,6 +627,14 @@ impl ClientBuilder {
                 self.serializer
             )));
         }
+        if let Some(v) = self.server_version {
+            if !tinkerpop3 && v.major() < 4 {
+                return Err(Error::Config(format!(
+                    "server_version {v} with an http/https URL: TinkerPop 3 servers speak ws:// or \
+                     wss://, http/https is TinkerPop 4"
+                )));
+            }
+        }
         let mut urls = vec![if tinkerpop3 {
             parse_ws_url(&self.url.0)?
         } else {
@@ -669,6 +710,11 @@ impl ClientBuilder {
                 request_timeout: self.request_timeout,
                 max_response_header_bytes: self.max_response_header_bytes,
                 cosmos,
+                server_version: self.server_version.or(if tinkerpop3 {
+                    None
+                } else {
+                    Some(super::ServerVersion::V4_0_0)
+                }),
             }),
         })
     }
@@ -859,6 +905,20 @@ fn os_version() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_3x_server_version_needs_a_ws_url() {
+        let v = super::super::ServerVersion::new(3, 8, 1);
+        let b = ClientBuilder::new("http://h1:8182/gremlin".into()).server_version(v);
+        assert!(
+            matches!(b.build(), Err(Error::Config(m)) if m.starts_with("server_version 3.8.1 with an http/https URL")),
+        );
+        let c = ClientBuilder::new("wss://h1:8182/gremlin".into())
+            .server_version(v)
+            .build()
+            .unwrap();
+        assert_eq!(c.server_version(), Some(v));
+    }
 
     #[test]
     fn url_credentials_are_one_basic_auth_for_every_host() {

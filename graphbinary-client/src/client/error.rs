@@ -190,6 +190,19 @@ pub enum Error {
         /// What it does not support, e.g. `"lambdas (a Groovy closure at byte 12)"`.
         what: String,
     },
+    /// The traversal has a step, predicate or token newer than the server's TinkerPop
+    /// version ([`ClientBuilder::server_version`](super::ClientBuilder::server_version)); it
+    /// was not sent. Its kind is [`ErrorKind::Unsupported`].
+    #[error("{what} needs TinkerPop {needs} or later; the server is {server} (ClientBuilder::server_version): the request was not sent")]
+    NeedsVersion {
+        /// The step, predicate or token, as Gremlin writes it: `asNumber()`, `P.typeOf()`,
+        /// `GType.INT`.
+        what: String,
+        /// The first version that has it.
+        needs: super::ServerVersion,
+        /// The server's version.
+        server: super::ServerVersion,
+    },
 }
 
 /// What kind of error an [`Error`] is ([`Error::kind`]): about one per variant, with transport
@@ -227,7 +240,7 @@ pub enum ErrorKind {
     TooManyResults,
     /// [`Error::Closed`].
     Closed,
-    /// [`Error::Unsupported`].
+    /// [`Error::Unsupported`] and [`Error::NeedsVersion`].
     Unsupported,
     /// [`Error::Limit`].
     Limit,
@@ -335,7 +348,7 @@ impl Error {
             Error::NoResult => ErrorKind::NoResult,
             Error::TooManyResults(_) => ErrorKind::TooManyResults,
             Error::Closed => ErrorKind::Closed,
-            Error::Unsupported { .. } => ErrorKind::Unsupported,
+            Error::Unsupported { .. } | Error::NeedsVersion { .. } => ErrorKind::Unsupported,
             Error::Limit { .. } => ErrorKind::Limit,
             Error::Element { .. } => ErrorKind::Conversion,
             Error::Build(_) => ErrorKind::InvalidRequest,

@@ -124,6 +124,7 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
+pub use crate::lang::ServerVersion;
 pub use crate::transport::http::BodyReader;
 pub use crate::transport::{ByteCounters, ConnectionCounts, ConnectionTally};
 pub use builder::ClientBuilder;
@@ -240,6 +241,8 @@ struct Inner {
     max_response_header_bytes: Option<usize>,
     /// Built with [`ClientBuilder::cosmos`]: scripts are checked for what Cosmos refuses.
     cosmos: bool,
+    /// [`ClientBuilder::server_version`]; 4.0.0 over HTTP when unset.
+    server_version: Option<ServerVersion>,
 }
 
 impl Inner {
@@ -379,6 +382,21 @@ impl Client {
     /// GraphBinary 1 (or GraphSON, [`ClientBuilder::serializer`]) over WebSocket.
     pub fn is_tinkerpop3(&self) -> bool {
         matches!(self.inner.transport, Transport::Ws(_))
+    }
+
+    /// The server's TinkerPop version, as [`ClientBuilder::server_version`] set it; unset,
+    /// 4.0.0 for an `http://` client and `None` for a `ws://` one (then traversals are sent
+    /// unchecked).
+    ///
+    /// ```
+    /// use graphbinary_client::client::{Client, ServerVersion};
+    ///
+    /// assert_eq!(Client::new("http://127.0.0.1:8182/gremlin")?.server_version(), Some(ServerVersion::V4_0_0));
+    /// assert_eq!(Client::new("ws://127.0.0.1:8182/gremlin")?.server_version(), None);
+    /// # Ok::<(), graphbinary_client::Error>(())
+    /// ```
+    pub fn server_version(&self) -> Option<ServerVersion> {
+        self.inner.server_version
     }
 
     /// Whether the client was built with the Azure Cosmos DB profile

@@ -15,9 +15,11 @@ mod lit;
 mod lit_parse;
 #[rustfmt::skip]
 pub(crate) mod tokens;
+mod version;
 
 pub(crate) use lit::{write_groovy_string, write_string, MAX_DEPTH};
 pub use lit::{IntoLit, Lit};
+pub use version::ServerVersion;
 
 // The impls of the generated `Token` that do not depend on the spec.
 impl tokens::Token {

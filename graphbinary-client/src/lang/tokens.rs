@@ -1212,6 +1212,15 @@ impl Token {
             Token::IO(IO::Graphson) | Token::IO(IO::Graphml)
         )
     }
+    /// The first TinkerPop version that has it, where that is newer than 3.7.
+    pub(crate) fn since(&self) -> Option<crate::lang::ServerVersion> {
+        match self {
+            Token::Pick(Pick::Unproductive) | Token::GType(_) => {
+                Some(crate::lang::ServerVersion::new(3, 8, 0))
+            }
+            _ => None,
+        }
+    }
     /// Every token, class by class in the grammar's order, each class's values as in
     /// its `ALL`.
     ///

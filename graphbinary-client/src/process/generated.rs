@@ -126,12 +126,14 @@ static SOURCE_WITH_BULK: StepDef = StepDef {
     gremlin: "withBulk",
     forms: &[&[Slot::new(Kind::Bool, false, false, false)]],
     signature: "withBulk(bool)",
+    since: None,
 };
 
 static SOURCE_WITH_PATH: StepDef = StepDef {
     gremlin: "withPath",
     forms: &[&[]],
     signature: "withPath()",
+    since: None,
 };
 
 static SOURCE_WITH_SACK: StepDef = StepDef {
@@ -144,6 +146,7 @@ static SOURCE_WITH_SACK: StepDef = StepDef {
         ],
     ],
     signature: "withSack(gen) | withSack(gen, Operator)",
+    since: None,
 };
 
 static SOURCE_WITH_SIDE_EFFECT: StepDef = StepDef {
@@ -160,6 +163,7 @@ static SOURCE_WITH_SIDE_EFFECT: StepDef = StepDef {
         ],
     ],
     signature: "withSideEffect(str, gen) | withSideEffect(str, gen, Operator)",
+    since: None,
 };
 
 static SOURCE_WITH_STRATEGIES: StepDef = StepDef {
@@ -171,6 +175,7 @@ static SOURCE_WITH_STRATEGIES: StepDef = StepDef {
         ],
     ],
     signature: "withStrategies(strategy, strategy*)",
+    since: None,
 };
 
 static SOURCE_WITHOUT_STRATEGIES: StepDef = StepDef {
@@ -182,6 +187,7 @@ static SOURCE_WITHOUT_STRATEGIES: StepDef = StepDef {
         ],
     ],
     signature: "withoutStrategies(class, class*)",
+    since: None,
 };
 
 static SPAWN_ADD_E: StepDef = StepDef {
@@ -191,6 +197,7 @@ static SPAWN_ADD_E: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "addE(str$) | addE(trav)",
+    since: None,
 };
 
 static SPAWN_ADD_V: StepDef = StepDef {
@@ -207,6 +214,7 @@ static SPAWN_ADD_V: StepDef = StepDef {
         ],
     ],
     signature: "addV() | addV(str$, str$*) | addV(trav, trav*)",
+    since: None,
 };
 
 static SPAWN_E: StepDef = StepDef {
@@ -216,6 +224,7 @@ static SPAWN_E: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "E(gen$*) | E(trav)",
+    since: None,
 };
 
 static SPAWN_V: StepDef = StepDef {
@@ -225,18 +234,21 @@ static SPAWN_V: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "V(gen$*) | V(trav)",
+    since: None,
 };
 
 static SPAWN_INJECT: StepDef = StepDef {
     gremlin: "inject",
     forms: &[&[Slot::new(Kind::Gen, false, false, true)]],
     signature: "inject(gen*)",
+    since: None,
 };
 
 static SPAWN_IO: StepDef = StepDef {
     gremlin: "io",
     forms: &[&[Slot::new(Kind::Str, false, false, false)]],
     signature: "io(str)",
+    since: None,
 };
 
 static SPAWN_MERGE_V: StepDef = StepDef {
@@ -246,6 +258,7 @@ static SPAWN_MERGE_V: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "mergeV(map?$) | mergeV(trav)",
+    since: None,
 };
 
 static SPAWN_MERGE_E: StepDef = StepDef {
@@ -255,6 +268,7 @@ static SPAWN_MERGE_E: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "mergeE(map?$) | mergeE(trav)",
+    since: None,
 };
 
 static SPAWN_CALL: StepDef = StepDef {
@@ -277,12 +291,14 @@ static SPAWN_CALL: StepDef = StepDef {
         ],
     ],
     signature: "call() | call(str) | call(str, map$) | call(str, trav) | call(str, map$, trav)",
+    since: None,
 };
 
 static SPAWN_UNION: StepDef = StepDef {
     gremlin: "union",
     forms: &[&[Slot::new(Kind::Trav, false, false, true)]],
     signature: "union(trav*)",
+    since: None,
 };
 
 static SPAWN_MATCH: StepDef = StepDef {
@@ -295,6 +311,7 @@ static SPAWN_MATCH: StepDef = StepDef {
         ],
     ],
     signature: "match(str) | match(str, map)",
+    since: Some(crate::lang::ServerVersion::new(4, 0, 0)),
 };
 
 static STEP_V: StepDef = StepDef {
@@ -304,6 +321,7 @@ static STEP_V: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "V(gen$*) | V(trav)",
+    since: None,
 };
 
 static STEP_E: StepDef = StepDef {
@@ -313,6 +331,7 @@ static STEP_E: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "E(gen$*) | E(trav)",
+    since: None,
 };
 
 static STEP_ADD_E: StepDef = StepDef {
@@ -322,6 +341,7 @@ static STEP_ADD_E: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "addE(str$) | addE(trav)",
+    since: None,
 };
 
 static STEP_ADD_V: StepDef = StepDef {
@@ -338,30 +358,35 @@ static STEP_ADD_V: StepDef = StepDef {
         ],
     ],
     signature: "addV() | addV(str$, str$*) | addV(trav, trav*)",
+    since: None,
 };
 
 static STEP_AGGREGATE: StepDef = StepDef {
     gremlin: "aggregate",
     forms: &[&[Slot::new(Kind::Str, false, false, false)]],
     signature: "aggregate(str)",
+    since: None,
 };
 
 static STEP_ALL: StepDef = StepDef {
     gremlin: "all",
     forms: &[&[Slot::new(Kind::P, false, false, false)]],
     signature: "all(P)",
+    since: None,
 };
 
 static STEP_AND: StepDef = StepDef {
     gremlin: "and",
     forms: &[&[Slot::new(Kind::Trav, false, false, true)]],
     signature: "and(trav*)",
+    since: None,
 };
 
 static STEP_ANY: StepDef = StepDef {
     gremlin: "any",
     forms: &[&[Slot::new(Kind::P, false, false, false)]],
     signature: "any(P)",
+    since: None,
 };
 
 static STEP_AS: StepDef = StepDef {
@@ -373,30 +398,35 @@ static STEP_AS: StepDef = StepDef {
         ],
     ],
     signature: "as(str, str?*)",
+    since: None,
 };
 
 static STEP_AS_BOOL: StepDef = StepDef {
     gremlin: "asBool",
     forms: &[&[]],
     signature: "asBool()",
+    since: Some(crate::lang::ServerVersion::new(3, 8, 0)),
 };
 
 static STEP_AS_DATE: StepDef = StepDef {
     gremlin: "asDate",
     forms: &[&[]],
     signature: "asDate()",
+    since: None,
 };
 
 static STEP_AS_NUMBER: StepDef = StepDef {
     gremlin: "asNumber",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::GType), false, false, false)]],
     signature: "asNumber() | asNumber(GType)",
+    since: Some(crate::lang::ServerVersion::new(3, 8, 0)),
 };
 
 static STEP_AS_STRING: StepDef = StepDef {
     gremlin: "asString",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "asString() | asString(Scope)",
+    since: None,
 };
 
 static STEP_BARRIER: StepDef = StepDef {
@@ -407,30 +437,35 @@ static STEP_BARRIER: StepDef = StepDef {
         &[Slot::new(Kind::Int, false, false, false)],
     ],
     signature: "barrier() | barrier(Barrier) | barrier(int)",
+    since: None,
 };
 
 static STEP_BOTH: StepDef = StepDef {
     gremlin: "both",
     forms: &[&[Slot::new(Kind::Str, true, true, true)]],
     signature: "both(str?$*)",
+    since: None,
 };
 
 static STEP_BOTH_E: StepDef = StepDef {
     gremlin: "bothE",
     forms: &[&[Slot::new(Kind::Str, true, true, true)]],
     signature: "bothE(str?$*)",
+    since: None,
 };
 
 static STEP_BOTH_V: StepDef = StepDef {
     gremlin: "bothV",
     forms: &[&[]],
     signature: "bothV()",
+    since: None,
 };
 
 static STEP_BRANCH: StepDef = StepDef {
     gremlin: "branch",
     forms: &[&[Slot::new(Kind::Trav, false, false, false)]],
     signature: "branch(trav)",
+    since: None,
 };
 
 static STEP_BY: StepDef = StepDef {
@@ -455,6 +490,7 @@ static STEP_BY: StepDef = StepDef {
         ],
     ],
     signature: "by() | by(Order) | by(Function) | by(Function, Order) | by(str) | by(str, Order) | by(trav) | by(trav, Order)",
+    since: None,
 };
 
 static STEP_CALL: StepDef = StepDef {
@@ -476,6 +512,7 @@ static STEP_CALL: StepDef = StepDef {
         ],
     ],
     signature: "call(str) | call(str, map$) | call(str, trav) | call(str, map$, trav)",
+    since: None,
 };
 
 static STEP_CAP: StepDef = StepDef {
@@ -487,6 +524,7 @@ static STEP_CAP: StepDef = StepDef {
         ],
     ],
     signature: "cap(str, str?*)",
+    since: None,
 };
 
 static STEP_CHOOSE: StepDef = StepDef {
@@ -514,24 +552,28 @@ static STEP_CHOOSE: StepDef = StepDef {
         ],
     ],
     signature: "choose(Function) | choose(P, trav) | choose(P, trav, trav) | choose(trav) | choose(trav, trav) | choose(trav, trav, trav)",
+    since: None,
 };
 
 static STEP_COALESCE: StepDef = StepDef {
     gremlin: "coalesce",
     forms: &[&[Slot::new(Kind::Trav, false, false, true)]],
     signature: "coalesce(trav*)",
+    since: None,
 };
 
 static STEP_COIN: StepDef = StepDef {
     gremlin: "coin",
     forms: &[&[Slot::new(Kind::Num, false, false, false)]],
     signature: "coin(num)",
+    since: None,
 };
 
 static STEP_COMBINE: StepDef = StepDef {
     gremlin: "combine",
     forms: &[&[Slot::new(Kind::Gen, false, false, false)]],
     signature: "combine(gen)",
+    since: None,
 };
 
 static STEP_CONCAT: StepDef = StepDef {
@@ -544,36 +586,42 @@ static STEP_CONCAT: StepDef = StepDef {
         &[Slot::new(Kind::Str, true, false, true)],
     ],
     signature: "concat(trav, trav*) | concat(str?*)",
+    since: None,
 };
 
 static STEP_CONJOIN: StepDef = StepDef {
     gremlin: "conjoin",
     forms: &[&[Slot::new(Kind::Str, false, false, false)]],
     signature: "conjoin(str)",
+    since: None,
 };
 
 static STEP_CONNECTED_COMPONENT: StepDef = StepDef {
     gremlin: "connectedComponent",
     forms: &[&[]],
     signature: "connectedComponent()",
+    since: None,
 };
 
 static STEP_CONSTANT: StepDef = StepDef {
     gremlin: "constant",
     forms: &[&[Slot::new(Kind::Gen, false, false, false)]],
     signature: "constant(gen)",
+    since: None,
 };
 
 static STEP_COUNT: StepDef = StepDef {
     gremlin: "count",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "count() | count(Scope)",
+    since: None,
 };
 
 static STEP_CYCLIC_PATH: StepDef = StepDef {
     gremlin: "cyclicPath",
     forms: &[&[]],
     signature: "cyclicPath()",
+    since: None,
 };
 
 static STEP_DATE_ADD: StepDef = StepDef {
@@ -585,6 +633,7 @@ static STEP_DATE_ADD: StepDef = StepDef {
         ],
     ],
     signature: "dateAdd(DT, int)",
+    since: None,
 };
 
 static STEP_DATE_DIFF: StepDef = StepDef {
@@ -594,6 +643,7 @@ static STEP_DATE_DIFF: StepDef = StepDef {
         &[Slot::new(Kind::Date, false, false, false)],
     ],
     signature: "dateDiff(trav) | dateDiff(date)",
+    since: None,
 };
 
 static STEP_DEDUP: StepDef = StepDef {
@@ -606,42 +656,49 @@ static STEP_DEDUP: StepDef = StepDef {
         &[Slot::new(Kind::Str, true, false, true)],
     ],
     signature: "dedup(Scope, str?*) | dedup(str?*)",
+    since: None,
 };
 
 static STEP_DIFFERENCE: StepDef = StepDef {
     gremlin: "difference",
     forms: &[&[Slot::new(Kind::Gen, false, false, false)]],
     signature: "difference(gen)",
+    since: None,
 };
 
 static STEP_DISCARD: StepDef = StepDef {
     gremlin: "discard",
     forms: &[&[]],
     signature: "discard()",
+    since: Some(crate::lang::ServerVersion::new(3, 8, 0)),
 };
 
 static STEP_DISJUNCT: StepDef = StepDef {
     gremlin: "disjunct",
     forms: &[&[Slot::new(Kind::Gen, false, false, false)]],
     signature: "disjunct(gen)",
+    since: None,
 };
 
 static STEP_DROP: StepDef = StepDef {
     gremlin: "drop",
     forms: &[&[]],
     signature: "drop()",
+    since: None,
 };
 
 static STEP_ELEMENT: StepDef = StepDef {
     gremlin: "element",
     forms: &[&[]],
     signature: "element()",
+    since: None,
 };
 
 static STEP_ELEMENT_MAP: StepDef = StepDef {
     gremlin: "elementMap",
     forms: &[&[Slot::new(Kind::Str, true, false, true)]],
     signature: "elementMap(str?*)",
+    since: None,
 };
 
 static STEP_EMIT: StepDef = StepDef {
@@ -652,12 +709,14 @@ static STEP_EMIT: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "emit() | emit(P) | emit(trav)",
+    since: None,
 };
 
 static STEP_FAIL: StepDef = StepDef {
     gremlin: "fail",
     forms: &[&[], &[Slot::new(Kind::Str, false, false, false)]],
     signature: "fail() | fail(str)",
+    since: None,
 };
 
 static STEP_FILTER: StepDef = StepDef {
@@ -667,12 +726,14 @@ static STEP_FILTER: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "filter(P) | filter(trav)",
+    since: None,
 };
 
 static STEP_FLAT_MAP: StepDef = StepDef {
     gremlin: "flatMap",
     forms: &[&[Slot::new(Kind::Trav, false, false, false)]],
     signature: "flatMap(trav)",
+    since: None,
 };
 
 static STEP_FOLD: StepDef = StepDef {
@@ -685,12 +746,14 @@ static STEP_FOLD: StepDef = StepDef {
         ],
     ],
     signature: "fold() | fold(gen, Operator)",
+    since: None,
 };
 
 static STEP_FORMAT: StepDef = StepDef {
     gremlin: "format",
     forms: &[&[Slot::new(Kind::Str, false, false, false)]],
     signature: "format(str)",
+    since: None,
 };
 
 static STEP_FROM: StepDef = StepDef {
@@ -700,18 +763,21 @@ static STEP_FROM: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "from(str) | from(trav)",
+    since: None,
 };
 
 static STEP_GROUP: StepDef = StepDef {
     gremlin: "group",
     forms: &[&[], &[Slot::new(Kind::Str, false, false, false)]],
     signature: "group() | group(str)",
+    since: None,
 };
 
 static STEP_GROUP_COUNT: StepDef = StepDef {
     gremlin: "groupCount",
     forms: &[&[], &[Slot::new(Kind::Str, false, false, false)]],
     signature: "groupCount() | groupCount(str)",
+    since: None,
 };
 
 static STEP_HAS: StepDef = StepDef {
@@ -759,6 +825,7 @@ static STEP_HAS: StepDef = StepDef {
         ],
     ],
     signature: "has(str?) | has(str?, gen$) | has(str?, P) | has(str?, trav) | has(str?$, str?, gen$) | has(str?$, str?, P) | has(str?$, str?, trav) | has(T, gen$) | has(T, P) | has(T, trav)",
+    since: None,
 };
 
 static STEP_HAS_ID: StepDef = StepDef {
@@ -771,6 +838,7 @@ static STEP_HAS_ID: StepDef = StepDef {
         &[Slot::new(Kind::P, false, false, false)],
     ],
     signature: "hasId(gen$, gen$*) | hasId(P)",
+    since: None,
 };
 
 static STEP_HAS_KEY: StepDef = StepDef {
@@ -784,6 +852,7 @@ static STEP_HAS_KEY: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "hasKey(P) | hasKey(str?, str?*) | hasKey(trav)",
+    since: None,
 };
 
 static STEP_HAS_LABEL: StepDef = StepDef {
@@ -797,12 +866,14 @@ static STEP_HAS_LABEL: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "hasLabel(P) | hasLabel(str?$, str?$*) | hasLabel(trav)",
+    since: None,
 };
 
 static STEP_HAS_NOT: StepDef = StepDef {
     gremlin: "hasNot",
     forms: &[&[Slot::new(Kind::Str, true, false, false)]],
     signature: "hasNot(str?)",
+    since: None,
 };
 
 static STEP_HAS_VALUE: StepDef = StepDef {
@@ -816,54 +887,63 @@ static STEP_HAS_VALUE: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "hasValue(gen$, gen$*) | hasValue(P) | hasValue(trav)",
+    since: None,
 };
 
 static STEP_ID: StepDef = StepDef {
     gremlin: "id",
     forms: &[&[]],
     signature: "id()",
+    since: None,
 };
 
 static STEP_IDENTITY: StepDef = StepDef {
     gremlin: "identity",
     forms: &[&[]],
     signature: "identity()",
+    since: None,
 };
 
 static STEP_IN: StepDef = StepDef {
     gremlin: "in",
     forms: &[&[Slot::new(Kind::Str, true, true, true)]],
     signature: "in(str?$*)",
+    since: None,
 };
 
 static STEP_IN_E: StepDef = StepDef {
     gremlin: "inE",
     forms: &[&[Slot::new(Kind::Str, true, true, true)]],
     signature: "inE(str?$*)",
+    since: None,
 };
 
 static STEP_INTERSECT: StepDef = StepDef {
     gremlin: "intersect",
     forms: &[&[Slot::new(Kind::Gen, false, false, false)]],
     signature: "intersect(gen)",
+    since: None,
 };
 
 static STEP_IN_V: StepDef = StepDef {
     gremlin: "inV",
     forms: &[&[]],
     signature: "inV()",
+    since: None,
 };
 
 static STEP_INDEX: StepDef = StepDef {
     gremlin: "index",
     forms: &[&[]],
     signature: "index()",
+    since: None,
 };
 
 static STEP_INJECT: StepDef = StepDef {
     gremlin: "inject",
     forms: &[&[Slot::new(Kind::Gen, false, false, true)]],
     signature: "inject(gen*)",
+    since: None,
 };
 
 static STEP_IS: StepDef = StepDef {
@@ -873,24 +953,28 @@ static STEP_IS: StepDef = StepDef {
         &[Slot::new(Kind::P, false, false, false)],
     ],
     signature: "is(gen$) | is(P)",
+    since: None,
 };
 
 static STEP_KEY: StepDef = StepDef {
     gremlin: "key",
     forms: &[&[]],
     signature: "key()",
+    since: None,
 };
 
 static STEP_LABEL: StepDef = StepDef {
     gremlin: "label",
     forms: &[&[]],
     signature: "label()",
+    since: None,
 };
 
 static STEP_LABELS: StepDef = StepDef {
     gremlin: "labels",
     forms: &[&[]],
     signature: "labels()",
+    since: Some(crate::lang::ServerVersion::new(4, 0, 0)),
 };
 
 static STEP_ADD_LABEL: StepDef = StepDef {
@@ -906,12 +990,14 @@ static STEP_ADD_LABEL: StepDef = StepDef {
         ],
     ],
     signature: "addLabel(str, str*) | addLabel(trav, trav*)",
+    since: Some(crate::lang::ServerVersion::new(4, 0, 0)),
 };
 
 static STEP_DROP_LABELS: StepDef = StepDef {
     gremlin: "dropLabels",
     forms: &[&[]],
     signature: "dropLabels()",
+    since: Some(crate::lang::ServerVersion::new(4, 0, 0)),
 };
 
 static STEP_DROP_LABEL: StepDef = StepDef {
@@ -927,12 +1013,14 @@ static STEP_DROP_LABEL: StepDef = StepDef {
         ],
     ],
     signature: "dropLabel(str, str*) | dropLabel(trav, trav*)",
+    since: Some(crate::lang::ServerVersion::new(4, 0, 0)),
 };
 
 static STEP_LENGTH: StepDef = StepDef {
     gremlin: "length",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "length() | length(Scope)",
+    since: None,
 };
 
 static STEP_LIMIT: StepDef = StepDef {
@@ -945,30 +1033,35 @@ static STEP_LIMIT: StepDef = StepDef {
         &[Slot::new(Kind::Int, false, true, false)],
     ],
     signature: "limit(Scope, int$) | limit(int$)",
+    since: None,
 };
 
 static STEP_LOCAL: StepDef = StepDef {
     gremlin: "local",
     forms: &[&[Slot::new(Kind::Trav, false, false, false)]],
     signature: "local(trav)",
+    since: None,
 };
 
 static STEP_LOOPS: StepDef = StepDef {
     gremlin: "loops",
     forms: &[&[], &[Slot::new(Kind::Str, false, false, false)]],
     signature: "loops() | loops(str)",
+    since: None,
 };
 
 static STEP_L_TRIM: StepDef = StepDef {
     gremlin: "lTrim",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "lTrim() | lTrim(Scope)",
+    since: None,
 };
 
 static STEP_MAP: StepDef = StepDef {
     gremlin: "map",
     forms: &[&[Slot::new(Kind::Trav, false, false, false)]],
     signature: "map(trav)",
+    since: None,
 };
 
 static STEP_MATCH: StepDef = StepDef {
@@ -982,30 +1075,35 @@ static STEP_MATCH: StepDef = StepDef {
         ],
     ],
     signature: "match(trav*) | match(str) | match(str, map)",
+    since: None,
 };
 
 static STEP_MATH: StepDef = StepDef {
     gremlin: "math",
     forms: &[&[Slot::new(Kind::Str, false, false, false)]],
     signature: "math(str)",
+    since: None,
 };
 
 static STEP_MAX: StepDef = StepDef {
     gremlin: "max",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "max() | max(Scope)",
+    since: None,
 };
 
 static STEP_MEAN: StepDef = StepDef {
     gremlin: "mean",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "mean() | mean(Scope)",
+    since: None,
 };
 
 static STEP_MERGE: StepDef = StepDef {
     gremlin: "merge",
     forms: &[&[Slot::new(Kind::Gen, false, false, false)]],
     signature: "merge(gen)",
+    since: None,
 };
 
 static STEP_MERGE_V: StepDef = StepDef {
@@ -1016,6 +1114,7 @@ static STEP_MERGE_V: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "mergeV() | mergeV(map?$) | mergeV(trav)",
+    since: None,
 };
 
 static STEP_MERGE_E: StepDef = StepDef {
@@ -1026,24 +1125,28 @@ static STEP_MERGE_E: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "mergeE() | mergeE(map?$) | mergeE(trav)",
+    since: None,
 };
 
 static STEP_MIN: StepDef = StepDef {
     gremlin: "min",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "min() | min(Scope)",
+    since: None,
 };
 
 static STEP_NONE: StepDef = StepDef {
     gremlin: "none",
     forms: &[&[Slot::new(Kind::P, false, false, false)]],
     signature: "none(P)",
+    since: Some(crate::lang::ServerVersion::new(3, 8, 0)),
 };
 
 static STEP_NOT: StepDef = StepDef {
     gremlin: "not",
     forms: &[&[Slot::new(Kind::Trav, false, false, false)]],
     signature: "not(trav)",
+    since: None,
 };
 
 static STEP_OPTION: StepDef = StepDef {
@@ -1073,78 +1176,91 @@ static STEP_OPTION: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "option(P, trav) | option(Merge, map?$) | option(Merge, map?$, Cardinality) | option(Merge, trav) | option(gen$, trav) | option(trav)",
+    since: None,
 };
 
 static STEP_OPTIONAL: StepDef = StepDef {
     gremlin: "optional",
     forms: &[&[Slot::new(Kind::Trav, false, false, false)]],
     signature: "optional(trav)",
+    since: None,
 };
 
 static STEP_OR: StepDef = StepDef {
     gremlin: "or",
     forms: &[&[Slot::new(Kind::Trav, false, false, true)]],
     signature: "or(trav*)",
+    since: None,
 };
 
 static STEP_ORDER: StepDef = StepDef {
     gremlin: "order",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "order() | order(Scope)",
+    since: None,
 };
 
 static STEP_OTHER_V: StepDef = StepDef {
     gremlin: "otherV",
     forms: &[&[]],
     signature: "otherV()",
+    since: None,
 };
 
 static STEP_OUT: StepDef = StepDef {
     gremlin: "out",
     forms: &[&[Slot::new(Kind::Str, true, true, true)]],
     signature: "out(str?$*)",
+    since: None,
 };
 
 static STEP_OUT_E: StepDef = StepDef {
     gremlin: "outE",
     forms: &[&[Slot::new(Kind::Str, true, true, true)]],
     signature: "outE(str?$*)",
+    since: None,
 };
 
 static STEP_OUT_V: StepDef = StepDef {
     gremlin: "outV",
     forms: &[&[]],
     signature: "outV()",
+    since: None,
 };
 
 static STEP_PAGE_RANK: StepDef = StepDef {
     gremlin: "pageRank",
     forms: &[&[], &[Slot::new(Kind::Num, false, false, false)]],
     signature: "pageRank() | pageRank(num)",
+    since: None,
 };
 
 static STEP_PATH: StepDef = StepDef {
     gremlin: "path",
     forms: &[&[]],
     signature: "path()",
+    since: None,
 };
 
 static STEP_PEER_PRESSURE: StepDef = StepDef {
     gremlin: "peerPressure",
     forms: &[&[]],
     signature: "peerPressure()",
+    since: None,
 };
 
 static STEP_PRODUCT: StepDef = StepDef {
     gremlin: "product",
     forms: &[&[Slot::new(Kind::Gen, false, false, false)]],
     signature: "product(gen)",
+    since: None,
 };
 
 static STEP_PROFILE: StepDef = StepDef {
     gremlin: "profile",
     forms: &[&[], &[Slot::new(Kind::Str, false, false, false)]],
     signature: "profile() | profile(str)",
+    since: None,
 };
 
 static STEP_PROJECT: StepDef = StepDef {
@@ -1156,12 +1272,14 @@ static STEP_PROJECT: StepDef = StepDef {
         ],
     ],
     signature: "project(str, str?*)",
+    since: None,
 };
 
 static STEP_PROPERTIES: StepDef = StepDef {
     gremlin: "properties",
     forms: &[&[Slot::new(Kind::Str, true, false, true)]],
     signature: "properties(str?*)",
+    since: None,
 };
 
 static STEP_PROPERTY: StepDef = StepDef {
@@ -1195,12 +1313,14 @@ static STEP_PROPERTY: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "property(Cardinality, gen, gen$, gen$*) | property(Cardinality, gen, trav) | property(Cardinality, map?$) | property(gen, gen$, gen$*) | property(gen, trav) | property(map?$) | property(trav)",
+    since: None,
 };
 
 static STEP_PROPERTY_MAP: StepDef = StepDef {
     gremlin: "propertyMap",
     forms: &[&[Slot::new(Kind::Str, true, false, true)]],
     signature: "propertyMap(str?*)",
+    since: None,
 };
 
 static STEP_RANGE: StepDef = StepDef {
@@ -1217,12 +1337,14 @@ static STEP_RANGE: StepDef = StepDef {
         ],
     ],
     signature: "range(Scope, int$, int$) | range(int$, int$)",
+    since: None,
 };
 
 static STEP_READ: StepDef = StepDef {
     gremlin: "read",
     forms: &[&[]],
     signature: "read()",
+    since: None,
 };
 
 static STEP_REPEAT: StepDef = StepDef {
@@ -1235,6 +1357,7 @@ static STEP_REPEAT: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "repeat(str, trav) | repeat(trav)",
+    since: None,
 };
 
 static STEP_REPLACE: StepDef = StepDef {
@@ -1251,24 +1374,28 @@ static STEP_REPLACE: StepDef = StepDef {
         ],
     ],
     signature: "replace(str?, str?) | replace(Scope, str?, str?)",
+    since: None,
 };
 
 static STEP_REVERSE: StepDef = StepDef {
     gremlin: "reverse",
     forms: &[&[]],
     signature: "reverse()",
+    since: None,
 };
 
 static STEP_R_TRIM: StepDef = StepDef {
     gremlin: "rTrim",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "rTrim() | rTrim(Scope)",
+    since: None,
 };
 
 static STEP_SACK: StepDef = StepDef {
     gremlin: "sack",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Operator), false, false, false)]],
     signature: "sack() | sack(Operator)",
+    since: None,
 };
 
 static STEP_SAMPLE: StepDef = StepDef {
@@ -1281,6 +1408,7 @@ static STEP_SAMPLE: StepDef = StepDef {
         &[Slot::new(Kind::Int, false, false, false)],
     ],
     signature: "sample(Scope, int) | sample(int)",
+    since: None,
 };
 
 static STEP_SELECT: StepDef = StepDef {
@@ -1310,24 +1438,28 @@ static STEP_SELECT: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "select(Column) | select(Pop, str) | select(Pop, str, str, str?*) | select(Pop, trav) | select(str) | select(str, str, str?*) | select(trav)",
+    since: None,
 };
 
 static STEP_SHORTEST_PATH: StepDef = StepDef {
     gremlin: "shortestPath",
     forms: &[&[]],
     signature: "shortestPath()",
+    since: None,
 };
 
 static STEP_SIDE_EFFECT: StepDef = StepDef {
     gremlin: "sideEffect",
     forms: &[&[Slot::new(Kind::Trav, false, false, false)]],
     signature: "sideEffect(trav)",
+    since: None,
 };
 
 static STEP_SIMPLE_PATH: StepDef = StepDef {
     gremlin: "simplePath",
     forms: &[&[]],
     signature: "simplePath()",
+    since: None,
 };
 
 static STEP_SKIP: StepDef = StepDef {
@@ -1340,6 +1472,7 @@ static STEP_SKIP: StepDef = StepDef {
         &[Slot::new(Kind::Int, false, true, false)],
     ],
     signature: "skip(Scope, int$) | skip(int$)",
+    since: None,
 };
 
 static STEP_SPLIT: StepDef = StepDef {
@@ -1352,12 +1485,14 @@ static STEP_SPLIT: StepDef = StepDef {
         ],
     ],
     signature: "split(str?) | split(Scope, str?)",
+    since: None,
 };
 
 static STEP_SUBGRAPH: StepDef = StepDef {
     gremlin: "subgraph",
     forms: &[&[Slot::new(Kind::Str, false, false, false)]],
     signature: "subgraph(str)",
+    since: None,
 };
 
 static STEP_SUBSTRING: StepDef = StepDef {
@@ -1379,12 +1514,14 @@ static STEP_SUBSTRING: StepDef = StepDef {
         ],
     ],
     signature: "substring(int) | substring(Scope, int) | substring(int, int) | substring(Scope, int, int)",
+    since: None,
 };
 
 static STEP_SUM: StepDef = StepDef {
     gremlin: "sum",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "sum() | sum(Scope)",
+    since: None,
 };
 
 static STEP_TAIL: StepDef = StepDef {
@@ -1399,18 +1536,21 @@ static STEP_TAIL: StepDef = StepDef {
         &[Slot::new(Kind::Int, false, true, false)],
     ],
     signature: "tail() | tail(Scope) | tail(Scope, int$) | tail(int$)",
+    since: None,
 };
 
 static STEP_TIME_LIMIT: StepDef = StepDef {
     gremlin: "timeLimit",
     forms: &[&[Slot::new(Kind::Int, false, false, false)]],
     signature: "timeLimit(int)",
+    since: None,
 };
 
 static STEP_TIMES: StepDef = StepDef {
     gremlin: "times",
     forms: &[&[Slot::new(Kind::Int, false, false, false)]],
     signature: "times(int)",
+    since: None,
 };
 
 static STEP_TO: StepDef = StepDef {
@@ -1424,6 +1564,7 @@ static STEP_TO: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "to(Direction, str?$*) | to(str) | to(trav)",
+    since: None,
 };
 
 static STEP_TO_E: StepDef = StepDef {
@@ -1435,48 +1576,56 @@ static STEP_TO_E: StepDef = StepDef {
         ],
     ],
     signature: "toE(Direction, str?$*)",
+    since: None,
 };
 
 static STEP_TO_LOWER: StepDef = StepDef {
     gremlin: "toLower",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "toLower() | toLower(Scope)",
+    since: None,
 };
 
 static STEP_TO_UPPER: StepDef = StepDef {
     gremlin: "toUpper",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "toUpper() | toUpper(Scope)",
+    since: None,
 };
 
 static STEP_TO_V: StepDef = StepDef {
     gremlin: "toV",
     forms: &[&[Slot::new(Kind::Token(TokenClass::Direction), false, false, false)]],
     signature: "toV(Direction)",
+    since: None,
 };
 
 static STEP_TREE: StepDef = StepDef {
     gremlin: "tree",
     forms: &[&[], &[Slot::new(Kind::Str, false, false, false)]],
     signature: "tree() | tree(str)",
+    since: None,
 };
 
 static STEP_TRIM: StepDef = StepDef {
     gremlin: "trim",
     forms: &[&[], &[Slot::new(Kind::Token(TokenClass::Scope), false, false, false)]],
     signature: "trim() | trim(Scope)",
+    since: None,
 };
 
 static STEP_UNFOLD: StepDef = StepDef {
     gremlin: "unfold",
     forms: &[&[]],
     signature: "unfold()",
+    since: None,
 };
 
 static STEP_UNION: StepDef = StepDef {
     gremlin: "union",
     forms: &[&[Slot::new(Kind::Trav, false, false, true)]],
     signature: "union(trav*)",
+    since: None,
 };
 
 static STEP_UNTIL: StepDef = StepDef {
@@ -1486,12 +1635,14 @@ static STEP_UNTIL: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "until(P) | until(trav)",
+    since: None,
 };
 
 static STEP_VALUE: StepDef = StepDef {
     gremlin: "value",
     forms: &[&[]],
     signature: "value()",
+    since: None,
 };
 
 static STEP_VALUE_MAP: StepDef = StepDef {
@@ -1504,12 +1655,14 @@ static STEP_VALUE_MAP: StepDef = StepDef {
         ],
     ],
     signature: "valueMap(str?*) | valueMap(bool, str?*)",
+    since: None,
 };
 
 static STEP_VALUES: StepDef = StepDef {
     gremlin: "values",
     forms: &[&[Slot::new(Kind::Str, true, false, true)]],
     signature: "values(str?*)",
+    since: None,
 };
 
 static STEP_WHERE: StepDef = StepDef {
@@ -1523,6 +1676,7 @@ static STEP_WHERE: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "where(P) | where(str, P) | where(trav)",
+    since: None,
 };
 
 static STEP_WITH: StepDef = StepDef {
@@ -1535,12 +1689,14 @@ static STEP_WITH: StepDef = StepDef {
         ],
     ],
     signature: "with(with_key) | with(with_key, with_value)",
+    since: None,
 };
 
 static STEP_WRITE: StepDef = StepDef {
     gremlin: "write",
     forms: &[&[]],
     signature: "write()",
+    since: None,
 };
 
 static PRED_EQ: StepDef = StepDef {
@@ -1550,6 +1706,7 @@ static PRED_EQ: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "eq(gen$) | eq(trav)",
+    since: None,
 };
 
 static PRED_NEQ: StepDef = StepDef {
@@ -1559,6 +1716,7 @@ static PRED_NEQ: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "neq(gen$) | neq(trav)",
+    since: None,
 };
 
 static PRED_LT: StepDef = StepDef {
@@ -1568,6 +1726,7 @@ static PRED_LT: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "lt(gen$) | lt(trav)",
+    since: None,
 };
 
 static PRED_LTE: StepDef = StepDef {
@@ -1577,6 +1736,7 @@ static PRED_LTE: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "lte(gen$) | lte(trav)",
+    since: None,
 };
 
 static PRED_GT: StepDef = StepDef {
@@ -1586,6 +1746,7 @@ static PRED_GT: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "gt(gen$) | gt(trav)",
+    since: None,
 };
 
 static PRED_GTE: StepDef = StepDef {
@@ -1595,6 +1756,7 @@ static PRED_GTE: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "gte(gen$) | gte(trav)",
+    since: None,
 };
 
 static PRED_INSIDE: StepDef = StepDef {
@@ -1610,6 +1772,7 @@ static PRED_INSIDE: StepDef = StepDef {
         ],
     ],
     signature: "inside(gen$, gen$) | inside(trav, trav)",
+    since: None,
 };
 
 static PRED_OUTSIDE: StepDef = StepDef {
@@ -1625,6 +1788,7 @@ static PRED_OUTSIDE: StepDef = StepDef {
         ],
     ],
     signature: "outside(gen$, gen$) | outside(trav, trav)",
+    since: None,
 };
 
 static PRED_BETWEEN: StepDef = StepDef {
@@ -1640,6 +1804,7 @@ static PRED_BETWEEN: StepDef = StepDef {
         ],
     ],
     signature: "between(gen$, gen$) | between(trav, trav)",
+    since: None,
 };
 
 static PRED_TYPE_OF: StepDef = StepDef {
@@ -1649,6 +1814,7 @@ static PRED_TYPE_OF: StepDef = StepDef {
         &[Slot::new(Kind::Str, false, false, false)],
     ],
     signature: "typeOf(GType) | typeOf(str)",
+    since: Some(crate::lang::ServerVersion::new(3, 8, 0)),
 };
 
 static PRED_WITHIN: StepDef = StepDef {
@@ -1658,6 +1824,7 @@ static PRED_WITHIN: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "within(gen$*) | within(trav)",
+    since: None,
 };
 
 static PRED_WITHOUT: StepDef = StepDef {
@@ -1667,12 +1834,14 @@ static PRED_WITHOUT: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "without(gen$*) | without(trav)",
+    since: None,
 };
 
 static PRED_NOT: StepDef = StepDef {
     gremlin: "not",
     forms: &[&[Slot::new(Kind::P, false, false, false)]],
     signature: "not(P)",
+    since: None,
 };
 
 static PRED_CONTAINING: StepDef = StepDef {
@@ -1682,6 +1851,7 @@ static PRED_CONTAINING: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "containing(str$) | containing(trav)",
+    since: None,
 };
 
 static PRED_NOT_CONTAINING: StepDef = StepDef {
@@ -1691,6 +1861,7 @@ static PRED_NOT_CONTAINING: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "notContaining(str$) | notContaining(trav)",
+    since: None,
 };
 
 static PRED_STARTING_WITH: StepDef = StepDef {
@@ -1700,6 +1871,7 @@ static PRED_STARTING_WITH: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "startingWith(str$) | startingWith(trav)",
+    since: None,
 };
 
 static PRED_NOT_STARTING_WITH: StepDef = StepDef {
@@ -1709,6 +1881,7 @@ static PRED_NOT_STARTING_WITH: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "notStartingWith(str$) | notStartingWith(trav)",
+    since: None,
 };
 
 static PRED_ENDING_WITH: StepDef = StepDef {
@@ -1718,6 +1891,7 @@ static PRED_ENDING_WITH: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "endingWith(str$) | endingWith(trav)",
+    since: None,
 };
 
 static PRED_NOT_ENDING_WITH: StepDef = StepDef {
@@ -1727,18 +1901,21 @@ static PRED_NOT_ENDING_WITH: StepDef = StepDef {
         &[Slot::new(Kind::Trav, false, false, false)],
     ],
     signature: "notEndingWith(str$) | notEndingWith(trav)",
+    since: None,
 };
 
 static PRED_REGEX: StepDef = StepDef {
     gremlin: "regex",
     forms: &[&[Slot::new(Kind::Str, false, true, false)]],
     signature: "regex(str$)",
+    since: None,
 };
 
 static PRED_NOT_REGEX: StepDef = StepDef {
     gremlin: "notRegex",
     forms: &[&[Slot::new(Kind::Str, false, true, false)]],
     signature: "notRegex(str$)",
+    since: None,
 };
 
 /// Every source method, step and predicate of the grammar with its Rust name, in the
@@ -3200,6 +3377,8 @@ impl GraphTraversal {
     /// Gremlin's `asBool` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `asBool()`
+    ///
+    /// Needs TinkerPop 3.8.0 or later.
     pub fn as_bool(self) -> GraphTraversal {
         self.add_step(&STEP_AS_BOOL, Vec::new())
     }
@@ -3215,6 +3394,8 @@ impl GraphTraversal {
     /// * `asNumber(GType)`
     ///
     /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
+    ///
+    /// Needs TinkerPop 3.8.0 or later.
     pub fn as_number(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_AS_NUMBER, args.into_args())
     }
@@ -3421,6 +3602,8 @@ impl GraphTraversal {
     /// Gremlin's `discard` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `discard()`
+    ///
+    /// Needs TinkerPop 3.8.0 or later.
     pub fn discard(self) -> GraphTraversal {
         self.add_step(&STEP_DISCARD, Vec::new())
     }
@@ -3676,6 +3859,8 @@ impl GraphTraversal {
     /// Gremlin's `labels` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `labels()`
+    ///
+    /// Needs TinkerPop 4.0.0 or later.
     pub fn labels(self) -> GraphTraversal {
         self.add_step(&STEP_LABELS, Vec::new())
     }
@@ -3685,12 +3870,16 @@ impl GraphTraversal {
     /// * `addLabel(trav, trav*)`
     ///
     /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
+    ///
+    /// Needs TinkerPop 4.0.0 or later.
     pub fn add_label(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_ADD_LABEL, args.into_args())
     }
     /// Gremlin's `dropLabels` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `dropLabels()`
+    ///
+    /// Needs TinkerPop 4.0.0 or later.
     pub fn drop_labels(self) -> GraphTraversal {
         self.add_step(&STEP_DROP_LABELS, Vec::new())
     }
@@ -3700,6 +3889,8 @@ impl GraphTraversal {
     /// * `dropLabel(trav, trav*)`
     ///
     /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
+    ///
+    /// Needs TinkerPop 4.0.0 or later.
     pub fn drop_label(self, args: impl IntoArgs) -> GraphTraversal {
         self.add_step(&STEP_DROP_LABEL, args.into_args())
     }
@@ -3833,6 +4024,8 @@ impl GraphTraversal {
     /// * `none(P)`
     ///
     /// Each argument is anything that converts into an [`Arg`].
+    ///
+    /// Needs TinkerPop 3.8.0 or later.
     pub fn none(self, arg1: impl Into<Arg>) -> GraphTraversal {
         self.add_step(&STEP_NONE, vec![arg1.into()])
     }
@@ -4382,6 +4575,8 @@ impl __ {
     /// Gremlin's `asBool` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `asBool()`
+    ///
+    /// Needs TinkerPop 3.8.0 or later.
     pub fn as_bool() -> GraphTraversal {
         GraphTraversal::anonymous().as_bool()
     }
@@ -4397,6 +4592,8 @@ impl __ {
     /// * `asNumber(GType)`
     ///
     /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
+    ///
+    /// Needs TinkerPop 3.8.0 or later.
     pub fn as_number(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().as_number(args)
     }
@@ -4603,6 +4800,8 @@ impl __ {
     /// Gremlin's `discard` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `discard()`
+    ///
+    /// Needs TinkerPop 3.8.0 or later.
     pub fn discard() -> GraphTraversal {
         GraphTraversal::anonymous().discard()
     }
@@ -4858,6 +5057,8 @@ impl __ {
     /// Gremlin's `labels` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `labels()`
+    ///
+    /// Needs TinkerPop 4.0.0 or later.
     pub fn labels() -> GraphTraversal {
         GraphTraversal::anonymous().labels()
     }
@@ -4867,12 +5068,16 @@ impl __ {
     /// * `addLabel(trav, trav*)`
     ///
     /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
+    ///
+    /// Needs TinkerPop 4.0.0 or later.
     pub fn add_label(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().add_label(args)
     }
     /// Gremlin's `dropLabels` step. Its forms in the grammar (kinds as in `spec/steps.toml`):
     ///
     /// * `dropLabels()`
+    ///
+    /// Needs TinkerPop 4.0.0 or later.
     pub fn drop_labels() -> GraphTraversal {
         GraphTraversal::anonymous().drop_labels()
     }
@@ -4882,6 +5087,8 @@ impl __ {
     /// * `dropLabel(trav, trav*)`
     ///
     /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
+    ///
+    /// Needs TinkerPop 4.0.0 or later.
     pub fn drop_label(args: impl IntoArgs) -> GraphTraversal {
         GraphTraversal::anonymous().drop_label(args)
     }
@@ -5015,6 +5222,8 @@ impl __ {
     /// * `none(P)`
     ///
     /// Each argument is anything that converts into an [`Arg`].
+    ///
+    /// Needs TinkerPop 3.8.0 or later.
     pub fn none(arg1: impl Into<Arg>) -> GraphTraversal {
         GraphTraversal::anonymous().none(arg1)
     }
@@ -5623,6 +5832,8 @@ impl GraphTraversalSource {
     /// * `match(str, map)`
     ///
     /// Arguments: `()` for none, one value, a tuple of several, or an array or `Vec` of one type (see [`IntoArgs`]).
+    ///
+    /// Needs TinkerPop 4.0.0 or later.
     pub fn match_(&self, args: impl IntoArgs) -> GraphTraversal {
         self.spawn(&SPAWN_MATCH, args.into_args())
     }
@@ -5717,6 +5928,8 @@ impl P {
     /// * `typeOf(str)`
     ///
     /// Each argument is anything that converts into an [`Arg`].
+    ///
+    /// Needs TinkerPop 3.8.0 or later.
     pub fn type_of(arg1: impl Into<Arg>) -> P {
         P::op(&PRED_TYPE_OF, vec![arg1.into()])
     }

@@ -32,6 +32,8 @@ pub(crate) enum PNode {
     Op {
         name: &'static str,
         args: Vec<(Arg, bool)>,
+        /// The first TinkerPop version that has it (`since` in `spec/steps.toml`).
+        since: Option<crate::lang::ServerVersion>,
     },
     And(Box<P>, Box<P>),
     Or(Box<P>, Box<P>),
@@ -56,6 +58,7 @@ impl P {
             Some(flags) => PNode::Op {
                 name: def.gremlin,
                 args: args.into_iter().zip(flags).collect(),
+                since: def.since,
             },
             None => PNode::Invalid(format!(
                 "{}({}) matches no form of the grammar ({})",

@@ -4,7 +4,7 @@ use super::arg::{describe, match_forms, Arg, IntoArgs, Slot};
 use super::generated::STEPS;
 use super::predicate::{PNode, P};
 use crate::client::{Client, Error, MaterializeProperties, RequestBuilder, ResultStream};
-use crate::lang::{write_string, Lit, MAX_DEPTH};
+use crate::lang::{write_string, Lit, ServerVersion, MAX_DEPTH};
 use crate::value::Value;
 
 /// Where a Gremlin name of [`STEPS`] belongs.
@@ -43,6 +43,9 @@ pub struct StepDef {
     pub(crate) forms: &'static [&'static [Slot]],
     /// The forms as text, for error messages: `has(str?) | has(str?, gen$) | ...`.
     pub(crate) signature: &'static str,
+    /// The first TinkerPop version that has it, where that is newer than 3.7 (`since` in
+    /// `spec/steps.toml`).
+    pub(crate) since: Option<ServerVersion>,
 }
 
 /// A traversal as GremlinLang: the script and its named parameters.
@@ -81,6 +84,8 @@ impl GremlinLang {
 pub(crate) struct Step {
     name: &'static str,
     args: Vec<(Arg, bool)>,
+    /// Its definition's `since`.
+    since: Option<ServerVersion>,
 }
 
 /// The options of [`GraphTraversalSource::with`] sent as request fields, not in the script.
@@ -336,6 +341,7 @@ fn check(def: &'static StepDef, args: Vec<Arg>) -> Result<Step, String> {
         Some(flags) => Ok(Step {
             name: def.gremlin,
             args: args.into_iter().zip(flags).collect(),
+            since: def.since,
         }),
         None => Err(format!(
             "{}({}) matches no form of the grammar ({})",
@@ -463,6 +469,15 @@ impl GraphTraversal {
                 return Err(crate::client::cosmos::unsupported(what));
             }
         }
+        if let Some(server) = client.server_version() {
+            if let Some((what, needs)) = self.lacking(server, client.is_tinkerpop3()) {
+                return Err(Error::NeedsVersion {
+                    what,
+                    needs,
+                    server,
+                });
+            }
+        }
         let lang = self.gremlin_lang_for(client.is_tinkerpop3())?;
         let mut req = client.request(lang.gremlin).g(source.alias.clone());
         for (name, value) in &lang.parameters {
@@ -514,6 +529,76 @@ impl GraphTraversal {
         }
         let idempotent = source.idempotent_reads && !self.writes();
         Ok(req.bulk_results(bulk).idempotent(idempotent))
+    }
+
+    /// The first step, predicate or token of this traversal (its source's, its child
+    /// traversals', its literals') that `server` lacks, as Gremlin writes it, and the version
+    /// that has it. With `groovy`, a root traversal's last `discard()` is not one: it is
+    /// written as Groovy's `iterate()` (see [`Writer`]).
+    fn lacking(&self, server: ServerVersion, groovy: bool) -> Option<(String, ServerVersion)> {
+        fn lit(l: &Lit, server: ServerVersion) -> Option<(String, ServerVersion)> {
+            match l {
+                Lit::Token(t) => t
+                    .since()
+                    .filter(|v| *v > server)
+                    .map(|v| (t.to_string(), v)),
+                Lit::List(items) | Lit::Set(items) => items.iter().find_map(|i| lit(i, server)),
+                Lit::Map(entries) => entries
+                    .iter()
+                    .find_map(|(k, v)| lit(k, server).or_else(|| lit(v, server))),
+                Lit::CardinalityValue(_, v) => lit(v, server),
+                _ => None,
+            }
+        }
+        fn arg(a: &Arg, server: ServerVersion) -> Option<(String, ServerVersion)> {
+            match a {
+                Arg::Lit(l) => lit(l, server),
+                Arg::Param(g) => lit(g.value(), server),
+                Arg::Traversal(t) => t.lacking(server, false),
+                Arg::P(p) => pred(p, server),
+                Arg::Strategy(s) => s.config.iter().find_map(|(_, a)| arg(a, server)),
+                Arg::Invalid(_) => None,
+            }
+        }
+        fn pred(p: &P, server: ServerVersion) -> Option<(String, ServerVersion)> {
+            match &p.node {
+                PNode::Op { name, args, since } => since
+                    .filter(|v| *v > server)
+                    .map(|v| (format!("P.{name}()"), v))
+                    .or_else(|| args.iter().find_map(|(a, _)| arg(a, server))),
+                PNode::And(a, b) | PNode::Or(a, b) => pred(a, server).or_else(|| pred(b, server)),
+                PNode::Negate(a) => pred(a, server),
+                PNode::Provider { .. } | PNode::Invalid(_) => None,
+            }
+        }
+        fn step(s: &Step, server: ServerVersion) -> Option<(String, ServerVersion)> {
+            s.since
+                .filter(|v| *v > server)
+                .map(|v| (format!("{}()", s.name), v))
+                .or_else(|| s.args.iter().find_map(|(a, _)| arg(a, server)))
+        }
+        let root = self.source.as_ref();
+        let source = root.and_then(|src| {
+            src.steps
+                .iter()
+                .find_map(|s| step(s, server))
+                .or_else(|| src.options.entries.iter().find_map(|(_, v)| lit(v, server)))
+        });
+        source.or_else(|| {
+            let n = self.steps.len();
+            self.steps.iter().enumerate().find_map(|(i, s)| {
+                let iterate = groovy
+                    && root.is_some()
+                    && i + 1 == n
+                    && s.name == "discard"
+                    && s.args.is_empty();
+                if iterate {
+                    None
+                } else {
+                    step(s, server)
+                }
+            })
+        })
     }
 
     /// Whether a step of this traversal or of a child traversal changes (or may change) the
@@ -935,7 +1020,7 @@ impl Writer {
 
     fn predicate_inner(&mut self, p: &P) -> Result<(), String> {
         match &p.node {
-            PNode::Op { name, args } => {
+            PNode::Op { name, args, .. } => {
                 self.out.push_str(name);
                 self.out.push('(');
                 let collection = matches!(*name, "within" | "without");
@@ -1013,6 +1098,51 @@ mod tests {
     use super::*;
     use crate::process::GraphTraversalSource;
     use crate::value::Duration;
+
+    #[test]
+    fn lacking_finds_what_is_newer_than_the_server_anywhere() {
+        use crate::process::{GType, Pick, __};
+        let g = GraphTraversalSource::detached();
+        let v373 = ServerVersion::new(3, 7, 3);
+        let lacking =
+            |t: &GraphTraversal, groovy| t.lacking(v373, groovy).map(|(w, v)| (w, v.to_string()));
+        let v380 = |w: &str| Some((w.to_owned(), "3.8.0".to_owned()));
+        // A root traversal's last discard() is Groovy's iterate(): not lacking there only.
+        assert_eq!(lacking(&g.v(()).discard(), true), None);
+        assert_eq!(lacking(&g.v(()).discard(), false), v380("discard()"));
+        assert_eq!(
+            lacking(&g.v(()).discard().count(()), true),
+            v380("discard()")
+        );
+        assert_eq!(
+            lacking(&g.v(()).local(__::discard()), true),
+            v380("discard()")
+        );
+        // Tokens inside literals, in parameters, in a predicate's arguments.
+        let list = Lit::List(vec![
+            Lit::from(1),
+            Lit::map([(Lit::from("k"), Lit::from(GType::Int))]),
+        ]);
+        assert_eq!(lacking(&g.inject(list), true), v380("GType.INT"));
+        let param = crate::process::GValue::new("p", Lit::from(Pick::Unproductive));
+        assert_eq!(lacking(&g.inject(param), true), v380("Pick.unproductive"));
+        let p = P::gt(1).and(P::within([Lit::from(GType::Long)]));
+        assert_eq!(lacking(&g.v(()).has(("age", p)), true), v380("GType.LONG"));
+        assert_eq!(
+            lacking(&g.v(()).has(("age", P::type_of(GType::Int))), true),
+            v380("P.typeOf()")
+        );
+        // A source step; a 4.0 step against 3.8.1.
+        let t = g.with_side_effect(("x", Lit::from(GType::Int))).v(());
+        assert_eq!(lacking(&t, true), v380("GType.INT"));
+        let t = g.v(()).add_label("x");
+        assert_eq!(
+            t.lacking(ServerVersion::new(3, 8, 1), true),
+            Some(("addLabel()".to_owned(), ServerVersion::V4_0_0))
+        );
+        assert_eq!(t.lacking(ServerVersion::V4_0_0, false), None);
+        assert_eq!(lacking(&g.v(()).out("knows").values("name"), true), None);
+    }
 
     #[test]
     fn for_groovy_a_last_discard_is_iterate() {

@@ -10,3 +10,4 @@ mod ws3_graphson;
 mod ws3_hosts;
 mod ws3_janusgraph;
 mod ws3_janusgraph_index;
+mod ws3_versions;

@@ -590,6 +590,20 @@ fn page(rows: &[Row], e2e: &[(String, String, String)]) -> String {
             s.push_str(&format!("| {name} | {backend} | {cell} |\n"));
         }
     }
+    s.push_str(
+        "\n**What each version's language has**: the steps, predicates and tokens newer than \
+         3.7 (3.8.0's `asNumber`, `asBool`, `discard()`, `none(P)`, `P.typeOf`, `GType`, \
+         `Pick.unproductive`; 4.0's `addLabel`, ...) are marked `since` in `spec/steps.toml`. \
+         Tell the client the server's version, `Client::builder(url).server_version(\
+         ServerVersion::new(3, 7, 3))` (a `ws://` server's is not learned: `Gremlin.version()` \
+         is a Groovy script that Neptune and Cosmos DB refuse; `http://` is 4.0), and a \
+         traversal using what the server lacks fails with `Error::NeedsVersion` (kind \
+         `unsupported`) naming it, the version it needs and the server's; nothing is sent. \
+         Unset, it is sent as written and the server's error says what it lacks. `Set`, `UUID` \
+         and `Byte` literals reach every 3.x (as bindings, or literal-only as Groovy \
+         expressions). Checked on 3.7.3 and 3.8.1 by \
+         `graphbinary-client/tests/live3/ws3_versions.rs`.\n",
+    );
     s
 }
 
@@ -733,6 +747,20 @@ mod tests {
         assert_eq!(
             t.cell(),
             "4 / 2 / 1 tests, 71 values equal; failed: `b` (Test failed: Float(0.0))"
+        );
+    }
+
+    /// The committed page is what `page` writes of its own rows (its prose edited only here).
+    #[test]
+    fn the_committed_page_is_what_page_writes() {
+        let path = project_root().join("docs/guide/src/compatibility.md");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (rows, e2e) = parse_page(&text);
+        assert!(!rows.is_empty());
+        assert_eq!(
+            page(&rows, &e2e),
+            text,
+            "run `cargo xtask matrix` or fix its prose"
         );
     }
 

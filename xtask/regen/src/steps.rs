@@ -46,6 +46,9 @@ struct RawStep {
     #[serde(default)]
     class: Option<String>,
     forms: Vec<String>,
+    /// The first TinkerPop version that has it, where that is newer than 3.7.
+    #[serde(default)]
+    since: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -55,6 +58,8 @@ struct RawToken {
     generic: bool,
     #[serde(default)]
     model: bool,
+    #[serde(default)]
+    since: Option<String>,
     values: Vec<RawTokenValue>,
 }
 
@@ -67,6 +72,8 @@ struct RawTokenValue {
     with_key: bool,
     #[serde(default)]
     with_value: bool,
+    #[serde(default)]
+    since: Option<String>,
 }
 
 /// Where a step belongs.
@@ -115,6 +122,53 @@ pub struct Step {
     pub forms: Vec<Vec<Slot>>,
     /// The forms as written in the spec.
     pub form_text: Vec<String>,
+    /// The first TinkerPop version that has it (absent: every version from 3.7).
+    pub since: Option<Version>,
+}
+
+/// A TinkerPop version `major.minor.patch` (a `since` of the spec).
+pub type Version = (u16, u16, u16);
+
+/// The oldest version `since` is written for: a step every 3.7 has needs none.
+const SINCE_ABOVE: Version = (3, 7, u16::MAX);
+
+/// A `since`: `major.minor.patch`, newer than 3.7.
+fn parse_since(text: &str) -> Result<Version, String> {
+    let bad = || format!("since {text:?} is not a version major.minor.patch (e.g. \"3.8.0\")");
+    let parts: Vec<&str> = text.split('.').collect();
+    let [a, b, c] = parts.as_slice() else {
+        return Err(bad());
+    };
+    let num = |p: &str| {
+        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        p.parse::<u16>().map_err(|_| bad())
+    };
+    let v = (num(a)?, num(b)?, num(c)?);
+    if v <= SINCE_ABOVE {
+        return Err(format!(
+            "since {text:?}: every 3.7 server has it, write no since (the table starts at 3.7)"
+        ));
+    }
+    Ok(v)
+}
+
+/// `since` checked, its error pushed.
+fn since_of(
+    file: &str,
+    entry: &str,
+    text: &Option<String>,
+    errs: &mut Vec<SpecError>,
+) -> Option<Version> {
+    let text = text.as_ref()?;
+    match parse_since(text) {
+        Ok(v) => Some(v),
+        Err(m) => {
+            errs.push(SpecError::new(file, entry, m));
+            None
+        }
+    }
 }
 
 /// A validated token class.
@@ -127,6 +181,9 @@ pub struct TokenDef {
     pub model: bool,
     /// (gremlin, rust, with_key, with_value)
     pub values: Vec<(String, String, bool, bool)>,
+    /// Each value's first TinkerPop version (its own `since`, else the class's), in the
+    /// order of `values`.
+    pub since: Vec<Option<Version>>,
 }
 
 /// The validated step table.
@@ -217,8 +274,10 @@ pub fn parse(file: &str, text: &str) -> Result<StepsSpec, SpecErrors> {
                 "class must be an UpperCamelCase identifier",
             ));
         }
+        let class_since = since_of(file, &entry, &t.since, &mut errs);
         let mut seen = BTreeSet::new();
         let mut values = Vec::new();
+        let mut since = Vec::new();
         for v in &t.values {
             let ventry = format!("{entry} value {:?}", v.gremlin);
             if !keywords.contains(&v.gremlin) {
@@ -239,6 +298,7 @@ pub fn parse(file: &str, text: &str) -> Result<StepsSpec, SpecErrors> {
                 errs.push(SpecError::new(file, &ventry, "duplicate rust variant"));
             }
             values.push((v.gremlin.clone(), v.rust.clone(), v.with_key, v.with_value));
+            since.push(since_of(file, &ventry, &v.since, &mut errs).or(class_since));
         }
         if values.is_empty() {
             errs.push(SpecError::new(file, &entry, "no values"));
@@ -248,6 +308,7 @@ pub fn parse(file: &str, text: &str) -> Result<StepsSpec, SpecErrors> {
             generic: t.generic,
             model: t.model,
             values,
+            since,
         });
     }
 
@@ -318,6 +379,7 @@ pub fn parse(file: &str, text: &str) -> Result<StepsSpec, SpecErrors> {
                 class: s.class.clone(),
                 forms,
                 form_text: s.forms.clone(),
+                since: since_of(file, &entry, &s.since, &mut errs),
             });
         }
     }
@@ -369,6 +431,21 @@ fn parse_form(f: &str, classes: &BTreeSet<String>) -> Result<Vec<Slot>, String> 
         });
     }
     Ok(slots)
+}
+
+/// `Option<ServerVersion>` as Rust.
+fn since_tokens(since: Option<Version>) -> TokenStream {
+    match since {
+        None => quote!(None),
+        Some((a, b, c)) => {
+            let (a, b, c) = (
+                proc_macro2::Literal::u16_unsuffixed(a),
+                proc_macro2::Literal::u16_unsuffixed(b),
+                proc_macro2::Literal::u16_unsuffixed(c),
+            );
+            quote!(Some(crate::lang::ServerVersion::new(#a, #b, #c)))
+        }
+    }
 }
 
 fn docs(text: &str) -> TokenStream {
@@ -549,6 +626,47 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
     } else {
         quote!(matches!(self, #(#with_key_arms)|*))
     };
+    // One arm per version: a class whose every value has it as `Token::C(_)`.
+    let mut by_version: std::collections::BTreeMap<Version, Vec<TokenStream>> = Default::default();
+    for t in &spec.tokens {
+        let c = format_ident!("{}", t.class);
+        if t.since.iter().all(|v| v.is_some() && *v == t.since[0]) {
+            if let Some(v) = t.since[0] {
+                by_version
+                    .entry(v)
+                    .or_default()
+                    .push(quote! { Token::#c(_) });
+            }
+            continue;
+        }
+        for ((_, r, _, _), since) in t.values.iter().zip(&t.since) {
+            if let Some(v) = since {
+                let r = format_ident!("{r}");
+                by_version
+                    .entry(*v)
+                    .or_default()
+                    .push(quote! { Token::#c(#c::#r) });
+            }
+        }
+    }
+    let since_arms: Vec<TokenStream> = by_version
+        .into_iter()
+        .map(|(v, pats)| {
+            let v = since_tokens(Some(v));
+            quote! { #(#pats)|* => #v, }
+        })
+        .collect();
+    let since = if since_arms.is_empty() {
+        quote!({
+            let _ = self;
+            None
+        })
+    } else {
+        quote!(match self {
+            #(#since_arms)*
+            _ => None,
+        })
+    };
     let with_value = if with_value_arms.is_empty() {
         quote!(false)
     } else {
@@ -600,6 +718,11 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
             /// Whether the `with` step takes it as its value.
             pub(crate) fn is_with_value(&self) -> bool {
                 #with_value
+            }
+
+            /// The first TinkerPop version that has it, where that is newer than 3.7.
+            pub(crate) fn since(&self) -> Option<crate::lang::ServerVersion> {
+                #since
             }
 
             /// Every token, class by class in the grammar's order, each class's values as in
@@ -668,11 +791,13 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
             format!("{}({args})", s.gremlin)
         };
         let signature = s.form_text.iter().map(call).collect::<Vec<_>>().join(" | ");
+        let since = since_tokens(s.since);
         defs.push(quote! {
             static #def: StepDef = StepDef {
                 gremlin: #gremlin,
                 forms: &[#(#forms),*],
                 signature: #signature,
+                since: #since,
             };
         });
         let on = match s.on {
@@ -708,8 +833,12 @@ pub fn emit(spec: &StepsSpec) -> (TokenStream, TokenStream) {
                     .to_owned()
             }
         };
+        let needs = match s.since {
+            Some((a, b, c)) => format!("\n\nNeeds TinkerPop {a}.{b}.{c} or later."),
+            None => String::new(),
+        };
         let doc = docs(&format!(
-            "Gremlin's `{}` {what}. Its forms in the grammar (kinds as in `spec/steps.toml`):\n\n{forms_doc}{call}",
+            "Gremlin's `{}` {what}. Its forms in the grammar (kinds as in `spec/steps.toml`):\n\n{forms_doc}{call}{needs}",
             s.gremlin
         ));
         let (params, args) = match params_of(s) {
@@ -904,5 +1033,101 @@ values = [{ gremlin = "id", rust = "id" }]
         );
         assert!(e.contains("only the last argument can repeat"), "{e}");
         assert!(e.contains(r#"rust "id" is not UpperCamelCase"#), "{e}");
+    }
+
+    #[test]
+    fn since_is_a_version_newer_than_3_7() {
+        let text = r#"
+keywords = ["has", "out", "in", "T", "id", "key"]
+[[step]]
+gremlin = "has"
+rust = "has"
+forms = [""]
+since = "3.8"
+[[step]]
+gremlin = "out"
+rust = "out"
+forms = [""]
+since = "3.7.5"
+[[step]]
+gremlin = "in"
+rust = "in_"
+forms = [""]
+since = "3.8.0"
+[[token]]
+class = "T"
+generic = true
+since = "4.0.0"
+values = [{ gremlin = "id", rust = "Id" }, { gremlin = "key", rust = "Key", since = "x.1.0" }]
+"#;
+        let e = parse("spec/steps.toml", text).unwrap_err().to_string();
+        assert!(
+            e.contains(r#"step "has": since "3.8" is not a version major.minor.patch"#),
+            "{e}"
+        );
+        assert!(
+            e.contains(r#"step "out": since "3.7.5": every 3.7 server has it"#),
+            "{e}"
+        );
+        assert!(
+            e.contains(r#"token "T" value "key": since "x.1.0" is not a version"#),
+            "{e}"
+        );
+        assert!(!e.contains(r#"step "in""#), "{e}");
+        let ok = text
+            .replace("since = \"3.8\"\n", "")
+            .replace("since = \"3.7.5\"\n", "")
+            .replace(r#", since = "x.1.0""#, "");
+        let spec = parse("spec/steps.toml", &ok).unwrap_or_else(|e| panic!("{e}"));
+        let since: Vec<_> = spec.steps.iter().map(|s| s.since).collect();
+        assert_eq!(since, [None, None, Some((3, 8, 0))]);
+        assert_eq!(spec.tokens[0].since, [Some((4, 0, 0)), Some((4, 0, 0))]);
+    }
+
+    /// What 3.7.3 lacks of the grammar (its GraphTraversal, GraphTraversalSource, P and token
+    /// enums read with javap, against 3.8.1's), as `since` says.
+    #[test]
+    fn the_spec_says_what_3_7_and_3_8_lack() {
+        let root = super::super::project_root();
+        let text = std::fs::read_to_string(root.join(STEPS_SPEC)).unwrap();
+        let spec = parse(STEPS_SPEC, &text).unwrap_or_else(|e| panic!("{e}"));
+        let mut steps: Vec<String> = spec
+            .steps
+            .iter()
+            .filter_map(|s| {
+                s.since
+                    .map(|v| format!("{} {} {v:?}", s.on.table(), s.gremlin))
+            })
+            .collect();
+        steps.sort();
+        assert_eq!(
+            steps,
+            [
+                "predicate typeOf (3, 8, 0)",
+                "spawn match (4, 0, 0)",
+                "step addLabel (4, 0, 0)",
+                "step asBool (3, 8, 0)",
+                "step asNumber (3, 8, 0)",
+                "step discard (3, 8, 0)",
+                "step dropLabel (4, 0, 0)",
+                "step dropLabels (4, 0, 0)",
+                "step labels (4, 0, 0)",
+                "step none (3, 8, 0)",
+            ]
+        );
+        let tokens: Vec<String> = spec
+            .tokens
+            .iter()
+            .flat_map(|t| {
+                t.values
+                    .iter()
+                    .zip(&t.since)
+                    .filter_map(move |((g, ..), v)| v.map(|v| format!("{}.{g} {v:?}", t.class)))
+            })
+            .filter(|s| !s.starts_with("GType."))
+            .collect();
+        assert_eq!(tokens, ["Pick.unproductive (3, 8, 0)"]);
+        let gtype = spec.tokens.iter().find(|t| t.class == "GType").unwrap();
+        assert!(gtype.since.iter().all(|v| *v == Some((3, 8, 0))));
     }
 }
