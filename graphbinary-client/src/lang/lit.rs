@@ -546,8 +546,13 @@ fn groovy_float<F: std::fmt::Debug>(
     } else if as_f64.is_infinite() {
         let which = if as_f64 > 0.0 { "POSITIVE" } else { "NEGATIVE" };
         let _ = write!(out, "{class}.{which}_INFINITY");
+    } else if as_f64 == 0.0 && as_f64.is_sign_negative() {
+        // Groovy 2.5 (TinkerPop 3.6) reads the literal `-0.0d` as 0.0 (its negative number
+        // literals go through BigDecimal, which has no negative zero); the negation of a
+        // positive zero keeps the sign on every Groovy.
+        let _ = write!(out, "(-(0.0{suffix}))");
     } else {
-        // In parentheses: `-0.0d` is a negation, which must bind before any operator.
+        // In parentheses: `-0.5d` is a negation, which must bind before any operator.
         let _ = write!(out, "({v:?}{suffix})");
     }
 }
@@ -899,6 +904,20 @@ mod tests {
             assert_eq!(b(plain.as_bytes()), encoded, "{plain:?}");
         }
         assert_eq!(b(&[0xff, 0xfe, 0xfd, 0xfc]), "//79/A==");
+    }
+
+    #[test]
+    fn groovy_floats_keep_their_sign() {
+        let groovy = |l: Lit| {
+            let mut o = String::new();
+            l.write_groovy(&mut o).unwrap();
+            o
+        };
+        // Groovy 2.5 (TinkerPop 3.6.8) evaluated `(-0.0d)` to 0.0: checked on 3.6.8 and 3.7.3.
+        assert_eq!(groovy(Lit::Double(-0.0)), "(-(0.0d))");
+        assert_eq!(groovy(Lit::Float(-0.0)), "(-(0.0f))");
+        assert_eq!(groovy(Lit::Double(0.0)), "(0.0d)");
+        assert_eq!(groovy(Lit::Double(-1.5)), "(-1.5d)");
     }
 
     #[test]
