@@ -406,17 +406,10 @@ impl Client {
         self.inner.cosmos
     }
 
-    /// The TinkerPop 3 connection pool of a `ws://` client (connected at the first use); with
-    /// several hosts, the pool of the next host in the rotation that can be connected to
-    /// (a host that cannot is marked down, as a request to it would). [`Error::InvalidRequest`]
-    /// for an HTTP client. Feature `test-util`, for tests: not part of the stable API.
-    #[cfg(feature = "test-util")]
-    #[doc(hidden)]
-    pub async fn tinkerpop3(&self) -> Result<&crate::transport::ws::Client3, Error> {
-        self.tinkerpop3_on().await.map(|(c, _)| c)
-    }
-
-    /// [`Client::tinkerpop3`], with the index of its host.
+    /// The TinkerPop 3 connection pool of a `ws://` client (connected at the first use), with
+    /// the index of its host; with several hosts, the pool of the next host in the rotation
+    /// that can be connected to (a host that cannot is marked down, as a request to it
+    /// would). [`Error::InvalidRequest`] for an HTTP client.
     async fn tinkerpop3_on(&self) -> Result<(&crate::transport::ws::Client3, usize), Error> {
         match &self.inner.transport {
             Transport::Ws(ws) => {

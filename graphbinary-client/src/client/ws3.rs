@@ -5,7 +5,7 @@
 //! [`ResultStream`](super::ResultStream).
 //!
 //! A request's parameters are typed values ([`RequestBuilder::param`]), sent as GraphBinary 1
-//! `bindings` of their own types ([`RequestBuilder::eval_v1`]). Here: that message, one try of
+//! `bindings` of their own types (`RequestBuilder::eval_v1`). Here: that message, one try of
 //! it on one host, a request of a session, and the client error of a TinkerPop 3 error. The
 //! send loop over the hosts is `send.rs`.
 
@@ -25,10 +25,8 @@ use crate::value::Value;
 impl RequestBuilder {
     /// The TinkerPop 3 `eval` request message of this request (for a `ws://` client):
     /// `gremlin`, `language`, parameters as `bindings`, `g` as the alias of `g`, `batchSize`,
-    /// `timeout_millis` as `evaluationTimeout`, `materializeProperties`. Not part of the
-    /// stable API (what a request sends, for tests and examples); hidden with the transport.
-    #[doc(hidden)]
-    pub fn eval_v1(&self) -> Result<crate::transport::ws::Eval, Error> {
+    /// `timeout_millis` as `evaluationTimeout`, `materializeProperties`.
+    pub(crate) fn eval_v1(&self) -> Result<crate::transport::ws::Eval, Error> {
         if self
             .transaction
             .as_ref()

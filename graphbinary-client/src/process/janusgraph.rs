@@ -17,7 +17,7 @@
 //! ```
 //! use graphbinary_client::process::janusgraph::{Geo, Text};
 //! use graphbinary_client::process::GraphTraversalSource;
-//! use graphbinary_client::format::graphbinary1::{Geoshape, JanusGraphP};
+//! use graphbinary_client::format::graphbinary1::Geoshape;
 //! use graphbinary_client::Client;
 //!
 //! # fn main() -> Result<(), graphbinary_client::client::Error> {
@@ -27,11 +27,8 @@
 //!     .v(())
 //!     .has(("name", Text::text_contains("marko")))
 //!     .has(("place", Geo::geo_within(Geoshape::circle(37.97, 23.72, 50.0))));
-//! let eval = t.request()?.eval_v1()?;
-//! assert_eq!(eval.gremlin, "g.V().has('name',_gb3_0).has('place',_gb3_1)");
-//! let p = JanusGraphP::from_value(&eval.bindings[1].1).unwrap();
-//! assert_eq!(p.predicate, "geoWithin");
-//!
+//! // Over ws:// the script is `g.V().has('name',_gb3_0).has('place',_gb3_1)`, the predicates
+//! // its GraphBinary 1 bindings; gremlin-lang (TinkerPop 4) cannot spell them.
 //! let err = t.gremlin_lang().unwrap_err();
 //! assert!(err.to_string().contains("textContains"), "{err}");
 //! # Ok(()) }
@@ -243,6 +240,22 @@ mod tests {
             .unwrap_err();
         assert!(e.to_string().contains("geoWithin(Point"), "{e}");
         assert!(e.to_string().contains("literal-only"), "{e}");
+    }
+
+    /// The module doc's example: the 3.x request message of a traversal with JanusGraph
+    /// predicates carries them as bindings.
+    #[tokio::test]
+    async fn a_ws_request_binds_the_predicates() {
+        let client = crate::Client::new("ws://127.0.0.1:8182/gremlin").unwrap();
+        let g = GraphTraversalSource::new(client);
+        let t = g.v(()).has(("name", Text::text_contains("marko"))).has((
+            "place",
+            Geo::geo_within(Geoshape::circle(37.97, 23.72, 50.0)),
+        ));
+        let eval = t.request().unwrap().eval_v1().unwrap();
+        assert_eq!(eval.gremlin, "g.V().has('name',_gb3_0).has('place',_gb3_1)");
+        let p = JanusGraphP::from_value(&eval.bindings[1].1).unwrap();
+        assert_eq!(p.predicate, "geoWithin");
     }
 
     #[test]

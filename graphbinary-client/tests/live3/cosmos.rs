@@ -521,41 +521,8 @@ async fn throttling_is_retried_after_the_retry_after_cosmos_asks() {
 // ---------------------------------------------------------------------------------------------
 // What Cosmos answers: untyped GraphSON-1-like JSON whatever was asked.
 
-/// A hand-built Cosmos answer (the shape of Microsoft's vertex sample, with the status
-/// attributes its headers page lists), read by our GraphSON 2 reader as the profile reads it.
-#[test]
-fn a_cosmos_shaped_answer_reads_as_maps_with_its_charges() {
-    use graphbinary_client::ws::decode_graphson_response as decode_response;
-    let json = r#"{"requestId":"4d5fa0b4-0000-4000-8000-0000000000aa","status":{"message":"","code":200,"attributes":{"x-ms-status-code":200,"x-ms-request-charge":2.29,"x-ms-total-request-charge":5.79,"x-ms-server-time-ms":0.4522,"x-ms-total-server-time-ms":1.2,"x-ms-activity-id":"a0ab1c2d-0000-4000-8000-0000000000bb"}},"result":{"data":[{"id":"marko","label":"person","type":"vertex","properties":{"name":[{"id":"3f1b","value":"marko"}],"age":[{"id":"9c2d","value":29}]}}],"meta":{}}}"#;
-    let msg = decode_response(
-        json.as_bytes(),
-        Serializer::GraphSon2,
-        &graphbinary_core::Limits::default(),
-    )
-    .unwrap();
-    assert_eq!(msg.status, 200);
-    let attrs = graphbinary_client::response::StatusAttributes::from(msg.attributes.clone());
-    assert_eq!(attrs.status_code(), Some(200));
-    assert_eq!(attrs.request_charge(), Some(2.29));
-    assert_eq!(attrs.total_request_charge(), Some(5.79));
-    assert_eq!(attrs.server_time_ms(), Some(0.4522));
-    assert_eq!(attrs.total_server_time_ms(), Some(1.2));
-    assert_eq!(attrs.retry_after(), None);
-    let results = msg.results();
-    assert_eq!(results.len(), 1);
-    let Value::Map(vertex) = &results[0].0 else {
-        panic!("an untyped vertex is a Map: {:?}", results[0]);
-    };
-    let field = |k: &str| {
-        vertex
-            .iter()
-            .find(|(key, _)| key.as_str() == Some(k))
-            .map(|(_, v)| v.clone())
-    };
-    assert_eq!(field("label"), Some(Value::from("person")));
-    assert_eq!(field("type"), Some(Value::from("vertex")));
-    assert!(matches!(field("properties"), Some(Value::Map(_))));
-}
+// A hand-built Cosmos answer read by our GraphSON 2 reader: client/cosmos.rs's unit test
+// `a_cosmos_shaped_answer_reads_as_maps_with_its_charges`.
 
 /// The profile with untyped GraphSON 2 (what Cosmos sends back) against the real server.
 #[tokio::test]

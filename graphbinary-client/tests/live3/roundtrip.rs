@@ -621,29 +621,17 @@ fn a_transactions_requests_read_back_what_was_sent() {
     });
 }
 
-/// (e): a TinkerPop 3 session's requests: the session's `Eval` bindings are values too.
+/// (e): a TinkerPop 3 session's requests: its parameters are bindings of values too.
 #[test]
 fn a_tinkerpop3_sessions_requests_read_back_what_was_sent() {
     let servers = tp3_servers("a_tinkerpop3_sessions_requests_read_back_what_was_sent");
     for (label, url) in servers {
         let rt = runtime();
-        let client = rt.block_on(async {
-            graphbinary_client::ws::Client3::connect(&url)
-                .await
-                .unwrap()
-        });
+        let client = rt.block_on(async { Client::builder(&url).build().unwrap() });
         read_back(&format!("{label} session"), Gen::Tp3, |v| {
             rt.block_on(async {
                 let session = client.session().await.map_err(|e| e.to_string())?;
-                use futures::TryStreamExt;
-                let eval = graphbinary_client::ws::Eval::new("[x]").binding("x", v.clone());
-                let got: Result<Vec<Value>, String> = async {
-                    let results = session.eval(eval).await.map_err(|e| e.to_string())?;
-                    let items: Vec<(Value, i64)> =
-                        results.try_collect().await.map_err(|e| e.to_string())?;
-                    Ok(items.into_iter().map(|(v, _)| v).collect())
-                }
-                .await;
+                let got = collect(session.request("[x]").param("x", v.clone()).send().await).await;
                 let _ = session.close().await;
                 got
             })

@@ -31,13 +31,12 @@ use graphbinary_client::client::{
     interceptor_fn, BasicAuth, Client, ClientBuilder, HeaderMap, HttpRequest, Interceptor, Method,
     Secret, Url,
 };
-use graphbinary_client::ws::{Client3, Error3, Options3};
 
 use capture::Responder;
 
 /// The user of every credential (not a secret).
 const USER: &str = "stephen";
-/// The password given to `basic_auth` and `Options3::credentials`.
+/// The password given to `basic_auth` and `BasicAuth`.
 const PASSWORD: &str = "pw-S3CRET-1";
 /// The password in URLs' userinfo, percent-encoded as a URL carries it ...
 const URL_PASSWORD: &str = "pw-S3CRET-2%21";
@@ -158,6 +157,12 @@ fn builders() -> Vec<(String, ClientBuilder)> {
             Client::builder(ws).basic_auth(USER, PASSWORD),
         ),
         (
+            "ws basic_auth and a BasicAuth interceptor".to_owned(),
+            Client::builder(ws)
+                .basic_auth(USER, PASSWORD)
+                .interceptor(BasicAuth::new(USER, PASSWORD)),
+        ),
+        (
             "http URL userinfo, hosts, proxy".to_owned(),
             Client::builder(with_userinfo(http, USER, URL_PASSWORD))
                 .add_host(with_userinfo(
@@ -216,14 +221,6 @@ fn debug_cases() -> Vec<(String, Box<dyn Debug>)> {
         (
             "FnInterceptor".into(),
             Box::new(interceptor_fn("fn", |_| Ok(()))),
-        ),
-        (
-            "Options3".into(),
-            Box::new(Options3 {
-                credentials: Some((USER.into(), PASSWORD.into())),
-                interceptors: vec![std::sync::Arc::new(BasicAuth::new(USER, PASSWORD))],
-                ..Options3::default()
-            }),
         ),
         (
             "HttpRequest with URL userinfo".into(),
@@ -423,18 +420,7 @@ async fn no_connection_error_shows_a_secret() {
         let e = c.submit("g.V().count()").await.unwrap_err();
         check_error(&format!("refused with basic_auth {url}"), &e);
     }
-    let e = Client3::connect_with(&ws, Options3::default())
-        .await
-        .unwrap_err();
-    assert!(matches!(e, Error3::WebSocket(_)), "{e:?}");
-    check_error("Client3 refused", &e);
-    let twice = Options3 {
-        credentials: Some((USER.into(), PASSWORD.into())),
-        ..Options3::default()
-    };
-    let e = Client3::connect_with(&ws, twice).await.unwrap_err();
-    assert!(matches!(e, Error3::Config(_)), "{e:?}");
-    check_error("Client3 credentials twice", &e);
+    // Credentials in a ws:// URL and given to basic_auth: offline_errors.
 }
 
 #[tokio::test]
@@ -448,18 +434,15 @@ async fn no_timeout_error_shows_a_secret() {
         USER,
         URL_PASSWORD,
     );
-    let e = Client3::connect_with(
-        &ws,
-        Options3 {
-            connect_timeout: Some(Duration::from_millis(300)),
-            ..Options3::default()
-        },
-    )
-    .await
-    .unwrap_err();
-    assert!(matches!(e, Error3::Timeout(_)), "{e:?}");
-    assert!(e.to_string().contains(&format!("127.0.0.1:{port}")), "{e}");
-    check_error("Client3 handshake timeout", &e);
+    let c = Client::builder(ws)
+        .connect_timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let e = c.submit("g.V().count()").await.unwrap_err();
+    assert!(e.is_timeout(), "{e:?}");
+    let text = graphbinary_client::format::text::one_line(&e);
+    assert!(text.contains(&format!("127.0.0.1:{port}")), "{text}");
+    check_error("ws handshake timeout", &e);
     let http = with_userinfo(
         &format!("http://127.0.0.1:{port}/gremlin"),
         USER,
@@ -587,7 +570,7 @@ async fn cli(args: &[&str]) -> std::process::Output {
 }
 
 /// A ws:// URL with userinfo authenticates with SASL PLAIN against a real `--auth` server;
-/// with a wrong password the 401 shows no secret, through `Client` and `Client3`.
+/// with a wrong password the 401 shows no secret.
 #[tokio::test]
 async fn ws_userinfo_authenticates_and_a_refusal_shows_no_secret() {
     let Some(url) =
@@ -600,33 +583,18 @@ async fn ws_userinfo_authenticates_and_a_refusal_shows_no_secret() {
     let n: i64 = client.submit("g.V().count()").expect_one().await;
     assert_eq!(n, 6);
     assert_eq!(client.url(), url);
-    let c3 = client.tinkerpop3().await.unwrap();
-    assert_eq!(c3.url(), url);
     // A session through the one API authenticates on its own connection.
     let session = client.session().await.unwrap();
     let two: i32 = session.submit("1 + 1").await.unwrap().one().await.unwrap();
     assert_eq!(two, 2);
     for (what, text) in [
         ("Client", format!("{client:?}")),
-        ("Client3", format!("{c3:?}")),
         ("Transaction (session)", format!("{session:?}")),
     ] {
         assert!(!text.contains(SERVER_PASSWORD), "{what}: {text}");
     }
     session.close().await.unwrap();
-    let c3 = Client3::connect_with(&good, Options3::default())
-        .await
-        .unwrap();
-    assert_eq!(c3.url(), url);
-    assert_eq!(
-        c3.options().credentials.as_ref().unwrap().1.expose(),
-        SERVER_PASSWORD
-    );
-    let session = c3.session().await.unwrap();
-    assert_eq!(session.all("1 + 1").await.unwrap().len(), 1);
-    let text = format!("{c3:?} {session:?}");
-    assert!(!text.contains(SERVER_PASSWORD), "{text}");
-    session.close().await.unwrap();
+    assert!(!format!("{session:?}").contains(SERVER_PASSWORD));
 
     let wrong = with_userinfo(&url, USER, URL_PASSWORD);
     let client = Client::new(wrong.as_str()).unwrap();
@@ -634,19 +602,6 @@ async fn ws_userinfo_authenticates_and_a_refusal_shows_no_secret() {
     let e = failure(&client).await;
     assert_eq!(e.server_error().map(|s| s.code), Some(401), "{e:?}");
     check_error("401 through Client", &e);
-    let c3 = Client3::connect_with(&wrong, Options3::default())
-        .await
-        .unwrap();
-    check_debug("Client3 (wrong password)", &c3);
-    let e = c3.submit("g.V().count()").await;
-    let e = match e {
-        Err(e) => e,
-        Ok(s) => futures::TryStreamExt::try_collect::<Vec<_>>(s)
-            .await
-            .unwrap_err(),
-    };
-    assert!(matches!(e, Error3::Server { code: 401, .. }), "{e:?}");
-    check_error("401 through Client3", &e);
     let client = Client::builder(url.as_str())
         .basic_auth(USER, PASSWORD)
         .build()

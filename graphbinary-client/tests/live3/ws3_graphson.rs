@@ -21,9 +21,9 @@ use graphbinary_testkit::servers3;
 use std::time::Duration;
 
 use futures::TryStreamExt;
+use graphbinary_client::client::{Error, RequestBuilder};
 use graphbinary_client::value::{DateTime, DateTimeKind, Value};
-use graphbinary_client::ws::{Client3, Error3, Eval, Options3};
-use graphbinary_client::Serializer;
+use graphbinary_client::{Client, Serializer};
 
 const TYPED: [Serializer; 2] = [Serializer::GraphSon2, Serializer::GraphSon3];
 const ALL: [Serializer; 4] = [
@@ -37,30 +37,40 @@ fn server(test: &str) -> Option<String> {
     servers3::one(test, "GREMLIN_WS_URL_373", "TinkerPop 3.7.3 server")
 }
 
-async fn connect(url: &str, serializer: Serializer) -> Client3 {
-    let options = Options3 {
-        serializer,
-        pool_size: 1,
-        ..Options3::default()
-    };
-    tokio::time::timeout(Duration::from_secs(10), Client3::connect_with(url, options))
-        .await
-        .expect("connect timed out")
-        .unwrap_or_else(|e| panic!("no TinkerPop 3.7.3 server at {url}: {e}"))
+/// A client of `url` reading `serializer` (it connects at its first request).
+async fn connect(url: &str, serializer: Serializer) -> Client {
+    Client::builder(url)
+        .serializer(serializer)
+        .pool_size(1)
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+        .unwrap_or_else(|e| panic!("{url}: {e}"))
 }
 
-async fn all(c: &Client3, eval: Eval) -> Result<Vec<(Value, i64)>, Error3> {
+/// Every result of `request` with its bulk.
+async fn all(request: RequestBuilder) -> Result<Vec<(Value, i64)>, Error> {
     tokio::time::timeout(Duration::from_secs(60), async {
-        c.eval(eval).await?.try_collect().await
+        request
+            .send()
+            .await?
+            .traversers()
+            .map_ok(|t| (t.value, t.bulk))
+            .try_collect()
+            .await
     })
     .await
     .expect("no end within 60 s")
 }
 
-async fn values(c: &Client3, gremlin: &str) -> Vec<Value> {
-    all(c, Eval::new(gremlin))
+async fn values(c: &Client, gremlin: &str) -> Vec<Value> {
+    all(c.request(gremlin))
         .await
-        .unwrap_or_else(|e| panic!("{gremlin}: {e}"))
+        .unwrap_or_else(|e| {
+            panic!(
+                "{gremlin}: {e} (is a TinkerPop 3.7.3 server at {}?)",
+                c.url()
+            )
+        })
         .into_iter()
         .map(|(v, _)| v)
         .collect()
@@ -316,7 +326,7 @@ async fn bindings_are_written_and_read_back() {
             vals.push(Value::Map(vec![(Value::Int(1), Value::from("int key"))]));
         }
         for v in vals {
-            let r = all(&c, Eval::new("[x]").binding("x", v.clone()))
+            let r = all(c.request("[x]").param("x", v.clone()))
                 .await
                 .unwrap_or_else(|e| panic!("{ser:?} {v:?}: {e}"));
             let back = &r[0].0;
@@ -338,18 +348,18 @@ async fn a_bad_script_is_the_typed_server_error_with_its_attributes() {
     };
     for ser in ALL {
         let c = connect(&url, ser).await;
-        let e = all(&c, Eval::new("g.V().nope()")).await.unwrap_err();
-        let Error3::Server {
-            code,
-            message,
-            attributes,
-        } = &e
-        else {
+        let e = all(c.request("g.V().nope()")).await.unwrap_err();
+        let Error::Server(server) = &e else {
             panic!("{ser:?}: {e}")
         };
-        assert_eq!(*code, 597, "{ser:?}: {e}");
+        assert_eq!(server.code, 597, "{ser:?}: {e}");
+        let message = server.message.as_deref().unwrap_or_default();
         assert!(message.contains("nope"), "{ser:?}: {message}");
-        let keys: Vec<_> = attributes.iter().filter_map(|(k, _)| k.as_str()).collect();
+        let keys: Vec<_> = server
+            .attributes
+            .iter()
+            .filter_map(|(k, _)| k.as_str())
+            .collect();
         assert!(keys.contains(&"exceptions"), "{ser:?}: {keys:?}");
         assert!(keys.contains(&"stackTrace"), "{ser:?}: {keys:?}");
         // The connection goes on.
@@ -362,9 +372,17 @@ async fn a_large_result_streams_in_several_206_batches() {
     let Some(url) = server("ws3_graphson a_large_result_streams_in_several_206_batches") else {
         return;
     };
+    // Kept on the hidden 3.x transport: each response message's status is below what the one
+    // API shows (the results through it follow).
+    use graphbinary_client::ws::{Client3, Eval, Options3};
     for ser in ALL {
-        let c = connect(&url, ser).await;
-        let mut r = c
+        let options = Options3 {
+            serializer: ser,
+            pool_size: 1,
+            ..Options3::default()
+        };
+        let c3 = Client3::connect_with(&url, options).await.unwrap();
+        let mut r = c3
             .send_message(&Eval::new("(1..300).collect { 'n' + it }").to_request())
             .await
             .unwrap();
@@ -380,8 +398,9 @@ async fn a_large_result_streams_in_several_206_batches() {
         assert_eq!(statuses[4], 200);
         let want: Vec<Value> = (1..=300).map(|i| Value::String(format!("n{i}"))).collect();
         assert_eq!(got, want, "{ser:?}");
-        // And through the stream of results.
-        let n = all(&c, Eval::new("(1..300)")).await.unwrap().len();
+        // And through the one API.
+        let c = connect(&url, ser).await;
+        let n = all(c.request("(1..300)")).await.unwrap().len();
         assert_eq!(n, 300);
     }
 }
@@ -395,23 +414,19 @@ async fn sasl_plain_authenticates_with_each_serializer() {
     };
     for ser in ALL {
         for (password, ok) in [("password", true), ("nope", false)] {
-            let options = Options3 {
-                serializer: ser,
-                credentials: Some(("stephen".into(), password.into())),
-                pool_size: 1,
-                ..Options3::default()
-            };
-            let c = Client3::connect_with(&url, options).await.unwrap();
-            let r = all(&c, Eval::new("g.V().count()")).await;
+            let c = Client::builder(url.as_str())
+                .serializer(ser)
+                .basic_auth("stephen", password)
+                .pool_size(1)
+                .build()
+                .unwrap();
+            let r = all(c.request("g.V().count()")).await;
             if ok {
                 let n = r.unwrap_or_else(|e| panic!("{ser:?}: {e}"));
                 assert_eq!(n[0].0.as_i64(), Some(6), "{ser:?}: {n:?}");
             } else {
                 let e = r.unwrap_err();
-                assert!(
-                    matches!(e, Error3::Server { code: 401, .. }),
-                    "{ser:?}: {e}"
-                );
+                assert_eq!(e.server_error().map(|s| s.code), Some(401), "{ser:?}: {e}");
                 assert!(!e.to_string().contains("nope"), "{e}");
             }
         }

@@ -157,15 +157,16 @@ async fn ws_requests_go_round_robin_and_skip_a_refusing_host() {
     }
     assert_the_refusing_host_left_the_rotation(&client.hosts());
     assert!(a.accepted() >= 1 && b.accepted() >= 1);
-    // The pool of a client with a dead first host in the rotation: a live host's.
+    // A session of a client with a dead first host in the rotation: on a live host.
     let c2 = builder(&[
         format!("ws://127.0.0.1:{}/gremlin", dead_port().await),
         a.url(),
     ])
     .build()
     .unwrap();
-    let pool = c2.tinkerpop3().await.expect("the live host's pool");
-    assert_eq!(pool.url(), a.url());
+    let session = c2.session().await.expect("a session on the live host");
+    assert_eq!(session.host(), a.url());
+    session.close().await.unwrap();
 }
 
 #[tokio::test]

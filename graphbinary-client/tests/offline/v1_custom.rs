@@ -76,31 +76,42 @@ fn expected(id: &[i64; 4]) -> RelationIdentifier {
     }
 }
 
-/// Where the result data starts: after the header, the two bare maps.
-fn data_offset(bytes: &[u8]) -> usize {
-    let msg = graphbinary_client::ws::decode_response_with(
+/// The result data of a whole response message as a `ws://` client reads it (through the
+/// public `decode_graphbinary1_response`): the List of its results, each of bulk 1.
+fn decode(bytes: &[u8], custom: &CustomTypes) -> Result<Value, graphbinary_client::Error> {
+    let results = graphbinary_client::client::decode_graphbinary1_response(
         bytes,
         &Limits::default(),
-        &CustomTypes::janusgraph(),
-    )
-    .unwrap();
-    let mut data = Vec::new();
-    v1::encode_value_with(&msg.data, &mut data, &CustomTypes::janusgraph()).unwrap();
-    bytes.len() - data.len()
+        custom,
+    )?;
+    Ok(Value::List(
+        results
+            .into_iter()
+            .map(|(v, bulk)| {
+                assert_eq!(bulk, 1, "an eval result");
+                v
+            })
+            .collect(),
+    ))
+}
+
+/// Where the result data starts: after the header, the two bare maps.
+fn data_offset(bytes: &[u8]) -> usize {
+    let data = decode(bytes, &CustomTypes::janusgraph()).unwrap();
+    let mut out = Vec::new();
+    v1::encode_value_with(&data, &mut out, &CustomTypes::janusgraph()).unwrap();
+    bytes.len() - out.len()
 }
 
 #[test]
 fn without_a_reader_a_custom_type_fails_naming_it_and_its_offset() {
     for (c, bytes) in captured() {
-        // JanusGraph's types are read by default; with an empty registry the id is an error.
-        graphbinary_client::ws::decode_response(&bytes, &Limits::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", c.name));
-        let e = graphbinary_client::ws::decode_response_with(
-            &bytes,
-            &Limits::default(),
-            &CustomTypes::new(),
-        )
-        .unwrap_err();
+        // With JanusGraph's readers the ids read; with an empty registry the id is an error.
+        decode(&bytes, &CustomTypes::janusgraph()).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+        let e = match decode(&bytes, &CustomTypes::new()) {
+            Err(graphbinary_client::Error::Decode(e)) => e,
+            other => panic!("{}: {other:?}", c.name),
+        };
         let text = e.kind().to_string();
         assert!(
             text.contains("\"janusgraph.RelationIdentifier\""),
@@ -129,23 +140,20 @@ fn janusgraph_ids_read_as_the_server_reported_them_and_re_encode_byte_for_byte()
         ]
     );
     for (c, bytes) in captured() {
-        let msg = graphbinary_client::ws::decode_response_with(&bytes, &Limits::default(), &custom)
-            .unwrap_or_else(|e| panic!("{} ({}): {e}", c.name, c.request));
-        assert_eq!(msg.status, 200);
+        let data =
+            decode(&bytes, &custom).unwrap_or_else(|e| panic!("{} ({}): {e}", c.name, c.request));
         let mut found = Vec::new();
-        ids(&msg.data, &mut found);
+        ids(&data, &mut found);
         let want: Vec<_> = c.ids.iter().map(expected).collect();
         assert_eq!(found, want, "{}", c.name);
         // The result data re-encodes to the same bytes.
         let start = data_offset(&bytes);
         let mut out = Vec::new();
-        v1::encode_value_with(&msg.data, &mut out, &custom).unwrap();
+        v1::encode_value_with(&data, &mut out, &custom).unwrap();
         assert_eq!(out, bytes[start..], "{}: re-encoded data", c.name);
         // The edge's label and its vertices' labels are bare Strings in GraphBinary 1.
         if c.name == "edge" {
-            let Value::List(items) = &msg.data else {
-                panic!()
-            };
+            let Value::List(items) = &data else { panic!() };
             let Value::Edge(e) = &items[0] else { panic!() };
             assert_eq!(
                 (&*e.label[0], &*e.in_v_label[0], &*e.out_v_label[0]),

@@ -1,14 +1,17 @@
-//! `ws::Client3` against a scripted in-process WebSocket server (no Java needed): batching,
-//! error statuses, the SASL exchange, and broken or vanishing servers.
+//! `Client::builder("ws://...")` (TinkerPop 3) against a scripted in-process WebSocket server
+//! (no Java needed): batching, error statuses, the SASL exchange, and broken or vanishing
+//! servers.
 
 use graphbinary_testkit::results;
 use results::Sent;
+use std::error::Error as _;
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt, TryStreamExt};
-use graphbinary_client::client::Limit;
+use graphbinary_client::client::{ErrorKind, Limit, SlowConsumer, TransportKind};
+use graphbinary_client::format::text::one_line;
 use graphbinary_client::value::Value;
-use graphbinary_client::ws::{Client3, Error3, Options3};
+use graphbinary_client::{Client, Error};
 use tokio::net::TcpListener;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -46,12 +49,32 @@ async fn send(ws: &mut ServerWs, bytes: Vec<u8>) {
     ws.send(Message::Binary(bytes.into())).await.unwrap();
 }
 
-async fn collect(c: &Client3, g: &str) -> Result<Vec<(Value, i64)>, Error3> {
+/// Every result of `g` with its bulk.
+async fn collect(c: &Client, g: &str) -> Result<Vec<(Value, i64)>, Error> {
     tokio::time::timeout(Duration::from_secs(10), async {
-        c.submit(g).await?.try_collect().await
+        c.submit(g)
+            .await?
+            .traversers()
+            .map_ok(|t| (t.value, t.bulk))
+            .try_collect()
+            .await
     })
     .await
     .expect("the stream ends")
+}
+
+/// The client's connections open now, over all its hosts.
+fn open_connections(c: &Client) -> u64 {
+    c.stats()
+        .connections
+        .values()
+        .filter_map(|n| n.open())
+        .sum()
+}
+
+/// `e` with its whole source chain, on one line.
+fn chain(e: &Error) -> String {
+    one_line(e)
 }
 
 #[tokio::test]
@@ -66,7 +89,7 @@ async fn batches_206_then_200_stream_in_order() {
         let _ = ws.next().await;
     })
     .await;
-    let c = Client3::connect(&url).await.unwrap();
+    let c = Client::new(url.as_str()).unwrap();
     let got = collect(&c, "g").await.unwrap();
     let want: Vec<_> = (1..=5).map(|i| (Value::Int(i), 1)).collect();
     assert_eq!(got, want);
@@ -81,13 +104,14 @@ async fn an_error_status_after_a_batch_ends_the_stream_with_the_error() {
         let _ = ws.next().await;
     })
     .await;
-    let c = Client3::connect(&url).await.unwrap();
-    let mut s = c.submit("g").await.unwrap();
-    assert_eq!(s.next().await.unwrap().unwrap(), (Value::Int(1), 1));
+    let c = Client::new(url.as_str()).unwrap();
+    let mut s = c.submit("g").await.unwrap().traversers();
+    let t = s.next().await.unwrap().unwrap();
+    assert_eq!((t.value, t.bulk), (Value::Int(1), 1));
     match s.next().await.unwrap() {
-        Err(Error3::Server {
-            code: 597, message, ..
-        }) => assert_eq!(message, "boom"),
+        Err(Error::Server(e)) => {
+            assert_eq!((e.code, e.message.as_deref()), (597, Some("boom")))
+        }
         other => panic!("{other:?}"),
     }
     assert!(s.next().await.is_none());
@@ -110,11 +134,10 @@ async fn a_407_is_answered_with_sasl_plain_under_the_same_request_id() {
         let _ = ws.next().await;
     })
     .await;
-    let options = Options3 {
-        credentials: Some(("stephen".into(), "password".into())),
-        ..Options3::default()
-    };
-    let c = Client3::connect_with(&url, options).await.unwrap();
+    let c = Client::builder(url.as_str())
+        .basic_auth("stephen", "password")
+        .build()
+        .unwrap();
     assert_eq!(collect(&c, "g").await.unwrap(), vec![(Value::Int(6), 1)]);
 }
 
@@ -126,21 +149,20 @@ async fn an_undecodable_message_or_a_vanished_server_is_an_error_not_a_hang() {
         let _ = ws.next().await;
     })
     .await;
-    let c = Client3::connect(&url).await.unwrap();
-    match collect(&c, "g").await {
-        Err(Error3::Closed(why)) => {
-            assert!(why.contains("offset 0") && why.contains("0x84"), "{why}")
-        }
-        other => panic!("{other:?}"),
-    }
+    let c = Client::new(url.as_str()).unwrap();
+    let e = collect(&c, "g").await.unwrap_err();
+    assert_eq!(e.transport_kind(), Some(TransportKind::Io), "{e:?}");
+    let why = chain(&e);
+    assert!(why.contains("offset 0") && why.contains("0x84"), "{why}");
 
     let url = serve(|mut ws| async move {
         let _ = next_binary(&mut ws).await;
         let _ = ws.close(None).await;
     })
     .await;
-    let c = Client3::connect(&url).await.unwrap();
-    assert!(matches!(collect(&c, "g").await, Err(Error3::Closed(_))));
+    let c = Client::new(url.as_str()).unwrap();
+    let e = collect(&c, "g").await.unwrap_err();
+    assert_eq!(e.transport_kind(), Some(TransportKind::Io), "{e:?}");
 }
 
 #[tokio::test]
@@ -158,17 +180,15 @@ async fn a_response_with_a_readable_header_but_bad_data_fails_only_its_request()
         let _ = ws.next().await;
     })
     .await;
-    let c = Client3::connect(&url).await.unwrap();
+    let c = Client::new(url.as_str()).unwrap();
     let first = c.submit("a").await.unwrap();
     let second = c.submit("b").await.unwrap();
-    let first: Result<Vec<_>, _> = first.try_collect().await;
-    match first {
+    match first.all().await {
         // The header (35 bytes), `09 00` and the count: the item's code is at offset 41.
-        Err(Error3::Decode(e)) => assert_eq!(e.offset(), 41, "{e:?}"),
+        Err(Error::Decode(e)) => assert_eq!(e.offset(), 41, "{e:?}"),
         other => panic!("{other:?}"),
     }
-    let second: Vec<_> = second.try_collect().await.unwrap();
-    assert_eq!(second, vec![(Value::Int(2), 1)]);
+    assert_eq!(second.all().await.unwrap(), vec![Value::Int(2)]);
 }
 
 // ---- Production features: pool, backpressure, reconnection, pings, limits, sessions, hook,
@@ -237,12 +257,10 @@ async fn echo_connection(i: usize, mut ws: ServerWs) {
 #[tokio::test]
 async fn a_busy_connection_makes_the_pool_open_another_up_to_its_size() {
     let url = serve_each(echo_connection).await;
-    let options = Options3 {
-        pool_size: 2,
-        ..Options3::default()
-    };
-    let c = Client3::connect_with(&url, options).await.unwrap();
-    assert_eq!(c.open_connections(), 1);
+    let c = Client::builder(url.as_str()).pool_size(2).build().unwrap();
+    // The first request opens the first connection.
+    assert_eq!(collect(&c, "a").await.unwrap(), vec![(Value::Int(0), 1)]);
+    assert_eq!(open_connections(&c), 1);
     // Idle: the same connection again.
     assert_eq!(collect(&c, "a").await.unwrap(), vec![(Value::Int(0), 1)]);
     // One request in flight: the pool opens a second connection in the background (the
@@ -250,29 +268,28 @@ async fn a_busy_connection_makes_the_pool_open_another_up_to_its_size() {
     let slow = c.submit("slow").await.unwrap();
     let first_busy = c.submit("b").await.unwrap();
     for _ in 0..100 {
-        if c.open_connections() == 2 {
+        if open_connections(&c) == 2 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    assert_eq!(c.open_connections(), 2);
+    assert_eq!(open_connections(&c), 2);
     assert_eq!(collect(&c, "b").await.unwrap(), vec![(Value::Int(1), 1)]);
-    let first_busy: Vec<_> = first_busy.try_collect().await.unwrap();
     assert_eq!(
-        first_busy,
-        vec![(Value::Int(0), 1)],
+        first_busy.all().await.unwrap(),
+        vec![Value::Int(0)],
         "multiplexed on connection 0"
     );
     // Both busy, pool full: multiplexed on the least busy.
     let slow2 = c.submit("slow").await.unwrap();
     let third = c.submit("c").await.unwrap();
-    let got: Vec<_> = third.try_collect().await.unwrap();
-    assert!(matches!(got[0].0, Value::Int(0 | 1)), "{got:?}");
-    assert_eq!(c.open_connections(), 2);
-    let a: Vec<_> = slow.try_collect().await.unwrap();
-    let b: Vec<_> = slow2.try_collect().await.unwrap();
-    assert_eq!(a, vec![(Value::Int(0), 1)]);
-    assert!(matches!(b[0].0, Value::Int(0 | 1)), "{b:?}");
+    let got = third.all().await.unwrap();
+    assert!(matches!(got[0], Value::Int(0 | 1)), "{got:?}");
+    assert_eq!(open_connections(&c), 2);
+    let a = slow.all().await.unwrap();
+    let b = slow2.all().await.unwrap();
+    assert_eq!(a, vec![Value::Int(0)]);
+    assert!(matches!(b[0], Value::Int(0 | 1)), "{b:?}");
 }
 
 /// Sends 40 batches of one Int for the first request, then answers the second with 99.
@@ -289,55 +306,54 @@ async fn flood_then_answer(mut ws: ServerWs) {
 
 /// A client of one connection with a backlog of 4 messages, whose slow consumers are handled
 /// as `slow_consumer` says, to a server that floods the first request (`flood_then_answer`).
-async fn flooded_client(slow_consumer: graphbinary_client::ws::SlowConsumer) -> Client3 {
+async fn flooded_client(slow_consumer: SlowConsumer) -> Client {
     let url = serve(flood_then_answer).await;
-    let options = Options3 {
-        pool_size: 1,
-        request_backlog: 4,
-        slow_consumer,
-        ..Options3::default()
-    };
-    Client3::connect_with(&url, options).await.unwrap()
+    Client::builder(url.as_str())
+        .pool_size(1)
+        .request_backlog(4)
+        .slow_consumer(slow_consumer)
+        .build()
+        .unwrap()
 }
 
 #[tokio::test]
 async fn a_slow_consumer_fails_alone_and_never_holds_back_the_other_requests() {
-    let c = flooded_client(graphbinary_client::ws::SlowConsumer::Fail).await;
+    let c = flooded_client(SlowConsumer::Fail).await;
     let mut slow = c.submit("a").await.unwrap();
     let other = c.submit("b").await.unwrap();
     // Not reading `slow` at all: `other` still gets its answer, sent after 40 messages.
-    let got: Vec<_> = tokio::time::timeout(Duration::from_secs(5), other.try_collect())
+    let got = tokio::time::timeout(Duration::from_secs(5), other.all())
         .await
         .expect("the other request is not held back")
         .unwrap();
-    assert_eq!(got, vec![(Value::Int(99), 1)]);
-    // The slow one: what it had queued (its backlog), then the typed error.
+    assert_eq!(got, vec![Value::Int(99)]);
+    // The slow one: what it had queued (its backlog), then the error naming the backlog.
     let mut seen = Vec::new();
     let err = loop {
         match slow.next().await {
-            Some(Ok((v, _))) => seen.push(v),
+            Some(Ok(v)) => seen.push(v),
             Some(Err(e)) => break e,
             None => panic!("no error after {seen:?}"),
         }
     };
     assert_eq!(seen, (0..4).map(Value::Int).collect::<Vec<_>>());
+    assert_eq!(err.kind(), ErrorKind::Protocol, "{err:?}");
     assert!(
-        matches!(err, Error3::SlowConsumer { backlog: 4, .. }),
-        "{err:?}"
+        err.to_string()
+            .contains("fell more than 4 response messages"),
+        "{err}"
     );
     assert!(slow.next().await.is_none());
-    assert!(c.is_open());
+    assert_eq!(open_connections(&c), 1, "the connection goes on");
 }
 
 #[tokio::test]
 async fn with_slow_consumer_wait_nothing_is_lost() {
-    let c = flooded_client(graphbinary_client::ws::SlowConsumer::Wait).await;
+    let c = flooded_client(SlowConsumer::Wait).await;
     let slow = c.submit("a").await.unwrap();
     let other = c.submit("b").await.unwrap();
-    let all: Vec<_> = slow.try_collect().await.unwrap();
-    assert_eq!(all.len(), 40);
-    let got: Vec<_> = other.try_collect().await.unwrap();
-    assert_eq!(got, vec![(Value::Int(99), 1)]);
+    assert_eq!(slow.all().await.unwrap().len(), 40);
+    assert_eq!(other.all().await.unwrap(), vec![Value::Int(99)]);
 }
 
 #[tokio::test]
@@ -352,23 +368,21 @@ async fn in_flight_requests_fail_typed_when_the_server_drops_and_the_pool_heals(
         }
     })
     .await;
-    let options = Options3 {
-        pool_size: 1,
-        ..Options3::default()
-    };
-    let c = Client3::connect_with(&url, options).await.unwrap();
-    match collect(&c, "lost").await {
-        Err(Error3::Closed(why)) => assert!(!why.is_empty()),
-        other => panic!("{other:?}"),
-    }
+    let c = Client::builder(url.as_str()).pool_size(1).build().unwrap();
+    let e = collect(&c, "lost").await.unwrap_err();
+    assert_eq!(e.transport_kind(), Some(TransportKind::Io), "{e:?}");
+    assert!(
+        e.source().is_some(),
+        "the reason the connection closed: {e:?}"
+    );
     // Let the connection's task notice, then the next request reconnects.
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(!c.is_open());
+    assert_eq!(open_connections(&c), 0);
     assert_eq!(
         collect(&c, "again").await.unwrap(),
         vec![(Value::Int(1), 1)]
     );
-    assert!(c.is_open());
+    assert_eq!(open_connections(&c), 1);
 }
 
 #[tokio::test]
@@ -384,14 +398,19 @@ async fn an_idle_connection_pings_and_a_silent_peer_is_dropped() {
         }
     })
     .await;
-    let options = Options3 {
-        ping_interval: Some(Duration::from_millis(100)),
-        ..Options3::default()
-    };
-    let c = Client3::connect_with(&url, options.clone()).await.unwrap();
+    let c = Client::builder(url.as_str())
+        .ping_interval(Duration::from_millis(100))
+        .build()
+        .unwrap();
+    // A request opens the connection (the peer never answers it).
+    let _unanswered = c.submit("opens the connection").await.unwrap();
     tokio::time::sleep(Duration::from_millis(550)).await;
     assert!(pings.load(Ordering::SeqCst) >= 2, "pings while idle");
-    assert!(c.is_open(), "answered pings keep the connection");
+    assert_eq!(
+        open_connections(&c),
+        1,
+        "answered pings keep the connection"
+    );
 
     // A peer that stops reading: no pong, the connection closes and its request fails.
     let url = serve(|ws| async move {
@@ -399,12 +418,14 @@ async fn an_idle_connection_pings_and_a_silent_peer_is_dropped() {
         drop(ws);
     })
     .await;
-    let c = Client3::connect_with(&url, options).await.unwrap();
+    let c = Client::builder(url.as_str())
+        .ping_interval(Duration::from_millis(100))
+        .build()
+        .unwrap();
     let started = std::time::Instant::now();
-    match collect(&c, "never answered").await {
-        Err(Error3::Closed(why)) => assert!(why.contains("keep-alive ping"), "{why}"),
-        other => panic!("{other:?}"),
-    }
+    let e = collect(&c, "never answered").await.unwrap_err();
+    assert_eq!(e.transport_kind(), Some(TransportKind::Io), "{e:?}");
+    assert!(chain(&e).contains("keep-alive ping"), "{e:?}");
     assert!(started.elapsed() < Duration::from_secs(2));
 }
 
@@ -425,19 +446,14 @@ async fn limits_bound_each_message_and_each_request() {
         }
     })
     .await;
-    let limits = graphbinary_core::Limits {
-        max_response_size: Some(600),
-        ..Default::default()
-    };
-    let options = Options3 {
-        limits,
-        ..Options3::default()
-    };
-    assert_eq!(options.effective_max_message_size(), 600);
-    let c = Client3::connect_with(&url, options).await.unwrap();
+    // The response limit bounds each message too (600 bytes, under the 10 MiB default).
+    let c = Client::builder(url.as_str())
+        .max_response_size(600)
+        .build()
+        .unwrap();
     // Each message (~285 bytes) fits, the three together do not.
     match collect(&c, "three").await {
-        Err(Error3::Limit {
+        Err(Error::Limit {
             limit: Limit::ResponseSize,
             seen,
             max: 600,
@@ -448,7 +464,7 @@ async fn limits_bound_each_message_and_each_request() {
     // the request told which limit (the client's own, not the connection's failure).
     match collect(&c, "huge").await {
         Err(
-            e @ Error3::Limit {
+            e @ Error::Limit {
                 limit: Limit::MessageSize,
                 seen,
                 max: 600,
@@ -487,14 +503,13 @@ async fn a_session_has_its_own_connection_sends_its_id_and_closes() {
         }
     })
     .await;
-    let c = Client3::connect_with(&url, Options3::default())
-        .await
-        .unwrap();
+    let c = Client::new(url.as_str()).unwrap();
     let s = c.session().await.unwrap();
+    assert!(s.is_session());
     let sid = s.id().to_string();
     assert_eq!(
-        s.all("x = 1").await.unwrap(),
-        vec![(Value::Int(1), 1)],
+        s.submit("x = 1").await.unwrap().all().await.unwrap(),
+        vec![Value::Int(1)],
         "connection 1"
     );
     assert_eq!(
@@ -502,7 +517,8 @@ async fn a_session_has_its_own_connection_sends_its_id_and_closes() {
         vec![(Value::Int(0), 1)]
     );
     s.close().await.unwrap();
-    assert!(matches!(s.all("x").await, Err(Error3::SessionClosed)));
+    let e = s.submit("x").await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Transaction, "{e:?}");
     let mut seen = Vec::new();
     while let Ok(x) = seen_rx.try_recv() {
         seen.push(x);
@@ -550,32 +566,30 @@ async fn interceptors_see_and_change_the_upgrade_request() {
         req.headers.insert("x-tag", "blue".parse()?);
         Ok(())
     });
-    let options = Options3 {
-        interceptors: vec![Arc::new(hook)],
-        ..Options3::default()
-    };
-    let _c = Client3::connect_with(&format!("ws://{addr}/gremlin"), options)
-        .await
+    let c = Client::builder(format!("ws://{addr}/gremlin"))
+        .interceptor(hook)
+        .build()
         .unwrap();
+    // The first request opens the connection; the server never answers it.
+    let _request = tokio::spawn(async move { c.submit("g").await.map(|_| ()) });
     let headers = rx.await.unwrap();
     assert_eq!(headers["x-tag"], "blue");
     assert_eq!(*seen_url.lock().unwrap(), format!("http://{addr}/gremlin"));
 
     // A failing interceptor stops the connection before anything is sent.
     let failing = graphbinary_client::client::interceptor_fn("no", |_| Err("refused".into()));
-    let options = Options3 {
-        interceptors: vec![Arc::new(failing)],
-        ..Options3::default()
-    };
-    match Client3::connect_with(&format!("ws://{addr}/gremlin"), options).await {
-        Err(Error3::Interceptor { name, .. }) => assert_eq!(name, "no"),
-        other => panic!("{other:?}"),
+    let c = Client::builder(format!("ws://{addr}/gremlin"))
+        .interceptor(failing)
+        .build()
+        .unwrap();
+    match c.submit("g").await {
+        Err(Error::Interceptor { name, .. }) => assert_eq!(name, "no"),
+        other => panic!("{:?}", other.map(|_| ())),
     }
 }
 
 #[tokio::test]
 async fn client_builder_with_a_ws_url_speaks_tinkerpop_3_through_the_same_api() {
-    use graphbinary_client::client::{Client, Error};
     let url = serve_answers(|b, id| {
         if contains(b, b"boom") {
             vec![response(id, 597, "boom", None)]
@@ -623,27 +637,15 @@ async fn client_builder_with_a_ws_url_speaks_tinkerpop_3_through_the_same_api() 
 async fn wss_goes_through_rustls_and_an_untrusted_certificate_is_a_tls_error() {
     // The client rejects the certificate: the handshake fails on the server side too.
     let url = tls::serve_tls(|_handshake| async {}).await.url("wss");
-    match Client3::connect(&url).await {
-        // rustls's error inside an I/O error.
-        Err(Error3::WebSocket(w)) => match w.downcast_ref() {
-            Some(tokio_tungstenite::tungstenite::Error::Io(e)) => {
-                assert!(e.to_string().contains("UnknownIssuer"), "{e}")
-            }
-            other => panic!("{other:?}"),
-        },
-        other => panic!("{other:?}"),
-    }
-    let client = graphbinary_client::Client::new(url.as_str()).unwrap();
+    let client = Client::new(url.as_str()).unwrap();
     let err = client.submit("g.V()").await.unwrap_err();
-    assert_eq!(
-        err.transport_kind(),
-        Some(graphbinary_client::client::TransportKind::Tls),
-        "{err:?}"
-    );
+    assert_eq!(err.transport_kind(), Some(TransportKind::Tls), "{err:?}");
+    // rustls's error in the source chain.
+    assert!(chain(&err).contains("UnknownIssuer"), "{err:?}");
 }
 
 /// The root certificate given once to the builder (as for HTTP) is trusted by the `wss://`
-/// transport too, through `Client` and through `Client3` (`Options3::root_certificates`).
+/// transport too.
 #[tokio::test]
 async fn wss_trusts_the_root_certificate_given_to_the_builder() {
     // Each connection answers its eval requests with [1, 2, 3].
@@ -659,22 +661,13 @@ async fn wss_trusts_the_root_certificate_given_to_the_builder() {
     })
     .await;
     let (url, pem) = (server.url("wss"), server.pem);
-    let client = graphbinary_client::Client::builder(url.as_str())
+    let client = Client::builder(url.as_str())
         .add_root_certificate_pem(pem.clone())
         .build()
         .unwrap();
     let all = client.submit("g.V().id()").expect_all().await;
     assert_eq!(all, vec![Value::Int(1), Value::Int(2), Value::Int(3)]);
-    let c3 = Client3::connect_with(
-        &url,
-        Options3 {
-            root_certificates: vec![pem.clone().into_bytes()],
-            ..Options3::default()
-        },
-    )
-    .await
-    .unwrap();
-    assert_eq!(collect(&c3, "g").await.unwrap().len(), 3);
+    assert_eq!(collect(&client, "g").await.unwrap().len(), 3);
     // An invalid PEM fails the build, before any connection.
     for u in [url.as_str(), "https://localhost:1/gremlin"] {
         match graphbinary_client::Client::builder(u)

@@ -218,3 +218,37 @@ fn decode_data(cur: &mut Cursor<'_>, into: Sink<'_>) -> FastResult<(Value, Vec<i
     cur.leave();
     Ok((Value::List(items), bulks))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The count response Gremlin Server 3.7.3 sent (doc section 1): its status, message and
+    /// `host` attribute, besides the one result (tests/offline/v1_conformance.rs reads the
+    /// results through the public `decode_graphbinary1_response`).
+    #[test]
+    fn a_response_message_keeps_its_status_message_and_attributes() {
+        let mut count = vec![0x81, 0x00];
+        count.extend_from_slice(&[0xab; 16]);
+        count.extend_from_slice(&[0, 0, 0, 200, 0x00, 0, 0, 0, 0]);
+        count.extend_from_slice(&[0, 0, 0, 1, 0x03, 0x00, 0, 0, 0, 4]);
+        count.extend_from_slice(b"host");
+        count.extend_from_slice(&[0x03, 0x00, 0, 0, 0, 16]);
+        count.extend_from_slice(b"/127.0.0.1:44626");
+        count.extend_from_slice(&[
+            0, 0, 0, 0, 0x09, 0x00, 0, 0, 0, 1, 0x02, 0x00, 0, 0, 0, 0, 0, 0, 0, 6,
+        ]);
+        let msg = decode_response_with(&count, &Limits::default(), &CustomTypes::new()).unwrap();
+        assert_eq!(msg.request_id, Some(Uuid::from_bytes([0xab; 16])));
+        assert_eq!(msg.status, 200);
+        assert_eq!(msg.message.as_deref(), Some(""));
+        assert_eq!(
+            msg.attributes,
+            vec![(
+                Value::String("host".into()),
+                Value::String("/127.0.0.1:44626".into())
+            )]
+        );
+        assert_eq!(msg.results(), vec![(Value::Long(6), 1)]);
+    }
+}

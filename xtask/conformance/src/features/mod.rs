@@ -10,8 +10,8 @@
 //! apply them. Results are checked with the semantics in [`compare`]. Scenarios listed in
 //! `xtask/features-skip.toml` are skipped or expected to fail, each with its reason.
 //!
-//! `--tinkerpop 3.7.3` runs TinkerPop 3's suite instead, through the WebSocket client
-//! `Client3` against `cargo xtask server3 --dataset integration` ([`tp3`]).
+//! `--tinkerpop 3.7.3` runs TinkerPop 3's suite instead, through a `ws://` `Client`
+//! against `cargo xtask server3 --dataset integration` ([`tp3`]).
 //!
 //! `--via api` / `--via api-params` build each request with the traversal API instead: the text
 //! is parsed ([`gremlin_lang`]), rebuilt by name ([`via_api`]) on a `GraphTraversalSource` with
@@ -39,7 +39,6 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use graphbinary_client::client::Error as ClientError;
 use graphbinary_client::value::{Edge, Vertex};
-use graphbinary_client::ws::Client3;
 use graphbinary_client::{Client, Value};
 
 use crate::server::{self, Server};
@@ -76,7 +75,7 @@ nothing answers at --url).
                   docs/CONFORMANCE.md (ours vs gremlin-go, per feature directory)
   --verbose       print every scenario's outcome
   --tinkerpop V   TinkerPop V's (3.x) suite instead: the gremlin-test V jar fetched with Maven,
-                  run through the WebSocket client Client3 (GraphBinary 1, eval scripts with
+                  run through a ws:// Client (GraphBinary 1, eval scripts with
                   bindings) against `cargo xtask server3 --tinkerpop V --dataset integration`
                   (default ws://127.0.0.1:P/gremlin, P 8186 for 3.7.3, 8176-8179 for 3.6.8,
                   3.7.5, 3.8.0, 3.8.1; the server must answer `Gremlin.version()` with V, or
@@ -84,7 +83,7 @@ nothing answers at --url).
                   xtask/features-skip-tp3.toml; writes its row of docs/CONFORMANCE.md's matrix
                   (every version and server in turn, each on its own port, with the value
                   round trip: `cargo xtask matrix`, which writes docs/guide/src/compatibility.md)
-  --serializer S  with --tinkerpop: Client3's serializer, graphbinary1 (default), graphson2,
+  --serializer S  with --tinkerpop: the client's serializer, graphbinary1 (default), graphson2,
                   graphson2-untyped, graphson3 or graphson3-untyped; skips (what the format
                   cannot carry) in xtask/features-skip-tp3-<S>.toml (graphson2's: 79 Sets
                   and Map keys; none for the untyped ones, which lose every type and fail about
@@ -145,9 +144,9 @@ struct Options {
     port: Option<u16>,
     compare_go: bool,
     verbose: bool,
-    /// `--tinkerpop 3.x`: TinkerPop 3's suite through Client3.
+    /// `--tinkerpop 3.x`: TinkerPop 3's suite through a `ws://` client.
     tinkerpop3: Option<String>,
-    /// `--serializer`: Client3's serializer for `--tinkerpop` (GraphBinary 1 by default).
+    /// `--serializer`: the `ws://` client's serializer for `--tinkerpop` (GraphBinary 1 by default).
     serializer: tp3::Serializer,
 }
 
@@ -644,7 +643,7 @@ enum Backend {
     /// TinkerPop 4: GraphBinary 4 over HTTP.
     Http(Client),
     /// TinkerPop 3: GraphBinary 1 over WebSocket (eval scripts, gremlin-groovy).
-    Ws3(Client3),
+    Ws3(Client),
 }
 
 /// A parameter of a request: a gremlin-lang literal (TinkerPop 4), or for TinkerPop 3 a Groovy

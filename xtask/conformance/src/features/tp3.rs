@@ -1,5 +1,5 @@
 //! `cargo xtask features --tinkerpop 3.7.3`: TinkerPop 3's own Gherkin suite through
-//! [`graphbinary_client::ws::Client3`] (GraphBinary 1 over WebSocket).
+//! a `ws://` [`graphbinary_client::Client`] (GraphBinary 1 over WebSocket).
 //!
 //! The feature files come from `org.apache.tinkerpop:gremlin-test:<version>`, fetched by Maven
 //! (maven-dependency-plugin `copy`, from Maven Central or the local repository) into
@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use futures::StreamExt;
-use graphbinary_client::ws::{Client3, Error3, Eval};
-use graphbinary_client::Value;
+use graphbinary_client::client::RequestBuilder;
+use graphbinary_client::{Client, Error, Value};
 
 use super::compare::{self, Lookup};
 use super::literal::{literal, Lang};
@@ -559,51 +559,56 @@ pub static SENT: [std::sync::atomic::AtomicUsize; 2] = [
     std::sync::atomic::AtomicUsize::new(0),
 ];
 
-/// The eval request of one traversal: bindings, plus Groovy definitions of the others.
-pub fn eval(source: &str, text: &str, params: &[Param]) -> Eval {
+/// The script of one traversal and its bindings: the parameters that have one as bindings,
+/// Groovy definitions of the others before `text`.
+pub fn script(text: &str, params: &[Param]) -> (String, Vec<(String, Value)>) {
     let mut script = String::new();
-    let mut eval = Eval::default();
+    let mut bindings = Vec::new();
     for p in params {
         let i = usize::from(p.binding.is_none());
         SENT[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match &p.binding {
-            Some(v) => eval.bindings.push((p.name.clone(), v.clone())),
+            Some(v) => bindings.push((p.name.clone(), v.clone())),
             None => {
                 let _ = writeln!(script, "def {} = {}", p.name, p.text);
             }
         }
     }
     script.push_str(text);
-    eval.gremlin = script;
-    eval.aliases.push(("g".into(), source.into()));
-    eval.evaluation_timeout = Some(60_000);
-    eval
+    (script, bindings)
 }
 
-/// Sends one eval and reads every result (bulks expanded).
-pub async fn submit(client: &Client3, source: &str, text: &str, params: &[Param]) -> Answer {
-    let mut stream = match client.eval(eval(source, text, params)).await {
+/// The eval request of one traversal ([`script`]): `g` the alias of `source`, a 60 s
+/// evaluation timeout.
+pub fn request(client: &Client, source: &str, text: &str, params: &[Param]) -> RequestBuilder {
+    let (script, bindings) = script(text, params);
+    let mut req = client.request(script).g(source).timeout_millis(60_000);
+    for (name, value) in bindings {
+        req = req.param(name, value);
+    }
+    req
+}
+
+/// Sends one eval and reads every result (a [`graphbinary_client::ResultStream`] expands
+/// bulks).
+pub async fn submit(client: &Client, source: &str, text: &str, params: &[Param]) -> Answer {
+    let mut stream = match request(client, source, text, params).send().await {
         Ok(s) => s,
         Err(e) => return Err(error_text(e)),
     };
     let mut out = Vec::new();
     while let Some(item) = stream.next().await {
         match item {
-            Ok((v, bulk)) => {
-                for _ in 1..bulk.max(1) {
-                    out.push(v.clone());
-                }
-                out.push(v);
-            }
+            Ok(v) => out.push(v),
             Err(e) => return Err(error_text(e)),
         }
     }
     Ok(out)
 }
 
-fn error_text(e: Error3) -> String {
+fn error_text(e: Error) -> String {
     match e {
-        Error3::Server { message, .. } => message,
+        Error::Server(s) => s.message.unwrap_or_default(),
         other => {
             // The whole chain: `invalid response message` alone does not say what was wrong.
             let mut text = format!("{CLIENT_ERROR}{other}");
@@ -659,14 +664,11 @@ pub fn skip_file(version: &str, serializer: Serializer) -> String {
 
 /// Connects to the server at `url` through `serializer` and checks that it runs TinkerPop
 /// `version` and has the integration layout.
-pub async fn connect(url: &str, version: &str, serializer: Serializer) -> Result<Client3> {
-    let options = graphbinary_client::ws::Options3 {
-        serializer,
-        ..Default::default()
-    };
-    let client = tokio::time::timeout(Duration::from_secs(20), Client3::connect_with(url, options))
-        .await
-        .context("connecting timed out")?
+pub async fn connect(url: &str, version: &str, serializer: Serializer) -> Result<Client> {
+    let client = Client::builder(url)
+        .serializer(serializer)
+        .connect_timeout(Duration::from_secs(20))
+        .build()
         .with_context(|| format!("connecting to {url}"))?;
     check_version(
         url,
@@ -843,7 +845,7 @@ pub fn matrix_with(text: &str, row: &str) -> String {
     format!(
         "{MATRIX_START}\n\n## Compatibility matrix (every server the README names)\n\n\
          Each TinkerPop 3 row: that version's own Gherkin suite (its gremlin-test jar) through \
-         `graphbinary_client::ws::Client3` over WebSocket with that serializer, against a Gremlin \
+         a `ws://` `graphbinary_client::Client` with that serializer, against a Gremlin \
          Server of that version with the suite's graphs, checked to answer `Gremlin.version()` \
          with it; written by `cargo xtask features --tinkerpop V [--serializer S]` (or \
          `cargo xtask matrix`, each version's GraphBinary 1 and GraphSON 3 rows). The 4.0.0-beta.3 row is the plain run of the \
@@ -961,7 +963,7 @@ pub fn section(
         md,
         "Written by `cargo xtask features --tinkerpop {version}` (do not edit; `--compare-go` \
          keeps it). TinkerPop {version}'s {} scenarios (the gremlin-test {version} jar from \
-         Maven Central), run through `graphbinary_client::ws::Client3` against a Gremlin Server \
+         Maven Central), run through a `ws://` `graphbinary_client::Client` against a Gremlin Server \
          {version} with the suite's graphs (`cargo xtask server3 --tinkerpop {version} \
          --dataset integration`): each traversal an `eval` script (gremlin-groovy) with its \
          parameters as bindings. Skipped: `{}`, each with its reason.\n",
@@ -982,7 +984,7 @@ pub fn section(
     let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|");
     let _ = writeln!(
         md,
-        "| ours, Client3 (GraphBinary 1, WebSocket) | {} | {} | {} | {:.2}% | {} |\n",
+        "| ours, Client over ws:// (GraphBinary 1, WebSocket) | {} | {} | {} | {:.2}% | {} |\n",
         all[1],
         all[2],
         all[3],
@@ -1057,13 +1059,9 @@ mod tests {
             literal(&m, &lk, Lang::Groovy).unwrap(),
             r"[('name'): 'it\'s', (T.label): 'person']"
         );
-        let e = eval(
-            "gmodern",
-            "g.V(xx1)",
-            &[param("xx1", &Typed::Null, &lk).unwrap()],
-        );
-        assert_eq!(e.gremlin, "def xx1 = null\ng.V(xx1)");
-        assert_eq!(e.aliases, vec![("g".to_string(), "gmodern".to_string())]);
+        let (gremlin, bindings) = script("g.V(xx1)", &[param("xx1", &Typed::Null, &lk).unwrap()]);
+        assert_eq!(gremlin, "def xx1 = null\ng.V(xx1)");
+        assert!(bindings.is_empty(), "{bindings:?}");
         let (name, pred) = predicate_param(r#"xx1 of P.within("l[]")"#, &lk).unwrap();
         assert_eq!((name.as_str(), pred.as_str()), ("xx1", "P.within([])"));
     }
