@@ -368,12 +368,12 @@ impl Lit {
                 }
                 out.push(']');
             }
-            // Qualified: JanusGraph's script engine imports its own `Cardinality` (whose
-            // `Cardinality.single` is a MissingPropertyException) and its constants (whose bare
-            // `set(29)` is a MissingMethodException).
-            Lit::Token(Token::Cardinality(c)) => {
-                let _ = write!(out, "VertexProperty.Cardinality.{}", c.as_str());
-            }
+            // JanusGraph's script engine imports its own `Cardinality`, whose
+            // `Cardinality.single` is a MissingPropertyException there: the bare token, as
+            // TinkerPop's docs write it (`property(list, ...)`), is read alike by TinkerPop's
+            // engine and JanusGraph's; a value in one is qualified (a bare `set(29)` is a
+            // MissingMethodException on JanusGraph).
+            Lit::Token(Token::Cardinality(c)) => out.push_str(c.as_str()),
             Lit::Token(t) => t.write(out),
             Lit::CardinalityValue(c, v) => {
                 let _ = write!(out, "VertexProperty.Cardinality.{}(", c.as_str());
