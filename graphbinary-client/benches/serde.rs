@@ -6,7 +6,7 @@
 //!   matching the corpus (what a user writes without serde);
 //! * `serde_struct`: `for_each_as` into the same struct, straight from the bytes;
 //! * `count`: `for_each_skipped`, stepping over every value without building it;
-//! * for some corpora, the extra routes of `common/routes.rs` (`value_from_value`,
+//! * for some corpora, the extra routes of `common/routes.rs` (`value_from_value`, `value_derive`,
 //!   `slice_struct`, `slice_borrowed`).
 //!
 //! `cargo bench -p graphbinary-client --bench serde -- --warm-up-time 1 --measurement-time 3`

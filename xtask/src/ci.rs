@@ -321,9 +321,12 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
         client_tests(cargo(), &["live4", "live4_writes", "measured", "e2e"])
             .args(["--", "::ws_"])
             .env("GREMLIN_WS_URL_373", s373.url())
-            // e2e_export's JanusGraph load (by a key property, ~2 s) and e2e_load's air-routes
-            // into it (every row, the schema's cardinalities; minutes): the ws3_janusgraph and
-            // roundtrip tests are done with this server; what they write they drop.
+            // e2e_elements' `ws_381` tests.
+            .env("GREMLIN_WS_URL_381", s381.url())
+            // e2e_elements' `ws_janusgraph` tests, e2e_export's JanusGraph load (by a key
+            // property, ~2 s) and e2e_load's air-routes into it (every row, the schema's
+            // cardinalities; minutes): the ws3_janusgraph and roundtrip tests are done with
+            // this server; what they write they drop.
             .env("GREMLIN_WS_JANUSGRAPH_URL", s_jg.url()),
         totals,
     );

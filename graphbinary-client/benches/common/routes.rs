@@ -11,6 +11,8 @@
 //!
 //! * `value_from_value` (element maps and vertices): the `Value` route, then
 //!   `de::from_value::<T>(&value)`, the conversion a serde user holding a `Value` writes;
+//! * `value_derive` (element maps): the `Value` route, then `Element::from_value` into a
+//!   `#[derive(Vertex)]` struct, the reader of the typed operations (`g.all::<T>()`);
 //! * `slice_struct` and `slice_borrowed` (element maps): the whole response in one slice (as
 //!   `decode.rs`'s mode (a)), each result read with `de::read_fq` into the owned struct, or
 //!   into one that borrows its strings from the bytes (`Cow<'de, str>` with
@@ -34,13 +36,18 @@ use crate::common;
 pub const ROUTES: [&str; 4] = ["value", "value_convert", "serde_struct", "count"];
 
 /// The routes measured for some corpora only (see [`applies`]).
-pub const EXTRA_ROUTES: [&str; 3] = ["value_from_value", "slice_struct", "slice_borrowed"];
+pub const EXTRA_ROUTES: [&str; 4] = [
+    "value_from_value",
+    "value_derive",
+    "slice_struct",
+    "slice_borrowed",
+];
 
 /// Whether `mode` is measured for `corpus`.
 pub fn applies(corpus: &str, mode: &str) -> bool {
     match mode {
         "value_from_value" => matches!(corpus, "vertices_200k" | "element_maps_100k"),
-        "slice_struct" | "slice_borrowed" => corpus == "element_maps_100k",
+        "value_derive" | "slice_struct" | "slice_borrowed" => corpus == "element_maps_100k",
         _ => true,
     }
 }
@@ -130,6 +137,17 @@ fn vertex_by_hand(v: Value) -> Vertex {
 struct Person {
     id: i64,
     label: String,
+    name: String,
+    age: i32,
+}
+
+/// [`Person`] as a `#[derive(Vertex)]` struct (its label is the element's).
+#[derive(Debug, graphbinary_client::element::Vertex)]
+#[vertex(label = "person")]
+#[allow(dead_code)]
+struct PersonVertex {
+    #[vertex(id)]
+    id: i64,
     name: String,
     age: i32,
 }
@@ -410,6 +428,10 @@ pub fn run(rt: &tokio::runtime::Runtime, corpus: &str, bytes: &'static [u8], mod
                     .await
                 }
             },
+            "value_derive" => {
+                use graphbinary_client::element::Element;
+                value_route(bytes, by(|v| PersonVertex::from_value(v).expect("reads"))).await
+            }
             "slice_struct" => slice_route::<Person>(bytes),
             "slice_borrowed" => slice_route::<PersonRef>(bytes),
             "value_convert" => match corpus {

@@ -368,13 +368,15 @@ impl Lit {
                 }
                 out.push(']');
             }
+            // JanusGraph's script engine imports its own `Cardinality`, whose
+            // `Cardinality.single` is a MissingPropertyException there: the bare token, as
+            // TinkerPop's docs write it (`property(list, ...)`), is read alike by TinkerPop's
+            // engine and JanusGraph's; a value in one is qualified (a bare `set(29)` is a
+            // MissingMethodException on JanusGraph).
+            Lit::Token(Token::Cardinality(c)) => out.push_str(c.as_str()),
             Lit::Token(t) => t.write(out),
             Lit::CardinalityValue(c, v) => {
-                // Qualified: JanusGraph's script engine imports its own Cardinality's
-                // constants, whose bare `set(29)` fails there (MissingMethodException).
-                let c = c.to_string();
-                let name = c.strip_prefix("Cardinality.").unwrap_or(&c);
-                let _ = write!(out, "VertexProperty.Cardinality.{name}(");
+                let _ = write!(out, "VertexProperty.Cardinality.{}(", c.as_str());
                 v.groovy_at(out, depth)?;
                 out.push(')');
             }

@@ -1162,6 +1162,25 @@ mod tests {
     }
 
     #[test]
+    fn for_groovy_a_cardinality_is_bare() {
+        use crate::lang::tokens::Cardinality;
+        // JanusGraph's script engine reads `Cardinality` as its own class.
+        let g = GraphTraversalSource::detached();
+        let t = g
+            .v(1i64)
+            .property((Cardinality::List, "k", 1i64))
+            .property((Cardinality::Single, "s", 2i64));
+        assert_eq!(
+            t.gremlin_lang_for(true).unwrap().gremlin,
+            r#"g.V(1L).property(list,'k',1L).property(single,'s',2L)"#
+        );
+        assert_eq!(
+            t.gremlin_lang_for(false).unwrap().gremlin,
+            r#"g.V(1L).property(Cardinality.list,"k",1L).property(Cardinality.single,"s",2L)"#
+        );
+    }
+
+    #[test]
     fn for_groovy_durations_and_binaries_become_bindings() {
         let g = GraphTraversalSource::detached();
         let d = Duration {

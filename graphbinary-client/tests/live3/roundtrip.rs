@@ -18,6 +18,9 @@
 use graphbinary_testkit::results;
 use graphbinary_testkit::servers3;
 use graphbinary_testkit::skip;
+use graphbinary_testkit::values::{
+    big_decimal, big_integer, binary, date_time, double, duration, float, java_char, string, Gen,
+};
 use results::Sent;
 
 use graphbinary_client::process::{GValue, GraphTraversalSource};
@@ -26,95 +29,11 @@ use graphbinary_client::Client;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
-/// Which server a value goes to: what it can spell and keep.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Gen {
-    Tp4,
-    Tp3,
-}
-
 fn cases() -> u32 {
     std::env::var("GRAPHBINARY_ROUNDTRIP_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(40)
-}
-
-fn string() -> impl Strategy<Value = String> {
-    prop_oneof![
-        ".{0,10}",
-        Just(String::new()),
-        Just("it's \"quoted\" \\ $x ${1+1} #{x}".to_owned()),
-        Just("\u{0}\u{1}\n\r\t\u{8}\u{c}\u{7f}".to_owned()),
-        Just("non-BMP 𝄞😀 and BMP ü∂".to_owned()),
-        Just("'] , x:g.V().drop() //".to_owned()),
-    ]
-}
-
-fn double() -> impl Strategy<Value = f64> {
-    prop_oneof![
-        any::<f64>().prop_filter("finite", |d| d.is_finite()),
-        Just(f64::NAN),
-        Just(f64::INFINITY),
-        Just(f64::NEG_INFINITY),
-        Just(-0.0),
-        Just(0.0),
-        Just(f64::MIN_POSITIVE),
-        Just(f64::MAX),
-    ]
-}
-
-fn float(g: Gen) -> BoxedStrategy<f32> {
-    let finite = prop_oneof![
-        any::<f32>().prop_filter("finite", |d| d.is_finite()),
-        Just(-0.0f32),
-        Just(f32::MAX),
-    ];
-    match g {
-        // gremlin-lang has no Float NaN or Infinity (they are Doubles there).
-        Gen::Tp4 => finite.boxed(),
-        Gen::Tp3 => prop_oneof![finite, Just(f32::NAN), Just(f32::NEG_INFINITY)].boxed(),
-    }
-}
-
-fn date_time(g: Gen) -> BoxedStrategy<DateTime> {
-    let offset_dt = (
-        1i32..=9999,
-        1i8..=12,
-        1i8..=28,
-        0i64..86_400_000_000_000,
-        -1080i32..=1080,
-    )
-        .prop_map(|(year, month, day, nanos, offset_minutes)| DateTime {
-            year,
-            month,
-            day,
-            nanos,
-            offset_seconds: offset_minutes * 60,
-            kind: DateTimeKind::OffsetDateTime,
-        });
-    match g {
-        Gen::Tp4 => offset_dt.boxed(),
-        Gen::Tp3 => {
-            let millis = -10_000_000_000_000i64..10_000_000_000_000;
-            prop_oneof![
-                offset_dt.clone(),
-                offset_dt.prop_map(|d| d.with_kind(DateTimeKind::ZonedDateTime)),
-                millis
-                    .clone()
-                    .prop_map(|ms| DateTime::from_epoch_millis(ms).with_kind(DateTimeKind::Date)),
-                millis.clone().prop_map(|ms| {
-                    DateTime::from_epoch_millis(ms).with_kind(DateTimeKind::Timestamp)
-                }),
-                (millis, 0i64..1_000_000).prop_map(|(ms, sub)| {
-                    let mut d = DateTime::from_epoch_millis(ms);
-                    d.nanos += sub;
-                    d.with_kind(DateTimeKind::Instant)
-                }),
-            ]
-            .boxed()
-        }
-    }
 }
 
 fn leaf(g: Gen) -> BoxedStrategy<Value> {
@@ -127,26 +46,16 @@ fn leaf(g: Gen) -> BoxedStrategy<Value> {
         any::<i64>().prop_map(Value::Long),
         prop_oneof![Just(i32::MIN), Just(i32::MAX)].prop_map(Value::Int),
         prop_oneof![Just(i64::MIN), Just(i64::MAX)].prop_map(Value::Long),
-        any::<i128>()
-            .prop_map(|n| Value::BigInteger(BigInteger::from(num_bigint::BigInt::from(n)))),
+        big_integer().prop_map(Value::BigInteger),
         float(g).prop_map(Value::Float),
         double().prop_map(Value::Double),
-        (-6i32..12, any::<i64>()).prop_map(|(scale, unscaled)| Value::BigDecimal(Box::new(
-            BigDecimal {
-                scale,
-                unscaled: BigInteger::from(unscaled),
-            }
-        ))),
+        big_decimal().prop_map(|d| Value::BigDecimal(Box::new(d))),
         string().prop_map(Value::String),
-        prop::char::range('\0', '\u{FFFF}').prop_map(Value::Char),
+        java_char().prop_map(Value::Char),
         date_time(g).prop_map(Value::DateTime),
         any::<u128>().prop_map(|n| Value::Uuid(uuid::Uuid::from_u128(n))),
-        (
-            -1_000_000_000_000i64..1_000_000_000_000,
-            0i32..1_000_000_000
-        )
-            .prop_map(|(seconds, nanos)| Value::Duration(Duration { seconds, nanos })),
-        prop::collection::vec(any::<u8>(), 0..12).prop_map(Value::Binary),
+        duration().prop_map(Value::Duration),
+        binary().prop_map(Value::Binary),
     ]
     .boxed()
 }

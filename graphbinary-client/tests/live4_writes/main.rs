@@ -1,4 +1,4 @@
-//! End-to-end tests that write to TinkerPop 4's Modern graph (`GREMLIN_URL`) under labels or run tags of their own and drop what they wrote: apart from `live4`, whose tests assert the Modern graph's exact counts. Their `ws_` halves run against 3.7.3 (`GREMLIN_WS_URL_373`).
+//! End-to-end tests that write to TinkerPop 4's Modern graph (`GREMLIN_URL`) under labels or run tags of their own and drop what they wrote: apart from `live4`, whose tests assert the Modern graph's exact counts. Their `ws_` halves run against 3.7.3 (`GREMLIN_WS_URL_373`); e2e_elements' also against 3.8.1 (`GREMLIN_WS_URL_381`) and JanusGraph 1.1.0 (`GREMLIN_WS_JANUSGRAPH_URL`).
 //!
 //! One test binary of graphbinary-client (see CONTRIBUTING.md): each module below was a binary of its own; shared helpers are in `graphbinary-testkit` (xtask/testkit).
 

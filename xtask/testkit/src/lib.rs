@@ -17,4 +17,5 @@ pub mod skip;
 pub mod strings;
 pub mod tls;
 pub mod upstream;
+pub mod values;
 pub mod ws_message;
