@@ -11,3 +11,23 @@ mod ws3_hosts;
 mod ws3_janusgraph;
 mod ws3_janusgraph_index;
 mod ws3_versions;
+
+use futures::TryStreamExt;
+use graphbinary_client::client::{Error, RequestBuilder};
+use graphbinary_client::value::Value;
+
+/// Every result of `request` with its bulk; panics when it has not ended within `secs`.
+async fn traversers(request: RequestBuilder, secs: u64) -> Result<Vec<(Value, i64)>, Error> {
+    let all = async {
+        request
+            .send()
+            .await?
+            .traversers()
+            .map_ok(|t| (t.value, t.bulk))
+            .try_collect()
+            .await
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(secs), all)
+        .await
+        .unwrap_or_else(|_| panic!("no end within {secs} s"))
+}

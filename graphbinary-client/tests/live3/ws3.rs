@@ -49,17 +49,7 @@ fn connect_with(version: &str, builder: ClientBuilder) -> Client {
 
 /// Every result of `request` with its bulk.
 async fn all(request: RequestBuilder) -> Result<Vec<(Value, i64)>, Error> {
-    tokio::time::timeout(Duration::from_secs(120), async {
-        request
-            .send()
-            .await?
-            .traversers()
-            .map_ok(|t| (t.value, t.bulk))
-            .try_collect()
-            .await
-    })
-    .await
-    .expect("no end within 120 s")
+    super::traversers(request, 120).await
 }
 
 async fn values(c: &Client, gremlin: &str) -> Vec<Value> {

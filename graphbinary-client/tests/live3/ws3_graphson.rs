@@ -20,7 +20,6 @@ use graphbinary_testkit::servers3;
 
 use std::time::Duration;
 
-use futures::TryStreamExt;
 use graphbinary_client::client::{Error, RequestBuilder};
 use graphbinary_client::value::{DateTime, DateTimeKind, Value};
 use graphbinary_client::{Client, Serializer};
@@ -49,17 +48,7 @@ async fn connect(url: &str, serializer: Serializer) -> Client {
 
 /// Every result of `request` with its bulk.
 async fn all(request: RequestBuilder) -> Result<Vec<(Value, i64)>, Error> {
-    tokio::time::timeout(Duration::from_secs(60), async {
-        request
-            .send()
-            .await?
-            .traversers()
-            .map_ok(|t| (t.value, t.bulk))
-            .try_collect()
-            .await
-    })
-    .await
-    .expect("no end within 60 s")
+    super::traversers(request, 60).await
 }
 
 async fn values(c: &Client, gremlin: &str) -> Vec<Value> {

@@ -21,7 +21,6 @@ fn janusgraph(test: &str) -> Option<String> {
     servers3::one(test, servers3::JANUSGRAPH.1, "JanusGraph server")
 }
 
-use futures::TryStreamExt;
 use graphbinary_client::client::{Error, RequestBuilder};
 use graphbinary_client::format::graphbinary1::CustomTypes;
 use graphbinary_client::value::Value;
@@ -38,13 +37,7 @@ fn connect(url: &str, custom: CustomTypes) -> Client {
 
 /// Every result of `request` with its bulk.
 async fn all(request: RequestBuilder) -> Result<Vec<(Value, i64)>, Error> {
-    request
-        .send()
-        .await?
-        .traversers()
-        .map_ok(|t| (t.value, t.bulk))
-        .try_collect()
-        .await
+    super::traversers(request, 120).await
 }
 
 #[tokio::test]
