@@ -9,9 +9,10 @@ use tokio::task::JoinSet;
 
 use super::bound::{bound, Bound, ROWS};
 use super::typed::{append, match_probe, On};
-use super::{GraphTraversal, GraphTraversalSource};
+use super::{GraphTraversal, GraphTraversalSource, __};
 use crate::client::{Client, Error, RetryPolicy, TransportKind};
 use crate::element::{Element, RawMerge, WriteOp, Written};
+use crate::lang::tokens::{Token, T};
 use crate::lang::Lit;
 use crate::value::Value;
 
@@ -492,27 +493,69 @@ fn record(report: &mut Report, done: Result<Outcome, tokio::task::JoinError>) {
     }
 }
 
-/// The traversal of one request, and whether it counts matches.
+/// How a request tells created from matched.
+#[derive(Clone, Copy, PartialEq)]
+enum Probe {
+    /// It does not (plain adds, raw `mergeE`, counting off).
+    None,
+    /// One lookup per item, each answering 0 (created) or 1 (matched).
+    Each,
+    /// One lookup of every item's id (`V(id, ...).count()`), answering how many matched: for a
+    /// batch of vertex merges searched by distinct ids alone, as `graphbinary load` sends. Each
+    /// per-item lookup is a step of its own for the server: on Gremlin Server 4.0.0-beta.3 this
+    /// one halved the server's time for air-routes' vertices (0.7 s of CPU against 1.3 s).
+    Ids,
+}
+
+/// The ids of a batch of vertex merges searched by id alone, when they are distinct.
+fn merge_ids(items: &[(u64, WriteOp)]) -> Option<Vec<Lit>> {
+    let mut ids: Vec<Lit> = Vec::with_capacity(items.len());
+    for (_, op) in items {
+        let WriteOp::MergeV(RawMerge {
+            search: Lit::Map(search),
+            ..
+        }) = op
+        else {
+            return None;
+        };
+        let [(Lit::Token(Token::T(T::Id)), id)] = search.as_slice() else {
+            return None;
+        };
+        if ids.contains(id) {
+            return None;
+        }
+        ids.push(id.clone());
+    }
+    (!ids.is_empty()).then_some(ids)
+}
+
+/// The traversal of one request, and how it counts matches.
 fn batch_traversal(
     g: &GraphTraversalSource,
     items: &[(u64, WriteOp)],
     count_matches: bool,
-) -> (GraphTraversal, bool) {
+) -> (GraphTraversal, Probe) {
     let mut t = g.inject(0);
-    let mut probed = false;
+    let mut probe = Probe::None;
+    if let Some(ids) = merge_ids(items).filter(|_| count_matches) {
+        t = t.side_effect(__::v(ids).count(()).aggregate(PROBE_KEY));
+        probe = Probe::Ids;
+    }
     for (_, op) in items {
-        if let Some(p) = match_probe(op).filter(|_| count_matches) {
-            t = t.side_effect(p.aggregate(PROBE_KEY));
-            probed = true;
+        if probe == Probe::None || probe == Probe::Each {
+            if let Some(p) = match_probe(op).filter(|_| count_matches) {
+                t = t.side_effect(p.aggregate(PROBE_KEY));
+                probe = Probe::Each;
+            }
         }
         t = append(On::Mid(t), op);
     }
-    let t = if probed {
-        t.cap(PROBE_KEY)
-    } else {
+    let t = if probe == Probe::None {
         t.count(())
+    } else {
+        t.cap(PROBE_KEY)
     };
-    (t, probed)
+    (t, probe)
 }
 
 /// Sends a request of `items` with its retries.
@@ -526,7 +569,7 @@ async fn send(
     let one_binding = client
         .filter(|c| c.is_tinkerpop3())
         .and_then(|c| Some((c, bound(&items, options.count_matches)?)));
-    let (t, probed) = batch_traversal(g, &items, options.count_matches);
+    let (t, probe) = batch_traversal(g, &items, options.count_matches);
     let span = tracing::debug_span!("gremlin.batch", items = items.len(), adds);
     let _ = &span;
     let mut attempts = 0;
@@ -551,8 +594,11 @@ async fn send(
                     // The rows created; the others matched.
                     let created = values.first().and_then(Value::as_i64).unwrap_or(0) as u64;
                     (created, (items.len() as u64).saturating_sub(created))
-                } else if probed {
+                } else if probe == Probe::Each {
                     counts(&values)
+                } else if probe == Probe::Ids {
+                    let matched = numbers(&values).min(items.len() as u64);
+                    (items.len() as u64 - matched, matched)
                 } else if adds {
                     (items.len() as u64, 0)
                 } else {
@@ -612,6 +658,22 @@ fn counts(values: &[Value]) -> (u64, u64) {
         }
     }
     c
+}
+
+/// The sum of the numbers in `values`, in whatever collection the server answered them as.
+fn numbers(values: &[Value]) -> u64 {
+    let n = |v: &Value| v.as_i64().and_then(|n| u64::try_from(n).ok()).unwrap_or(0);
+    values
+        .iter()
+        .map(|v| match v {
+            Value::List(items) | Value::Set(items) => items.iter().map(n).sum(),
+            Value::BulkList(items) => items
+                .iter()
+                .map(|(i, b)| n(i) * u64::try_from(*b).unwrap_or(0))
+                .sum(),
+            other => n(other),
+        })
+        .sum()
 }
 
 /// The request never left: it could not connect.
@@ -688,6 +750,46 @@ mod tests {
         assert!(!retriable(&server(500, "Vertex with id already exists: 1")));
         assert!(!retriable(&server(400, "bad")));
         assert!(!retriable(&Error::InvalidRequest("x".into())));
+    }
+
+    #[test]
+    fn vertex_merges_by_distinct_ids_share_one_probe() {
+        let g = GraphTraversalSource::detached();
+        let merge = |id: &str| {
+            (
+                0,
+                WriteOp::MergeV(RawMerge {
+                    search: Lit::Map(vec![(Lit::from(T::Id), Lit::from(id))]),
+                    on_create: None,
+                    on_match: None,
+                }),
+            )
+        };
+        let (t, probe) = batch_traversal(&g, &[merge("1"), merge("2")], true);
+        let text = t.gremlin_lang().unwrap().gremlin;
+        assert!(probe == Probe::Ids, "{text}");
+        assert!(
+            text.starts_with(
+                r#"g.inject(0).sideEffect(__.V("1","2").count().aggregate("gbw_matched")).mergeV("#
+            ),
+            "{text}"
+        );
+        assert_eq!(text.matches("sideEffect").count(), 1, "{text}");
+        // A repeated id: one lookup per item (the second is matched by the first).
+        let (t, probe) = batch_traversal(&g, &[merge("1"), merge("1")], true);
+        assert!(probe == Probe::Each);
+        assert_eq!(
+            t.gremlin_lang()
+                .unwrap()
+                .gremlin
+                .matches("sideEffect")
+                .count(),
+            2
+        );
+        assert!(batch_traversal(&g, &[merge("1")], false).1 == Probe::None);
+        let b = Value::BulkList(vec![(Value::Long(2), 1)]);
+        assert_eq!(numbers(&[Value::List(vec![Value::Long(3)])]), 3);
+        assert_eq!(numbers(&[b]), 2);
     }
 
     #[test]

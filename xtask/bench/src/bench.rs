@@ -59,8 +59,8 @@ e2e/memory unless one answers on --port.
   --quick       fewer runs and shorter measurements: a smoke check, not numbers to quote
   --only PART   run only PART (repeatable): inproc, e2e, memory, process, tp3 (TinkerPop
                 3.7.3 over WebSocket), console (start-up of `graphbinary console` and of the
-                Gremlin Console 3.7.3), write (air-routes loaded into an empty 4.0 and
-                exported, against a per-element loop), wan (the Gremlin Server behind a
+                Gremlin Console 3.7.3), write (air-routes written into empty 4.0 and
+                3.7.3 servers by ours and the write peers, and exported), wan (the Gremlin Server behind a
                 simulated WAN link on ports 8250-8252, compression on and off); `--only tp3`,
                 `--only console`, `--only write` or `--only wan` alone replaces just its
                 section of BENCHMARKS.md
@@ -69,8 +69,9 @@ e2e/memory unless one answers on --port.
                 the port of the replay server of the e2e's replayed rows (default: --port + 1)
   --port3 N     the TinkerPop 3.7.3 Gremlin Server port of tp3 and console (default 8196)
   --write-port N
-                the port of write's empty Gremlin Server 4.0 (--dataset integration; started
-                unless one answers there; its g is cleared; default 8189)
+                the port of write's empty Gremlin Server 4.0, and + 1 its 3.7.3 (--dataset
+                integration; each started unless one answers there; its g is cleared;
+                default 8260)
   --report-only measure nothing: draw the charts of BENCHMARKS.md again from its tables (and
                 move the data of a report of the old layout into benchmarks/)";
 
@@ -113,6 +114,9 @@ const PARTS: [&str; 8] = [
     "inproc", "e2e", "memory", "process", "tp3", "console", "write", "wan",
 ];
 
+/// The default `--write-port` (4.0; 3.7.3 on the next), outside CI's 8179-8199.
+const WRITE_PORT: u16 = 8260;
+
 struct Opts {
     quick: bool,
     parts: Vec<String>,
@@ -131,7 +135,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         port: 8182,
         replay_port: None,
         port3: crate::server::default_port3(tp3::VERSION, false),
-        write_port: 8189,
+        write_port: WRITE_PORT,
     };
     let mut a = graphbinary_kit::args::Args::new(args, HELP);
     while let Some(arg) = a.next() {
@@ -210,7 +214,7 @@ fn run(o: &Opts) -> Result<()> {
                 .iter()
                 .map(|p| format!(" --only {p}"))
                 .collect::<String>(),
-            if o.write_port == 8189 || !o.parts.iter().any(|p| p == "write") {
+            if o.write_port == WRITE_PORT || !o.parts.iter().any(|p| p == "write") {
                 String::new()
             } else {
                 format!(" --write-port {}", o.write_port)
@@ -329,7 +333,7 @@ fn splice_alone(
 ) -> Result<()> {
     let mut s = rep.sections.pop().unwrap_or_default();
     let links = results::write(&project_root(), &rep.commands, &rep.raw, Some(part))?;
-    if part == "wan" {
+    if part == "wan" || part == "write" {
         // Kept short (BENCHMARKS.md's size): the machine is the one of `## Machine`.
         writeln!(
             s,

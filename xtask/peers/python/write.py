@@ -4,10 +4,11 @@ and prints one JSON line. The venv's gremlinpython decides the route: 4.0.0b3 (p
 GremlinLang over HTTP) or 3.7.3 (peer `python3`, bytecode over WebSocket, GraphBinary 1).
 
   write.py --url URL --nodes FILE --edges FILE --mode loop|batch [--sample 5000] [--batch 100]
-           [--in-flight 4] [--edge-in-flight 1]
+           [--in-flight 4] [--edge-in-flight 1] [--max-secs S]
 
 loop: one request per element, one at a time (merge_v / merge_e with on_create and on_match,
-.iterate()), over the first --sample rows (vertices first, then edges). batch: --batch merges
+.iterate()), over the first --sample rows (vertices first, then edges), or fewer if --max-secs passes first
+(`elements` says how many). batch: --batch merges
 chained in one traversal per request, --in-flight requests at once for vertices and
 --edge-in-flight for edges (threads sharing the driver's pool), over every row. Values are
 typed as the CSV header says; ids are sent as the CSV's strings, as `graphbinary load` does."""
@@ -75,6 +76,7 @@ def main():
     p.add_argument("--batch", type=int, default=100)
     p.add_argument("--in-flight", type=int, default=4)
     p.add_argument("--edge-in-flight", type=int, default=1)
+    p.add_argument("--max-secs", type=float, default=0)
     a = p.parse_args()
     vs, es = read_rows(a.nodes, False), read_rows(a.edges, True)
     pool = max(a.in_flight, a.edge_in_flight)
@@ -89,9 +91,12 @@ def main():
         if a.mode == "loop":
             items = [(r, False) for r in vs] + [(r, True) for r in es]
             items = items[: a.sample]
+            n = 0
             for r, edges in items:
                 send(g, [r], edges)
-            n = len(items)
+                n += 1
+                if a.max_secs and time.perf_counter() - started > a.max_secs:
+                    break
         else:
             write(g, vs, False, a.batch, a.in_flight)
             write(g, es, True, a.batch, a.edge_in_flight)
