@@ -18,7 +18,13 @@ var (
 	dirIn  interface{} = gremlingo.Direction.In
 	drc    *gremlingo.DriverRemoteConnection
 	g      *gremlingo.GraphTraversalSource
+
+	onCreate interface{} = gremlingo.Merge.OnCreate
+	onMatch  interface{} = gremlingo.Merge.OnMatch
 )
+
+// traversal is this generation's GraphTraversal, for main.go's send.
+type traversal = gremlingo.GraphTraversal
 
 func connect(url string, pool int) error {
 	var err error
@@ -35,22 +41,3 @@ func connect(url string, pool int) error {
 }
 
 func closeConn() { drc.Close() }
-
-// send writes rows as one traversal: g.mergeV(..).option(..).option(..).mergeV(..)...
-func send(rows []row, edges bool) error {
-	var t *gremlingo.GraphTraversal
-	for _, r := range rows {
-		switch {
-		case t == nil && edges:
-			t = g.MergeE(r.search)
-		case t == nil:
-			t = g.MergeV(r.search)
-		case edges:
-			t = t.MergeE(r.search)
-		default:
-			t = t.MergeV(r.search)
-		}
-		t = t.Option(gremlingo.Merge.OnCreate, r.create).Option(gremlingo.Merge.OnMatch, r.match)
-	}
-	return <-t.Iterate()
-}

@@ -186,3 +186,22 @@ func main() {
 	})
 	fmt.Println(string(line))
 }
+
+// send writes rows as one traversal: g.mergeV(..).option(..).option(..).mergeV(..)...
+func send(rows []row, edges bool) error {
+	var t *traversal
+	for _, r := range rows {
+		switch {
+		case t == nil && edges:
+			t = g.MergeE(r.search)
+		case t == nil:
+			t = g.MergeV(r.search)
+		case edges:
+			t = t.MergeE(r.search)
+		default:
+			t = t.MergeV(r.search)
+		}
+		t = t.Option(onCreate, r.create).Option(onMatch, r.match)
+	}
+	return <-t.Iterate()
+}
