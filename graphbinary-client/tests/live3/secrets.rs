@@ -429,31 +429,25 @@ async fn no_timeout_error_shows_a_secret() {
     // and the HTTP response time out, naming the URL.
     let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = silent.local_addr().unwrap().port();
-    let ws = with_userinfo(
-        &format!("ws://127.0.0.1:{port}/gremlin"),
-        USER,
-        URL_PASSWORD,
-    );
-    let c = Client::builder(ws)
-        .connect_timeout(Duration::from_millis(300))
-        .build()
-        .unwrap();
-    let e = c.submit("g.V().count()").await.unwrap_err();
-    assert!(e.is_timeout(), "{e:?}");
+    // The URL of `scheme` with credentials in it, built by `set`; the error of one request.
+    let timed_out = |scheme: &str, set: fn(ClientBuilder) -> ClientBuilder| {
+        let url = with_userinfo(
+            &format!("{scheme}://127.0.0.1:{port}/gremlin"),
+            USER,
+            URL_PASSWORD,
+        );
+        let c = set(Client::builder(url)).build().unwrap();
+        async move {
+            let e = c.submit("g.V().count()").await.unwrap_err();
+            assert!(e.is_timeout(), "{e:?}");
+            e
+        }
+    };
+    let e = timed_out("ws", |b| b.connect_timeout(Duration::from_millis(300))).await;
     let text = graphbinary_client::format::text::one_line(&e);
     assert!(text.contains(&format!("127.0.0.1:{port}")), "{text}");
     check_error("ws handshake timeout", &e);
-    let http = with_userinfo(
-        &format!("http://127.0.0.1:{port}/gremlin"),
-        USER,
-        URL_PASSWORD,
-    );
-    let c = Client::builder(http)
-        .request_timeout(Duration::from_millis(300))
-        .build()
-        .unwrap();
-    let e = c.submit("g.V().count()").await.unwrap_err();
-    assert!(e.is_timeout(), "{e:?}");
+    let e = timed_out("http", |b| b.request_timeout(Duration::from_millis(300))).await;
     check_error("HTTP timeout", &e);
     drop(silent);
 }
