@@ -510,6 +510,16 @@ impl Drop for TraverserStream {
     }
 }
 
+/// `ResultStream`'s accessors that read the [`TraverserStream`] it wraps, as they are.
+macro_rules! read_from_traversers {
+    ($($(#[$doc:meta])* $name:ident -> $ret:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&self) -> $ret {
+            self.inner.$name()
+        }
+    )*};
+}
+
 impl ResultStream {
     pub(crate) fn new(raw: super::RawResponse, opts: ReadOptions) -> Self {
         let counters = raw.body.counters();
@@ -599,24 +609,15 @@ impl ResultStream {
         inner
     }
 
-    /// The HTTP status of the response.
-    pub fn http_status(&self) -> u16 {
-        self.inner.http_status()
-    }
-
-    /// The `Gremlin-RequestId` of the response.
-    pub fn request_id(&self) -> Option<&str> {
-        self.inner.request_id()
-    }
-
-    /// Whether the results are bulked; `None` until the first bytes have been read.
-    pub fn bulked(&self) -> Option<bool> {
-        self.inner.bulked()
-    }
-
-    /// The final status, once the stream has ended.
-    pub fn status(&self) -> Option<&Status> {
-        self.inner.status()
+    read_from_traversers! {
+        /// The HTTP status of the response.
+        http_status -> u16;
+        /// The `Gremlin-RequestId` of the response.
+        request_id -> Option<&str>;
+        /// Whether the results are bulked; `None` until the first bytes have been read.
+        bulked -> Option<bool>;
+        /// The final status, once the stream has ended.
+        status -> Option<&Status>;
     }
 
     /// The status attributes of the last response message read so far, for a TinkerPop 3
