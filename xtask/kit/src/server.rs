@@ -261,6 +261,16 @@ impl Server {
         }
     }
 
+    /// JanusGraph Server [`JANUSGRAPH_VERSION`] in memory, with the modern graph.
+    pub fn janusgraph() -> Server {
+        Server::new(Kind::JanusGraph(JANUSGRAPH_VERSION.to_owned()), "modern")
+    }
+
+    /// Resolves this server's jars (with Maven, on first use) without starting it.
+    pub fn resolve_jars(&self) -> Result<PathBuf> {
+        self.lib(&self.state_dir()?)
+    }
+
     /// JanusGraph Server [`JANUSGRAPH_VERSION`] on BerkeleyJE with a Lucene mixed index.
     pub fn janusgraph_berkeleyje() -> Server {
         Server {
