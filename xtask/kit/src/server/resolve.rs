@@ -74,7 +74,7 @@ fn java_major_version() -> Result<u32> {
 /// `<lib>.partial` first and renamed, next to a stamp holding the pom they came from; later
 /// calls reuse them while the pom is unchanged. A lock file beside `lib` makes a second caller
 /// (another thread or process: `cargo xtask ci` resolves every server's jars in the background,
-/// [`crate::server::prefetch_jars`]) wait for the first and reuse its jars.
+/// [`crate::server::Server::resolve_jars`]) wait for the first and reuse its jars.
 pub fn ensure_jars(
     pom_path: &Path,
     lib: &Path,
