@@ -329,7 +329,7 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
     let outcome = outcome.and(faults);
     // The `tinkerpop3` example, on TinkerPop's server and on JanusGraph.
     let examples = examples::run_tinkerpop3(&[s373.url(), s_jg.url()]);
-    drop(servers);
+    server::stop_all(servers);
     outcome.and(examples)
 }
 
@@ -480,7 +480,7 @@ fn gherkin_steps(step: &mut StepRunner, features_port: u16) {
     ] {
         step(name, &mut || features(&["--via", via, "--url", url4]));
     }
-    drop(gherkin_servers);
+    server::stop_all(gherkin_servers);
 }
 
 /// `cargo xtask ci --gherkin-only`.
@@ -721,8 +721,7 @@ pub fn cli(args: &[String]) -> Result<()> {
             });
             step("examples", &mut || examples::run_tinkerpop4(&url, &tx_url));
         }
-        drop(tx_guard);
-        drop(load_guard);
+        server::stop_all(tx_guard.into_iter().chain(load_guard).collect());
         let url = guard.as_ref().map(server::Guard::url);
         step("test sigv4 + metrics", &mut || {
             // The SigV4 test and the SigV4 cases of `secrets` without a server, then the
