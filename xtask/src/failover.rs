@@ -207,7 +207,11 @@ pub fn run(ports: &[u16], mode: Stop, cycles: usize, every: u64, selection: &[&s
     }
     let status = child.wait()?;
     eprintln!("xtask: failover run took {}", secs(started.elapsed()));
-    drop(guards);
+    // The restart threads are done: the guards are ours alone, stopped together.
+    if let Ok(guards) = Arc::try_unwrap(guards) {
+        let guards = guards.into_inner().unwrap_or_else(|e| e.into_inner());
+        server::stop_all(guards.into_values().collect());
+    }
     if !status.success() {
         bail!("the failover run failed ({status})");
     }

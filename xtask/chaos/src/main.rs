@@ -148,7 +148,8 @@ pub fn run(servers: usize, run_secs: u64, cycles: usize) -> Result<()> {
     let result = drive(&rt, &mut guards, ports, &cql, (run_secs, cycles), up_after);
     drop(rt);
     let t = Instant::now();
-    drop(guards);
+    // The JanusGraph Servers side by side, then Cassandra (they write to it while closing).
+    server::stop_all(guards.into_iter().flatten().collect());
     drop(cassandra);
     eprintln!("xtask: cluster stopped in {}", secs(t.elapsed()));
     println!("chaos: whole run {}", secs(t0.elapsed()));

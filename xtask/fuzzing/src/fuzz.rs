@@ -1,5 +1,5 @@
 //! `cargo xtask fuzz [--seconds N] [TARGET...]`: seed the corpora from the spec vectors and run
-//! each cargo-fuzz target (`fuzz/`) for N seconds (default 30).
+//! each cargo-fuzz target (`fuzz/`) for N seconds (default 30), one a core at a time.
 //!
 //! Seeds are written at run time into `fuzz/corpus/<target>/` (gitignored):
 //! - GraphBinary 4: every value vector of `spec/vectors/` (and of the shared canonical vectors
@@ -18,8 +18,11 @@
 //! Needs cargo-fuzz and the nightly toolchain; [`installed`] tells whether they are there
 //! (`cargo xtask ci` runs [`run`] only then).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use graphbinary_conformance::features;
 use graphbinary_regen as regen;
@@ -73,8 +76,9 @@ pub fn run_all(seconds: u64) -> Result<(), String> {
     run(&targets, seconds)
 }
 
-/// Seeds the corpora and runs each target for `seconds`; fails on the first target that
-/// finds a crash (its input is in `fuzz/artifacts/<target>/`).
+/// Seeds the corpora and runs each target for `seconds`, as many at once as there are cores
+/// (libFuzzer runs one thread: on 2 cores two targets take the time of one); fails when a
+/// target finds a crash (its input is in `fuzz/artifacts/<target>/`), after the others ran.
 pub fn run(targets: &[String], seconds: u64) -> Result<(), String> {
     let root = regen::project_root();
     let n = seed(&root)?;
@@ -92,27 +96,63 @@ pub fn run(targets: &[String], seconds: u64) -> Result<(), String> {
             return Err(format!("cargo fuzz build failed ({status})"));
         }
     }
-    for t in targets {
-        eprintln!("fuzz: {t} for {seconds} s");
-        let status = Command::new("cargo")
-            .current_dir(root.join("fuzz"))
-            .args(["+nightly", "fuzz", "run", t, "--"])
-            .arg(format!("-max_total_time={seconds}"))
-            .args([
-                "-max_len=65536",
-                "-timeout=10",
-                "-rss_limit_mb=2048",
-                "-print_final_stats=1",
-            ])
-            .status()
-            .map_err(|e| format!("cargo fuzz: {e}"))?;
-        if !status.success() {
-            return Err(format!(
-                "fuzz target {t} failed (crash input in fuzz/artifacts/{t}/)"
-            ));
+    let jobs = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(targets.len());
+    let next = AtomicUsize::new(0);
+    let failed = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                while let Some(t) = targets.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if let Err(e) = run_one(&root, t, seconds, jobs > 1) {
+                        failed.lock().unwrap_or_else(|e| e.into_inner()).push(e);
+                    }
+                }
+            });
         }
+    });
+    let failed = failed.into_inner().unwrap_or_else(|e| e.into_inner());
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(failed.join("; "))
     }
-    Ok(())
+}
+
+/// `cargo fuzz run TARGET` for `seconds`. With `quiet`, its output is kept and printed in one
+/// piece at the end (targets running side by side would interleave their lines).
+fn run_one(root: &Path, target: &str, seconds: u64, quiet: bool) -> Result<(), String> {
+    let mut cmd = Command::new("cargo");
+    cmd.current_dir(root.join("fuzz"))
+        .args(["+nightly", "fuzz", "run", target, "--"])
+        .arg(format!("-max_total_time={seconds}"))
+        .args([
+            "-max_len=65536",
+            "-timeout=10",
+            "-rss_limit_mb=2048",
+            "-print_final_stats=1",
+        ]);
+    let status = if quiet {
+        eprintln!("fuzz: {target} for {seconds} s (output when it ends)");
+        let out = cmd.output().map_err(|e| format!("cargo fuzz: {e}"))?;
+        // One target's output as a whole, under stderr's lock.
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "fuzz: {target}, its output:");
+        let _ = err.write_all(&out.stdout);
+        let _ = err.write_all(&out.stderr);
+        out.status
+    } else {
+        eprintln!("fuzz: {target} for {seconds} s");
+        cmd.status().map_err(|e| format!("cargo fuzz: {e}"))?
+    };
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "fuzz target {target} failed (crash input in fuzz/artifacts/{target}/)"
+        ))
+    }
 }
 
 /// Writes the seed corpora; returns how many files were written.

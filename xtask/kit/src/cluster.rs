@@ -247,6 +247,28 @@ fn stop_pid(pid: i32) {
     }
 }
 
+/// Cassandra's jars in `state` (resolved with Maven on first use).
+fn cassandra_jars(state: &Path) -> Result<PathBuf> {
+    resolve::ensure_jars(
+        &project_root().join("xtask/cluster/pom.xml"),
+        &state.join(format!("lib-cassandra-{CASSANDRA_VERSION}")),
+        &format!("Apache Cassandra {CASSANDRA_VERSION}"),
+        [format!("-Dcassandra.version={CASSANDRA_VERSION}")],
+    )
+}
+
+/// Resolves the cluster's jars (Cassandra's, then the JanusGraph Servers' on CQL) without
+/// starting anything.
+pub fn resolve_jars() -> Result<()> {
+    cassandra_jars(&state_dir()?)?;
+    let cql = Cql {
+        port: NATIVE_PORT,
+        keyspace: KEYSPACE.to_string(),
+    };
+    Server::janusgraph_cql(cql).resolve_jars()?;
+    Ok(())
+}
+
 /// The Cassandra node; stopped (SIGTERM, then SIGKILL) when dropped unless detached.
 pub struct Cassandra {
     child: Option<Child>,
@@ -258,12 +280,7 @@ impl Cassandra {
     pub fn start(detached: bool) -> Result<Cassandra> {
         let started = Instant::now();
         let state = state_dir()?;
-        let lib = resolve::ensure_jars(
-            &project_root().join("xtask/cluster/pom.xml"),
-            &state.join(format!("lib-cassandra-{CASSANDRA_VERSION}")),
-            &format!("Apache Cassandra {CASSANDRA_VERSION}"),
-            [format!("-Dcassandra.version={CASSANDRA_VERSION}")],
-        )?;
+        let lib = cassandra_jars(&state)?;
         let conf = state.join("conf");
         let data = state.join("data");
         fs::create_dir_all(&data)?;

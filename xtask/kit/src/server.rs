@@ -261,6 +261,16 @@ impl Server {
         }
     }
 
+    /// JanusGraph Server [`JANUSGRAPH_VERSION`] in memory, with the modern graph.
+    pub fn janusgraph() -> Server {
+        Server::new(Kind::JanusGraph(JANUSGRAPH_VERSION.to_owned()), "modern")
+    }
+
+    /// Resolves this server's jars (with Maven, on first use) without starting it.
+    pub fn resolve_jars(&self) -> Result<PathBuf> {
+        self.lib(&self.state_dir()?)
+    }
+
     /// JanusGraph Server [`JANUSGRAPH_VERSION`] on BerkeleyJE with a Lucene mixed index.
     pub fn janusgraph_berkeleyje() -> Server {
         Server {
@@ -796,6 +806,18 @@ impl Guard {
             let _ = child.wait();
         }
     }
+}
+
+/// Stops the servers `guards` started (as dropping them does) together: SIGTERM to each, then
+/// the waits, so that their JVMs shut down side by side (a few seconds each, once one after
+/// another).
+pub fn stop_all(guards: Vec<Guard>) {
+    for g in &guards {
+        if let Some(child) = &g.child {
+            let _ = kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM);
+        }
+    }
+    drop(guards);
 }
 
 impl Drop for Guard {

@@ -72,7 +72,9 @@ fn java_major_version() -> Result<u32> {
 /// Makes sure `lib` holds the runtime jars of `pom_path` (Maven resolves them with `extra`
 /// arguments; `name` says what for in messages); returns `lib`. The jars are copied into
 /// `<lib>.partial` first and renamed, next to a stamp holding the pom they came from; later
-/// calls reuse them while the pom is unchanged.
+/// calls reuse them while the pom is unchanged. A lock file beside `lib` makes a second caller
+/// (another thread or process: `cargo xtask ci` resolves every server's jars in the background,
+/// [`crate::server::Server::resolve_jars`]) wait for the first and reuse its jars.
 pub fn ensure_jars(
     pom_path: &Path,
     lib: &Path,
@@ -80,6 +82,15 @@ pub fn ensure_jars(
     extra: impl IntoIterator<Item = String>,
 ) -> Result<PathBuf> {
     let pom = fs::read_to_string(pom_path).with_context(|| format!("reading {pom_path:?}"))?;
+    let file_name = lib.file_name().unwrap_or_default().to_string_lossy();
+    if let Some(parent) = lib.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let lock_path = lib.with_file_name(format!("{file_name}.lock"));
+    let lock = fs::File::create(&lock_path).with_context(|| format!("{lock_path:?}"))?;
+    // Released when `lock` is dropped, on return.
+    lock.lock()
+        .with_context(|| format!("locking {lock_path:?}"))?;
     let stamp = lib.join(".resolved-from-pom.xml");
     if fs::read_to_string(&stamp).ok().as_deref() == Some(pom.as_str()) {
         check_tools(false)?;
@@ -88,7 +99,6 @@ pub fn ensure_jars(
     check_tools(true)?;
     let started = Instant::now();
     eprintln!("xtask: resolving {name} jars with Maven ...");
-    let file_name = lib.file_name().unwrap_or_default().to_string_lossy();
     let tmp = lib.with_file_name(format!("{file_name}.partial"));
     let _ = fs::remove_dir_all(&tmp);
     copy_dependencies(pom_path, &tmp, extra)?;
