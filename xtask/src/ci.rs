@@ -9,8 +9,8 @@
 //! real Gremlin Server (modern dataset) and `GREMLIN_TX_URL` at a transactional one, started for
 //! the tests and stopped afterwards, whatever they do; the examples of graphbinary-client run
 //! against the same two servers (`ci/examples.rs`; the `tinkerpop3` one in the TinkerPop 3
-//! step); the SigV4 test (`--features sigv4`,
-//! checked against botocore); `cargo xtask failover` over three servers; the TinkerPop 3
+//! step), the SigV4 test (checked against botocore) and the `metrics` facade's among them;
+//! `cargo xtask failover` over three servers; the TinkerPop 3
 //! WebSocket tests against 3.7.3, 3.8.1, 3.7.3 with SASL and JanusGraph 1.1.0; JanusGraph 1.1.0
 //! on BerkeleyJE + Lucene (index-answered text and geo predicates, Geoshapes, a restart on the
 //! same data: [`janusgraph_berkeleyje_tests`]); TinkerPop
@@ -727,31 +727,6 @@ pub fn cli(args: &[String]) -> Result<()> {
             step("examples", &mut || examples::run_tinkerpop4(&url, &tx_url));
         }
         server::stop_all(tx_guard.into_iter().chain(load_guard).collect());
-        let url = guard.as_ref().map(server::Guard::url);
-        step("test sigv4 + metrics", &mut || {
-            // The SigV4 test and the SigV4 cases of `secrets` without a server, then the
-            // `metrics` facade's test: binaries the test step built (CI_FEATURES has both
-            // features), run again here on their own as before.
-            let with_features = || with_ci_features(cargo(), &["test"]);
-            let sigv4 = run_tests(
-                with_features().args([
-                    "--test",
-                    "sigv4",
-                    "--test",
-                    "live3",
-                    "--",
-                    "sigv4::",
-                    "secrets::",
-                ]),
-                &mut totals,
-            );
-            let mut metrics = with_features();
-            metrics.args(["--test", "live4", "--", "observe::metrics_facade"]);
-            if let Some(url) = &url {
-                metrics.env("GREMLIN_URL", url);
-            }
-            sigv4.and(run_tests(&mut metrics, &mut totals))
-        });
         step("failover", &mut || {
             let ports = crate::failover::ci_ports()?;
             // One run: a clean shutdown, then two crashes.
