@@ -290,3 +290,66 @@ fn expand<E>(out: &mut Vec<E>, bulk: i64) -> Result<usize, Error> {
     out.try_reserve(n).map_err(|_| too_big())?;
     Ok(n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::element::Vertex;
+    use crate::value::T;
+
+    #[derive(Vertex, Debug, PartialEq)]
+    #[vertex(crate = "crate", label = "person")]
+    struct Person {
+        #[vertex(id)]
+        id: i64,
+        name: String,
+        langs: Vec<String>,
+    }
+
+    /// At every split of three answers (read fast, left to the `Value` route, an error), the
+    /// reader asks for more bytes beyond the split, or reads what `from_value` reads.
+    #[test]
+    fn every_split_asks_for_more_or_reads_as_from_value() {
+        let s = |x: &str| Value::String(x.into());
+        let answers = [
+            Value::Map(vec![
+                (Value::T(T::Id), Value::Long(1)),
+                (Value::T(T::Label), s("person")),
+                (s("name"), Value::List(vec![s("ada")])),
+                (s("langs"), Value::List(vec![s("en"), s("fr")])),
+            ]),
+            Value::Map(vec![(Value::T(T::Key), s("x"))]),
+            Value::Map(vec![
+                (Value::T(T::Id), Value::Long(2)),
+                (s("name"), Value::Int(3)),
+            ]),
+        ];
+        let want: Vec<String> = answers
+            .iter()
+            .map(|v| format!("{:?}", Person::from_value(v.clone())))
+            .collect();
+        let bytes: Vec<u8> = answers.iter().flat_map(|v| v.to_bytes().unwrap()).collect();
+        let limits = crate::ReadOptions::default().limits;
+        for split in 0..=bytes.len() {
+            let mut cur = Cursor::new(&bytes[..split], 0, &limits);
+            let mut got = Vec::new();
+            loop {
+                if cur.remaining().is_empty() {
+                    break;
+                }
+                match read_one::<Person>(&mut cur) {
+                    Ok(r) => got.push(format!("{r:?}")),
+                    Err(FastError::NeedMore(n)) => {
+                        assert!(n > split && n <= bytes.len(), "split {split}: need {n}");
+                        break;
+                    }
+                    Err(FastError::Invalid(e)) => panic!("split {split}: {e}"),
+                }
+            }
+            assert_eq!(got[..], want[..got.len()], "split {split}");
+            if split == bytes.len() {
+                assert_eq!(got, want);
+            }
+        }
+    }
+}
