@@ -177,6 +177,11 @@ pub trait PropertyField: Sized {
     fn write(&self) -> Result<Written, String>;
     /// The field read from every value of its key (empty when the element has none).
     fn read(values: Vec<Value>) -> Result<Self, String>;
+    /// [`read`](Self::read) of one value, without its `Vec` (the fast reader's usual case).
+    #[doc(hidden)]
+    fn __read_one(value: Value) -> Result<Self, String> {
+        Self::read(vec![value])
+    }
 }
 
 impl<V: PropertyValue> PropertyField for V {
@@ -190,6 +195,9 @@ impl<V: PropertyValue> PropertyField for V {
             (None, _) => Err("missing".into()),
             (Some(_), Some(_)) => Err("several values for a single property".into()),
         }
+    }
+    fn __read_one(value: Value) -> Result<Self, String> {
+        V::from_value(value)
     }
 }
 
@@ -205,6 +213,9 @@ impl<V: PropertyValue> PropertyField for Option<V> {
             return Ok(None);
         }
         V::read(values).map(Some)
+    }
+    fn __read_one(value: Value) -> Result<Self, String> {
+        V::from_value(value).map(Some)
     }
 }
 
@@ -348,6 +359,18 @@ pub trait Element: Sized {
             target: std::any::type_name::<Self>(),
             detail,
         })?)
+    }
+    /// Whether the derive made the fast reader (`__PROPS`, `__from_fast`).
+    #[doc(hidden)]
+    const __FAST: bool = false;
+    /// The property keys the fast reader keeps, one slot each, in field order.
+    #[doc(hidden)]
+    const __PROPS: &'static [&'static str] = &[];
+    /// The element from what the fast reader kept: as [`from_data`](Self::from_data) would
+    /// read the same answer.
+    #[doc(hidden)]
+    fn __from_fast(fast: __private::Fast) -> Result<Self, Error> {
+        Self::from_data(fast.data)
     }
 }
 
@@ -510,6 +533,11 @@ fn label_of(v: Value) -> Result<String, String> {
     }
 }
 
+#[cfg(feature = "serde")]
+mod fast;
+#[cfg(feature = "serde")]
+pub(crate) use fast::read_all;
+
 /// The helpers the derive's generated code calls; not a stable API.
 #[doc(hidden)]
 pub mod __private {
@@ -588,6 +616,74 @@ pub mod __private {
         };
         F::read(values).map_err(|e| err(target, which, e))
     }
+
+    /// What the fast reader kept of an element map: id, label and ends in `data`, and each
+    /// of [`Element::__PROPS`]'s values in its slot.
+    #[derive(Debug, Default)]
+    pub struct Fast {
+        /// Id, label and ends (no properties).
+        pub data: ElementData,
+        /// The values of each property, by slot.
+        pub slots: Vec<Slot>,
+    }
+
+    /// The values of one property read by the fast reader.
+    #[derive(Debug, Default)]
+    pub enum Slot {
+        /// None.
+        #[default]
+        Empty,
+        /// One.
+        One(Value),
+        /// Several, in order.
+        Many(Vec<Value>),
+    }
+
+    impl Slot {
+        pub(crate) fn push(&mut self, v: Value) {
+            *self = match std::mem::take(self) {
+                Slot::Empty => Slot::One(v),
+                Slot::One(a) => Slot::Many(vec![a, v]),
+                Slot::Many(mut items) => {
+                    items.push(v);
+                    Slot::Many(items)
+                }
+            };
+        }
+    }
+
+    /// Property `key` in slot `i` of `fast` as field type `F`: [`property`] of the same
+    /// values.
+    pub fn fast_property<F: PropertyField>(
+        target: &'static str,
+        fast: &mut Fast,
+        i: usize,
+        key: &str,
+    ) -> Result<F, Error> {
+        let slot = fast
+            .slots
+            .get_mut(i)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        match slot {
+            Slot::Empty => F::read(Vec::new()),
+            Slot::One(v) => F::__read_one(v),
+            Slot::Many(items) => F::read(items),
+        }
+        .map_err(|e| err(target, key, format!("property {key:?}: {e}")))
+    }
+
+    /// The id of `fast` as field type `F`: [`id`] of the same value.
+    pub fn fast_id<F: PropertyField>(target: &'static str, fast: &mut Fast) -> Result<F, Error> {
+        match fast.data.id.take() {
+            Some(v) => F::__read_one(v),
+            None => F::read(Vec::new()),
+        }
+        .map_err(|e| err(target, "id", e))
+    }
+
+    #[cfg(feature = "serde")]
+    pub use super::fast::FastRead;
 
     /// The written values of field `name`.
     pub fn write<F: PropertyField>(

@@ -379,6 +379,9 @@ fn generate(
     let mut id_write = quote!(::core::option::Option::None);
     let mut props = Vec::new();
     let mut reads = Vec::new();
+    // The fast reader's: the same reads, each property from its slot.
+    let mut fast_reads = Vec::new();
+    let mut slots: Vec<&str> = Vec::new();
     let mut end_writes = [
         quote!(::core::option::Option::None),
         quote!(::core::option::Option::None),
@@ -394,12 +397,19 @@ fn generate(
             Role::Property { name, key } => {
                 props.push(quote!(#p::write(__T, #name, #key, &self.#fid)?));
                 reads.push(quote!(#fid: #p::property(__T, &mut data, #name)?));
+                let i = slots.len();
+                slots.push(name);
+                fast_reads.push(quote!(#fid: #p::fast_property(__T, &mut fast, #i, #name)?));
             }
             Role::Id => {
                 id_write = quote!(#p::write_id(__T, &self.#fid)?);
                 reads.push(quote!(#fid: #p::id(__T, &data)?));
+                fast_reads.push(quote!(#fid: #p::fast_id(__T, &mut fast)?));
             }
-            Role::Skip => reads.push(quote!(#fid: ::core::default::Default::default())),
+            Role::Skip => {
+                reads.push(quote!(#fid: ::core::default::Default::default()));
+                fast_reads.push(quote!(#fid: ::core::default::Default::default()));
+            }
             Role::End { out, by } => {
                 let i = usize::from(!*out);
                 let which = if *out { "out" } else { "in" };
@@ -422,6 +432,12 @@ fn generate(
                 reads.push(quote! {
                     #fid: #p::end(
                         __T, &mut data, #out,
+                        <Self as __gb::element::Element>::ENDS_BY_KEY[#i].map(|(_, k)| k),
+                    )?
+                });
+                fast_reads.push(quote! {
+                    #fid: #p::end(
+                        __T, &mut fast.data, #out,
                         <Self as __gb::element::Element>::ENDS_BY_KEY[#i].map(|(_, k)| k),
                     )?
                 });
@@ -485,6 +501,18 @@ fn generate(
                     let _ = &mut data;
                     ::core::result::Result::Ok(#ident {
                         #(#reads),*
+                    })
+                }
+                const __FAST: bool = true;
+                const __PROPS: &'static [&'static str] = &[#(#slots),*];
+                fn __from_fast(
+                    mut fast: #p::Fast,
+                ) -> ::core::result::Result<Self, __gb::Error> {
+                    const __T: &str = #target;
+                    #p::check_label(__T, &fast.data, #label)?;
+                    let _ = &mut fast;
+                    ::core::result::Result::Ok(#ident {
+                        #(#fast_reads),*
                     })
                 }
             }

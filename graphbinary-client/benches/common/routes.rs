@@ -13,6 +13,8 @@
 //!   `de::from_value::<T>(&value)`, the conversion a serde user holding a `Value` writes;
 //! * `value_derive` (element maps): the `Value` route, then `Element::from_value` into a
 //!   `#[derive(Vertex)]` struct, the reader of the typed operations (`g.all::<T>()`);
+//! * `derive_fast` (element maps): the same struct by the derive's fast reader, straight from
+//!   the bytes (`GraphTraversal::elements`' reader);
 //! * `slice_struct` and `slice_borrowed` (element maps): the whole response in one slice (as
 //!   `decode.rs`'s mode (a)), each result read with `de::read_fq` into the owned struct, or
 //!   into one that borrows its strings from the bytes (`Cow<'de, str>` with
@@ -36,9 +38,10 @@ use crate::common;
 pub const ROUTES: [&str; 4] = ["value", "value_convert", "serde_struct", "count"];
 
 /// The routes measured for some corpora only (see [`applies`]).
-pub const EXTRA_ROUTES: [&str; 4] = [
+pub const EXTRA_ROUTES: [&str; 5] = [
     "value_from_value",
     "value_derive",
+    "derive_fast",
     "slice_struct",
     "slice_borrowed",
 ];
@@ -47,7 +50,9 @@ pub const EXTRA_ROUTES: [&str; 4] = [
 pub fn applies(corpus: &str, mode: &str) -> bool {
     match mode {
         "value_from_value" => matches!(corpus, "vertices_200k" | "element_maps_100k"),
-        "value_derive" | "slice_struct" | "slice_borrowed" => corpus == "element_maps_100k",
+        "value_derive" | "derive_fast" | "slice_struct" | "slice_borrowed" => {
+            corpus == "element_maps_100k"
+        }
         _ => true,
     }
 }
@@ -362,6 +367,23 @@ async fn serde_route<T: serde::de::DeserializeOwned>(bytes: &'static [u8]) -> u6
     n
 }
 
+/// [`serde_route`] into a `T`, then `f` of it.
+async fn serde_route_by<T: serde::de::DeserializeOwned, U>(
+    bytes: &'static [u8],
+    f: impl Fn(T) -> U,
+) -> u64 {
+    let mut results = read_response(reader(bytes), ReadOptions::default());
+    let mut n = 0;
+    results
+        .for_each_as(|v: T, _bulk| {
+            std::hint::black_box(f(v));
+            n += 1;
+        })
+        .await
+        .expect("corpus deserializes");
+    n
+}
+
 async fn count_route(bytes: &'static [u8]) -> u64 {
     let mut results = read_response(reader(bytes), ReadOptions::default());
     let mut n = 0;
@@ -431,6 +453,13 @@ pub fn run(rt: &tokio::runtime::Runtime, corpus: &str, bytes: &'static [u8], mod
             "value_derive" => {
                 use graphbinary_client::element::Element;
                 value_route(bytes, by(|v| PersonVertex::from_value(v).expect("reads"))).await
+            }
+            "derive_fast" => {
+                use graphbinary_client::element::__private::FastRead;
+                serde_route_by(bytes, |r: FastRead<PersonVertex>| {
+                    r.into_element().expect("reads")
+                })
+                .await
             }
             "slice_struct" => slice_route::<Person>(bytes),
             "slice_borrowed" => slice_route::<PersonRef>(bytes),

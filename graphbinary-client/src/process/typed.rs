@@ -160,14 +160,16 @@ impl GraphTraversal {
     /// Sends the traversal, whose results must be elements of type `E` (vertices or edges),
     /// with the projection that reads them appended (`valueMap(true)` for a vertex,
     /// `elementMap()` for an edge, with its ends' keys when an end is found by key), and reads
-    /// each as `E`.
+    /// each as `E`. A derived type's maps are read straight from the response's bytes (feature
+    /// `serde`, GraphBinary 4), to what [`Element::from_value`] reads, which reads the rest.
     pub async fn elements<E: Element>(self) -> Result<Vec<E>, Error> {
-        read_projection::<E>(self)
-            .to_list()
-            .await?
-            .into_iter()
-            .map(read::<E>)
-            .collect()
+        let stream = read_projection::<E>(self).stream().await?;
+        // A derived element's map read straight from the bytes, to the same result.
+        #[cfg(feature = "serde")]
+        if E::__FAST && E::ENDS_BY_KEY.iter().all(Option::is_none) {
+            return crate::element::read_all::<E>(stream).await;
+        }
+        stream.all().await?.into_iter().map(read::<E>).collect()
     }
 }
 

@@ -202,3 +202,108 @@ fn what_the_writers_get() {
         (Some(End::Id(Lit::Long(1))), Some(End::Id(Lit::Long(2))))
     );
 }
+
+/// The fast reader of `GraphTraversal::elements` over `v`'s bytes: `None` when it leaves the
+/// answer to the `Value` route, else what it read.
+fn fast<E: Element>(v: &Value) -> Option<Result<E, String>> {
+    use graphbinary_client::element::__private::FastRead;
+    let bytes = v.to_bytes().unwrap();
+    let r: FastRead<E> = graphbinary_client::format::de::from_slice(&bytes).ok()?;
+    Some(r.into_element().map_err(|e| e.to_string()))
+}
+
+#[test]
+fn the_fast_reader_reads_as_from_value_or_leaves_it() {
+    let end = |id: i64| {
+        Value::Map(vec![
+            (Value::T(T::Id), Value::Long(id)),
+            (Value::T(T::Label), s("person")),
+        ])
+    };
+    let map = |entries: Vec<(Value, Value)>| Value::Map(entries);
+    let people = [
+        // valueMap(true) and elementMap() shapes: read fast.
+        map(vec![
+            (Value::T(T::Id), Value::Long(1)),
+            (Value::T(T::Label), s("person")),
+            (s("name"), Value::List(vec![s("marko")])),
+            (s("age"), Value::List(vec![Value::Int(29)])),
+            (s("lang"), Value::List(vec![s("en"), s("it")])),
+        ]),
+        map(vec![
+            (Value::T(T::Id), Value::Long(1)),
+            (Value::T(T::Label), s("person")),
+            (s("name"), s("marko")),
+            (s("lang"), s("en")),
+            (s("other"), Value::Double(1.5)),
+        ]),
+        Value::OrderedMap(vec![(s("name"), s("a")), (Value::T(T::Id), Value::Long(3))]),
+        // A key twice, a Set, a property named "id" (not the id), a label as a List.
+        map(vec![
+            (s("id"), Value::Long(9)),
+            (Value::T(T::Id), Value::Long(1)),
+            (s("lang"), Value::Set(vec![s("en")])),
+            (s("lang"), s("fr")),
+            (s("name"), s("x")),
+            (Value::T(T::Label), Value::List(vec![s("person")])),
+        ]),
+        // Errors, the same as from_value's.
+        map(vec![(Value::T(T::Label), s("software"))]),
+        map(vec![
+            (Value::T(T::Id), Value::Long(1)),
+            (s("name"), Value::Int(3)),
+        ]),
+        map(vec![(Value::T(T::Id), Value::Long(1))]),
+        map(vec![
+            (Value::T(T::Id), Value::Long(1)),
+            (s("name"), Value::List(vec![s("a"), s("b")])),
+        ]),
+        map(vec![
+            (Value::T(T::Id), Value::Null(0x02)),
+            (s("name"), s("a")),
+        ]),
+        // Left to the Value route.
+        Value::Long(1),
+        Value::Null(0x0a),
+        map(vec![(Value::T(T::Key), s("x")), (s("name"), s("a"))]),
+        map(vec![(Value::Int(1), s("x"))]),
+        map(vec![(s("~edge"), end(1))]),
+        map(vec![(Value::T(T::Label), Value::Int(1))]),
+    ];
+    let mut taken = 0;
+    for v in &people {
+        let want = Person::from_value(v.clone()).map_err(|e| e.to_string());
+        if let Some(got) = fast::<Person>(v) {
+            assert_eq!(got, want, "{v:?}");
+            taken += 1;
+        }
+    }
+    assert_eq!(taken, 9, "the maps of people[..9] are read fast");
+    for left in &people[9..] {
+        assert!(fast::<Person>(left).is_none(), "{left:?}");
+    }
+    let vertex = Value::Vertex(Box::new(VertexValue {
+        id: Value::Long(1),
+        label: vec![Arc::<str>::from("person")].into(),
+        properties: Some(vec![vp("name", s("marko"))]),
+    }));
+    assert!(fast::<Person>(&vertex).is_none(), "a Vertex value");
+    // An edge's elementMap(), its ends by Direction; Direction.BOTH is not an end.
+    let knows = map(vec![
+        (Value::T(T::Id), Value::Int(7)),
+        (Value::T(T::Label), s("knows")),
+        (Value::Direction(Direction::In), end(2)),
+        (Value::Direction(Direction::Out), end(1)),
+        (s("weight"), Value::Double(0.5)),
+    ]);
+    let want = Knows::from_value(knows.clone()).map_err(|e| e.to_string());
+    assert_eq!(fast::<Knows>(&knows), Some(want));
+    let no_in = map(vec![
+        (Value::Direction(Direction::Out), end(1)),
+        (s("weight"), Value::Double(0.5)),
+    ]);
+    let want = Knows::from_value(no_in.clone()).map_err(|e| e.to_string());
+    assert_eq!(fast::<Knows>(&no_in), Some(want));
+    let both = map(vec![(Value::Direction(Direction::Both), end(1))]);
+    assert!(fast::<Knows>(&both).is_none());
+}

@@ -86,6 +86,7 @@ mod owned;
 pub(crate) use owned::convert;
 mod to_value;
 mod value;
+pub(crate) use value::ValueVisitor;
 
 use std::marker::PhantomData;
 
@@ -316,6 +317,32 @@ pub(crate) struct De<'a, 'x, M> {
 /// The private newtype name through which [`Value`]'s `Deserialize` asks this deserializer
 /// for the whole value.
 pub(crate) const VALUE_TOKEN: &str = "$graphbinary::private::Value";
+
+/// The private newtype name through which an element reader asks for a Map (an
+/// `elementMap()` or `valueMap(true)`), anything else being an error.
+pub(crate) const ELEMENT_TOKEN: &str = "$graphbinary::private::Element";
+
+/// The private newtype name through which an element reader asks for a Map's key: see
+/// [`De::element_key`].
+pub(crate) const ELEMENT_KEY_TOKEN: &str = "$graphbinary::private::ElementKey";
+
+/// The private newtype names through which an element reader asks for a property's value:
+/// a scalar by its own visit, a List or Set (flag 0, ELEMENT_VALUE_TOKEN only) as a sequence
+/// of values asked for with [`ELEMENT_SCALAR_TOKEN`], anything else a [`Value`] whole (as
+/// [`VALUE_TOKEN`]).
+pub(crate) const ELEMENT_VALUE_TOKEN: &str = "$graphbinary::private::ElementValue";
+pub(crate) const ELEMENT_SCALAR_TOKEN: &str = "$graphbinary::private::ElementScalar";
+
+/// An element map's `T` or `Direction` key, as [`De::element_key`] hands it over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ElementKey {
+    Id = 0,
+    Label = 1,
+    Out = 2,
+    In = 3,
+    /// Another `T` or `Direction` (not an element map's key).
+    Other = 4,
+}
 
 thread_local! {
     /// A [`Value`] decoded by this deserializer for [`Value`]'s visitor, taken at once.
@@ -1038,6 +1065,45 @@ impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M>
             let value = self.fast(r)?;
             return visit_value(value, v, at);
         }
+        if name == ELEMENT_TOKEN {
+            let at = self.cur.offset();
+            return match self.peek2()? {
+                (codes::MAP, 0x00 | 0x02) => de::Deserializer::deserialize_map(self, v),
+                _ => Err(self.custom(at, "not a Map".to_owned())),
+            };
+        }
+        if name == ELEMENT_KEY_TOKEN {
+            return self.element_key(v);
+        }
+        if name == ELEMENT_VALUE_TOKEN || name == ELEMENT_SCALAR_TOKEN {
+            // A scalar visited as itself (each to its own visit, as `Value`'s visitor maps
+            // it back), a List or Set as a sequence of them (ELEMENT_VALUE_TOKEN only),
+            // anything else as a `Value` decoded whole.
+            let at = self.cur.offset();
+            let seq = name == ELEMENT_VALUE_TOKEN;
+            return match self.peek2()? {
+                (
+                    codes::BYTE
+                    | codes::SHORT
+                    | codes::INT
+                    | codes::LONG
+                    | codes::FLOAT
+                    | codes::DOUBLE
+                    | codes::BOOLEAN
+                    | codes::CHAR
+                    | codes::STRING,
+                    0x00,
+                ) => de::Deserializer::deserialize_any(self, v),
+                (codes::LIST | codes::SET, 0x00) if seq => {
+                    de::Deserializer::deserialize_any(self, v)
+                }
+                _ => {
+                    let r = <Value as Decode>::decode(self.cur);
+                    let value = self.fast(r)?;
+                    visit_value(value, v, at)
+                }
+            };
+        }
         v.visit_newtype_struct(self)
     }
 
@@ -1114,6 +1180,62 @@ impl<'de, 'a, 'x, M: Mode<'x, 'de>> de::Deserializer<'de> for &mut De<'a, 'x, M>
 }
 
 impl<'a, 'x, M> De<'a, 'x, M> {
+    /// An element map's key ([`ELEMENT_KEY_TOKEN`]): a String's bytes (`visit_bytes`, so that
+    /// no other deserializer's string can pass for one), a `T` or `Direction` as its
+    /// [`ElementKey`] number (`visit_u64`); anything else is an error.
+    fn element_key<'de, V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value, Error>
+    where
+        M: Mode<'x, 'de>,
+    {
+        let at = self.cur.offset();
+        match self.peek2()? {
+            (codes::STRING, 0x00) => {
+                self.header()?;
+                let r = self.cur.read_str();
+                let s = self.fast(r)?;
+                M::bytes(v, s.as_bytes())
+            }
+            (codes::T, 0x00) => {
+                // T.id and T.label whole, as `deserialize_identifier` reads them.
+                let rem = self.cur.remaining();
+                if rem.len() >= 13
+                    && rem[..10] == [codes::T, 0, codes::STRING, 0, 0, 0, 0, 5, b'l', b'a']
+                    && rem[10..13] == *b"bel"
+                {
+                    let r = self.cur.read_array::<13>();
+                    self.fast(r)?;
+                    return v.visit_u64(ElementKey::Label as u64);
+                }
+                if rem.len() >= 10
+                    && rem[..10] == [codes::T, 0, codes::STRING, 0, 0, 0, 0, 2, b'i', b'd']
+                {
+                    let r = self.cur.read_array::<10>();
+                    self.fast(r)?;
+                    return v.visit_u64(ElementKey::Id as u64);
+                }
+                self.header()?;
+                let r = T::decode(self.cur);
+                let key = match self.fast(r)? {
+                    T::Id => ElementKey::Id,
+                    T::Label => ElementKey::Label,
+                    _ => ElementKey::Other,
+                };
+                v.visit_u64(key as u64)
+            }
+            (codes::DIRECTION, 0x00) => {
+                self.header()?;
+                let r = Direction::decode(self.cur);
+                let key = match self.fast(r)? {
+                    Direction::Out => ElementKey::Out,
+                    Direction::In => ElementKey::In,
+                    _ => ElementKey::Other,
+                };
+                v.visit_u64(key as u64)
+            }
+            _ => Err(self.custom(at, "not an element key".to_owned())),
+        }
+    }
+
     /// A map or struct target: a present Map or element goes straight to its reader, anything
     /// else as [`deserialize_any`](de::Deserializer::deserialize_any) does, to the same result.
     #[inline]

@@ -93,7 +93,7 @@ impl<'de> Deserialize<'de> for Value {
     }
 }
 
-struct ValueVisitor;
+pub(crate) struct ValueVisitor;
 
 impl<'de> Visitor<'de> for ValueVisitor {
     type Value = Value;
