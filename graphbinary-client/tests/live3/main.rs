@@ -16,8 +16,8 @@ use futures::TryStreamExt;
 use graphbinary_client::client::{Error, RequestBuilder};
 use graphbinary_client::value::Value;
 
-/// Every result of `request` with its bulk; panics when it has not ended within `secs`.
-async fn traversers(request: RequestBuilder, secs: u64) -> Result<Vec<(Value, i64)>, Error> {
+/// Every result of `request` with its bulk; panics when it has not ended within 120 s.
+async fn all(request: RequestBuilder) -> Result<Vec<(Value, i64)>, Error> {
     let all = async {
         request
             .send()
@@ -27,7 +27,7 @@ async fn traversers(request: RequestBuilder, secs: u64) -> Result<Vec<(Value, i6
             .try_collect()
             .await
     };
-    tokio::time::timeout(std::time::Duration::from_secs(secs), all)
+    tokio::time::timeout(std::time::Duration::from_secs(120), all)
         .await
-        .unwrap_or_else(|_| panic!("no end within {secs} s"))
+        .expect("no end within 120 s")
 }

@@ -25,8 +25,9 @@ use results::Sent;
 
 use std::time::Duration;
 
+use super::all;
 use futures::TryStreamExt;
-use graphbinary_client::client::{ClientBuilder, Error, ErrorKind, RequestBuilder};
+use graphbinary_client::client::{ClientBuilder, Error, ErrorKind};
 use graphbinary_client::value::Value;
 use graphbinary_client::Client;
 
@@ -45,11 +46,6 @@ fn connect_with(version: &str, builder: ClientBuilder) -> Client {
         .connect_timeout(Duration::from_secs(10))
         .build()
         .unwrap_or_else(|e| panic!("{version}: {e}"))
-}
-
-/// Every result of `request` with its bulk.
-async fn all(request: RequestBuilder) -> Result<Vec<(Value, i64)>, Error> {
-    super::traversers(request, 120).await
 }
 
 async fn values(c: &Client, gremlin: &str) -> Vec<Value> {

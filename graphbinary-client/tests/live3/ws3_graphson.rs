@@ -20,7 +20,8 @@ use graphbinary_testkit::servers3;
 
 use std::time::Duration;
 
-use graphbinary_client::client::{Error, RequestBuilder};
+use super::all;
+use graphbinary_client::client::Error;
 use graphbinary_client::value::{DateTime, DateTimeKind, Value};
 use graphbinary_client::{Client, Serializer};
 
@@ -44,11 +45,6 @@ async fn connect(url: &str, serializer: Serializer) -> Client {
         .connect_timeout(Duration::from_secs(10))
         .build()
         .unwrap_or_else(|e| panic!("{url}: {e}"))
-}
-
-/// Every result of `request` with its bulk.
-async fn all(request: RequestBuilder) -> Result<Vec<(Value, i64)>, Error> {
-    super::traversers(request, 60).await
 }
 
 async fn values(c: &Client, gremlin: &str) -> Vec<Value> {

@@ -21,7 +21,8 @@ fn janusgraph(test: &str) -> Option<String> {
     servers3::one(test, servers3::JANUSGRAPH.1, "JanusGraph server")
 }
 
-use graphbinary_client::client::{Error, RequestBuilder};
+use super::all;
+use graphbinary_client::client::Error;
 use graphbinary_client::format::graphbinary1::CustomTypes;
 use graphbinary_client::value::Value;
 use graphbinary_client::Client;
@@ -33,11 +34,6 @@ fn connect(url: &str, custom: CustomTypes) -> Client {
         .connect_timeout(Duration::from_secs(10))
         .build()
         .unwrap_or_else(|e| panic!("{url}: {e}"))
-}
-
-/// Every result of `request` with its bulk.
-async fn all(request: RequestBuilder) -> Result<Vec<(Value, i64)>, Error> {
-    super::traversers(request, 120).await
 }
 
 #[tokio::test]

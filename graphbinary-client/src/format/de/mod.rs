@@ -1213,27 +1213,35 @@ impl<'a, 'x, M> De<'a, 'x, M> {
                     self.fast(r)?;
                     return v.visit_u64(ElementKey::Id as u64);
                 }
-                self.header()?;
-                let r = T::decode(self.cur);
-                let key = match self.fast(r)? {
+                let key = |t| match t {
                     T::Id => ElementKey::Id,
                     T::Label => ElementKey::Label,
                     _ => ElementKey::Other,
                 };
-                v.visit_u64(key as u64)
+                self.token_key(v, key)
             }
             (codes::DIRECTION, 0x00) => {
-                self.header()?;
-                let r = Direction::decode(self.cur);
-                let key = match self.fast(r)? {
+                let key = |d| match d {
                     Direction::Out => ElementKey::Out,
                     Direction::In => ElementKey::In,
                     _ => ElementKey::Other,
                 };
-                v.visit_u64(key as u64)
+                self.token_key(v, key)
             }
             _ => Err(self.custom(at, "not an element key".to_owned())),
         }
+    }
+
+    /// A `T` or `Direction` element key, whole, as its [`ElementKey`] number by `key`.
+    fn token_key<'de, V: Visitor<'de>, K: Decode>(
+        &mut self,
+        v: V,
+        key: impl Fn(K) -> ElementKey,
+    ) -> Result<V::Value, Error> {
+        self.header()?;
+        let r = K::decode(self.cur);
+        let k = key(self.fast(r)?);
+        v.visit_u64(k as u64)
     }
 
     /// A map or struct target: a present Map or element goes straight to its reader, anything
