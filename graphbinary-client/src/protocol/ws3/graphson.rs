@@ -325,14 +325,18 @@ pub(crate) fn header(
     p.object_fields(|p, key| {
         match &*key {
             "requestId" => id = Some(p.value()?),
-            "status" => p.object_fields(|p, key| {
-                if key == "code" {
-                    code = Some(p.value()?);
-                } else {
-                    p.skip()?;
-                }
-                Ok(())
-            })?,
+            "status" => {
+                // As `message` reads it: the last `status` object, its first `code`.
+                code = None;
+                p.object_fields(|p, key| {
+                    if key == "code" && code.is_none() {
+                        code = Some(p.value()?);
+                    } else {
+                        p.skip()?;
+                    }
+                    Ok(())
+                })?
+            }
             _ => p.skip()?,
         }
         Ok(())
@@ -933,6 +937,27 @@ mod tests {
             .unwrap();
         assert_eq!(code, 200);
         assert_eq!(id.to_string(), "41d2e28a-20a4-4ab0-b379-d810dede3786");
+    }
+
+    /// A `code` or `status` given twice (found by the graphson fuzz target): the header the
+    /// connection routes by and the message read whole agree on which counts.
+    #[test]
+    fn the_header_and_the_message_agree_on_repeated_keys() {
+        let id = "41d2e28a-20a4-4ab0-b379-d810dede3786";
+        for (status, want) in [
+            (r#""status":{"code":200,"code":280}"#, 200),
+            (
+                r#""status":{"code":500},"status":{"code":206,"code":200}"#,
+                206,
+            ),
+        ] {
+            let text = format!(r#"{{"requestId":"{id}",{status},"result":{{"data":[]}}}}"#);
+            let s = Serializer::GraphSon3;
+            let h = header(text.as_bytes(), s, &Limits::default()).unwrap();
+            let m = dec(&text, s).unwrap();
+            assert_eq!(h.map(|(_, c)| c), Some(want), "{text}");
+            assert_eq!(m.status, want, "{text}");
+        }
     }
 
     #[test]
