@@ -103,18 +103,7 @@ macro_rules! property_via_try_from {
         }
     )*};
 }
-property_via_try_from!(
-    i8,
-    i16,
-    i32,
-    i64,
-    f32,
-    f64,
-    bool,
-    String,
-    uuid::Uuid,
-    DateTime
-);
+property_via_try_from! { i8, i16, i32, i64, f32, f64, bool, String, uuid::Uuid, DateTime }
 
 /// `{target}` from a value of another type.
 fn mismatch(target: &str, v: &Value) -> String {

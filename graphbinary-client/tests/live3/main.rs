@@ -13,8 +13,18 @@ mod ws3_janusgraph_index;
 mod ws3_versions;
 
 use futures::TryStreamExt;
-use graphbinary_client::client::{Error, RequestBuilder};
+use graphbinary_client::client::{ClientBuilder, Error, RequestBuilder};
 use graphbinary_client::value::Value;
+use graphbinary_client::Client;
+
+/// A client from `builder` with a 10 s connect timeout (it connects at its first request);
+/// `what` names it if it cannot be built.
+fn build(what: &str, builder: ClientBuilder) -> Client {
+    builder
+        .connect_timeout(std::time::Duration::from_secs(10))
+        .build()
+        .unwrap_or_else(|e| panic!("{what}: {e}"))
+}
 
 /// Every result of `request` with its bulk; panics when it has not ended within 120 s.
 async fn all(request: RequestBuilder) -> Result<Vec<(Value, i64)>, Error> {

@@ -42,10 +42,7 @@ fn connect(version: &str, url: &str) -> Client {
 }
 
 fn connect_with(version: &str, builder: ClientBuilder) -> Client {
-    builder
-        .connect_timeout(Duration::from_secs(10))
-        .build()
-        .unwrap_or_else(|e| panic!("{version}: {e}"))
+    super::build(version, builder)
 }
 
 async fn values(c: &Client, gremlin: &str) -> Vec<Value> {

@@ -18,8 +18,6 @@
 
 use graphbinary_testkit::servers3;
 
-use std::time::Duration;
-
 use super::all;
 use graphbinary_client::client::Error;
 use graphbinary_client::value::{DateTime, DateTimeKind, Value};
@@ -39,12 +37,8 @@ fn server(test: &str) -> Option<String> {
 
 /// A client of `url` reading `serializer` (it connects at its first request).
 async fn connect(url: &str, serializer: Serializer) -> Client {
-    Client::builder(url)
-        .serializer(serializer)
-        .pool_size(1)
-        .connect_timeout(Duration::from_secs(10))
-        .build()
-        .unwrap_or_else(|e| panic!("{url}: {e}"))
+    let builder = Client::builder(url).serializer(serializer).pool_size(1);
+    super::build(url, builder)
 }
 
 async fn values(c: &Client, gremlin: &str) -> Vec<Value> {

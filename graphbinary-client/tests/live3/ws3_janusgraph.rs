@@ -15,8 +15,6 @@
 
 use graphbinary_testkit::servers3;
 
-use std::time::Duration;
-
 fn janusgraph(test: &str) -> Option<String> {
     servers3::one(test, servers3::JANUSGRAPH.1, "JanusGraph server")
 }
@@ -29,11 +27,7 @@ use graphbinary_client::Client;
 
 /// A client of `url` reading the custom types `custom` (it connects at its first request).
 fn connect(url: &str, custom: CustomTypes) -> Client {
-    Client::builder(url)
-        .custom_types(custom)
-        .connect_timeout(Duration::from_secs(10))
-        .build()
-        .unwrap_or_else(|e| panic!("{url}: {e}"))
+    super::build(url, Client::builder(url).custom_types(custom))
 }
 
 #[tokio::test]
