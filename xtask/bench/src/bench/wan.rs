@@ -76,6 +76,8 @@ struct Line {
     /// Requests/s (higher is better) rather than seconds.
     rate: bool,
     cells: Vec<(&'static str, Option<f64>)>,
+    /// A throughput line's ceiling: the most requests/s the link lets through.
+    ceiling: Option<f64>,
 }
 
 impl Line {
@@ -306,9 +308,21 @@ fn verdicts(s: &mut String, o: &Outcome) -> Result<()> {
             .iter()
             .filter(|line| line.rate)
             .map(|line| match line.ours_vs_best() {
-                Some((r, _)) => {
+                Some((r, who)) => {
                     ok &= r >= bound;
-                    format!("{} {r:.2}x", line.label)
+                    let best = line.best_peer().map_or(0.0, |b| b.0);
+                    match line.ceiling {
+                        // A target above what the link lets through is shown, not guessed.
+                        Some(c) if r < bound && bound * best > c => format!(
+                            "{} {r:.2}x (out of reach: {bound}x {} is {}, above the link's \
+                             ceiling {})",
+                            line.label,
+                            short(who),
+                            fmt_rate(bound * best),
+                            fmt_rate(c)
+                        ),
+                        _ => format!("{} {r:.2}x", line.label),
+                    }
                 }
                 None => {
                     ok = false;
@@ -470,6 +484,7 @@ fn setting_section(
                 label: format!("{label} {comp}"),
                 rate: false,
                 cells: Vec::new(),
+                ceiling: None,
             };
             for &c in contenders {
                 if missing.iter().any(|m| m.0 == c) {
@@ -542,6 +557,7 @@ fn setting_section(
                 label: format!("{conc} {pool}"),
                 rate: true,
                 cells: Vec::new(),
+                ceiling: None,
             };
             let mut ceiling = None;
             for &c in contenders {
@@ -609,6 +625,7 @@ fn setting_section(
                 }
                 line.cells.push((c, rate));
             }
+            line.ceiling = ceiling;
             let cells = line.table_cells(contenders);
             writeln!(
                 s,
@@ -812,6 +829,48 @@ fn bytes(b: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A throughput target above the link's ceiling is named out of reach; one below it is
+    /// only not met.
+    #[test]
+    fn a_target_above_the_links_ceiling_is_named_out_of_reach() {
+        let line = |label: &str, ours: f64, go: f64, ceiling: f64| Line {
+            label: label.into(),
+            rate: true,
+            cells: vec![("rust", Some(ours)), ("go", Some(go))],
+            ceiling: Some(ceiling),
+        };
+        let o = Outcome {
+            spec: Spec::parse("30ms,200mbit").unwrap(),
+            tp3: false,
+            fidelity: None,
+            big: Vec::new(),
+            sized: vec![
+                line("64 sized", 883.0, 934.6, 1041.7),
+                line("256 sized", 2900.0, 3200.0, 4166.7),
+            ],
+            defaults: Vec::new(),
+            peers: true,
+        };
+        let mut s = String::new();
+        verdicts(&mut s, &o).unwrap();
+        let t = s
+            .lines()
+            .find(|l| l.contains("pools sized"))
+            .expect("a throughput verdict");
+        assert!(
+            t.contains(
+                "64 sized 0.94x (out of reach: 1.2x Go is 1.1 k, above the link's ceiling 1.0 k)"
+            ),
+            "{t}"
+        );
+        assert!(
+            t.contains("256 sized 0.91x:") || t.contains("256 sized 0.91x,"),
+            "{t}"
+        );
+        assert!(!t.contains("256 sized 0.91x (out of reach"), "{t}");
+        assert!(t.ends_with("**not met**"), "{t}");
+    }
 
     /// The raw drain reads answer after answer on one connection, plain and deflated, through
     /// a link (a trailer left unread would break the second), and fails cleanly on a bad query.
