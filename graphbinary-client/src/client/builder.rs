@@ -409,18 +409,23 @@ impl ClientBuilder {
 
     /// Asks for compressed responses (`Accept-Encoding: deflate`). Default on.
     ///
-    /// Compression trades the server's CPU for bytes on the wire, and pays only on a slow link.
-    /// Measured (BENCHMARKS.md, "WAN link", 2026-12-05: a Gremlin Server 4.0.0-beta.3 behind
-    /// the simulated link of `cargo xtask link`) on a ~200k-result answer of 24 MB that deflate
-    /// takes to 168 KB: at 30 ms one way and 50 Mbit/s on is 1.8x faster (2.24 s against
-    /// 3.97 s); at 200 Mbit/s off is 1.9x faster (1.13 s against 2.14 s), and within a region
-    /// (1 ms, no cap) 5.7x (0.45 s against 2.54 s): the server's deflate costs more than the
-    /// transfer it saves. The break-even lies near 100 Mbit/s per connection (about 2.4 s either
-    /// way in a run at 30 ms, 100 Mbit/s; it moves with the server's CPU). Turn it off
-    /// (`compression(false)`) on links faster than that; for small answers (`g.V()`) it makes
-    /// no measurable difference. It stays on by default as the Java, Go and Python drivers
-    /// have it: on a slow link its absence costs without bound, and bytes across regions are
-    /// billed.
+    /// Over `http://` a compressed request that sets no
+    /// [`batch_size`](super::RequestBuilder::batch_size) asks for batches of 8192 results
+    /// rather than the server's 64. Gremlin Server 4.0.0-beta.3 writes a response batch by
+    /// batch and pauses 10 ms before the next one while its socket buffer is above the
+    /// high-water mark; behind its deflate a ~200k-result answer (24 MB in 3,137 batches of 64)
+    /// met that pause about 290 times. Measured on loopback (`graphbinary query --stats`,
+    /// 2026-12-06, three runs each): 0.42-0.85 s with batches of 8192 against 2.0-3.2 s with 64.
+    /// A deflate stream hands no result out before the compressor's buffer fills, so the larger
+    /// batches cost a compressed answer no earliness; an uncompressed one keeps the server's
+    /// batches, and its first results arrive after 64.
+    ///
+    /// Compression trades the server's CPU for bytes on the wire (the 24 MB above become
+    /// 82 KB). Across a simulated link (BENCHMARKS.md, "WAN link", `cargo xtask link`) it
+    /// pays on slow links and for large answers; for small answers (`g.V()`) it makes no
+    /// measurable difference. Turn it off (`compression(false)`) when the server's CPU is
+    /// scarcer than the link. It stays on by default as the Java, Go and Python drivers have
+    /// it: on a slow link its absence costs without bound, and bytes across regions are billed.
     pub fn compression(mut self, on: bool) -> Self {
         self.compression = on;
         self

@@ -200,7 +200,8 @@ impl RequestBuilder {
         self
     }
 
-    /// Results per HTTP chunk (server default 64).
+    /// Results per HTTP chunk or WebSocket message (server default 64; over `http://` with
+    /// compression on, 8192 unless set: [`ClientBuilder::compression`](super::ClientBuilder::compression)).
     pub fn batch_size(mut self, n: u32) -> Self {
         self.batch_size = Some(n);
         self
