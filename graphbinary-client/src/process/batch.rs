@@ -12,7 +12,7 @@ use super::typed::{append, match_probe, On};
 use super::{GraphTraversal, GraphTraversalSource, __};
 use crate::client::{Client, Error, RetryPolicy, TransportKind};
 use crate::element::{Element, RawMerge, WriteOp, Written};
-use crate::lang::tokens::{Token, T};
+use crate::lang::tokens::{Merge, Scope, Token, T};
 use crate::lang::Lit;
 use crate::value::Value;
 
@@ -70,8 +70,8 @@ impl BatchOptions {
         self
     }
 
-    /// Whether each upsert is preceded by a count of what its search matches, so that the
-    /// report tells created from matched (default on). It is one more lookup per upsert: on a
+    /// Whether the report tells created from matched (default on; how: [`BatchWriter`]'s
+    /// *Created and matched*). In the chained form it is one more lookup per upsert: on a
     /// graph without an index on the key (TinkerGraph), a full scan as the merge's own.
     pub fn count_matches(mut self, on: bool) -> Self {
         self.count_matches = on;
@@ -175,25 +175,36 @@ enum Msg {
 ///
 /// # Requests
 ///
-/// The items of a request are one chained traversal, `g.inject(0).mergeV(..).option(..)
-/// .mergeV(..)...`, each value the literal of its exact type (gremlin-lang over `http://`;
-/// Groovy over `ws://`, with a binding for each literal Groovy has no form for). Over `ws://`
-/// (TinkerPop 3), a request of raw merges, or of typed upserts whose properties are single
-/// values, all vertices or all edges, is instead one constant script and one binding holding
-/// the rows (`inject(rows).unfold().as('m').mergeV(select('m').select('s'))...`): Groovy
-/// compiles each distinct script, so the chained form is compiled for every batch and this one
-/// once (air-routes into 3.7.3: 22.6 s this way; the chained form had not finished after
-/// 2 minutes). Adds and
-/// upserts go in separate requests. Items run in order within a request; requests run
-/// concurrently, so an edge whose ends are written by the same writer should be pushed after
-/// [`BatchWriter::flush`] has returned for its vertices.
+/// Adds and upserts go in separate requests; a request takes one of three forms:
+///
+/// * over `http://` (gremlin-lang), raw merges, all `mergeV` or all `mergeE`: one step over a
+///   list literal of the rows, `g.inject([row,...]).unfold().as("m")
+///   .mergeV(__.select("m").select("s")).option(Merge.onCreate,__.select("m").select("c"))...`,
+///   each value the literal of its exact type (gremlin-lang 4.0.0-beta.3 takes no parameter in
+///   `inject`): the server runs one step where the chained form has one per item;
+/// * over `ws://` (TinkerPop 3), raw merges, or typed upserts whose properties are single
+///   values, all vertices or all edges: the same step over one constant script and one binding
+///   holding the rows (`inject(rows).unfold().as('m').mergeV(select('m').select('s'))...`):
+///   Groovy compiles each distinct script, so the chained form is compiled for every batch and
+///   this one once (air-routes into 3.7.3: 22.6 s this way; the chained form had not finished
+///   after 2 minutes);
+/// * anything else (adds, typed upserts over `http://`, a request mixing vertices and edges, a
+///   merge whose search, `onCreate` or `onMatch` is not a map literal): one chained traversal,
+///   `g.inject(0).mergeV(..).option(..).mergeV(..)...`, each value the literal of its exact
+///   type (gremlin-lang over `http://`; Groovy over `ws://`, with a binding for each literal
+///   Groovy has no form for).
+///
+/// Items run in order within a request; requests run concurrently, so an edge whose ends are
+/// written by the same writer should be pushed after [`BatchWriter::flush`] has returned for
+/// its vertices.
 ///
 /// # Created and matched
 ///
-/// An upsert of a typed element or a raw `mergeV` is preceded, in the same request, by a count
-/// of what its search matches (`sideEffect(V()...limit(1).count().aggregate(..))`), so the
-/// report tells created from matched. A raw `mergeE` is counted as written only. After a retry
-/// an item created by the failed attempt counts as matched.
+/// In the one-step forms, the rows created are counted by the `onCreate` child, which runs
+/// only for them (edges too). In the chained form, an upsert of a typed element or a raw
+/// `mergeV` is preceded, in the same request, by a count of what its search matches
+/// (`sideEffect(V()...limit(1).count().aggregate(..))`), and a raw `mergeE` is counted as
+/// written only. After a retry an item created by the failed attempt counts as matched.
 ///
 /// # Observing
 ///
@@ -505,6 +516,8 @@ enum Probe {
     /// per-item lookup is a step of its own for the server: on Gremlin Server 4.0.0-beta.3 this
     /// one halved the server's time for air-routes' vertices (0.7 s of CPU against 1.3 s).
     Ids,
+    /// The list form's count of the rows it created ([`listed`]).
+    Created,
 }
 
 /// The ids of a batch of vertex merges searched by id alone, when they are distinct.
@@ -529,12 +542,95 @@ fn merge_ids(items: &[(u64, WriteOp)]) -> Option<Vec<Lit>> {
     (!ids.is_empty()).then_some(ids)
 }
 
-/// The traversal of one request, and how it counts matches.
+/// The side-effect key of the list form's count of the rows it created.
+const CREATED_KEY: &str = "gbw_created";
+
+/// A request of raw merges in the list form (gremlin-lang): one `mergeV` (or `mergeE`) step
+/// over a list literal of rows `["s":search,"c":onCreate,"u":onMatch]`, an absent `onCreate` or
+/// `onMatch` an empty map (an empty `onCreate` creates from the search, an empty `onMatch`
+/// changes nothing), the rows created counted by the `onCreate` child, which runs only for
+/// them:
+///
+/// ```text
+/// g.withSideEffect("gbw_created",[]).inject([row,...]).unfold().as("m")
+///   .mergeV(__.select("m").select("s"))
+///   .option(Merge.onCreate,__.select("m").sideEffect(__.constant(1).aggregate("gbw_created")).select("c"))
+///   .option(Merge.onMatch,__.select("m").select("u"))
+///   .cap("gbw_created").count(Scope.local)
+/// ```
+///
+/// `None` unless every item is a raw `mergeV`, or every item a raw `mergeE`, whose search and
+/// maps are map literals.
+fn listed(
+    g: &GraphTraversalSource,
+    items: &[(u64, WriteOp)],
+    count_created: bool,
+) -> Option<GraphTraversal> {
+    let edge = matches!(items.first()?.1, WriteOp::MergeE(_));
+    let map = |l: &Option<Lit>| match l {
+        None => Some(Lit::Map(Vec::new())),
+        Some(l @ Lit::Map(_)) => Some(l.clone()),
+        Some(_) => None,
+    };
+    let mut rows = Vec::with_capacity(items.len());
+    for (_, op) in items {
+        let m = match op {
+            WriteOp::MergeV(m) if !edge => m,
+            WriteOp::MergeE(m) if edge => m,
+            _ => return None,
+        };
+        if !matches!(m.search, Lit::Map(_)) {
+            return None;
+        }
+        rows.push(Lit::Map(vec![
+            (Lit::from("s"), m.search.clone()),
+            (Lit::from("c"), map(&m.on_create)?),
+            (Lit::from("u"), map(&m.on_match)?),
+        ]));
+    }
+    let g = if count_created {
+        g.with_side_effect((CREATED_KEY, Lit::List(Vec::new())))
+    } else {
+        g.clone()
+    };
+    let t = g.inject((Lit::List(rows),)).unfold().as_("m");
+    let search = __::select("m").select("s");
+    let t = if edge {
+        t.merge_e(search)
+    } else {
+        t.merge_v(search)
+    };
+    let create = if count_created {
+        __::select("m").side_effect(__::constant(1).aggregate(CREATED_KEY))
+    } else {
+        __::select("m")
+    };
+    let t = t
+        .option((Merge::OnCreate, create.select("c")))
+        .option((Merge::OnMatch, __::select("m").select("u")));
+    Some(if count_created {
+        t.cap(CREATED_KEY).count(Scope::Local)
+    } else {
+        t.count(())
+    })
+}
+
+/// The traversal of one request, and how it counts matches: over gremlin-lang (`lang`), a
+/// request of raw merges in the list form ([`listed`]), else the chained form.
 fn batch_traversal(
     g: &GraphTraversalSource,
     items: &[(u64, WriteOp)],
     count_matches: bool,
+    lang: bool,
 ) -> (GraphTraversal, Probe) {
+    if let Some(t) = listed(g, items, count_matches).filter(|_| lang) {
+        let probe = if count_matches {
+            Probe::Created
+        } else {
+            Probe::None
+        };
+        return (t, probe);
+    }
     let mut t = g.inject(0);
     let mut probe = Probe::None;
     if let Some(ids) = merge_ids(items).filter(|_| count_matches) {
@@ -569,7 +665,8 @@ async fn send(
     let one_binding = client
         .filter(|c| c.is_tinkerpop3())
         .and_then(|c| Some((c, bound(&items, options.count_matches)?)));
-    let (t, probe) = batch_traversal(g, &items, options.count_matches);
+    let lang = !client.is_some_and(|c| c.is_tinkerpop3());
+    let (t, probe) = batch_traversal(g, &items, options.count_matches, lang);
     let span = tracing::debug_span!("gremlin.batch", items = items.len(), adds);
     let _ = &span;
     let mut attempts = 0;
@@ -596,6 +693,9 @@ async fn send(
                     (created, (items.len() as u64).saturating_sub(created))
                 } else if probe == Probe::Each {
                     counts(&values)
+                } else if probe == Probe::Created {
+                    let created = numbers(&values).min(items.len() as u64);
+                    (created, items.len() as u64 - created)
                 } else if probe == Probe::Ids {
                     let matched = numbers(&values).min(items.len() as u64);
                     (items.len() as u64 - matched, matched)
@@ -765,7 +865,7 @@ mod tests {
                 }),
             )
         };
-        let (t, probe) = batch_traversal(&g, &[merge("1"), merge("2")], true);
+        let (t, probe) = batch_traversal(&g, &[merge("1"), merge("2")], true, false);
         let text = t.gremlin_lang().unwrap().gremlin;
         assert!(probe == Probe::Ids, "{text}");
         assert!(
@@ -776,7 +876,7 @@ mod tests {
         );
         assert_eq!(text.matches("sideEffect").count(), 1, "{text}");
         // A repeated id: one lookup per item (the second is matched by the first).
-        let (t, probe) = batch_traversal(&g, &[merge("1"), merge("1")], true);
+        let (t, probe) = batch_traversal(&g, &[merge("1"), merge("1")], true, false);
         assert!(probe == Probe::Each);
         assert_eq!(
             t.gremlin_lang()
@@ -786,10 +886,88 @@ mod tests {
                 .count(),
             2
         );
-        assert!(batch_traversal(&g, &[merge("1")], false).1 == Probe::None);
+        assert!(batch_traversal(&g, &[merge("1")], false, false).1 == Probe::None);
         let b = Value::BulkList(vec![(Value::Long(2), 1)]);
         assert_eq!(numbers(&[Value::List(vec![Value::Long(3)])]), 3);
         assert_eq!(numbers(&[b]), 2);
+    }
+
+    fn raw(edge: bool, id: i32, on_match: Option<Lit>) -> (u64, WriteOp) {
+        let search = Lit::Map(vec![(Lit::from(T::Id), Lit::Int(id))]);
+        let m = RawMerge {
+            search,
+            on_create: Some(Lit::Map(vec![(
+                Lit::from("code"),
+                Lit::CardinalityValue(
+                    crate::lang::tokens::Cardinality::Set,
+                    Box::new(Lit::from("AUS")),
+                ),
+            )])),
+            on_match,
+        };
+        let op = if edge {
+            WriteOp::MergeE(m)
+        } else {
+            WriteOp::MergeV(m)
+        };
+        (0, op)
+    }
+
+    #[test]
+    fn raw_merges_over_gremlin_lang_are_one_step_over_a_list_literal() {
+        let g = GraphTraversalSource::detached();
+        let dist = Some(Lit::Map(vec![(Lit::from("dist"), Lit::Long(7))]));
+        let items = [raw(false, 1, dist), raw(false, 2, None)];
+        let (t, probe) = batch_traversal(&g, &items, true, true);
+        assert!(probe == Probe::Created);
+        let lang = t.gremlin_lang().unwrap();
+        assert!(lang.parameters.is_empty(), "{:?}", lang.parameters);
+        assert_eq!(
+            lang.gremlin,
+            concat!(
+                r#"g.withSideEffect("gbw_created",[]).inject([["s":[(T.id):1],"#,
+                r#""c":["code":Cardinality.set("AUS")],"u":["dist":7L]],"#,
+                r#"["s":[(T.id):2],"c":["code":Cardinality.set("AUS")],"u":[:]]])"#,
+                r#".unfold().as("m").mergeV(__.select("m").select("s"))"#,
+                r#".option(Merge.onCreate,__.select("m").sideEffect(__.constant(1)"#,
+                r#".aggregate("gbw_created")).select("c"))"#,
+                r#".option(Merge.onMatch,__.select("m").select("u"))"#,
+                r#".cap("gbw_created").count(Scope.local)"#,
+            )
+        );
+        // Edges alike; without counting, no side effect.
+        let (t, probe) = batch_traversal(&g, &[raw(true, 3, None)], false, true);
+        assert!(probe == Probe::None);
+        let text = t.gremlin_lang().unwrap().gremlin;
+        assert!(text.starts_with(r#"g.inject([["s":[(T.id):3],"#), "{text}");
+        assert!(
+            text.ends_with(
+                r#".mergeE(__.select("m").select("s")).option(Merge.onCreate,__.select("m").select("c")).option(Merge.onMatch,__.select("m").select("u")).count()"#
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn what_the_list_form_cannot_express_stays_chained() {
+        let g = GraphTraversalSource::detached();
+        let chained = |items: &[(u64, WriteOp)]| {
+            let (t, probe) = batch_traversal(&g, items, true, true);
+            assert!(probe != Probe::Created);
+            let text = t.gremlin_lang().unwrap().gremlin;
+            assert!(text.starts_with("g.inject(0)."), "{text}");
+        };
+        // Vertices and edges in one request.
+        chained(&[raw(false, 1, None), raw(true, 2, None)]);
+        // An onMatch that is not a map literal.
+        chained(&[raw(false, 1, Some(Lit::Null))]);
+        // Over Groovy (a TinkerPop 3 server), the one-binding form's business.
+        let (t, _) = batch_traversal(&g, &[raw(false, 1, None)], true, false);
+        assert!(t
+            .gremlin_lang()
+            .unwrap()
+            .gremlin
+            .starts_with("g.inject(0)."));
     }
 
     #[test]
