@@ -6,8 +6,8 @@
 //! (order aside); values the format cannot hold are refused naming their element; a load
 //! dropped midway and run again completes with nothing twice. TinkerPop 3 and JanusGraph
 //! (issue 40 item 4): the modern files load by id into the empty `ggraph` of a 3.7.3 server
-//! started with `--dataset integration` (`GREMLIN_WS_LOAD_URL_373`; not set by `cargo xtask
-//! ci`, which would need one more server) and export the same; they load by a key property
+//! started with `--dataset integration` (`GREMLIN_WS_LOAD_URL_373`, the `ws3_load` tests: see
+//! [`crate::ws3_load_server`]) and export the same; they load by a key property
 //! into JanusGraph 1.1.0 in memory (`GREMLIN_WS_JANUSGRAPH_URL`, set by `cargo xtask ci`'s
 //! TinkerPop 3 step) and export the same through that key. A test whose servers are unset
 //! or do not answer skips with a notice.
@@ -29,6 +29,7 @@ use tokio::sync::MutexGuard;
 /// The load server's graph is cleared by each test: one at a time (of this binary: e2e_load
 /// clears it too).
 use crate::LOAD_GRAPH as LOAD_SERVER;
+use crate::WS3_LOAD_SOURCE;
 
 /// The modern graph as the exporter writes it (sorted lines, header first).
 const MODERN_NODES: &str = "~id,~label,age:Int,lang:String,name:String
@@ -405,40 +406,17 @@ async fn http_cli_load_and_export_with_their_exit_codes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A client of the empty graph `ggraph` of a 3.7.3 server started with `--dataset integration`
-/// (`GREMLIN_WS_LOAD_URL_373`), or `None` (a notice).
-async fn ws_load_server_373(test: &str) -> Option<Client> {
-    let Ok(url) = std::env::var("GREMLIN_WS_LOAD_URL_373") else {
-        skip::skipped(
-            test,
-            "GREMLIN_WS_LOAD_URL_373 unset (a 3.7.3 server with --dataset integration: its \
-             ggraph is cleared)",
-        );
-        return None;
-    };
-    let c = client(&url);
-    if let Err(e) = GraphTraversalSource::new(c.clone())
-        .alias("ggraph")
-        .inject(1)
-        .iterate()
-        .await
-    {
-        skip::skipped(test, &format!("{url} ggraph does not answer: {e}"));
-        return None;
-    }
-    Some(c)
-}
-
 /// Issue 40 item 4, TinkerPop 3: the modern graph's files load by id into an empty 3.7.3
 /// TinkerGraph (`ggraph`, LONG ids from the CSV's strings) and export again the same; a second
 /// load matches every vertex and adds nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ws_modern_loads_into_an_empty_373_graph_and_exports_the_same() {
-    let test = "ws_modern_loads_into_an_empty_373_graph_and_exports_the_same";
-    let c = graphbinary_testkit::or_skip!(ws_load_server_373(test).await);
-    let g = GraphTraversalSource::new(c.clone()).alias("ggraph");
-    g.v(()).drop().iterate().await.unwrap();
-    let options = || BatchOptions::default().in_flight(1).source("ggraph");
+async fn ws3_load_modern_into_an_empty_373_graph_exports_the_same() {
+    let test = "ws3_load_modern_into_an_empty_373_graph_exports_the_same";
+    let (c, _one) = graphbinary_testkit::or_skip!(
+        crate::ws3_load_server(test, "GREMLIN_WS_LOAD_URL_373").await
+    );
+    let g = GraphTraversalSource::new(c.clone()).alias(WS3_LOAD_SOURCE);
+    let options = || BatchOptions::default().in_flight(1).source(WS3_LOAD_SOURCE);
     for round in 0..2 {
         let mut l = Loader::new(&c, options());
         l.load_vertices("nodes.csv", MODERN_NODES.as_bytes())
@@ -461,7 +439,7 @@ async fn ws_modern_loads_into_an_empty_373_graph_and_exports_the_same() {
     );
     let (mut nodes, mut edges) = (Vec::new(), Vec::new());
     Exporter::new(&c)
-        .source("ggraph")
+        .source(WS3_LOAD_SOURCE)
         .export(&mut nodes, &mut edges)
         .await
         .unwrap();

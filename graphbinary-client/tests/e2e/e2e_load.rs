@@ -6,7 +6,9 @@
 //!
 //! The whole air-routes graph is loaded, checked against its CSV (counts per label, some
 //! properties and edges), and loaded again: nothing new is created; exported, it gives back
-//! every row of the CSV. A malformed file gives its
+//! every row of the CSV. The same check runs on TinkerPop 3.7.3 and 3.8.1 (the `ws3_load`
+//! tests, into the empty `ggraph` of `GREMLIN_WS_LOAD_URL_373` / `_381`: see
+//! [`crate::ws3_load_server`]). A malformed file gives its
 //! errors with file, line and column while its good rows load.
 
 use std::collections::BTreeMap;
@@ -103,8 +105,11 @@ fn air_routes(test: &str) -> Option<PathBuf> {
     Some(dir)
 }
 
-async fn load(client: &Client, nodes: &[PathBuf], edges: &[PathBuf]) -> LoadSummary {
-    let mut loader = Loader::new(client, BatchOptions::default().in_flight(1));
+/// Loads `nodes`, then `edges`, into `client`'s traversal source `source`, one request in
+/// flight.
+async fn load(client: &Client, source: &str, nodes: &[PathBuf], edges: &[PathBuf]) -> LoadSummary {
+    let options = BatchOptions::default().in_flight(1).source(source);
+    let mut loader = Loader::new(client, options);
     // Every vertex file before the edge files.
     for (files, are_edges) in [(nodes, false), (edges, true)] {
         for f in files {
@@ -166,7 +171,48 @@ fn label_counts(rows: &[BTreeMap<String, String>]) -> BTreeMap<String, i64> {
 async fn http_air_routes_loads_whole_and_twice_writes_nothing_new() {
     let test = "http_air_routes_loads_whole_and_twice_writes_nothing_new";
     let dir = graphbinary_testkit::or_skip!(air_routes(test));
-    let (_, client, g, _one) = graphbinary_testkit::or_skip!(server(test, None, true).await);
+    let (_, client, _, _one) = graphbinary_testkit::or_skip!(server(test, None, true).await);
+    air_routes_whole_and_twice(test, &dir, &client, "g").await;
+}
+
+/// Issue 40 item 4 on TinkerPop 3.7.3: [`air_routes_whole_and_twice`] into the empty
+/// `ggraph` of a 3.7.3 server started with `--dataset integration` (env
+/// `GREMLIN_WS_LOAD_URL_373`: [`crate::ws3_load_server`]).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ws3_load_air_routes_into_373_whole_and_twice() {
+    ws3_air_routes(
+        "ws3_load_air_routes_into_373_whole_and_twice",
+        "GREMLIN_WS_LOAD_URL_373",
+    )
+    .await;
+}
+
+/// The same on TinkerPop 3.8.1 (env `GREMLIN_WS_LOAD_URL_381`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ws3_load_air_routes_into_381_whole_and_twice() {
+    ws3_air_routes(
+        "ws3_load_air_routes_into_381_whole_and_twice",
+        "GREMLIN_WS_LOAD_URL_381",
+    )
+    .await;
+}
+
+/// [`air_routes_whole_and_twice`] into the `ggraph` of the TinkerPop 3 server named by `var`.
+async fn ws3_air_routes(test: &str, var: &str) {
+    let dir = graphbinary_testkit::or_skip!(air_routes(test));
+    let (client, _one) = graphbinary_testkit::or_skip!(crate::ws3_load_server(test, var).await);
+    air_routes_whole_and_twice(test, &dir, &client, crate::WS3_LOAD_SOURCE).await;
+}
+
+/// Issue 40 item 4, "air-routes loaded, every label, id, property and edge checked against the
+/// CSV; loaded twice, nothing duplicated": air-routes (`dir`'s files) into the empty graph of
+/// `client`'s traversal source `source`, one request in flight: every row written, the counts
+/// per label and both adjacencies as in the CSV, some properties (with their types) and edges
+/// (ends, `dist`); loaded again, every vertex matched and nothing created; exported, every
+/// row of the CSV (through a temporary directory named after `test`). The graph is emptied at
+/// the end.
+async fn air_routes_whole_and_twice(test: &str, dir: &Path, client: &Client, source: &str) {
+    let g = GraphTraversalSource::new(client.clone()).alias(source);
     let nodes = dir.join("air-routes-latest-nodes.csv");
     let edges = dir.join("air-routes-latest-edges.csv");
     let node_rows = csv_rows(&nodes);
@@ -174,13 +220,14 @@ async fn http_air_routes_loads_whole_and_twice_writes_nothing_new() {
 
     let started = Instant::now();
     let s = load(
-        &client,
+        client,
+        source,
         std::slice::from_ref(&nodes),
         std::slice::from_ref(&edges),
     )
     .await;
     let took = started.elapsed();
-    eprintln!("air-routes first load: {took:?}: {s}");
+    eprintln!("{test}: air-routes first load: {took:?}: {s}");
     assert!(
         s.errors.is_empty(),
         "{:?}",
@@ -196,7 +243,7 @@ async fn http_air_routes_loads_whole_and_twice_writes_nothing_new() {
     // Every edge in the adjacency of both its ends, once (concurrent edge writes corrupt
     // TinkerGraph's: see process::Loader).
     for q in ["g.V().outE().count()", "g.V().inE().count()"] {
-        let n: i64 = client.request(q).expect_one().await;
+        let n: i64 = client.request(q).g(source).expect_one().await;
         assert_eq!(n, edge_rows.len() as i64, "{q}");
     }
 
@@ -256,8 +303,11 @@ async fn http_air_routes_loads_whole_and_twice_writes_nothing_new() {
 
     // Again: everything matched, nothing created, the counts unchanged.
     let started = Instant::now();
-    let s2 = load(&client, &[nodes], &[edges]).await;
-    eprintln!("air-routes second load: {:?}: {s2}", started.elapsed());
+    let s2 = load(client, source, &[nodes], &[edges]).await;
+    eprintln!(
+        "{test}: air-routes second load: {:?}: {s2}",
+        started.elapsed()
+    );
     assert_eq!(s2.rejected, 0, "{:?}", s2.errors.first());
     assert_eq!(s2.vertices.created, 0, "{s2}");
     assert_eq!(s2.vertices.matched as usize, node_rows.len(), "{s2}");
@@ -270,16 +320,17 @@ async fn http_air_routes_loads_whole_and_twice_writes_nothing_new() {
     // (column order and type-name case aside).
     let (mut n_out, mut e_out) = (Vec::new(), Vec::new());
     let started = Instant::now();
-    let x = Exporter::new(&client)
+    let x = Exporter::new(client)
+        .source(source)
         .export(&mut n_out, &mut e_out)
         .await
         .unwrap();
-    eprintln!("air-routes export: {:?}: {x}", started.elapsed());
+    eprintln!("{test}: air-routes export: {:?}: {x}", started.elapsed());
     assert_eq!(
         (x.vertices as usize, x.edges as usize),
         (node_rows.len(), edge_rows.len())
     );
-    let dir = std::env::temp_dir().join(format!("gb-e2e-load-x-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("gb-e2e-load-x-{}-{test}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (xn, xe) = (dir.join("nodes.csv"), dir.join("edges.csv"));
     std::fs::write(&xn, n_out).unwrap();
@@ -348,6 +399,7 @@ async fn http_malformed_rows_are_named_and_the_rest_loads() {
 
     let s = load(
         &client,
+        "g",
         &[nodes.clone(), bad_header.clone(), no_id.clone()],
         std::slice::from_ref(&edges),
     )
@@ -400,7 +452,7 @@ async fn http_malformed_rows_are_named_and_the_rest_loads() {
     assert_eq!(n, 1);
 
     // Again: the good rows match; tags keep their two values.
-    let s2 = load(&client, &[nodes], &[edges]).await;
+    let s2 = load(&client, "g", &[nodes], &[edges]).await;
     assert_eq!((s2.vertices.created, s2.vertices.matched), (0, 2), "{s2}");
     let n: i64 = count(g.v(910_001i64).properties("tags")).await;
     assert_eq!(n, 2);
