@@ -57,8 +57,11 @@ const FUZZ_SECS: u64 = 10;
 /// test binaries again with `-p graphbinary-client --features "sigv4 metrics"`, the examples
 /// once more with `--features sigv4`, and the TinkerPop 3, JanusGraph and failover steps once
 /// more with `-p graphbinary-client`'s features: six test binaries built twice, three of them
-/// three times.) Nothing is gated on these features being off.
-pub(crate) const CI_FEATURES: &str = "graphbinary-client/sigv4,graphbinary-client/metrics";
+/// three times.) Nothing is gated on these features being off. `sigv4-aws-config` (a superset
+/// of `sigv4`) is there for the CLI's `--sigv4`, which the guide's Neptune example runs
+/// (`guide_cli`): its aws-config and AWS SDK crates cost ~70 s of compile time, cold.
+pub(crate) const CI_FEATURES: &str =
+    "graphbinary-client/sigv4-aws-config,graphbinary-client/metrics";
 
 /// `cargo ARGS --workspace --features` [`CI_FEATURES`]: the one feature resolution of CI's
 /// builds.
@@ -73,7 +76,7 @@ const HELP: &str =
                       [--janusgraph-index-only] [--chaos-only] [--gherkin-only]
 
 Runs regen --check, api --check (graphbinary-client/api.txt, nightly rustdoc), fmt --check, clippy -D warnings, doc (-D warnings), and cargo test --workspace
---features graphbinary-client/sigv4,graphbinary-client/metrics (every later cargo test and build
+--features graphbinary-client/sigv4-aws-config,graphbinary-client/metrics (every later cargo test and build
 with the same, sharing that build) against a real Gremlin Server (modern dataset) on 127.0.0.1:<port> (default 8182; a server that
 already answers there with the modern graph is reused) and a transactional one (dataset tx) on
 <port>+1, the examples (graphbinary-client/examples, run against those two servers and, for
@@ -100,7 +103,9 @@ already answers is reused) and serve every run. Then a 10 s run of each of
 the 8 fuzz targets, one a core at a time (cargo-fuzz is installed with `cargo install` first when missing; it needs the nightly
 toolchain).
 
-  --tinkerpop3-only  only the TinkerPop 3 step: start the five 3.x servers, run the ws3
+  --tinkerpop3-only  only the TinkerPop 3 step: start the five 3.x servers (and a 4.0
+                     integration server on 8184 for the guide's copy example, unless env
+                     GREMLIN_LOAD_URL names one whose graph may be cleared), run the ws3
                      tests against them, stop them
   --janusgraph-index-only  only the JanusGraph BerkeleyJE step (write, restart, read; then
                            the loader's key index, e2e_load::ws_janusgraph_berkeleyje)
@@ -268,7 +273,13 @@ fn modules(modules: &[&str]) -> Vec<String> {
 /// Starts TinkerPop 3.7.3, 3.8.1, 3.7.3 with SASL, JanusGraph 1.1.0 and 3.7.3 with SASL over
 /// TLS (jars from Maven
 /// Central on first use), runs the WebSocket end-to-end tests against them, stops them.
-fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Result<()> {
+/// `load_url` is the 4.0 server whose graph the tests may clear (`GREMLIN_LOAD_URL`, the test
+/// step's): the guide's copy example loads into it what it exported from 3.7.3.
+fn tinkerpop3_tests(
+    cargo: &dyn Fn() -> Command,
+    totals: &mut TestTotals,
+    load_url: Option<&str>,
+) -> Result<()> {
     use crate::server::start_for_tests;
     let [p373, p381, p_auth, p_jg, p_tls] = tinkerpop3_ports()?;
     let t = Instant::now();
@@ -286,9 +297,12 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
         "xtask: five TinkerPop 3 servers up in {}",
         secs(t.elapsed())
     );
+    let mut ws3 = client_tests(cargo(), &["live3", "cli"]);
+    if let Some(url) = load_url {
+        ws3.env("GREMLIN_LOAD_URL", url);
+    }
     let outcome = run_tests(
-        client_tests(cargo(), &["live3", "cli"])
-            .arg("--")
+        ws3.arg("--")
             .args(modules(&[
                 "ws3",
                 // GraphSON 2/3, typed and untyped, against 3.7.3 (and SASL on the --auth one).
@@ -308,7 +322,9 @@ fn tinkerpop3_tests(cargo: &dyn Fn() -> Command, totals: &mut TestTotals) -> Res
                 // The console and `query --user` through a pseudo-terminal, on the --auth server.
                 "console3",
             ]))
-            // The guide's CLI examples marked `cli-server: tinkerpop3` / `janusgraph`.
+            // The guide's CLI examples marked `cli-server: tinkerpop3` / `janusgraph` / `load`
+            // (the Neptune page's `--sigv4` one against 3.7.3; the copy from 3.7.3 into
+            // GREMLIN_LOAD_URL's graph).
             .arg("guide_cli::ws3_examples")
             .env("GREMLIN_WS_URL_373", s373.url())
             .env("GREMLIN_WS_URL_381", s381.url())
@@ -560,9 +576,19 @@ fn janusgraph_index_only() -> Result<()> {
     one_step("JanusGraph BerkeleyJE", janusgraph_berkeleyje_tests)
 }
 
-/// `cargo xtask ci --tinkerpop3-only`.
+/// `cargo xtask ci --tinkerpop3-only`: with the load server of env `GREMLIN_LOAD_URL`, else a
+/// 4.0 integration server on [`FEATURES_PORT`] (one that answers there is reused), as the
+/// whole `ci` keeps its test step's through this step.
 fn tinkerpop3_only() -> Result<()> {
-    one_step("TinkerPop 3", tinkerpop3_tests)
+    one_step("TinkerPop 3", |cargo, totals| {
+        if let Ok(url) = std::env::var("GREMLIN_LOAD_URL") {
+            return tinkerpop3_tests(cargo, totals, Some(&url));
+        }
+        let load = ensure_all(vec![(Server::tp4(server::INTEGRATION), FEATURES_PORT)])?;
+        let outcome = tinkerpop3_tests(cargo, totals, Some(&load[0].url()));
+        server::stop_all(load);
+        outcome
+    })
 }
 
 /// One test step of `ci` run alone (its servers started by `step`), timed, with its totals.
@@ -732,9 +758,10 @@ pub fn cli(args: &[String]) -> Result<()> {
     if with_server {
         let mut guard = None;
         let mut tx_guard = None;
-        // An empty graph the loader's tests (e2e_load, e2e_export) may clear: the `g` of an
-        // integration server on the feature suite's port, stopped before that suite starts
-        // its own there.
+        // An empty graph the loader's tests (e2e_load, e2e_export) and the guide's copy example
+        // (guide_cli, in the TinkerPop 3 step) may clear: the `g` of an integration server on
+        // the feature suite's port, kept through the TinkerPop 3 step and stopped before that
+        // suite starts its own there.
         let mut load_guard = None;
         step("gremlin server", &mut || {
             let mut three = ensure_all(vec![
@@ -763,7 +790,7 @@ pub fn cli(args: &[String]) -> Result<()> {
             });
             step("examples", &mut || examples::run_tinkerpop4(&url, &tx_url));
         }
-        server::stop_all(tx_guard.into_iter().chain(load_guard).collect());
+        server::stop_all(tx_guard.into_iter().collect());
         step("failover", &mut || {
             let ports = crate::failover::ci_ports()?;
             // One run: a clean shutdown, then two crashes.
@@ -771,8 +798,11 @@ pub fn cli(args: &[String]) -> Result<()> {
             crate::failover::run(&ports, crate::failover::Stop::Mixed, 3, 10, &selection)
         });
         step("tinkerpop 3 (ws3 tests)", &mut || {
-            tinkerpop3_tests(&cargo, &mut totals)
+            // Without it (the gremlin server step failed), guide_cli's copy reports a skip.
+            let load_url = load_guard.as_ref().map(server::Guard::url);
+            tinkerpop3_tests(&cargo, &mut totals, load_url.as_deref())
         });
+        server::stop_all(load_guard.take().into_iter().collect());
         step("janusgraph berkeleyje", &mut || {
             janusgraph_berkeleyje_tests(&cargo, &mut totals)
         });

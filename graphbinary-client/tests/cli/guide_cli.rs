@@ -1,7 +1,7 @@
 //! Every `graphbinary` command of the guide (`docs/guide/src/*.md`) and of README.md, run
 //! against the live Gremlin Server 4.0 with the modern graph (env `GREMLIN_URL`).
 //!
-//! What is run (the convention is in CONTRIBUTING.md, "Shell examples in the docs"):
+//! What is run (the convention is in CONTRIBUTING.md, "Examples in the docs"):
 //!
 //! * in a ```` ```sh ```` block, each line starting `graphbinary ` (a trailing `# comment` is
 //!   dropped): its exit status must be 0;
@@ -10,17 +10,25 @@
 //!   `$ graphbinary console`, a session: `gremlin> ` lines and the indented lines after them
 //!   are typed on its stdin, the others must appear on its stdout or stderr.
 //!
-//! HTML comments on the lines before the fence change that: `<!-- cli-skip: REASON -->`
-//! skips the block (it needs a server CI does not run: Neptune, two servers of one's own...;
-//! the reason is printed as the project's skip notice), `<!-- cli-exit: N -->` expects exit
-//! status N, `<!-- cli-server: tinkerpop3 -->` (or `janusgraph`) runs the block against a
-//! TinkerPop 3.7.3 server (env `GREMLIN_WS_URL_373`) or a JanusGraph 1.1.0 one (env
-//! `GREMLIN_WS_JANUSGRAPH_URL`) instead, in CI's TinkerPop 3 step, with
-//! `ws://127.0.0.1:8182/gremlin` replaced by that URL. `http://127.0.0.1:8182/gremlin` in a
-//! command is replaced by `GREMLIN_URL`, which is also the environment of each command (so
-//! `--url` may be left out). Commands run in a fresh temporary directory; pipes, redirections
-//! and `$(...)` are refused, so that an example is one command that can be pasted as it is.
+//! HTML comments on the lines before the fence change that: `<!-- cli-exit: N -->` expects
+//! exit status N; `<!-- cli-server: NAME [URL] -->` (one line per server; several for one
+//! block) runs the block in CI's TinkerPop 3 step against the server NAME instead, `URL` as
+//! the block writes it (default `ws://127.0.0.1:8182/gremlin` for `tinkerpop3` and
+//! `janusgraph`, `http://127.0.0.1:8182/gremlin` for `load`) replaced by that server's URL
+//! (see [`Server`]): TinkerPop 3.7.3 (env `GREMLIN_WS_URL_373`), JanusGraph 1.1.0 (env
+//! `GREMLIN_WS_JANUSGRAPH_URL`) or the 4.0 server whose graph the tests may clear (env
+//! `GREMLIN_LOAD_URL`). A block that names `load` and one other server is a copy: it starts on
+//! the load graph emptied and must leave there as many vertices and edges as the other server
+//! has. `http://127.0.0.1:8182/gremlin` in an unmarked block is replaced by `GREMLIN_URL`,
+//! which is also the environment of each command (of a marked block: its first server's URL),
+//! so `--url` may be left out. Each command runs with dummy static AWS credentials in its
+//! environment (so that `--sigv4`'s default credential chain stops at them and never asks the
+//! network) and must not print their secret key or session token. Each block runs in a fresh
+//! temporary directory; pipes, redirections and `$(...)` are refused, so that an example is
+//! one command that can be pasted as it is.
 
+use graphbinary_client::Client;
+use graphbinary_testkit::results::Sent;
 use graphbinary_testkit::{gremlin_server, servers3};
 
 use std::io::Read;
@@ -28,37 +36,88 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The URL the pages write, replaced by `GREMLIN_URL`.
+/// The URL the pages write for the 4.0 server, replaced by `GREMLIN_URL` in an unmarked
+/// block; the default URL of `cli-server: load`.
 const PAGE_URL: &str = "http://127.0.0.1:8182/gremlin";
 
-/// The URL the pages write for a TinkerPop 3 server, replaced by the URL of the block's
-/// [`Ws3`] server.
+/// The default URL of `cli-server: tinkerpop3` / `janusgraph`.
 const PAGE_WS_URL: &str = "ws://127.0.0.1:8182/gremlin";
 
-/// The TinkerPop 3 server a block marked `cli-server: NAME` runs against.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Ws3 {
-    /// Gremlin Server 3.7.3 with the modern graph (env `GREMLIN_WS_URL_373`).
+/// The dummy AWS credentials of every command's environment (env provider, the first of the
+/// default chain): the secret and the token must never be printed.
+const AWS_ACCESS_KEY_ID: &str = "AKIDGUIDECLIEXAMPLE";
+const AWS_SECRET_ACCESS_KEY: &str = "guide-cli-secret-Xk3Jq8Vw2Rt5Ly7Nz0";
+const AWS_SESSION_TOKEN: &str = "guide-cli-session-token-Pf4Hs9Dm1Qc6Bw2Ez8";
+
+/// A server a block marked `cli-server: NAME` runs against (CI's TinkerPop 3 step starts
+/// them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Server {
+    /// Gremlin Server 3.7.3 with the modern graph (env `GREMLIN_WS_URL_373`): read only, the
+    /// graph is shared.
     TinkerPop3,
     /// JanusGraph 1.1.0 in memory with the modern graph (env `GREMLIN_WS_JANUSGRAPH_URL`).
     JanusGraph,
+    /// A Gremlin Server 4.0 whose graph `g` the tests may clear (env `GREMLIN_LOAD_URL`, the
+    /// e2e tests' load server).
+    Load,
 }
 
-impl Ws3 {
-    fn parse(name: &str) -> Option<Ws3> {
+impl Server {
+    const ALL: [Server; 3] = [Server::TinkerPop3, Server::JanusGraph, Server::Load];
+
+    fn parse(name: &str) -> Option<Server> {
         match name {
-            "tinkerpop3" => Some(Ws3::TinkerPop3),
-            "janusgraph" => Some(Ws3::JanusGraph),
+            "tinkerpop3" => Some(Server::TinkerPop3),
+            "janusgraph" => Some(Server::JanusGraph),
+            "load" => Some(Server::Load),
             _ => None,
         }
     }
 
     fn var(self) -> &'static str {
         match self {
-            Ws3::TinkerPop3 => "GREMLIN_WS_URL_373",
-            Ws3::JanusGraph => "GREMLIN_WS_JANUSGRAPH_URL",
+            Server::TinkerPop3 => "GREMLIN_WS_URL_373",
+            Server::JanusGraph => "GREMLIN_WS_JANUSGRAPH_URL",
+            Server::Load => "GREMLIN_LOAD_URL",
         }
     }
+
+    fn what(self) -> &'static str {
+        match self {
+            Server::TinkerPop3 => "TinkerPop 3.7.3 with the modern graph",
+            Server::JanusGraph => "JanusGraph 1.1.0 with the modern graph",
+            Server::Load => "a 4.0 server whose graph the test may clear",
+        }
+    }
+
+    /// The URL a block stands for this server with when its marker gives none.
+    fn page_url(self) -> &'static str {
+        match self {
+            Server::TinkerPop3 | Server::JanusGraph => PAGE_WS_URL,
+            Server::Load => PAGE_URL,
+        }
+    }
+}
+
+/// The value of a `cli-server:` marker, `NAME [URL]`, or why it is malformed.
+fn server_marker(value: &str) -> Result<(Server, String), String> {
+    let mut words = value.split_whitespace();
+    let name = words.next().unwrap_or("");
+    let server = Server::parse(name).ok_or_else(|| {
+        format!("cli-server is tinkerpop3, janusgraph or load (then a URL), not {name:?}")
+    })?;
+    let url = words.next().unwrap_or(server.page_url());
+    if !["ws://", "wss://", "http://", "https://"]
+        .iter()
+        .any(|s| url.starts_with(s))
+    {
+        return Err(format!("cli-server {name}: {url:?} is not a URL"));
+    }
+    if let Some(extra) = words.next() {
+        return Err(format!("cli-server {name} {url}: unexpected {extra:?}"));
+    }
+    Ok((server, url.to_owned()))
 }
 
 /// How long one example may run.
@@ -77,10 +136,11 @@ struct Example {
     input: String,
     /// The exit status expected.
     exit: i32,
-    /// Why it is not run, if it is not.
-    skip: Option<String>,
-    /// The TinkerPop 3 server it runs against, if not the 4.0 one.
-    server: Option<Ws3>,
+    /// `file:line` of its block's fence: the commands of a block run in one directory.
+    block: String,
+    /// The servers its block names (`cli-server`), each with the URL that stands for it;
+    /// empty for the 4.0 server of `GREMLIN_URL`.
+    servers: Vec<(Server, String)>,
 }
 
 fn repo_root() -> PathBuf {
@@ -143,21 +203,14 @@ fn examples(file: &str, text: &str) -> Vec<Example> {
                 i + 1
             );
             match name {
-                "skip" => assert!(
-                    !value.is_empty(),
-                    "{file}:{}: cli-skip needs a reason",
-                    i + 1
-                ),
                 "exit" => {
                     value
                         .parse::<i32>()
                         .unwrap_or_else(|_| panic!("{file}:{}: cli-exit needs a number", i + 1));
                 }
-                "server" => assert!(
-                    Ws3::parse(value).is_some(),
-                    "{file}:{}: cli-server is tinkerpop3 or janusgraph, not {value:?}",
-                    i + 1
-                ),
+                "server" => {
+                    server_marker(value).unwrap_or_else(|e| panic!("{file}:{}: {e}", i + 1));
+                }
                 other => panic!("{file}:{}: unknown marker cli-{other}", i + 1),
             }
         }
@@ -170,15 +223,26 @@ fn examples(file: &str, text: &str) -> Vec<Example> {
                 continue;
             }
         };
-        let (mut skip, mut exit, mut server) = (None, 0, None);
+        let (mut exit, mut servers) = (0, Vec::new());
         for above in lines[..i].iter().rev().map_while(|l| marker(l)) {
             match above {
-                ("skip", why) => skip = Some(why.to_owned()),
                 ("exit", n) => exit = n.parse().unwrap(),
-                ("server", name) => server = Ws3::parse(name),
+                ("server", value) => servers.insert(0, server_marker(value).unwrap()),
                 _ => {}
             }
         }
+        let block = format!("{file}:{}", i + 1);
+        for (n, (s, url)) in servers.iter().enumerate() {
+            assert!(
+                servers[..n].iter().all(|(t, u)| t != s && u != url),
+                "{block}: two cli-server markers name {s:?} or {url}"
+            );
+        }
+        assert!(
+            !servers.iter().any(|(s, _)| *s == Server::Load) || servers.len() == 2,
+            "{block}: a block that names `load` is a copy: it names one other server, the source"
+        );
+        let first = out.len();
         i += 1;
         let mut typing = false;
         while i < lines.len() && !lines[i].trim_start().starts_with("```") {
@@ -198,8 +262,8 @@ fn examples(file: &str, text: &str) -> Vec<Example> {
                         output: Vec::new(),
                         input: String::new(),
                         exit,
-                        skip: skip.clone(),
-                        server,
+                        block: block.clone(),
+                        servers: servers.clone(),
                     });
                 }
                 // Output of the last command of a console block (not of another program's).
@@ -235,6 +299,16 @@ fn examples(file: &str, text: &str) -> Vec<Example> {
                 _ => {}
             }
             i += 1;
+        }
+        // A URL a marker names must be in the block (a default one may be left out).
+        for (s, url) in &servers {
+            assert!(
+                url == s.page_url()
+                    || out[first..]
+                        .iter()
+                        .any(|e| e.args.iter().any(|a| a.contains(url.as_str()))),
+                "{block}: cli-server {s:?} names {url}, which no command of the block writes"
+            );
         }
         i += 1;
     }
@@ -338,17 +412,49 @@ fn split_reads_quotes_and_refuses_shell_syntax() {
 #[test]
 fn the_pages_have_examples_and_markers_parse() {
     let all = all_examples();
-    let run = all.iter().filter(|e| e.skip.is_none()).count();
+    let ours = all.iter().filter(|e| e.servers.is_empty()).count();
     // The guide's own: connecting, errors, results, timeouts (README's and cli.md's too).
-    assert!(run >= 4, "only {run} runnable examples found: {all:#?}");
+    assert!(
+        ours >= 4,
+        "only {ours} examples for the 4.0 server found: {all:#?}"
+    );
     assert!(
         all.iter().any(|e| !e.output.is_empty()),
         "no example shows its output"
     );
     assert!(all.iter().any(|e| e.exit != 0), "no cli-exit example");
+    for s in Server::ALL {
+        assert!(
+            all.iter().any(|e| e.servers.iter().any(|(t, _)| *t == s)),
+            "no block marked `cli-server` for {s:?}: the guide shows one of each"
+        );
+    }
+    // The Neptune page's `--sigv4`, mapped from its cluster's wss:// URL.
+    assert!(
+        all.iter().any(|e| e.args.iter().any(|a| a == "--sigv4")
+            && e.servers.iter().any(|(_, u)| u.starts_with("wss://"))),
+        "no `--sigv4` example with a wss:// URL of its own"
+    );
+    assert_eq!(
+        server_marker("load http://new-server:8182/gremlin").unwrap(),
+        (Server::Load, "http://new-server:8182/gremlin".to_owned())
+    );
+    assert_eq!(
+        server_marker("janusgraph").unwrap(),
+        (Server::JanusGraph, PAGE_WS_URL.to_owned())
+    );
+    for bad in [
+        "neptune",
+        "load new-server",
+        "tinkerpop3 ws://a:1/g extra",
+        "",
+    ] {
+        assert!(server_marker(bad).is_err(), "{bad:?}");
+    }
 }
 
-/// Runs `graphbinary args` in `dir` with `GREMLIN_URL` set, `input` on stdin: (exit status,
+/// Runs `graphbinary args` in `dir` with `GREMLIN_URL` set to `url`, the dummy AWS
+/// credentials as the only ones the default chain can find, `input` on stdin: (exit status,
 /// stdout, stderr). Fails after [`EXAMPLE_TIMEOUT`].
 fn run(
     at: &str,
@@ -363,6 +469,28 @@ fn run(
         .env("GREMLIN_URL", url)
         .env("NO_COLOR", "1")
         .env_remove("GREMLIN_PASSWORD");
+    // The default chain: env first, which these answer; nothing else of the machine's (a
+    // profile, a role, a container's or an instance's credentials) is looked at or asked.
+    for var in [
+        "AWS_PROFILE",
+        "AWS_DEFAULT_PROFILE",
+        "AWS_ROLE_ARN",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("AWS_ACCESS_KEY_ID", AWS_ACCESS_KEY_ID)
+        .env("AWS_SECRET_ACCESS_KEY", AWS_SECRET_ACCESS_KEY)
+        .env("AWS_SESSION_TOKEN", AWS_SESSION_TOKEN)
+        .env("AWS_CONFIG_FILE", dir.join("no-aws-config"))
+        .env(
+            "AWS_SHARED_CREDENTIALS_FILE",
+            dir.join("no-aws-credentials"),
+        )
+        .env("AWS_EC2_METADATA_DISABLED", "true");
     let (mut child, writer) = crate::bin::spawn(&mut cmd, input.as_bytes().to_vec());
     let read = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
@@ -389,25 +517,62 @@ fn run(
     (status.code(), out.join().unwrap(), err.join().unwrap())
 }
 
-/// Runs `examples`, `page_url` in their arguments replaced by `url` (also their
-/// `GREMLIN_URL`), skipping those marked `cli-skip`; fails listing every example that exited
-/// otherwise than its page says or did not print a line it shows. Returns how many ran.
-fn run_all(test: &str, examples: &[&Example], page_url: &str, url: &str) -> usize {
+/// The examples in runs of one block each, in page order.
+fn blocks<'a>(examples: impl Iterator<Item = &'a Example>) -> Vec<Vec<&'a Example>> {
+    let mut out: Vec<Vec<&Example>> = Vec::new();
+    for e in examples {
+        match out.last_mut() {
+            Some(b) if b[0].block == e.block => b.push(e),
+            _ => out.push(vec![e]),
+        }
+    }
+    out
+}
+
+/// Runs the commands of one block in a fresh temporary directory, each URL of `urls` (as the
+/// page writes it, the server's) replaced in their arguments and expected output, `GREMLIN_URL`
+/// the first server's. Returns how many ran and a message for each that exited otherwise than
+/// its page says, did not print a line it shows, or printed the dummy AWS secret or token.
+fn run_block(block: &[&Example], urls: &[(String, String)]) -> (usize, Vec<String>) {
+    let name: String = block[0]
+        .block
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
     let dir = std::env::temp_dir().join(format!(
-        "graphbinary-guide-cli-{}-{test}",
+        "graphbinary-guide-cli-{}-{name}",
         std::process::id()
     ));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let (mut ran, mut skipped, mut failures) = (0, 0, Vec::new());
-    for e in examples {
-        if let Some(why) = &e.skip {
-            gremlin_server::skip::skipped(&format!("guide_cli {}", e.at), why);
-            skipped += 1;
+    let replace = |text: &str| {
+        urls.iter()
+            .fold(text.to_owned(), |t, (page, url)| t.replace(page, url))
+    };
+    let (mut ran, mut failures) = (0, Vec::new());
+    for e in block {
+        let args: Vec<String> = e.args.iter().map(|a| replace(a)).collect();
+        if args.iter().any(|a| a == "--sigv4") && !cfg!(feature = "sigv4-aws-config") {
+            failures.push(format!(
+                "{}: `graphbinary {}` needs graphbinary-client's feature `sigv4-aws-config` \
+                 (its `--sigv4`), and this test binary was built without it: cargo test -p \
+                 graphbinary-client --features graphbinary-client/sigv4-aws-config --test cli \
+                 -- guide_cli::",
+                e.at,
+                e.args.join(" ")
+            ));
             continue;
         }
-        let args: Vec<String> = e.args.iter().map(|a| a.replace(page_url, url)).collect();
-        let (code, stdout, stderr) = run(&e.at, &args, &e.input, url, &dir);
+        let (code, stdout, stderr) = run(&e.at, &args, &e.input, &urls[0].1, &dir);
         ran += 1;
+        for secret in [AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN] {
+            if stdout.contains(secret) || stderr.contains(secret) {
+                failures.push(format!(
+                    "{}: graphbinary {args:?} printed an AWS secret of its environment",
+                    e.at
+                ));
+            }
+        }
         if code != Some(e.exit) {
             failures.push(format!(
                 "{}: graphbinary {args:?} exited {code:?}, the page expects {}\nstdout: {stdout}\nstderr: {stderr}",
@@ -418,7 +583,7 @@ fn run_all(test: &str, examples: &[&Example], page_url: &str, url: &str) -> usiz
         let session = !e.input.is_empty();
         for want in &e.output {
             // The banner of a session names its URL.
-            let want = &want.replace(page_url, url);
+            let want = &replace(want);
             let seen = |text: &str| text.lines().any(|l| l.trim() == want);
             if !(seen(&stdout) || session && seen(&stderr)) {
                 failures.push(format!(
@@ -429,12 +594,7 @@ fn run_all(test: &str, examples: &[&Example], page_url: &str, url: &str) -> usiz
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    eprintln!(
-        "guide_cli {test}: {ran} examples run, {skipped} skipped, {} failed",
-        failures.len()
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    ran
+    (ran, failures)
 }
 
 #[tokio::test]
@@ -446,28 +606,120 @@ async fn every_cli_example_runs_against_the_server() {
     {
         return;
     }
-    let url = gremlin_server::url();
-    let ours: Vec<&Example> = all.iter().filter(|e| e.server.is_none()).collect();
-    let ran = run_all("tinkerpop4", &ours, PAGE_URL, &url);
+    let urls = [(PAGE_URL.to_owned(), gremlin_server::url())];
+    let (mut ran, mut failures) = (0, Vec::new());
+    for block in blocks(all.iter().filter(|e| e.servers.is_empty())) {
+        let (n, f) = run_block(&block, &urls);
+        ran += n;
+        failures.extend(f);
+    }
+    eprintln!(
+        "guide_cli tinkerpop4: {ran} examples run, {} failed",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(ran > 0, "no example ran");
 }
 
-/// The blocks marked `cli-server: tinkerpop3` / `janusgraph`, against those servers (CI's
-/// TinkerPop 3 step sets their env vars; the plain test step reports a skip).
-#[test]
-fn ws3_examples_run_against_tinkerpop3_and_janusgraph() {
+/// A client of `url` for the copy's counts.
+fn count_client(url: &str) -> Client {
+    Client::builder(url)
+        .connect_timeout(Duration::from_secs(5))
+        .read_timeout(Duration::from_secs(60))
+        .build()
+        .expect("a client")
+}
+
+/// How many vertices and edges the graph `g` of `c` has.
+async fn counts(c: &Client) -> (i64, i64) {
+    (
+        c.submit("g.V().count()").expect_one::<i64>().await,
+        c.submit("g.E().count()").expect_one::<i64>().await,
+    )
+}
+
+/// Empties the graph `g` of the load server.
+async fn clear(c: &Client) {
+    c.submit("g.E().drop()").expect_all().await;
+    c.submit("g.V().drop()").expect_all().await;
+    assert_eq!(counts(c).await, (0, 0), "the load graph did not empty");
+}
+
+/// The blocks marked `cli-server`, against their servers (CI's TinkerPop 3 step sets their env
+/// vars; the plain test step reports a skip for each unset one). A copy (`load` and a source)
+/// starts on the load graph emptied and must leave the source's vertex and edge counts there;
+/// the graph is emptied again after. What guards that graph: this is the only test of the
+/// `cli` binary that writes to it, and the `e2e` binary's tests, which clear it too (under
+/// their `LOAD_GRAPH` lock), run in another process, never at once: cargo runs test binaries
+/// one after another.
+#[tokio::test]
+async fn ws3_examples_run_against_their_servers() {
     let all = all_examples();
-    for server in [Ws3::TinkerPop3, Ws3::JanusGraph] {
-        let theirs: Vec<&Example> = all.iter().filter(|e| e.server == Some(server)).collect();
-        assert!(
-            !theirs.is_empty(),
-            "no example marked for {server:?}: the guide shows one of each"
-        );
-        let test = format!("guide_cli ws3_examples ({server:?})");
-        let Some(url) = servers3::one(&test, server.var(), "a TinkerPop 3 server") else {
+    let urls: Vec<(Server, Option<String>)> = Server::ALL
+        .iter()
+        .map(|&s| {
+            let test = format!("guide_cli ws3_examples ({s:?})");
+            (s, servers3::one(&test, s.var(), s.what()))
+        })
+        .collect();
+    let url_of = |s: Server| {
+        urls.iter()
+            .find(|(t, _)| *t == s)
+            .and_then(|(_, u)| u.clone())
+    };
+    let (mut ran, mut failures, mut not_run) = (0, Vec::new(), 0);
+    for block in blocks(all.iter().filter(|e| !e.servers.is_empty())) {
+        let servers = &block[0].servers;
+        let map: Option<Vec<(String, String)>> = servers
+            .iter()
+            .map(|(s, page)| url_of(*s).map(|u| (page.clone(), u)))
+            .collect();
+        // A server unset: its notice is given above.
+        let Some(map) = map else {
+            not_run += block.len();
             continue;
         };
-        let ran = run_all(&format!("{server:?}"), &theirs, PAGE_WS_URL, &url);
-        assert!(ran > 0, "no {server:?} example ran");
+        let copy = servers.iter().any(|(s, _)| *s == Server::Load).then(|| {
+            let source = servers.iter().find(|(s, _)| *s != Server::Load).unwrap().0;
+            (
+                count_client(&url_of(source).unwrap()),
+                count_client(&url_of(Server::Load).unwrap()),
+            )
+        });
+        if let Some((_, load)) = &copy {
+            clear(load).await;
+        }
+        let (n, f) = run_block(&block, &map);
+        ran += n;
+        failures.extend(f);
+        if let Some((source, load)) = &copy {
+            let want = counts(source).await;
+            assert!(
+                want.0 > 0 && want.1 > 0,
+                "{}: the source graph is empty",
+                block[0].block
+            );
+            let got = counts(load).await;
+            if got != want {
+                failures.push(format!(
+                    "{}: the copy holds {} vertices and {} edges, its source {} and {}",
+                    block[0].block, got.0, got.1, want.0, want.1
+                ));
+            }
+            eprintln!(
+                "guide_cli {}: copied {} vertices, {} edges",
+                block[0].block, got.0, got.1
+            );
+            clear(load).await;
+        }
     }
+    eprintln!(
+        "guide_cli ws3_examples: {ran} examples run, {not_run} not run (a server unset), {} failed",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(
+        ran > 0 || urls.iter().any(|(_, u)| u.is_none()),
+        "every server is set and no example ran"
+    );
 }

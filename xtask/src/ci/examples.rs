@@ -20,7 +20,7 @@ struct Example<'a> {
 }
 
 /// Builds every example (dev profile) and returns the directory of their executables: with
-/// the features of the test step ([`super::CI_FEATURES`], which has `sigv4`), whose build
+/// the features of the test step ([`super::CI_FEATURES`], which have `sigv4`), whose build
 /// already holds them.
 fn build() -> Result<PathBuf> {
     let root = project_root();
