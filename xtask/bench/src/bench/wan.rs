@@ -287,6 +287,8 @@ fn verdicts(s: &mut String, o: &Outcome) -> Result<()> {
         .filter_map(|line| match line.ours_vs_best() {
             Some((r, who)) if r < 1.0 => Some(format!("{} ({} {r:.2}x)", line.label, short(who))),
             None if line.get("rust").is_none() => Some(format!("{} (ours failed)", line.label)),
+            // No peer measured (not set up, or every one failed): not a win.
+            None => Some(format!("{} (no peer measured)", line.label)),
             _ => None,
         })
         .collect();
@@ -869,6 +871,45 @@ mod tests {
             "{t}"
         );
         assert!(!t.contains("256 sized 0.91x (out of reach"), "{t}");
+        assert!(t.ends_with("**not met**"), "{t}");
+    }
+
+    /// A row where no peer was measured counts against "ours fastest in every row" (a run
+    /// whose peers were not set up once printed "13 of 13: met").
+    #[test]
+    fn a_row_without_peers_is_not_a_win() {
+        let o = Outcome {
+            spec: Spec::parse("1ms,none").unwrap(),
+            tp3: false,
+            fidelity: None,
+            big: Vec::new(),
+            sized: vec![
+                Line {
+                    label: "64 sized".into(),
+                    rate: true,
+                    cells: vec![("rust", Some(900.0)), ("go", None), ("java", None)],
+                    ceiling: None,
+                },
+                Line {
+                    label: "256 sized".into(),
+                    rate: true,
+                    cells: vec![("rust", Some(2000.0)), ("go", Some(1500.0))],
+                    ceiling: None,
+                },
+            ],
+            defaults: Vec::new(),
+            peers: true,
+        };
+        let mut s = String::new();
+        verdicts(&mut s, &o).unwrap();
+        let t = s
+            .lines()
+            .find(|l| l.contains("fastest in every row"))
+            .expect("a fastest verdict");
+        assert!(
+            t.contains("1 of 2, not in 64 sized (no peer measured)"),
+            "{t}"
+        );
         assert!(t.ends_with("**not met**"), "{t}");
     }
 
