@@ -132,6 +132,9 @@ struct Outcome {
 
 /// Runs the part: `port` is the Gremlin Server 4's (started if none answers).
 pub fn run(quick: bool, (port, port3): (u16, u16), rep: &mut Report, client: &Path) -> Result<()> {
+    // The peers of both generations (a `--only wan` run on a new machine had none; a peer
+    // that cannot be set up is a "failed" cell and its rows are not wins).
+    super::setup_sh(rep, &["java", "go", "python", "java3", "go3", "python3"])?;
     // Kept to the end: a server started here is stopped when it drops.
     let _server = server::ensure_running("modern", port)?;
     let target = format!("127.0.0.1:{port}");
