@@ -835,6 +835,26 @@ fn bytes(b: f64) -> String {
 mod tests {
     use super::*;
 
+    /// The verdict line containing `what` of a TinkerPop 4 setting `spec` whose pool-sized
+    /// lines are `sized`.
+    fn verdict(spec: &str, sized: Vec<Line>, what: &str) -> String {
+        let o = Outcome {
+            spec: Spec::parse(spec).unwrap(),
+            tp3: false,
+            fidelity: None,
+            big: Vec::new(),
+            sized,
+            defaults: Vec::new(),
+            peers: true,
+        };
+        let mut s = String::new();
+        verdicts(&mut s, &o).unwrap();
+        s.lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("no verdict with {what:?} in {s}"))
+            .to_owned()
+    }
+
     /// A throughput target above the link's ceiling is named out of reach; one below it is
     /// only not met.
     #[test]
@@ -845,24 +865,14 @@ mod tests {
             cells: vec![("rust", Some(ours)), ("go", Some(go))],
             ceiling: Some(ceiling),
         };
-        let o = Outcome {
-            spec: Spec::parse("30ms,200mbit").unwrap(),
-            tp3: false,
-            fidelity: None,
-            big: Vec::new(),
-            sized: vec![
+        let t = verdict(
+            "30ms,200mbit",
+            vec![
                 line("64 sized", 883.0, 934.6, 1041.7),
                 line("256 sized", 2900.0, 3200.0, 4166.7),
             ],
-            defaults: Vec::new(),
-            peers: true,
-        };
-        let mut s = String::new();
-        verdicts(&mut s, &o).unwrap();
-        let t = s
-            .lines()
-            .find(|l| l.contains("pools sized"))
-            .expect("a throughput verdict");
+            "pools sized",
+        );
         assert!(
             t.contains(
                 "64 sized 0.94x (out of reach: 1.2x Go is 1.1 k, above the link's ceiling 1.0 k)"
@@ -881,12 +891,9 @@ mod tests {
     /// whose peers were not set up once printed "13 of 13: met").
     #[test]
     fn a_row_without_peers_is_not_a_win() {
-        let o = Outcome {
-            spec: Spec::parse("1ms,none").unwrap(),
-            tp3: false,
-            fidelity: None,
-            big: Vec::new(),
-            sized: vec![
+        let t = verdict(
+            "1ms,none",
+            vec![
                 Line {
                     label: "64 sized".into(),
                     rate: true,
@@ -900,15 +907,8 @@ mod tests {
                     ceiling: None,
                 },
             ],
-            defaults: Vec::new(),
-            peers: true,
-        };
-        let mut s = String::new();
-        verdicts(&mut s, &o).unwrap();
-        let t = s
-            .lines()
-            .find(|l| l.contains("fastest in every row"))
-            .expect("a fastest verdict");
+            "fastest in every row",
+        );
         assert!(
             t.contains("1 of 2, not in 64 sized (no peer measured)"),
             "{t}"
