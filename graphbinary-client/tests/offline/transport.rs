@@ -142,8 +142,10 @@ async fn sends_exactly_one_accept_encoding_and_the_protocol_headers() {
         "{req}"
     );
     assert!(lower.contains(" gremlin-rust."), "{req}");
+    // Compression on (the default) and no batch size: 8192 asked for
+    // (`ClientBuilder::compression`).
     assert!(
-        req.ends_with(r#"{"gremlin":"g.V().count()","parameters":"[x:1]"}"#),
+        req.ends_with(r#"{"batchSize":8192,"gremlin":"g.V().count()","parameters":"[x:1]"}"#),
         "{req}"
     );
 }
