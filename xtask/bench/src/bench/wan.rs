@@ -721,11 +721,13 @@ fn not_built(row: &Row, missing: &mut Vec<(&'static str, String)>) -> bool {
 }
 
 /// The measured floor: `runs` requests of `q` on one connection through `addr` (after one
-/// warm-up), each body read to its end and nothing decoded; their seconds.
+/// warm-up), each body read to its end and nothing decoded; their seconds. The request body is
+/// the one our client sends with compression `deflate` (its batch size included), so the drain
+/// asks the server for the same answer as the row it bounds.
 fn raw_drain(addr: SocketAddr, q: &str, deflate: bool, runs: usize) -> Result<Vec<f64>, String> {
     let mut c = TcpStream::connect(addr).map_err(|e| e.to_string())?;
     c.set_nodelay(true).map_err(|e| e.to_string())?;
-    let body = serde_json::json!({ "gremlin": q, "bulkResults": false }).to_string();
+    let body = ours_body(addr, q, deflate)?;
     let request = format!(
         "POST /gremlin HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
          Accept: application/vnd.graphbinary-v4.0\r\nAccept-Encoding: {}\r\n\
@@ -744,6 +746,15 @@ fn raw_drain(addr: SocketAddr, q: &str, deflate: bool, runs: usize) -> Result<Ve
         }
     }
     Ok(times)
+}
+
+/// The JSON body our client sends for `q` with compression `deflate`.
+fn ours_body(addr: SocketAddr, q: &str, deflate: bool) -> Result<String, String> {
+    let client = graphbinary_client::Client::builder(format!("http://{addr}/gremlin"))
+        .compression(deflate)
+        .build()
+        .map_err(|e| e.to_string())?;
+    Ok(client.request(q).body_json())
 }
 
 /// Reads one HTTP/1.1 response (a `Content-Length` or a chunked body) from `c`, leaving what
@@ -933,6 +944,11 @@ mod tests {
             .unwrap_or_default()
             .to_string();
         let running = link::spawn("127.0.0.1:0", &host, Spec::parse("1ms,none").unwrap()).unwrap();
+        // The drain asks for what ours asks for: the server's batches plain, ours deflated.
+        let plain = ours_body(running.addr(), "g.V()", false).unwrap();
+        assert!(!plain.contains("batchSize"), "{plain}");
+        let deflated = ours_body(running.addr(), "g.V()", true).unwrap();
+        assert!(deflated.contains("\"batchSize\":8192"), "{deflated}");
         for deflate in [false, true] {
             let times = raw_drain(running.addr(), "g.V()", deflate, 3).unwrap();
             assert_eq!(times.len(), 3);
