@@ -8,11 +8,12 @@ use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio::task::JoinSet;
 
 use super::bound::{bound, Bound, ROWS};
+use super::rows::listed;
 use super::typed::{append, match_probe, On};
 use super::{GraphTraversal, GraphTraversalSource, __};
 use crate::client::{Client, Error, RetryPolicy, TransportKind};
 use crate::element::{Element, RawMerge, WriteOp, Written};
-use crate::lang::tokens::{Merge, Scope, Token, T};
+use crate::lang::tokens::{Token, T};
 use crate::lang::Lit;
 use crate::value::Value;
 
@@ -175,24 +176,24 @@ enum Msg {
 ///
 /// # Requests
 ///
-/// Adds and upserts go in separate requests; a request takes one of three forms:
+/// Adds and upserts go in separate requests. A request of merges that share a shape (raw
+/// merges, or typed upserts whose properties are single values; all vertices or all edges,
+/// edges finding their ends alike) is one merge step over the batch's rows,
+/// `inject(rows).unfold().as("m").mergeV(__.select("m").select("s")).option(..)...`, where the
+/// chained form has one step per item:
 ///
-/// * over `http://` (gremlin-lang), raw merges, all `mergeV` or all `mergeE`: one step over a
-///   list literal of the rows, `g.inject([row,...]).unfold().as("m")
-///   .mergeV(__.select("m").select("s")).option(Merge.onCreate,__.select("m").select("c"))...`,
-///   each value the literal of its exact type (gremlin-lang 4.0.0-beta.3 takes no parameter in
-///   `inject`): the server runs one step where the chained form has one per item;
-/// * over `ws://` (TinkerPop 3), raw merges, or typed upserts whose properties are single
-///   values, all vertices or all edges: the same step over one constant script and one binding
-///   holding the rows (`inject(rows).unfold().as('m').mergeV(select('m').select('s'))...`):
-///   Groovy compiles each distinct script, so the chained form is compiled for every batch and
-///   this one once (air-routes into 3.7.3: 22.6 s this way; the chained form had not finished
-///   after 2 minutes);
-/// * anything else (adds, typed upserts over `http://`, a request mixing vertices and edges, a
-///   merge whose search, `onCreate` or `onMatch` is not a map literal): one chained traversal,
-///   `g.inject(0).mergeV(..).option(..).mergeV(..)...`, each value the literal of its exact
-///   type (gremlin-lang over `http://`; Groovy over `ws://`, with a binding for each literal
-///   Groovy has no form for).
+/// * over `http://` (gremlin-lang), the rows are one list literal, each value the literal of
+///   its exact type (gremlin-lang 4.0.0-beta.3 takes no parameter in `inject`);
+/// * over `ws://` (TinkerPop 3), the script is constant and the rows are one binding: Groovy
+///   compiles each distinct script, so the chained form is compiled for every batch and this
+///   one once (air-routes into 3.7.3: 22.6 s this way; the chained form had not finished after
+///   2 minutes).
+///
+/// Anything else (adds, a request mixing vertices and edges, a typed upsert that drops or
+/// replaces a multi-valued property, a merge whose search, `onCreate` or `onMatch` is not a
+/// map literal) is one chained traversal, `g.inject(0).mergeV(..).option(..).mergeV(..)...`,
+/// each value the literal of its exact type (gremlin-lang over `http://`; Groovy over `ws://`,
+/// with a binding for each literal Groovy has no form for).
 ///
 /// Items run in order within a request; requests run concurrently, so an edge whose ends are
 /// written by the same writer should be pushed after [`BatchWriter::flush`] has returned for
@@ -516,8 +517,19 @@ enum Probe {
     /// per-item lookup is a step of its own for the server: on Gremlin Server 4.0.0-beta.3 this
     /// one halved the server's time for air-routes' vertices (0.7 s of CPU against 1.3 s).
     Ids,
-    /// The list form's count of the rows it created ([`listed`]).
+    /// The row form's count of the rows it created ([`super::rows`]).
     Created,
+}
+
+impl Probe {
+    /// The row form's probe: its count of the rows created, when counting.
+    fn created(count_matches: bool) -> Probe {
+        if count_matches {
+            Probe::Created
+        } else {
+            Probe::None
+        }
+    }
 }
 
 /// The ids of a batch of vertex merges searched by id alone, when they are distinct.
@@ -542,79 +554,6 @@ fn merge_ids(items: &[(u64, WriteOp)]) -> Option<Vec<Lit>> {
     (!ids.is_empty()).then_some(ids)
 }
 
-/// The side-effect key of the list form's count of the rows it created.
-const CREATED_KEY: &str = "gbw_created";
-
-/// A request of raw merges in the list form (gremlin-lang): one `mergeV` (or `mergeE`) step
-/// over a list literal of rows `["s":search,"c":onCreate,"u":onMatch]`, an absent `onCreate` or
-/// `onMatch` an empty map (an empty `onCreate` creates from the search, an empty `onMatch`
-/// changes nothing), the rows created counted by the `onCreate` child, which runs only for
-/// them:
-///
-/// ```text
-/// g.withSideEffect("gbw_created",[]).inject([row,...]).unfold().as("m")
-///   .mergeV(__.select("m").select("s"))
-///   .option(Merge.onCreate,__.select("m").sideEffect(__.constant(1).aggregate("gbw_created")).select("c"))
-///   .option(Merge.onMatch,__.select("m").select("u"))
-///   .cap("gbw_created").count(Scope.local)
-/// ```
-///
-/// `None` unless every item is a raw `mergeV`, or every item a raw `mergeE`, whose search and
-/// maps are map literals.
-fn listed(
-    g: &GraphTraversalSource,
-    items: &[(u64, WriteOp)],
-    count_created: bool,
-) -> Option<GraphTraversal> {
-    let edge = matches!(items.first()?.1, WriteOp::MergeE(_));
-    let map = |l: &Option<Lit>| match l {
-        None => Some(Lit::Map(Vec::new())),
-        Some(l @ Lit::Map(_)) => Some(l.clone()),
-        Some(_) => None,
-    };
-    let mut rows = Vec::with_capacity(items.len());
-    for (_, op) in items {
-        let m = match op {
-            WriteOp::MergeV(m) if !edge => m,
-            WriteOp::MergeE(m) if edge => m,
-            _ => return None,
-        };
-        if !matches!(m.search, Lit::Map(_)) {
-            return None;
-        }
-        rows.push(Lit::Map(vec![
-            (Lit::from("s"), m.search.clone()),
-            (Lit::from("c"), map(&m.on_create)?),
-            (Lit::from("u"), map(&m.on_match)?),
-        ]));
-    }
-    let g = if count_created {
-        g.with_side_effect((CREATED_KEY, Lit::List(Vec::new())))
-    } else {
-        g.clone()
-    };
-    let t = g.inject((Lit::List(rows),)).unfold().as_("m");
-    let search = __::select("m").select("s");
-    let t = if edge {
-        t.merge_e(search)
-    } else {
-        t.merge_v(search)
-    };
-    let create = if count_created {
-        __::select("m").side_effect(__::constant(1).aggregate(CREATED_KEY))
-    } else {
-        __::select("m")
-    };
-    let t = t
-        .option((Merge::OnCreate, create.select("c")))
-        .option((Merge::OnMatch, __::select("m").select("u")));
-    Some(if count_created {
-        t.cap(CREATED_KEY).count(Scope::Local)
-    } else {
-        t.count(())
-    })
-}
-
 /// The traversal of one request, and how it counts matches: over gremlin-lang (`lang`), a
 /// request of raw merges in the list form ([`listed`]), else the chained form.
 fn batch_traversal(
@@ -623,13 +562,8 @@ fn batch_traversal(
     count_matches: bool,
     lang: bool,
 ) -> (GraphTraversal, Probe) {
-    if let Some(t) = listed(g, items, count_matches).filter(|_| lang) {
-        let probe = if count_matches {
-            Probe::Created
-        } else {
-            Probe::None
-        };
-        return (t, probe);
+    if let Some(t) = lang.then(|| listed(g, items, count_matches)).flatten() {
+        return (t, Probe::created(count_matches));
     }
     let mut t = g.inject(0);
     let mut probe = Probe::None;
@@ -654,6 +588,14 @@ fn batch_traversal(
     (t, probe)
 }
 
+/// How one request is sent.
+enum Form<'a> {
+    /// The one-binding form, to a TinkerPop 3 client ([`super::bound`]).
+    Bound(&'a Client, Bound),
+    /// A traversal: the list form or the chained form ([`batch_traversal`]).
+    Traversal(GraphTraversal),
+}
+
 /// Sends a request of `items` with its retries.
 async fn send(
     g: &GraphTraversalSource,
@@ -662,19 +604,23 @@ async fn send(
 ) -> Outcome {
     let adds = items.iter().any(|(_, op)| matches!(op, WriteOp::Add(_)));
     let (client, alias) = g.client_and_alias();
-    let one_binding = client
-        .filter(|c| c.is_tinkerpop3())
-        .and_then(|c| Some((c, bound(&items, options.count_matches)?)));
-    let lang = !client.is_some_and(|c| c.is_tinkerpop3());
-    let (t, probe) = batch_traversal(g, &items, options.count_matches, lang);
+    // The one-binding form on TinkerPop 3 when the batch takes it, else a traversal.
+    let tp3 = client.filter(|c| c.is_tinkerpop3());
+    let (form, probe) = match tp3.and_then(|c| Some((c, bound(&items, options.count_matches)?))) {
+        Some((c, b)) => (Form::Bound(c, b), Probe::created(options.count_matches)),
+        None => {
+            let (t, probe) = batch_traversal(g, &items, options.count_matches, tp3.is_none());
+            (Form::Traversal(t), probe)
+        }
+    };
     let span = tracing::debug_span!("gremlin.batch", items = items.len(), adds);
     let _ = &span;
     let mut attempts = 0;
     loop {
         attempts += 1;
         let started = tokio::time::Instant::now();
-        let result = match &one_binding {
-            Some((client, Bound { script, rows })) => {
+        let result = match &form {
+            Form::Bound(client, Bound { script, rows }) => {
                 let req = client
                     .request(script.clone())
                     .g(alias)
@@ -683,15 +629,13 @@ async fn send(
                 let all = async { req.send().await?.all().await };
                 tracing::Instrument::instrument(all, span.clone()).await
             }
-            None => tracing::Instrument::instrument(t.clone().to_list(), span.clone()).await,
+            Form::Traversal(t) => {
+                tracing::Instrument::instrument(t.clone().to_list(), span.clone()).await
+            }
         };
         match result {
             Ok(values) => {
-                let counts = if one_binding.is_some() && options.count_matches {
-                    // The rows created; the others matched.
-                    let created = values.first().and_then(Value::as_i64).unwrap_or(0) as u64;
-                    (created, (items.len() as u64).saturating_sub(created))
-                } else if probe == Probe::Each {
+                let counts = if probe == Probe::Each {
                     counts(&values)
                 } else if probe == Probe::Created {
                     let created = numbers(&values).min(items.len() as u64);

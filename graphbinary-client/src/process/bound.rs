@@ -1,41 +1,25 @@
-//! The batch writer's one-binding form for TinkerPop 3 servers: a request of upserts as one
+//! The batch writer's one-binding form for TinkerPop 3 servers: a request of merges as one
 //! constant Groovy script and one binding holding the batch's rows.
 //!
 //! A TinkerPop 3 server compiles each distinct script it evaluates (Groovy), and caches it by
 //! its text. The chained form (`g.inject(0).mergeV([...]).option(..).mergeV(..)...` with every
 //! value a literal) is a new script for every batch, so every batch is compiled; here the text
-//! depends only on the batch's shape (vertices or edges, end lookups, counting), so it is
-//! compiled once, and the rows travel as GraphBinary 1 data:
-//!
-//! ```text
-//! g.withSideEffect('gbw_created',[]).inject(_gbw_rows).unfold().as('m')
-//!   .mergeV(select('m').select('s'))
-//!   .option(Merge.onCreate, select('m').sideEffect(constant(1).aggregate('gbw_created')).select('c'))
-//!   .option(Merge.onMatch, select('m').select('u'))
-//!   .cap('gbw_created').count(local)
-//! ```
-//!
-//! Each row is a map: `s` the search map, `c` and `u` the `onCreate` and `onMatch` maps (empty
-//! when the item has none: an empty `onCreate` creates from the search, an empty `onMatch`
-//! changes nothing), `cc` / `uc` the cardinality of the entries of `c` / `u` that had one
-//! (GraphBinary 1 has no type for `Cardinality.set(value)`: the script wraps those values
-//! back, before the traversal), `o` / `i` the end lookups of an edge whose ends are found by
-//! key (`Merge.outV` / `Merge.inV`). The `select('m')` form (not `select('s')` on the incoming
-//! map) is the one that runs alike on 3.7 and on 3.8, where option children see the merged
-//! element. The rows created are counted by the `onCreate` child, which runs only for them.
-//!
-//! Items that do not take this form (plain adds, typed upserts that drop or replace
-//! multi-valued properties, values with no GraphBinary 1 type, a batch mixing vertices and
-//! edges or end lookups) are sent in the chained form.
+//! depends only on the batch's [`Shape`] (vertices or edges, end lookups, counting), so it is
+//! compiled once, and the rows travel as GraphBinary 1 data. The script is the merge step over
+//! rows of [`super::rows`] (`inject(gbw_rows)`), after a prelude: GraphBinary 1 has no type for
+//! `Cardinality.set(value)`, so a row's `c` / `u` values that had a cardinality travel plain,
+//! their cardinalities in `cc` / `uc` under the same keys, and the prelude wraps them back
+//! before the traversal.
 
-use super::typed::{edge_upsert_parts, vertex_upsert_parts};
+use super::arg::GValue;
+use super::rows::{rows, traversal, Row, Shape};
+use super::GraphTraversalSource;
 use crate::element::WriteOp;
-use crate::lang::tokens::{Cardinality, Merge};
 use crate::lang::Lit;
 use crate::value::Value;
 
 /// The binding that holds the rows.
-pub(super) const ROWS: &str = "_gbw_rows";
+pub(super) const ROWS: &str = "gbw_rows";
 
 /// A batch in its one-binding form: the script and the rows.
 pub(super) struct Bound {
@@ -43,35 +27,23 @@ pub(super) struct Bound {
     pub(super) rows: Value,
 }
 
-/// One item as a row, and its shape: `(edge, end lookups (out, in), row)`.
-struct Row {
-    edge: bool,
-    ends: (bool, bool),
-    value: Value,
-}
-
-/// The batch as one binding, when every item takes that form and they share a shape.
+/// The batch as one binding, when every item takes the row form, they share a shape, and
+/// every value has a GraphBinary 1 type.
 pub(super) fn bound(items: &[(u64, WriteOp)], count_created: bool) -> Option<Bound> {
-    let mut rows = Vec::with_capacity(items.len());
-    let mut shape = None;
-    for (_, op) in items {
-        let r = row(op)?;
-        match shape {
-            None => shape = Some((r.edge, r.ends)),
-            Some(s) if s != (r.edge, r.ends) => return None,
-            Some(_) => {}
-        }
-        rows.push(r.value);
-    }
-    let (edge, ends) = shape?;
+    let (shape, rows) = rows(items)?;
+    let rows = rows
+        .into_iter()
+        .map(split_row)
+        .collect::<Option<Vec<_>>>()?;
+    let rows = Value::try_from(&Lit::List(rows)).ok()?;
     Some(Bound {
-        script: script(edge, ends, count_created),
-        rows: Value::List(rows),
+        script: script(shape, count_created)?,
+        rows,
     })
 }
 
 /// The script of a shape (constant for it: compiled once by the server).
-fn script(edge: bool, (out_v, in_v): (bool, bool), count_created: bool) -> String {
+fn script(shape: Shape, count_created: bool) -> Option<String> {
     // Wrap back the values that had a cardinality, in place (GraphBinary 1 maps arrive as
     // mutable LinkedHashMaps).
     let mut s = format!(
@@ -80,134 +52,61 @@ fn script(edge: bool, (out_v, in_v): (bool, bool), count_created: bool) -> Strin
          m.put(e.getKey(), new org.apache.tinkerpop.gremlin.process.traversal.lambda.\
          CardinalityValueTraversal(e.getValue(), m.get(e.getKey()))) }} }} }} }}\n"
     );
-    s.push_str(if count_created {
-        "g.withSideEffect('gbw_created',[])"
-    } else {
-        "g"
-    });
-    s.push_str(&format!(".inject({ROWS}).unfold().as('m')"));
-    s.push_str(if edge { ".mergeE" } else { ".mergeV" });
-    s.push_str("(select('m').select('s'))");
-    if out_v {
-        s.push_str(".option(Merge.outV,select('m').select('o'))");
-    }
-    if in_v {
-        s.push_str(".option(Merge.inV,select('m').select('i'))");
-    }
-    if count_created {
-        s.push_str(
-            ".option(Merge.onCreate,select('m').sideEffect(constant(1)\
-             .aggregate('gbw_created')).select('c'))",
-        );
-    } else {
-        s.push_str(".option(Merge.onCreate,select('m').select('c'))");
-    }
-    s.push_str(".option(Merge.onMatch,select('m').select('u'))");
-    s.push_str(if count_created {
-        ".cap('gbw_created').count(local)"
-    } else {
-        ".count()"
-    });
-    s
+    let rows = GValue::new(ROWS, Lit::Null).into();
+    let t = traversal(
+        &GraphTraversalSource::detached(),
+        shape,
+        rows,
+        count_created,
+    );
+    s.push_str(&t.gremlin_lang_for(true).ok()?.gremlin);
+    Some(s)
 }
 
-fn row(op: &WriteOp) -> Option<Row> {
-    let (edge, search, create, on_match, all_single, ends) = match op {
-        WriteOp::Add(_) => return None,
-        WriteOp::MergeV(m) | WriteOp::MergeE(m) => (
-            matches!(op, WriteOp::MergeE(_)),
-            m.search.clone(),
-            m.on_create.clone(),
-            m.on_match.clone(),
-            false,
-            Vec::new(),
-        ),
-        WriteOp::Upsert(w) if w.out_v.is_none() => {
-            let (search, create, on_match, rest) = vertex_upsert_parts(w).ok()?;
-            if !rest.is_empty() {
-                return None;
+/// A row as a map literal with its `c` / `u` cardinalities taken out: `Cardinality.set(x)`
+/// becomes `x`, and `set` goes into `cc` / `uc` under the same key.
+fn split_row(row: Row) -> Option<Lit> {
+    let mut out = Vec::with_capacity(row.len() + 2);
+    for (name, value) in row {
+        let cards = match name {
+            "c" => "cc",
+            "u" => "uc",
+            _ => {
+                out.push((Lit::from(name), value));
+                continue;
             }
-            // The chained form's `option(onCreate|onMatch, map, Cardinality.single)`.
-            (
-                false,
-                search,
-                Some(create),
-                Some(on_match),
-                true,
-                Vec::new(),
-            )
-        }
-        WriteOp::Upsert(w) => {
-            let (search, ends, create, on_match, rest) = edge_upsert_parts(w).ok()?;
-            if !rest.is_empty() {
-                return None;
+        };
+        let Lit::Map(entries) = value else {
+            return None;
+        };
+        let mut plain = Vec::with_capacity(entries.len());
+        let mut cs = Vec::new();
+        for (k, v) in entries {
+            match v {
+                Lit::CardinalityValue(c, inner) => {
+                    cs.push((k.clone(), Lit::from(c)));
+                    plain.push((k, *inner));
+                }
+                v => plain.push((k, v)),
             }
-            (true, search, Some(create), Some(on_match), false, ends)
         }
-    };
-    let mut entries = vec![(key("s"), Value::try_from(&search).ok()?)];
-    for (name, cards, map) in [("c", "cc", create), ("u", "uc", on_match)] {
-        let (map, card) = split_cardinality(map.as_ref(), all_single)?;
-        entries.push((key(name), map));
-        if let Some(card) = card {
-            entries.push((key(cards), card));
+        out.push((Lit::from(name), Lit::Map(plain)));
+        if !cs.is_empty() {
+            out.push((Lit::from(cards), Lit::Map(cs)));
         }
     }
-    let mut out_v = false;
-    let mut in_v = false;
-    for (which, lookup) in ends {
-        let (name, flag) = match which {
-            Merge::OutV => ("o", &mut out_v),
-            Merge::InV => ("i", &mut in_v),
-            _ => return None,
-        };
-        *flag = true;
-        entries.push((key(name), Value::try_from(&lookup).ok()?));
-    }
-    Some(Row {
-        edge,
-        ends: (out_v, in_v),
-        value: Value::Map(entries),
-    })
-}
-
-fn key(s: &str) -> Value {
-    Value::String(s.to_owned())
-}
-
-/// `map` as a value with its entries' cardinalities taken out (`Cardinality.set(x)` becomes
-/// `x`, and `set` goes into the second map under the same key); with `all_single`, every
-/// string key gets `single`. `None` when a value has no GraphBinary 1 form.
-fn split_cardinality(map: Option<&Lit>, all_single: bool) -> Option<(Value, Option<Value>)> {
-    let Some(map) = map else {
-        return Some((Value::Map(Vec::new()), None));
-    };
-    let Lit::Map(entries) = map else {
-        return None;
-    };
-    let mut plain = Vec::with_capacity(entries.len());
-    let mut cards = Vec::new();
-    for (k, v) in entries {
-        let kv = Value::try_from(k).ok()?;
-        let (card, v) = match v {
-            Lit::CardinalityValue(c, inner) => (Some(*c), &**inner),
-            v if all_single && matches!(k, Lit::String(_)) => (Some(Cardinality::Single), v),
-            v => (None, v),
-        };
-        if let Some(c) = card {
-            cards.push((kv.clone(), Value::try_from(&Lit::from(c)).ok()?));
-        }
-        plain.push((kv, Value::try_from(v).ok()?));
-    }
-    let cards = (!cards.is_empty()).then_some(Value::Map(cards));
-    Some((Value::Map(plain), cards))
+    Some(Lit::Map(out))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::element::RawMerge;
-    use crate::lang::tokens::T;
+    use crate::lang::tokens::{Cardinality, Merge, T};
+
+    fn key(s: &str) -> Value {
+        Value::String(s.to_owned())
+    }
 
     fn merge_v(id: &str, card: Option<Cardinality>) -> (u64, WriteOp) {
         let v = Lit::from("x");
@@ -230,7 +129,9 @@ mod tests {
         let a = bound(&[merge_v("1", None), merge_v("2", None)], true).unwrap();
         let b = bound(&[merge_v("3", Some(Cardinality::Set))], true).unwrap();
         assert_eq!(a.script, b.script);
-        assert!(a.script.contains(".mergeV(select('m').select('s'))"));
+        assert!(a
+            .script
+            .contains(".inject(gbw_rows).unfold().as('m').mergeV(__.select('m').select('s'))"));
         let Value::List(rows) = &b.rows else {
             panic!("{:?}", b.rows)
         };
@@ -261,7 +162,7 @@ mod tests {
         assert!(bound(&[e], false)
             .unwrap()
             .script
-            .ends_with(".mergeE(select('m').select('s')).option(Merge.onCreate,select('m').select('c')).option(Merge.onMatch,select('m').select('u')).count()"));
+            .ends_with(".mergeE(__.select('m').select('s')).option(Merge.onCreate,__.select('m').select('c')).option(Merge.onMatch,__.select('m').select('u')).count()"));
         // A step as a value has no GraphBinary 1 form.
         let odd = (
             2,

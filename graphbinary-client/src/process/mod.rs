@@ -148,6 +148,7 @@ mod load;
 mod generated;
 pub mod janusgraph;
 mod predicate;
+mod rows;
 mod strategy;
 mod traversal;
 pub(crate) mod typed;

@@ -959,7 +959,9 @@ impl Writer {
                 if let Some(e) = g.name_error() {
                     return Err(e);
                 }
-                if !as_param || self.literal_only {
+                // gremlin-lang takes a parameter in some places only; Groovy takes a variable
+                // wherever an expression goes.
+                if (!as_param && !self.groovy) || self.literal_only {
                     return self.lit(g.value());
                 }
                 match self.params.iter().find(|(k, _)| k == g.name()) {
