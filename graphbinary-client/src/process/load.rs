@@ -747,8 +747,8 @@ struct Phase {
 /// `g.V().inE()` failing (`Index 66 out of bounds for length 66`). Vertices, each written
 /// once, take concurrent requests: keep the options' in-flight for them and write edges one
 /// request at a time with [`Loader::edge_in_flight`]`(1)` (as `graphbinary load` does by
-/// default: air-routes in 8.5-8.8 s, release, warm server); more for a graph that takes
-/// concurrent writes (JanusGraph, Neptune).
+/// default: air-routes into 4.0.0-beta.3 in 5.7 s, BENCHMARKS.md section 7); more for a graph
+/// that takes concurrent writes (JanusGraph, Neptune).
 pub struct Loader {
     client: Client,
     options: BatchOptions,
