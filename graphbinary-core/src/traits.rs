@@ -117,9 +117,10 @@ pub fn encode_fq_typed<T: Encode + Typed, B: BufMut>(
 /// Implements one of the four decode traits ([`Decode`], [`FqDecode`],
 /// [`DecodeV1`](crate::v1::DecodeV1), [`FqDecodeV1`](crate::v1::FqDecodeV1)) from its three
 /// parts: what the value is called, the fast path as `|cur| expression` and the slow path as
-/// `|buf| expression` (a future); generics and bounds go in brackets first:
+/// `|buf| expression` (a future); generics and bounds go in brackets first (the crate's own
+/// uses are its compiled examples):
 ///
-/// ```ignore
+/// ```text
 /// impl_decode! {
 ///     [T: FqDecode] Decode for Fq<T> {
 ///         T::EXPECTED;

@@ -86,6 +86,8 @@ mod owned;
 pub(crate) use owned::convert;
 mod to_value;
 mod value;
+// For `element`'s fast readers (the network feature).
+#[cfg(feature = "http")]
 pub(crate) use value::ValueVisitor;
 
 use std::marker::PhantomData;
