@@ -336,13 +336,15 @@ impl Eval {
         }
     }
 
-    /// Adds a binding.
+    /// Adds a binding (for tests and tools: `Client` fills the fields itself).
+    #[cfg(any(test, feature = "test-util"))]
     pub fn binding(mut self, name: impl Into<String>, value: Value) -> Self {
         self.bindings.push((name.into(), value));
         self
     }
 
-    /// Sets `batchSize`.
+    /// Sets `batchSize` (for tests and tools, as [`Eval::binding`]).
+    #[cfg(any(test, feature = "test-util"))]
     pub fn batch_size(mut self, n: i32) -> Self {
         self.batch_size = Some(n);
         self
