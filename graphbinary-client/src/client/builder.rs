@@ -409,19 +409,8 @@ impl ClientBuilder {
 
     /// Asks for compressed responses (`Accept-Encoding: deflate`). Default on.
     ///
-    /// Over `http://` a compressed request that sets no
-    /// [`batch_size`](super::RequestBuilder::batch_size) asks for batches of 8192 results
-    /// rather than the server's 64. Gremlin Server 4.0.0-beta.3 writes a response batch by
-    /// batch and pauses 10 ms before the next one while its socket buffer is above the
-    /// high-water mark; behind its deflate a ~200k-result answer (24 MB in 3,137 batches of 64)
-    /// met that pause about 290 times. Measured on loopback (`graphbinary query --stats`,
-    /// 2026-12-06, three runs each): 0.42-0.85 s with batches of 8192 against 2.0-3.2 s with 64.
-    /// A deflate stream hands no result out before the compressor's buffer fills, so the larger
-    /// batches cost a compressed answer no earliness; an uncompressed one keeps the server's
-    /// batches, and its first results arrive after 64.
-    ///
-    /// Compression trades the server's CPU for bytes on the wire (the 24 MB above become
-    /// 82 KB). Across a simulated link (BENCHMARKS.md, "WAN link", `cargo xtask link`) it
+    /// Compression trades the server's CPU for bytes on the wire: a ~200k-result answer of 24 MB
+    /// crosses as 82 KB. Across a simulated link (BENCHMARKS.md, "WAN link", `cargo xtask link`) it
     /// pays on slow links and for large answers; for small answers (`g.V()`) it makes no
     /// measurable difference. Turn it off (`compression(false)`) when the server's CPU is
     /// scarcer than the link. It stays on by default as the Java, Go and Python drivers have

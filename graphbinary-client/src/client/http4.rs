@@ -19,14 +19,13 @@ use crate::transport::HttpRequest;
 /// Largest error body (JSON or text) read from a non-GraphBinary error response.
 const MAX_ERROR_BODY: usize = 1 << 20;
 
-/// The `batchSize` a request asks for when it names none and its client asks for compressed
-/// responses; why: [`ClientBuilder::compression`](super::ClientBuilder::compression).
-pub(super) const COMPRESSED_BATCH_SIZE: u32 = 8192;
+/// The `batchSize` a request asks for when it names none; why:
+/// [`RequestBuilder::batch_size`](super::RequestBuilder::batch_size).
+pub(super) const DEFAULT_BATCH_SIZE: u32 = 8192;
 
 impl RequestBuilder {
-    /// The JSON request body: its fields as set, and `batchSize` 8192 when none is set and the
-    /// client asks for compressed responses
-    /// ([`ClientBuilder::compression`](super::ClientBuilder::compression)).
+    /// The JSON request body: its fields as set, and `batchSize` 8192 when none is set
+    /// ([`batch_size`](Self::batch_size)).
     pub fn body_json(&self) -> String {
         let mut m = serde_json::Map::new();
         m.insert("gremlin".into(), self.gremlin.clone().into());
@@ -50,10 +49,8 @@ impl RequestBuilder {
         if let Some(g) = &self.g {
             m.insert("g".into(), g.clone().into());
         }
-        let compressed = self.client.compression().then_some(COMPRESSED_BATCH_SIZE);
-        if let Some(n) = self.batch_size.or(compressed) {
-            m.insert("batchSize".into(), n.into());
-        }
+        let n = self.batch_size.unwrap_or(DEFAULT_BATCH_SIZE);
+        m.insert("batchSize".into(), n.into());
         if let Some(n) = self.timeout_millis {
             m.insert("timeoutMillis".into(), n.into());
         }
@@ -326,20 +323,18 @@ mod tests {
         assert_eq!(v["timeoutMillis"], 500);
         assert_eq!(v["materializeProperties"], "tokens");
         assert_eq!(v["bulkResults"], true);
-        // With compression (the default) and no batch size: COMPRESSED_BATCH_SIZE; without
-        // compression nothing but the script.
-        let compressed: serde_json::Value =
-            serde_json::from_str(&c.request("g.V()").body_json()).unwrap();
-        assert_eq!(
-            compressed,
-            serde_json::json!({"gremlin": "g.V()", "batchSize": super::COMPRESSED_BATCH_SIZE})
-        );
+        // No batch size set: DEFAULT_BATCH_SIZE, with compression (the default) and without.
         let plain = Client::builder(DEFAULT_URL)
             .compression(false)
             .build()
             .unwrap();
-        let minimal: serde_json::Value =
-            serde_json::from_str(&plain.request("g.V()").body_json()).unwrap();
-        assert_eq!(minimal, serde_json::json!({"gremlin": "g.V()"}));
+        for client in [&c, &plain] {
+            let minimal: serde_json::Value =
+                serde_json::from_str(&client.request("g.V()").body_json()).unwrap();
+            assert_eq!(
+                minimal,
+                serde_json::json!({"gremlin": "g.V()", "batchSize": super::DEFAULT_BATCH_SIZE})
+            );
+        }
     }
 }

@@ -142,8 +142,7 @@ async fn sends_exactly_one_accept_encoding_and_the_protocol_headers() {
         "{req}"
     );
     assert!(lower.contains(" gremlin-rust."), "{req}");
-    // Compression on (the default) and no batch size: 8192 asked for
-    // (`ClientBuilder::compression`).
+    // No batch size set: 8192 asked for (`RequestBuilder::batch_size`).
     assert!(
         req.ends_with(r#"{"batchSize":8192,"gremlin":"g.V().count()","parameters":"[x:1]"}"#),
         "{req}"

@@ -45,7 +45,7 @@ pub struct QueryArgs {
     /// Print results, bytes, seconds and results/s to stderr at the end.
     #[arg(long)]
     pub stats: bool,
-    /// Results per HTTP chunk or WebSocket message (server default 64; 8192 over compressed HTTP).
+    /// Results per HTTP chunk or WebSocket message (8192 over HTTP; the server's 64 over WebSocket).
     #[arg(long)]
     pub batch_size: Option<u32>,
     /// Server-side timeout in milliseconds.
