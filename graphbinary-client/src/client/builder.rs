@@ -410,11 +410,15 @@ impl ClientBuilder {
     /// Asks for compressed responses (`Accept-Encoding: deflate`). Default on.
     ///
     /// Compression trades the server's CPU for bytes on the wire: a ~200k-result answer of 24 MB
-    /// crosses as 82 KB. Across a simulated link (BENCHMARKS.md, "WAN link", `cargo xtask link`) it
-    /// pays on slow links and for large answers; for small answers (`g.V()`) it makes no
-    /// measurable difference. Turn it off (`compression(false)`) when the server's CPU is
-    /// scarcer than the link. It stays on by default as the Java, Go and Python drivers have
-    /// it: on a slow link its absence costs without bound, and bytes across regions are billed.
+    /// crosses as 82 KB. Across a simulated link (BENCHMARKS.md, "WAN link", `cargo xtask
+    /// link`; 2026-12-06, medians of 5) it pays wherever the link is slower than the server's
+    /// deflate: that answer took 507 ms with it against 1.07 s without at 30 ms one way and
+    /// 200 Mbit/s, and 501 ms against 3.94 s at 50 Mbit/s. The break-even is near an uncapped
+    /// link 1 ms away, where it cost 9% (437 ms against 401 ms); for small answers (`g.V()`) it
+    /// makes no measurable difference. Turn it off (`compression(false)`) for a server in the
+    /// same region whose CPU is scarcer than the link. It stays on by default, as the Java, Go
+    /// and Python drivers have it: on a slow link its absence costs without bound, and bytes
+    /// across regions are billed.
     pub fn compression(mut self, on: bool) -> Self {
         self.compression = on;
         self
