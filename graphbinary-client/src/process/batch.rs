@@ -555,7 +555,7 @@ fn merge_ids(items: &[(u64, WriteOp)]) -> Option<Vec<Lit>> {
 }
 
 /// The traversal of one request, and how it counts matches: over gremlin-lang (`lang`), a
-/// request of raw merges in the list form ([`listed`]), else the chained form.
+/// request of merges sharing a shape in the list form ([`listed`]), else the chained form.
 fn batch_traversal(
     g: &GraphTraversalSource,
     items: &[(u64, WriteOp)],
