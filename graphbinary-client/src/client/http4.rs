@@ -12,16 +12,12 @@ use http::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 use super::params::{self, Param};
 use super::send::Failed;
 use super::transaction::{TxContext, TRANSACTION_ID_HEADER};
-use super::{Error, Inner, RequestBuilder, ServerError, GRAPHBINARY_MIME};
+use super::{Error, Inner, RequestBuilder, ServerError, DEFAULT_BATCH_SIZE, GRAPHBINARY_MIME};
 use crate::transport::http::{BodyReader, HttpClient};
 use crate::transport::HttpRequest;
 
 /// Largest error body (JSON or text) read from a non-GraphBinary error response.
 const MAX_ERROR_BODY: usize = 1 << 20;
-
-/// The `batchSize` a request asks for when it names none; why:
-/// [`RequestBuilder::batch_size`](super::RequestBuilder::batch_size).
-pub(super) const DEFAULT_BATCH_SIZE: u32 = 8192;
 
 impl RequestBuilder {
     /// The JSON request body: its fields as set, and `batchSize` 8192 when none is set

@@ -163,6 +163,10 @@ pub const DEFAULT_URL: &str = "http://127.0.0.1:8182/gremlin";
 /// The default pool size over HTTP (TinkerPop 4); why 128: [`ClientBuilder::pool_size`].
 pub const DEFAULT_POOL_SIZE: usize = 128;
 
+/// The `batchSize` an HTTP request asks for when it names none; why 8192:
+/// [`RequestBuilder::batch_size`].
+pub const DEFAULT_BATCH_SIZE: u32 = 8192;
+
 /// The default of [`ClientBuilder::max_message_size`]: 10 MiB, the Java driver's.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = crate::transport::ws::MAX_MESSAGE_SIZE;
 

@@ -41,8 +41,11 @@ const MAX_HEAD: usize = 64 * 1024;
 const MAX_BODY: usize = 10 << 20;
 /// Largest recorded response body (the benchmark's biggest is about 24 MB).
 const MAX_RECORDED: u64 = 1 << 30;
-/// The server's default `batchSize`, which the recordings were made with.
+/// The server's default `batchSize`, which the peers' requests leave as it is.
 const SERVER_BATCH_SIZE: u64 = 64;
+/// The `batchSize` our client asks for: each query is recorded with both (they flush the
+/// answer in other chunks).
+const CLIENT_BATCH_SIZE: u64 = graphbinary_client::client::DEFAULT_BATCH_SIZE as u64;
 
 /// One recorded response.
 #[derive(Debug, Clone)]
@@ -51,6 +54,8 @@ pub struct Recording {
     pub query: String,
     /// Whether the request asked for `Accept-Encoding: deflate`.
     pub deflate: bool,
+    /// The request's `batchSize`.
+    pub batch_size: u64,
     /// E.g. `HTTP/1.1 200 OK`.
     pub status_line: String,
     /// Every response header, in order, as sent.
@@ -119,13 +124,16 @@ fn split_url(url: &str, scheme: &str) -> Result<(String, String)> {
     Ok((authority, path.to_string()))
 }
 
-/// Records the real server's response at `url` to `query`, uncompressed or deflated.
-pub fn record(url: &str, query: &str, deflate: bool) -> Result<Recording> {
+/// Records the real server's response at `url` to `query`, uncompressed or deflated, asking
+/// for `batch_size` results per flush.
+pub fn record(url: &str, query: &str, deflate: bool, batch_size: u64) -> Result<Recording> {
     let (authority, path) = split_url(url, "http://")?;
     let mut sock = TcpStream::connect(&authority)
         .with_context(|| format!("connecting to {authority} to record"))?;
     sock.set_read_timeout(Some(Duration::from_secs(600)))?;
-    let body = serde_json::json!({ "gremlin": query, "bulkResults": false }).to_string();
+    let body =
+        serde_json::json!({ "gremlin": query, "bulkResults": false, "batchSize": batch_size })
+            .to_string();
     let mut req = format!(
         "POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
          Accept: application/vnd.graphbinary-v4.0\r\nContent-Length: {}\r\n",
@@ -143,6 +151,7 @@ pub fn record(url: &str, query: &str, deflate: bool) -> Result<Recording> {
     Ok(Recording {
         query: query.to_string(),
         deflate,
+        batch_size,
         ..r
     })
 }
@@ -253,6 +262,7 @@ fn read_response(r: &mut impl BufRead) -> Result<Recording> {
     Ok(Recording {
         query: String::new(),
         deflate: false,
+        batch_size: SERVER_BATCH_SIZE,
         status_line,
         headers,
         chunk_sizes,
@@ -324,8 +334,8 @@ struct Prepared {
 
 #[derive(Default)]
 struct Table {
-    /// (query, deflate) -> response.
-    responses: HashMap<(String, bool), Prepared>,
+    /// (query, deflate, batchSize) -> response.
+    responses: HashMap<(String, bool, u64), Prepared>,
     /// (query, mime) -> WebSocket answer.
     ws: HashMap<(String, String), ws::Prepared>,
 }
@@ -349,7 +359,7 @@ impl Table {
                 }
             }
             t.responses.insert(
-                (r.query.clone(), r.deflate),
+                (r.query.clone(), r.deflate, r.batch_size),
                 Prepared {
                     head,
                     request_id,
@@ -457,9 +467,9 @@ fn parse_head(head: &[u8]) -> Result<Head, String> {
     Ok(h)
 }
 
-/// The recorded query a JSON request body asks for, or why the recording would not be its
-/// answer.
-fn requested_query(body: &[u8]) -> Result<String, String> {
+/// The recorded query a JSON request body asks for and its `batchSize`, or why no recording
+/// would be its answer.
+fn requested_query(body: &[u8]) -> Result<(String, u64), String> {
     let j: Json = serde_json::from_slice(body).map_err(|e| {
         format!(
             "the body is not JSON (line {}, column {}): {e}",
@@ -474,13 +484,14 @@ fn requested_query(body: &[u8]) -> Result<String, String> {
         .get("gremlin")
         .and_then(Json::as_str)
         .ok_or("no gremlin script supplied".to_string())?;
+    let mut batch = SERVER_BATCH_SIZE;
     for (k, v) in obj {
         let as_recorded = match k.as_str() {
             "gremlin" | "timeoutMillis" => true,
             "language" => v == "gremlin-lang",
             "g" => v == "g",
             "bulkResults" => v == false,
-            "batchSize" => v.as_u64() == Some(SERVER_BATCH_SIZE),
+            "batchSize" => v.as_u64().map(|b| batch = b).is_some(),
             "materializeProperties" => v == "all",
             _ => false,
         };
@@ -491,7 +502,7 @@ fn requested_query(body: &[u8]) -> Result<String, String> {
             ));
         }
     }
-    Ok(gremlin.to_string())
+    Ok((gremlin.to_string(), batch))
 }
 
 fn json_error(status: &str, msg: &str, close: bool) -> Vec<u8> {
@@ -572,16 +583,19 @@ async fn connection(
         } else {
             requested_query(&buf[body_start..body_start + len])
                 .map_err(|m| ("400 Bad Request", m))
-                .and_then(|q| {
-                    let key = (q, head.deflate);
+                .and_then(|(q, batch)| {
+                    let key = (q, head.deflate, batch);
                     table
                         .responses
                         .get(&key)
-                        .or_else(|| table.responses.get(&(key.0.clone(), false)))
+                        .or_else(|| table.responses.get(&(key.0.clone(), false, batch)))
                         .ok_or_else(|| {
                             (
                                 "404 Not Found",
-                                format!("nothing was recorded for {:?}", key.0),
+                                format!(
+                                    "nothing was recorded for {:?} with batchSize {batch}",
+                                    key.0
+                                ),
                             )
                         })
                 })
@@ -708,27 +722,29 @@ pub fn record_all(from: &str, queries: &[String], deflate: bool) -> Result<Vec<R
             if d && !deflate {
                 continue;
             }
-            let r = record(from, q, d)?;
-            ensure!(
-                r.status() == 200,
-                "the server answered {q:?} with {}",
-                r.status_line
-            );
-            ensure!(
-                r.header("content-type") == Some("application/vnd.graphbinary-v4.0"),
-                "the server answered {q:?} with Content-Type {:?}, not GraphBinary 4",
-                r.header("content-type")
-            );
-            eprintln!(
-                "xtask replay: recorded {q:?}{}: {} body bytes in {} chunks, headers {:?}, \
-                 trailers {:?}",
-                if d { " (deflate)" } else { "" },
-                r.body.len(),
-                r.chunk_sizes.len(),
-                r.headers,
-                r.trailers
-            );
-            recs.push(r);
+            for batch in [SERVER_BATCH_SIZE, CLIENT_BATCH_SIZE] {
+                let r = record(from, q, d, batch)?;
+                ensure!(
+                    r.status() == 200,
+                    "the server answered {q:?} with {}",
+                    r.status_line
+                );
+                ensure!(
+                    r.header("content-type") == Some("application/vnd.graphbinary-v4.0"),
+                    "the server answered {q:?} with Content-Type {:?}, not GraphBinary 4",
+                    r.header("content-type")
+                );
+                eprintln!(
+                    "xtask replay: recorded {q:?}{}, batchSize {batch}: {} body bytes in {} \
+                 chunks, headers {:?}, trailers {:?}",
+                    if d { " (deflate)" } else { "" },
+                    r.body.len(),
+                    r.chunk_sizes.len(),
+                    r.headers,
+                    r.trailers
+                );
+                recs.push(r);
+            }
         }
     }
     Ok(recs)
@@ -787,7 +803,7 @@ mod tests {
     }
 
     #[test]
-    fn requests_match_by_gremlin_text_and_refuse_options_that_change_the_response() {
+    fn requests_match_by_gremlin_text_and_batch_size_and_refuse_options_that_change_the_response() {
         for body in [
             r#"{"gremlin":"g.V()","language":"gremlin-lang","batchSize":64}"#,
             r#"{"batchSize":64,"g":"g","gremlin":"g.V()","language":"gremlin-lang"}"#,
@@ -796,14 +812,19 @@ mod tests {
             r#"{"gremlin":"g.V()","timeoutMillis":600000,"bulkResults":false}"#,
         ] {
             assert_eq!(
-                requested_query(body.as_bytes()).as_deref(),
-                Ok("g.V()"),
+                requested_query(body.as_bytes()),
+                Ok(("g.V()".to_string(), SERVER_BATCH_SIZE)),
                 "{body}"
             );
         }
+        // Our client's batchSize: its own recording.
+        assert_eq!(
+            requested_query(br#"{"gremlin":"g.V()","batchSize":8192}"#),
+            Ok(("g.V()".to_string(), 8192))
+        );
         for (body, field) in [
             (r#"{"gremlin":"g.V()","bulkResults":true}"#, "bulkResults"),
-            (r#"{"gremlin":"g.V()","batchSize":10}"#, "batchSize"),
+            (r#"{"gremlin":"g.V()","batchSize":"10"}"#, "batchSize"),
             (r#"{"gremlin":"g.V()","parameters":"[x:1]"}"#, "parameters"),
             (
                 r#"{"gremlin":"g.V()","materializeProperties":"tokens"}"#,
