@@ -21,7 +21,7 @@
 //! password `password`, as in TinkerPop's own `tinkergraph-credentials.properties`; and
 //! [`COSMOS_USER`], a user shaped as Azure Cosmos DB's, for the client's Cosmos profile) that
 //! `MakeCredentials.java` writes with TinkerPop's CredentialTraversalSource; `--tls` serves
-//! `wss://` with a test CA's certificate ([`tls`]).
+//! `https://` (4.0) or `wss://` (3.x) with a test CA's certificate ([`tls`]).
 
 mod config;
 mod probe;
@@ -116,7 +116,7 @@ const JVM_OPENS_4: &[&str] = &[
 /// How long a starting server may take to answer `g.V().count()`.
 const START_TIMEOUT: Duration = Duration::from_secs(180);
 
-const HELP: &str = "usage: cargo xtask server [--dataset NAME] [--port N] [--detach] [--stop]
+const HELP: &str = "usage: cargo xtask server [--dataset NAME] [--tls] [--port N] [--detach] [--stop]
        cargo xtask server --tinkerpop 3.6.8|3.7.3|3.7.5|3.8.0|3.8.1 [--dataset modern|integration]
                           [--auth] [--tls]
                           [--port N] [--detach] [--stop]
@@ -151,8 +151,8 @@ under target/gremlin-server3/.
                   gcrew, ggrateful, gsink; `g` is still the modern graph)
   --auth          3.x: SimpleAuthenticator, user stephen, password password (SASL PLAIN),
                   and a Cosmos-shaped user /dbs/graphdb/colls/modern (xtask's COSMOS_KEY)
-  --tls           3.x: wss:// with a certificate signed by a test CA made with keytool; clients
-                  trust target/gremlin-server3/tls/ca.pem (printed at start)
+  --tls           https:// (4.0) or wss:// (3.x) with a certificate signed by a test CA made
+                  with keytool; clients trust target/gremlin-server3/tls/ca.pem (printed at start)
   --port N        TCP port (default: 4.0 8182, or GREMLIN_SERVER_PORT; 8196 for 3.7.3, 8197
                   for 3.8.1, +2 with --auth: the ports graphbinary-client/tests/ws3.rs uses by
                   default; JanusGraph 8199)
@@ -193,7 +193,8 @@ pub struct Server {
     dataset: String,
     /// `--auth` (3.x): SASL PLAIN over the credentials graph.
     auth: bool,
-    /// `--tls` (TinkerPop 3.x): `wss://` with a certificate signed by [`tls_root`]'s test CA.
+    /// `--tls` (TinkerPop's Gremlin Server): `https://` (4.0) or `wss://` (3.x) with a
+    /// certificate signed by [`tls_root`]'s test CA.
     tls: bool,
     /// JanusGraph only: on Apache Cassandra (CQL backend) instead of the in-memory backend.
     cql: Option<Cql>,
@@ -261,6 +262,11 @@ impl Server {
         }
     }
 
+    /// This server over TLS (`--tls`), or not.
+    pub fn with_tls(self, tls: bool) -> Server {
+        Server { tls, ..self }
+    }
+
     /// JanusGraph Server [`JANUSGRAPH_VERSION`] in memory, with the modern graph.
     pub fn janusgraph() -> Server {
         Server::new(Kind::JanusGraph(JANUSGRAPH_VERSION.to_owned()), "modern")
@@ -295,7 +301,11 @@ impl Server {
     /// The name in messages: the product, with 4.0's dataset or 3.x's options.
     fn name(&self) -> String {
         match &self.kind {
-            Kind::Tp4 => format!("Gremlin Server {TINKERPOP_VERSION} ({})", self.dataset),
+            Kind::Tp4 => format!(
+                "Gremlin Server {TINKERPOP_VERSION} ({}){}",
+                self.dataset,
+                if self.tls { " (tls)" } else { "" }
+            ),
             _ => format!(
                 "{}{}{}{}",
                 self.product(),
@@ -313,7 +323,8 @@ impl Server {
     /// The URL clients use for this server on `port`.
     pub fn url(&self, port: u16) -> String {
         match (&self.kind, self.tls) {
-            (Kind::Tp4, _) => url(port),
+            (Kind::Tp4, false) => url(port),
+            (Kind::Tp4, true) => format!("https://127.0.0.1:{port}/gremlin"),
             (_, false) => format!("ws://127.0.0.1:{port}/gremlin"),
             (_, true) => format!("wss://127.0.0.1:{port}/gremlin"),
         }
@@ -352,8 +363,8 @@ impl Server {
                     DATASETS.join(", ")
                 );
                 ensure!(
-                    !self.auth && !self.tls,
-                    "--auth and --tls are for a TinkerPop 3 server (--tinkerpop V)"
+                    !self.auth,
+                    "--auth is for a TinkerPop 3 server (--tinkerpop V)"
                 );
             }
             Kind::Tp3(version) => {
@@ -411,7 +422,11 @@ impl Server {
     fn probe(&self, port: u16, timeout: Duration) -> Result<Answer> {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         Ok(match (&self.kind, self.tls) {
-            (Kind::Tp4, _) => Answer::Count(probe::vertex_count(addr, timeout)?),
+            (Kind::Tp4, false) => Answer::Count(probe::vertex_count(addr, timeout)?),
+            (Kind::Tp4, true) => {
+                TcpStream::connect_timeout(&addr, timeout)?;
+                Answer::Accepts
+            }
             (_, false) if self.cql.is_some() => {
                 let status = ws_probe::status(addr, timeout, None)?;
                 ensure!(status == 200, "status {status} to g.V().count()");

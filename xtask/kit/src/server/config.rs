@@ -50,10 +50,13 @@ pub fn write(server: &Server, state: &Path, lib: &Path, port: u16) -> Result<Pat
                         &["logback.xml", "tinkergraph-empty.properties"],
                     )
                 };
-                let vars = vec![
+                let mut vars = vec![
                     ("@HOST@", "127.0.0.1".to_string()),
                     ("@DATASET@", server.dataset.clone()),
                 ];
+                if server.tls {
+                    vars.push(("ssl: { enabled: false }", ssl_block()?));
+                }
                 let name = format!("gremlin-server-{}-{port}.yaml", server.dataset);
                 (dir("gremlin"), files, template, vars, name)
             }
@@ -152,12 +155,7 @@ fn tp3_vars(server: &Server, conf: &Path, lib: &Path) -> Result<Vec<(&'static st
         String::new()
     };
     let ssl = if server.tls {
-        let (_, store) = super::tls::tls_files()?;
-        format!(
-            "ssl: {{ enabled: true, keyStore: {}, keyStorePassword: {}, keyStoreType: PKCS12 }}",
-            store.display(),
-            super::tls::TLS_PASSWORD
-        )
+        ssl_block()?
     } else {
         "ssl: { enabled: false }".to_string()
     };
@@ -179,6 +177,16 @@ fn tp3_vars(server: &Server, conf: &Path, lib: &Path) -> Result<Vec<(&'static st
         ("@AUTHENTICATION@", authentication),
         ("ssl: { enabled: false }", ssl),
     ])
+}
+
+/// The `ssl` block of a `--tls` server: the test CA's server certificate.
+fn ssl_block() -> Result<String> {
+    let (_, store) = super::tls::tls_files()?;
+    Ok(format!(
+        "ssl: {{ enabled: true, keyStore: {}, keyStorePassword: {}, keyStoreType: PKCS12 }}",
+        store.display(),
+        super::tls::TLS_PASSWORD
+    ))
 }
 
 /// The serializers' package from TinkerPop 3.7 on.

@@ -1,5 +1,5 @@
 //! `--tls`: a test CA and a server certificate for 127.0.0.1 and localhost signed by it, made
-//! once with the JDK's `keytool` into `target/gremlin-server3/tls/`; a TinkerPop 3 server
+//! once with the JDK's `keytool` into `target/gremlin-server3/tls/`; a Gremlin Server (4.0 or 3.x)
 //! presents them (Netty's TLS in Gremlin Server, `ssl.keyStore`) and clients trust
 //! `tls/ca.pem` ([`tls_root`]).
 
