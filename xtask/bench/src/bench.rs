@@ -505,8 +505,21 @@ fn measure(
     client: &Path,
     args: &[String],
 ) -> Result<Json, String> {
+    measure_env(rep, contender, client, args, &[])
+}
+
+/// [`measure`] with environment variables for the contender's process.
+fn measure_env(
+    rep: &mut Report,
+    contender: &str,
+    client: &Path,
+    args: &[String],
+    env: &[(&str, &Path)],
+) -> Result<Json, String> {
     let mut c = contender_cmd(contender, client);
-    c.current_dir(project_root()).args(args);
+    c.current_dir(project_root())
+        .args(args)
+        .envs(env.iter().copied());
     rep.cmd(&c);
     eprintln!("xtask bench: {}", show(&c));
     let out = c.output().map_err(|e| e.to_string())?;

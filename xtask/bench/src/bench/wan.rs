@@ -2,7 +2,9 @@
 //! behind the simulated WAN link of `graphbinary_kit::link`, at a cross-region setting
 //! (30 ms one way, 200 Mbit/s) and a same-region one (1 ms, no cap), compression on and off,
 //! each row beside the link's floor: what the link alone costs (round trips x delay, plus the
-//! bytes the link carried over its bandwidth).
+//! bytes the link carried over its bandwidth). The latency rows again through the same link in
+//! front of the replay server (`crate::replay`: the clients alone) and in front of the servers
+//! over TLS (`--tls`, each contender trusting the test CA through `SSL_CERT_FILE`).
 //!
 //! Its own section of BENCHMARKS.md ([`SECTION_START`]); run alone it replaces only that.
 
@@ -16,7 +18,7 @@ use anyhow::Result;
 use graphbinary_kit::link::{self, Spec};
 use serde_json::Value as Json;
 
-use super::{fmt_rate, fmt_secs, measure, median_of, Report, BIG_QUERY};
+use super::{fmt_rate, fmt_secs, measure, measure_env, median_of, Report, BIG_QUERY};
 use crate::server;
 
 /// The heading this part's section starts with.
@@ -28,6 +30,10 @@ const SETTINGS: [&str; 3] = ["30ms,200mbit", "1ms,none", "30ms,50mbit"];
 
 /// The first of this part's ports (the links listen on it and the next ones).
 const LINK_PORT: u16 = 8250;
+
+/// The port of the Gremlin Server 4 over TLS (and the next one, 3.7.3's), started unless one
+/// answers there.
+const TLS_PORT: u16 = 8262;
 
 /// The contenders: ours, then the peers of `xtask/peers/` (TinkerPop 4 drivers) that are set up.
 const CONTENDERS: [&str; 4] = ["rust", "java", "go", "python"];
@@ -114,6 +120,14 @@ impl Line {
     }
 }
 
+/// The rows of a setting besides the live ones: the replay server's address, and the server
+/// over TLS (its address and the root certificate, PEM, its certificate is signed by).
+#[derive(Clone, Copy, Default)]
+struct Extra<'a> {
+    replay: Option<&'a str>,
+    tls: Option<(&'a str, &'a Path)>,
+}
+
 /// What one setting measured, for the verdicts.
 struct Outcome {
     spec: Spec,
@@ -122,7 +136,7 @@ struct Outcome {
     /// Measured before the TinkerPop 4 rows (the TinkerPop 3 ones use the same settings).
     fidelity: Option<link::Fidelity>,
     /// Ours on the ~200k query: (compression, median, computed floor, raw drain's median).
-    big: Vec<(&'static str, f64, f64, f64)>,
+    big: Vec<(String, f64, f64, f64)>,
     /// Every latency line, then every throughput line with pools sized to the concurrency.
     sized: Vec<Line>,
     /// The throughput lines at each contender's defaults.
@@ -141,6 +155,29 @@ pub fn run(quick: bool, (port, port3): (u16, u16), rep: &mut Report, client: &Pa
     let server3 = server::Server::tp3("3.7.3", "modern");
     let _server3 = server3.ensure_running(port3)?;
     let target3 = format!("127.0.0.1:{port3}");
+    // The replayed rows' server: each latency query's answers as the live servers sent them
+    // (HTTP with and without deflate, and the WebSocket frames), served at full speed.
+    let queries = [BIG_QUERY.to_string(), "g.V()".to_string()];
+    let replay = crate::replay::serve(
+        0,
+        &crate::replay::record_all(&format!("http://{target}/gremlin"), &queries, true)?,
+        &crate::replay::ws::record_all(&format!("ws://{target3}/gremlin"), &queries)?,
+        2,
+    )?;
+    let replay_target = replay.addr.to_string();
+    // The same servers over TLS (`--tls`: a certificate of the test CA `ca`).
+    let _tls = server::Server::tp4("modern")
+        .with_tls(true)
+        .ensure_running(TLS_PORT)?;
+    let _tls3 = server3
+        .clone()
+        .with_tls(true)
+        .ensure_running(TLS_PORT + 1)?;
+    let (tls_target, tls_target3) = (
+        format!("127.0.0.1:{TLS_PORT}"),
+        format!("127.0.0.1:{}", TLS_PORT + 1),
+    );
+    let ca = server::tls_root()?;
     let mut body = String::new();
     let mut outcomes = Vec::new();
     let mut missing: Vec<(&'static str, String)> = Vec::new();
@@ -152,9 +189,16 @@ pub fn run(quick: bool, (port, port3): (u16, u16), rep: &mut Report, client: &Pa
             &mut body,
             rep,
             client,
-            quick,
-            (spec, peers, false),
+            (spec, peers, false, quick),
             (LINK_PORT + i as u16, &target),
+            if peers {
+                Extra {
+                    replay: Some(&replay_target),
+                    tls: Some((&tls_target, &ca)),
+                }
+            } else {
+                Extra::default()
+            },
             &mut missing,
         )?);
     }
@@ -165,9 +209,12 @@ pub fn run(quick: bool, (port, port3): (u16, u16), rep: &mut Report, client: &Pa
             &mut body,
             rep,
             client,
-            quick,
-            (spec, true, true),
+            (spec, true, true, quick),
             (LINK_PORT + 3 + i as u16, &target3),
+            Extra {
+                replay: Some(&replay_target),
+                tls: Some((&tls_target3, &ca)),
+            },
             &mut missing,
         )?);
     }
@@ -185,8 +232,12 @@ pub fn run(quick: bool, (port, port3): (u16, u16), rep: &mut Report, client: &Pa
          compression: our WebSocket has no permessage-deflate) the 3.7.3 drivers. Latency: one \
          connection, median. Throughput: `g.V()` requests/s with pools sized to the concurrency \
          (*sized*) or untouched (*defaults*: ours {} HTTP connections or 8 WebSockets; the 4.0 \
-         peers 128, deflate). Floor: *computed* (a round trip + wire bytes over the cap) or \
-         *drain* (measured, nothing decoded), the larger counts. Compression's break-even: \
+         peers 128, deflate). *Replayed* rows: the same link in front of our replay server, \
+         which answers with the bytes the live server sent (the clients alone); *tls*: the \
+         server over TLS (`cargo xtask server --tls`, every client trusting its test CA \
+         through `SSL_CERT_FILE`; no drain). Floor: \
+         *computed* (a round trip + wire bytes over the cap) or *drain* (measured, nothing \
+         decoded), the larger counts. Compression's break-even: \
          `ClientBuilder::compression`. Shared 2-core machine: ratios within the run are the \
          stable part.\n",
         name("rust"),
@@ -375,9 +426,9 @@ fn setting_section(
     s: &mut String,
     rep: &mut Report,
     client: &Path,
-    quick: bool,
-    (spec, peers, tp3): (Spec, bool, bool),
+    (spec, peers, tp3, quick): (Spec, bool, bool, bool),
     (listen, target): (u16, &str),
+    Extra { replay, tls }: Extra,
     missing: &mut Vec<(&'static str, String)>,
 ) -> Result<Outcome> {
     let fid = if tp3 {
@@ -389,11 +440,26 @@ fn setting_section(
         Some(fid)
     };
     let running = link::spawn(&format!("127.0.0.1:{listen}"), target, spec)?;
-    let url = format!(
-        "{}://{}/gremlin",
-        if tp3 { "ws" } else { "http" },
-        running.addr()
-    );
+    let url_of = |r: &link::Running, tls: bool| {
+        let scheme = match (tp3, tls) {
+            (false, false) => "http",
+            (false, true) => "https",
+            (true, false) => "ws",
+            (true, true) => "wss",
+        };
+        format!("{scheme}://{}/gremlin", r.addr())
+    };
+    let url = url_of(&running, false);
+    // The replayed and TLS rows: the same link (any free port) in front of the replay server
+    // or of the server over TLS.
+    let replayed = match replay {
+        Some(to) => Some(link::spawn("127.0.0.1:0", to, spec)?),
+        None => None,
+    };
+    let over_tls = match tls {
+        Some((to, _)) => Some(link::spawn("127.0.0.1:0", to, spec)?),
+        None => None,
+    };
     let all = if tp3 { &CONTENDERS3 } else { &CONTENDERS };
     let contenders: &[&'static str] = if peers { all } else { &all[..1] };
     // No compression on TinkerPop 3: our WebSocket transport offers no permessage-deflate.
@@ -431,26 +497,44 @@ fn setting_section(
         s,
         "| latency | compression | wire | computed | drain |{cols}\n|---|---|---:|---:|---:|{dashes}"
     )?;
-    for (q, label, runs) in [
-        // 5 runs, 3 on the slow link (4 s each: compression's break-even only).
-        (
-            BIG_QUERY,
-            "~200k",
-            if quick {
-                2
-            } else if peers {
-                5
-            } else {
-                3
-            },
-        ),
-        ("g.V()", "`g.V()`", if quick { 5 } else { 30 }),
-    ] {
+    let sources = std::iter::once((&running, "", None))
+        .chain(replayed.iter().map(|r| (r, " replayed", None)))
+        .chain(over_tls.iter().map(|r| (r, " tls", tls.map(|t| t.1))));
+    for ((running, source, ca), (q, label, runs)) in sources.flat_map(|src| {
+        [
+            // 5 runs live; 3 replayed, over TLS and on the slow link (4 s each: compression's
+            // break-even only), for the part's 20 minutes.
+            (
+                BIG_QUERY,
+                "~200k",
+                if quick {
+                    2
+                } else if peers && src.1.is_empty() {
+                    5
+                } else {
+                    3
+                },
+            ),
+            ("g.V()", "`g.V()`", if quick { 5 } else { 30 }),
+        ]
+        .map(|row| (src, row))
+    }) {
+        let url = url_of(running, ca.is_some());
+        let label = format!("{label}{source}");
+        // Over TLS, the answer as it is (no compression) and no raw drain (it speaks plain
+        // TCP): the computed floor alone.
+        let compressions = if ca.is_some() {
+            &["none"]
+        } else {
+            compressions
+        };
         for &comp in compressions {
             // The measured floor first: the same requests drained, nothing decoded (on
             // TinkerPop 3 ours reading the frames, `bench_client --consume raw`).
             let (up0, down0, _) = running.counters().snapshot();
-            let drained = if tp3 {
+            let drained = if ca.is_some() {
+                Err(String::new())
+            } else if tp3 {
                 let a = args(
                     &url,
                     q,
@@ -480,6 +564,7 @@ fn setting_section(
                     ));
                     Some(med)
                 }
+                Err(_) if ca.is_some() => None,
                 Err(e) => {
                     failures.push(format!("{spec} {label} {comp} raw drain: {e}"));
                     None
@@ -503,7 +588,7 @@ fn setting_section(
                     (vec!["--runs", runs_arg.as_str()], runs + 1)
                 };
                 let a = args(&url, q, "latency", (!tp3).then_some(comp), &extra);
-                let row = one_row(rep, &running, c, client, &a, requests, false);
+                let row = one_row(rep, running, c, client, &a, requests, (false, ca));
                 if not_built(&row, missing) {
                     continue;
                 }
@@ -519,9 +604,14 @@ fn setting_section(
                         None
                     }
                 };
-                if c == "rust" && q == BIG_QUERY {
+                if c == "rust" && q == BIG_QUERY && ca.is_none() {
                     if let Some(m) = med {
-                        big.push((comp, m, floor, drain.unwrap_or(f64::NAN)));
+                        big.push((
+                            format!("{comp}{source}"),
+                            m,
+                            floor,
+                            drain.unwrap_or(f64::NAN),
+                        ));
                     }
                 }
                 line.cells.push((c, med));
@@ -532,7 +622,11 @@ fn setting_section(
                 "| {label} | {comp} | {} | {} | {} |{cells}",
                 bytes(wire),
                 fmt_secs(floor),
-                drain.map_or("failed".into(), fmt_secs)
+                match (drain, ca) {
+                    (Some(d), _) => fmt_secs(d),
+                    (None, Some(_)) => "-".into(),
+                    (None, None) => "failed".into(),
+                }
             )?;
             sized.push(line);
         }
@@ -608,7 +702,7 @@ fn setting_section(
                     client,
                     &a,
                     requests + warmup,
-                    pool == "defaults" && c != "rust",
+                    (pool == "defaults" && c != "rust", None),
                 );
                 if not_built(&row, missing) {
                     continue;
@@ -685,7 +779,7 @@ fn one_row(
     client: &Path,
     args: &[String],
     requests: usize,
-    defaults: bool,
+    (defaults, ca): (bool, Option<&Path>),
 ) -> Row {
     let (up0, down0, _) = running.counters().snapshot();
     let peer = if defaults {
@@ -693,7 +787,8 @@ fn one_row(
     } else {
         c.to_string()
     };
-    let outcome = measure(rep, &peer, client, args);
+    let env: Vec<(&str, &Path)> = ca.map(|ca| ("SSL_CERT_FILE", ca)).into_iter().collect();
+    let outcome = measure_env(rep, &peer, client, args, &env);
     // Let the link's last bytes (its delay) pass before reading the counters.
     std::thread::sleep(Duration::from_millis(5) + running.spec().delay);
     let (up1, down1, _) = running.counters().snapshot();
