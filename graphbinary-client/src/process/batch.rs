@@ -1,10 +1,11 @@
 //! The batch writer ([`BatchWriter`]): typed elements and raw merges written in batches.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot, Semaphore};
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 
 use super::bound::{bound, Bound, ROWS};
@@ -12,8 +13,8 @@ use super::rows::listed;
 use super::typed::{append, match_probe, On};
 use super::{GraphTraversal, GraphTraversalSource, __};
 use crate::client::{Client, Error, RetryPolicy, TransportKind};
-use crate::element::{Element, RawMerge, WriteOp, Written};
-use crate::lang::tokens::{Token, T};
+use crate::element::{Element, End, Prop, RawMerge, WriteOp, Written};
+use crate::lang::tokens::{Direction, Token, T};
 use crate::lang::Lit;
 use crate::value::Value;
 
@@ -195,9 +196,17 @@ enum Msg {
 /// each value the literal of its exact type (gremlin-lang over `http://`; Groovy over `ws://`,
 /// with a binding for each literal Groovy has no form for).
 ///
-/// Items run in order within a request; requests run concurrently, so an edge whose ends are
-/// written by the same writer should be pushed after [`BatchWriter::flush`] has returned for
-/// its vertices.
+/// Items run in order within a request, and requests run concurrently, but **no two requests
+/// in flight write at one vertex**: an item waits while a request in flight writes at one of
+/// its vertices (an edge's two ends, a vertex by its id, else its search map or key), and
+/// later items that touch none of them are sent before it, from a window of up to 4 batches
+/// per request in flight. So two writes of one element keep their order, TinkerGraph's
+/// adjacency lists (not thread-safe) are never written by two requests at once, and a graph
+/// that locks (Neptune, JanusGraph) sees fewer conflicts. Vertices and ends are compared as
+/// written: an id given as `1` in one item and `"1"` in another is two vertices. An edge
+/// whose ends are written by the same writer should still be pushed after
+/// [`BatchWriter::flush`] has returned for its vertices (a vertex found by key and the same
+/// vertex by id are two).
 ///
 /// # Created and matched
 ///
@@ -343,17 +352,17 @@ async fn drive(client: Client, options: BatchOptions, mut rx: mpsc::Receiver<Msg
     if let Some(alias) = &options.source {
         g = g.alias(alias.clone());
     }
-    let slots = Arc::new(Semaphore::new(options.in_flight));
-    let mut running: JoinSet<Outcome> = JoinSet::new();
-    let mut report = Report::default();
-    let mut adds: Vec<(u64, WriteOp)> = Vec::new();
-    let mut upserts: Vec<(u64, WriteOp)> = Vec::new();
+    let mut flight = Flight::default();
+    // Adds and upserts wait apart (they go in separate requests).
+    let mut adds = Pending::default();
+    let mut upserts = Pending::default();
     let n = options.batch_size;
+    let window = n.saturating_mul(options.in_flight).saturating_mul(WINDOW);
     let options = Arc::new(options);
     loop {
         // Collect finished requests without waiting.
-        while let Some(done) = running.try_join_next() {
-            record(&mut report, done);
+        while let Some(done) = flight.running.try_join_next() {
+            flight.settle(done);
         }
         let msg = rx.recv().await;
         let flush = match msg {
@@ -363,12 +372,27 @@ async fn drive(client: Client, options: BatchOptions, mut rx: mpsc::Receiver<Msg
                 } else {
                     &mut upserts
                 };
-                buf.push((i, op));
-                if buf.len() >= n {
-                    let items = std::mem::take(buf);
-                    for items in requests(items, tp3) {
-                        dispatch(&g, &options, &slots, &mut running, &mut report, items).await;
+                buf.push(i, op);
+                // A full batch of items free to go, or a full window: send what can go. Looked
+                // for again once a batch more has come or a request has ended, not at each item.
+                while buf.items.len() >= n
+                    && (buf.fresh >= n || flight.changed || buf.items.len() >= window)
+                {
+                    buf.fresh = 0;
+                    flight.changed = false;
+                    let ready = buf.ready(&flight.busy, n);
+                    if ready.len() < n && buf.items.len() < window {
+                        break;
                     }
+                    if ready.is_empty() || flight.running.len() >= options.in_flight {
+                        // Wait for a request: a slot (the backpressure), or the vertices it
+                        // holds.
+                        let done = flight.running.join_next().await;
+                        flight.settle(done.expect("a full window waits on a running request"));
+                        continue;
+                    }
+                    let batch = buf.take(ready);
+                    flight.dispatch(&g, &options, batch, tp3);
                 }
                 None
             }
@@ -377,22 +401,197 @@ async fn drive(client: Client, options: BatchOptions, mut rx: mpsc::Receiver<Msg
         };
         if let Some(ack) = flush {
             for buf in [&mut upserts, &mut adds] {
-                if !buf.is_empty() {
-                    let items = std::mem::take(buf);
-                    for items in requests(items, tp3) {
-                        dispatch(&g, &options, &slots, &mut running, &mut report, items).await;
+                while !buf.items.is_empty() {
+                    let ready = buf.ready(&flight.busy, n);
+                    if ready.is_empty() || flight.running.len() >= options.in_flight {
+                        let done = flight.running.join_next().await;
+                        flight.settle(done.expect("an item is held only by a running request"));
+                        continue;
                     }
+                    let batch = buf.take(ready);
+                    flight.dispatch(&g, &options, batch, tp3);
                 }
             }
-            while let Some(done) = running.join_next().await {
-                record(&mut report, done);
+            while let Some(done) = flight.running.join_next().await {
+                flight.settle(done);
             }
             match ack {
                 Some(ack) => {
                     let _ = ack.send(());
                 }
-                None => return report,
+                None => return flight.report,
             }
+        }
+    }
+}
+
+/// How many batches (times the requests in flight) of items may wait to be sent while the
+/// first ones wait for the vertices that requests in flight hold.
+const WINDOW: usize = 4;
+
+/// Items waiting to be sent, with the vertices each one writes at ([`touches`]).
+#[derive(Default)]
+struct Pending {
+    items: std::collections::VecDeque<(u64, WriteOp, Vec<String>)>,
+    /// Items pushed since the last look for a batch.
+    fresh: usize,
+}
+
+impl Pending {
+    fn push(&mut self, index: u64, op: WriteOp) {
+        let keys = touches(&op);
+        self.items.push_back((index, op, keys));
+        self.fresh += 1;
+    }
+
+    /// The positions of the first `n` items that may be sent now: none of their vertices is
+    /// held by a request in flight. Two writes of one element touch the same vertices, so they
+    /// keep their order; writes of two edges at one vertex may pass each other.
+    fn ready(&self, busy: &HashMap<String, usize>, n: usize) -> Vec<usize> {
+        self.items
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, _, keys))| !keys.iter().any(|k| busy.contains_key(k)))
+            .map(|(at, _)| at)
+            .take(n)
+            .collect()
+    }
+
+    /// Removes the items at `positions` (ascending), in order.
+    fn take(&mut self, positions: Vec<usize>) -> Vec<(u64, WriteOp, Vec<String>)> {
+        let mut out = Vec::with_capacity(positions.len());
+        let mut rest = std::collections::VecDeque::with_capacity(self.items.len());
+        let mut next = positions.into_iter().peekable();
+        for (at, item) in std::mem::take(&mut self.items).into_iter().enumerate() {
+            if next.peek() == Some(&at) {
+                next.next();
+                out.push(item);
+            } else {
+                rest.push_back(item);
+            }
+        }
+        self.items = rest;
+        out
+    }
+}
+
+/// The vertices `op` writes at, as keys no two requests in flight share: an edge's two ends
+/// (by id, or by the key its end is found by), a vertex's id (else its search or key
+/// properties). Two requests writing at one vertex at once can fail on a graph that locks
+/// (Neptune's `ConcurrentModificationException`, JanusGraph's locking errors), and corrupt
+/// TinkerGraph, whose adjacency lists are not thread-safe. Values are compared as written
+/// (`1` and `"1"` are two keys).
+fn touches(op: &WriteOp) -> Vec<String> {
+    let end = |e: &End| match e {
+        End::Id(id) => format!("v{id:?}"),
+        End::Key { label, key, value } => format!("k{label}/{key}={value:?}"),
+    };
+    match op {
+        WriteOp::Add(w) | WriteOp::Upsert(w) => match (&w.out_v, &w.in_v) {
+            (Some(o), Some(i)) => vec![end(o), end(i)],
+            _ => match &w.id {
+                Some(id) => vec![format!("v{id:?}")],
+                None => {
+                    let keys: Vec<_> = w.props.iter().filter(|p| p.key).collect();
+                    match &keys[..] {
+                        // Two adds of one label are two vertices.
+                        [] => Vec::new(),
+                        // As an edge's end found by this key names it.
+                        [Prop {
+                            name,
+                            values: Written::Single(value),
+                            ..
+                        }] => vec![format!("k{}/{name}={value:?}", w.label)],
+                        _ => vec![format!("k{}/{keys:?}", w.label)],
+                    }
+                }
+            },
+        },
+        WriteOp::MergeV(m) => {
+            let id = match &m.search {
+                Lit::Map(entries) => entries
+                    .iter()
+                    .find(|(k, _)| *k == Lit::from(T::Id))
+                    .map(|(_, v)| v),
+                _ => None,
+            };
+            vec![match id {
+                Some(id) => format!("v{id:?}"),
+                None => format!("s{:?}", m.search),
+            }]
+        }
+        WriteOp::MergeE(m) => match &m.search {
+            Lit::Map(entries) => entries
+                .iter()
+                .filter(|(k, _)| *k == Lit::from(Direction::Out) || *k == Lit::from(Direction::In))
+                .map(|(_, v)| format!("v{v:?}"))
+                .collect(),
+            _ => Vec::new(),
+        },
+    }
+}
+
+/// The requests in flight, the vertices they hold, and the report so far.
+#[derive(Default)]
+struct Flight {
+    running: JoinSet<(Vec<Outcome>, Vec<String>)>,
+    busy: HashMap<String, usize>,
+    report: Report,
+    /// A request ended since the last look for a batch.
+    changed: bool,
+}
+
+impl Flight {
+    /// Starts the requests of `batch`, its vertices held until they end.
+    fn dispatch(
+        &mut self,
+        g: &GraphTraversalSource,
+        options: &Arc<BatchOptions>,
+        batch: Vec<(u64, WriteOp, Vec<String>)>,
+        tp3: bool,
+    ) {
+        let mut keys = Vec::new();
+        let items: Vec<(u64, WriteOp)> = batch
+            .into_iter()
+            .map(|(i, op, k)| {
+                keys.extend(k);
+                (i, op)
+            })
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        for k in &keys {
+            *self.busy.entry(k.clone()).or_default() += 1;
+        }
+        let g = g.clone();
+        let options = options.clone();
+        // A TinkerPop 3 batch in the chained form may be several requests: one after another.
+        self.running.spawn(async move {
+            let mut outcomes = Vec::new();
+            for items in requests(items, tp3) {
+                outcomes.push(send(&g, &options, items).await);
+            }
+            (outcomes, keys)
+        });
+    }
+
+    /// Records a finished request and frees its vertices.
+    fn settle(&mut self, done: Result<(Vec<Outcome>, Vec<String>), tokio::task::JoinError>) {
+        let (outcomes, keys) = match done {
+            Ok(done) => done,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        };
+        self.changed = true;
+        for k in keys {
+            if let Some(n) = self.busy.get_mut(&k) {
+                *n -= 1;
+                if *n == 0 {
+                    self.busy.remove(&k);
+                }
+            }
+        }
+        for out in outcomes {
+            record(&mut self.report, out);
         }
     }
 }
@@ -444,35 +643,7 @@ fn requests(items: Vec<(u64, WriteOp)>, tp3: bool) -> Vec<Vec<(u64, WriteOp)>> {
     out
 }
 
-/// Starts a request of `items` once a slot is free (the wait is the backpressure).
-async fn dispatch(
-    g: &GraphTraversalSource,
-    options: &Arc<BatchOptions>,
-    slots: &Arc<Semaphore>,
-    running: &mut JoinSet<Outcome>,
-    report: &mut Report,
-    items: Vec<(u64, WriteOp)>,
-) {
-    let permit = loop {
-        tokio::select! {
-            p = slots.clone().acquire_owned() => break p.expect("the semaphore is never closed"),
-            Some(done) = running.join_next(), if !running.is_empty() => record(report, done),
-        }
-    };
-    let g = g.clone();
-    let options = options.clone();
-    running.spawn(async move {
-        let out = send(&g, &options, items).await;
-        drop(permit);
-        out
-    });
-}
-
-fn record(report: &mut Report, done: Result<Outcome, tokio::task::JoinError>) {
-    let out = match done {
-        Ok(out) => out,
-        Err(e) => std::panic::resume_unwind(e.into_panic()),
-    };
+fn record(report: &mut Report, out: Outcome) {
     report.requests += u64::from(out.attempts);
     report.retried += u64::from(out.attempts.saturating_sub(1));
     #[cfg(feature = "metrics")]
@@ -769,6 +940,7 @@ pub(crate) fn retriable(e: &Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::element::ElementWrite;
     use crate::response::ServerError;
 
     fn server(code: i32, message: &str) -> Error {
@@ -855,6 +1027,90 @@ mod tests {
             WriteOp::MergeV(m)
         };
         (0, op)
+    }
+
+    fn edge(out: i32, into: i32) -> WriteOp {
+        WriteOp::MergeE(RawMerge {
+            search: Lit::Map(vec![
+                (Lit::from(T::Label), Lit::from("route")),
+                (Lit::from(Direction::Out), Lit::Int(out)),
+                (Lit::from(Direction::In), Lit::Int(into)),
+            ]),
+            on_create: None,
+            on_match: None,
+        })
+    }
+
+    #[test]
+    fn a_write_touches_its_vertices_alike_by_id_or_by_key() {
+        assert_eq!(touches(&edge(1, 2)), ["vInt(1)", "vInt(2)"]);
+        assert_eq!(touches(&raw(false, 1, None).1), ["vInt(1)"]);
+        // A vertex upserted by its key and an edge's end found by that key are one vertex.
+        let key = |name: &'static str, value: &str| Prop {
+            name,
+            key: true,
+            values: Written::Single(Lit::from(value)),
+        };
+        let vertex = ElementWrite {
+            label: "airport",
+            id: None,
+            props: vec![key("code", "AUS")],
+            out_v: None,
+            in_v: None,
+        };
+        let route = ElementWrite {
+            label: "route",
+            id: None,
+            props: Vec::new(),
+            out_v: Some(End::Key {
+                label: "airport",
+                key: "code",
+                value: Lit::from("AUS"),
+            }),
+            in_v: Some(End::Id(Lit::Int(7))),
+        };
+        let v = touches(&WriteOp::Upsert(vertex.clone()));
+        assert_eq!(v.len(), 1);
+        assert_eq!(touches(&WriteOp::Upsert(route))[0], v[0]);
+        // Adds without id or key are new vertices: nothing to wait for.
+        let plain = ElementWrite {
+            props: Vec::new(),
+            ..vertex
+        };
+        assert!(touches(&WriteOp::Add(plain)).is_empty());
+    }
+
+    #[test]
+    fn no_two_requests_in_flight_write_at_one_vertex() {
+        let mut p = Pending::default();
+        for (i, (o, t)) in [(1, 2), (1, 3), (4, 5), (2, 1), (1, 2), (6, 7)]
+            .into_iter()
+            .enumerate()
+        {
+            p.push(i as u64, edge(o, t));
+        }
+        // Nothing in flight: the first n, in order.
+        assert_eq!(p.ready(&HashMap::new(), 3), [0, 1, 2]);
+        // Vertex 2 held by a request in flight: (1,2), (2,1) and the second (1,2) wait,
+        // (1,3) passes them (another edge), the rest go in order.
+        let busy = HashMap::from([("vInt(2)".to_string(), 1)]);
+        assert_eq!(p.ready(&busy, 10), [1, 2, 5]);
+        let taken = p.take(vec![1, 2, 5]);
+        assert_eq!(
+            taken.iter().map(|t| t.0).collect::<Vec<_>>(),
+            [1, 2, 5],
+            "taken in order"
+        );
+        assert_eq!(
+            p.items.iter().map(|t| t.0).collect::<Vec<_>>(),
+            [0, 3, 4],
+            "the rest keep theirs"
+        );
+        // Vertex 2 free again: the first (1,2) goes first, the second (1,2) (the same
+        // element) never before it.
+        assert_eq!(p.ready(&HashMap::new(), 1), [0]);
+        let busy = HashMap::from([("vInt(1)".to_string(), 1)]);
+        assert!(p.ready(&busy, 10).is_empty(), "each touches vertex 1");
     }
 
     #[test]

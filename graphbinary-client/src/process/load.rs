@@ -733,22 +733,17 @@ struct Phase {
 /// blocking (`std::io::Read`, buffered by the CSV reader): hand it a file or a buffer, not a
 /// socket that may stall the runtime.
 ///
-/// **TinkerGraph takes no concurrent edge writes**: with 4 requests in flight (the
-/// [`BatchOptions`] default), air-routes loaded into Gremlin Server 4.0.0-beta.3's TinkerGraph
-/// by the release CLI left its adjacency corrupt in 4 of 7 runs, 2 of them cut short (counts
-/// right, but `g.V().inE()` and `drop()` failing with an `ArrayIndexOutOfBoundsException`, or
-/// `g.V().outE().count()` 37 more than `g.E().count()`): a race, seen more often the faster
-/// the requests come. With `BatchOptions::default().in_flight(1)` it stayed whole in each of
-/// 5 runs. The race is TinkerGraph's, not two requests writing one element (each row is sent
-/// once; those runs retried nothing): its graph-wide maps are `ConcurrentHashMap`s, but
-/// `TinkerGraph.addOutEdge`/`addInEdge` put each new edge into its vertex's plain `HashMap` of
-/// `HashSet`s, so two requests adding edges at one vertex (air-routes' hubs have hundreds)
-/// race; at 2 edge requests in flight a load ended with `g.V().outE().count()` one short and
-/// `g.V().inE()` failing (`Index 66 out of bounds for length 66`). Vertices, each written
-/// once, take concurrent requests: keep the options' in-flight for them and write edges one
-/// request at a time with [`Loader::edge_in_flight`]`(1)` (as `graphbinary load` does by
-/// default: air-routes into 4.0.0-beta.3 in 5.7 s, BENCHMARKS.md section 7); more for a graph
-/// that takes concurrent writes (JanusGraph, Neptune).
+/// Edges are written as many requests at once as vertices (the [`BatchOptions`]'
+/// in-flight): the batch writer never runs two requests that write at one vertex
+/// ([`BatchWriter`](super::BatchWriter#requests)). TinkerGraph needs it: each vertex's
+/// adjacency is a plain `HashMap` of `HashSet`s, so two requests adding edges at one vertex
+/// (air-routes' hubs have hundreds) race. When the writer sent batches as they came, 4 edge
+/// requests in flight left air-routes corrupt in Gremlin Server 4.0.0-beta.3 in 4 of 7 runs
+/// (`g.V().inE()` and `drop()` failing with an `ArrayIndexOutOfBoundsException`, or
+/// `g.V().outE().count()` 37 more than `g.E().count()`); with the rule, `graphbinary load`
+/// writes edges 4 at once and air-routes comes back whole (`e2e_load`), in 3.5-3.8 s here
+/// against 5.2-5.7 s one request at a time. Graphs that lock (Neptune, JanusGraph) fail or
+/// retry fewer requests for it.
 pub struct Loader {
     client: Client,
     options: BatchOptions,
@@ -767,8 +762,6 @@ pub struct Loader {
     /// With a key property: the `~id`s of the vertices read, whose server ids are read back
     /// by key (`has(key, within(..))`, which a composite index answers).
     keys: Vec<String>,
-    /// Requests in flight for edges, when not the options' ([`Loader::edge_in_flight`]).
-    edge_in_flight: Option<usize>,
     /// Whether [`Loader::create_index`] was asked for.
     create_index: bool,
     /// Whether the key's index was checked (or created).
@@ -805,7 +798,6 @@ impl Loader {
             ids: HashMap::new(),
             stale: false,
             keys: Vec::new(),
-            edge_in_flight: None,
             create_index: false,
             key_ready: false,
             janus: false,
@@ -843,13 +835,6 @@ impl Loader {
         self.key = Some(name.into());
         // An edge file loaded without vertex files reads the ids of the whole graph.
         self.stale = true;
-        self
-    }
-
-    /// Requests in flight while writing edges (at least 1), instead of the [`BatchOptions`]'
-    /// (which vertices keep). 1 for TinkerGraph: see the type's documentation.
-    pub fn edge_in_flight(mut self, n: usize) -> Loader {
-        self.edge_in_flight = Some(n.max(1));
         self
     }
 
@@ -1157,14 +1142,10 @@ impl Loader {
         if self.extra.is_empty() {
             return;
         }
-        // Several values of one vertex may be in concurrent requests: as many in flight as
-        // edges (TinkerGraph's vertex properties are a plain HashMap too).
-        let options = match self.edge_in_flight {
-            Some(n) => self.options.clone().in_flight(n),
-            None => self.options.clone(),
-        };
+        // Several values of one vertex are never in two requests at once (the writer's rule):
+        // TinkerGraph's vertex properties are a plain HashMap too.
         let mut phase = Phase {
-            writer: self.client.batch_writer(options),
+            writer: self.client.batch_writer(self.options.clone()),
             origins: Vec::new(),
         };
         for (id, create, key, value, origin) in std::mem::take(&mut self.extra) {
@@ -1390,10 +1371,7 @@ impl Loader {
             }
             let origin = (file_ix, line);
             let client = &self.client;
-            let options = match (edges, self.edge_in_flight) {
-                (true, Some(n)) => self.options.clone().in_flight(n),
-                _ => self.options.clone(),
-            };
+            let options = self.options.clone();
             let slot = if edges {
                 &mut self.edges
             } else {

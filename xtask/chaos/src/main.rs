@@ -433,8 +433,7 @@ async fn load_once(client: &Client) -> Result<LoadSummary, Error> {
     let (nodes, edges) = load_files();
     let mut l = Loader::new(client, BatchOptions::default())
         .key_property(LOAD_KEY)
-        .create_index()
-        .edge_in_flight(4);
+        .create_index();
     l.load_vertices("nodes.csv", nodes.as_bytes()).await?;
     l.load_edges("edges.csv", edges.as_bytes()).await?;
     Ok(l.finish().await)

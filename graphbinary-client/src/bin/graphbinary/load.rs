@@ -46,15 +46,9 @@ pub struct LoadArgs {
     /// Upserts per request (default 100).
     #[arg(long, value_name = "N")]
     pub batch_size: Option<usize>,
-    /// Requests in flight at once while writing vertices.
+    /// Requests in flight at once (no two of them writing at one vertex).
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub in_flight: usize,
-    /// Requests in flight at once while writing edges. TinkerGraph, Gremlin Server's default
-    /// graph, is corrupted by concurrent edge writes (each vertex's adjacency is a plain
-    /// HashMap of HashSets): raise it only for a graph that takes them, such as JanusGraph or
-    /// Neptune.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub edge_in_flight: usize,
     /// Upsert by this property instead of by id, for a graph that assigns its own ids
     /// (JanusGraph): each vertex's ~id is kept as this String property, and edges find their
     /// ends by it (read back as the server's ids once the vertices are written).
@@ -138,7 +132,7 @@ async fn load(
     let total: u64 = files.iter().map(|f| f.3).sum();
     let progress = (!args.quiet && io::stderr().is_terminal()).then(|| Progress::new(total));
     let started = Instant::now();
-    let mut loader = Loader::new(&client, options).edge_in_flight(args.edge_in_flight);
+    let mut loader = Loader::new(&client, options);
     if let Some(k) = &args.key {
         loader = loader.key_property(k.clone());
         if args.create_index {

@@ -10,8 +10,9 @@
 //!   `merge_e` of the traversal API, the row's maps as parameters), gremlinpython and
 //!   gremlin-go (`xtask/peers/python/write.py`, `gowrite`/`gowrite3 --mode loop`);
 //! * (b) gremlinpython and gremlin-go hand-batched with their own traversal API: 100 chained
-//!   merges per request, 4 requests in flight for vertices and 1 for edges, as ours (`--mode
-//!   batch`; bytecode on 3.7.3);
+//!   merges per request, 4 requests in flight for vertices and 1 for edges (`--mode batch`;
+//!   bytecode on 3.7.3): their batches come in file order, and two edge requests at one vertex
+//!   corrupt TinkerGraph (`process::Loader`), which ours avoids to send 4 edge requests at once;
 //! * (c) `graphbinary load` (release build, the batch writer, its defaults: 100 rows per
 //!   request as one merge step over them, a list literal on 4.0 and one binding on 3.7.3);
 //! * (d) `graphbinary export` of what (c) wrote;
