@@ -73,8 +73,8 @@ pub fn write(
     }
     std::fs::write(dir.join(&runs), text)?;
     Ok(format!(
-        "The {} command(s) this run ran, in order: [{DIR}/{cmds}]({DIR}/{cmds}) (the first is \
-         the one to type). Its {} measurement line(s), one JSON object each: \
+        "Its {} command(s), in order (the first is the one to type): \
+         [{DIR}/{cmds}]({DIR}/{cmds}); its {} measurement line(s), one JSON object each: \
          [{DIR}/{runs}]({DIR}/{runs}).",
         commands.len(),
         raw.len(),
@@ -170,7 +170,7 @@ mod tests {
         std::fs::create_dir_all(dir.join(DIR)).unwrap();
         std::fs::write(dir.join(DIR).join("runs-tp3.jsonl"), "stale").unwrap();
         let new = migrate(&dir, &md).unwrap().unwrap();
-        assert!(new.starts_with("# B\n\n## 6. x\n\nt\n\n## Exact commands\n\nThe 2 command(s)"));
+        assert!(new.starts_with("# B\n\n## 6. x\n\nt\n\n## Exact commands\n\nIts 2 command(s)"));
         assert!(!new.contains("cargo bench") && !new.contains("details"));
         assert!(new.contains("[benchmarks/runs.jsonl](benchmarks/runs.jsonl)"));
         let d = dir.join(DIR);

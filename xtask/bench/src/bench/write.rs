@@ -424,8 +424,8 @@ pub fn run(quick: bool, port: u16, rep: &mut Report) -> Result<()> {
          (a) one request per row, sequential, first {SAMPLE} rows (gremlinpython: its first \
          {PYTHON_LOOP_SECS} s); ours: `benches/write_loop.rs`, parameters. (b) 100 chained \
          merges per request (bytecode on 3.7.3); (c) 100 rows per request in one step (4.0: a \
-         list literal; 3.7.3: a binding); (b), (c) 4 requests in flight for vertices, 1 for \
-         edges. (c): whole process, median of {}, gremlin-go of {}; others: their write loop. \
+         list literal; 3.7.3: a binding); in flight: (b) 4 for vertices, 1 for edges (more \
+         corrupt TinkerGraph), (c) 4, never two at one vertex. (c): whole process, median of {}, gremlin-go of {}; others: their write loop. \
          (e) floor: rows / (the server's CPU during (c) / {all_cores}).\n",
         if quick { 1 } else { 3 },
         if quick { 1 } else { 2 }
