@@ -708,9 +708,23 @@ impl Chart {
                     .bars
                     .iter()
                     .zip(&self.series)
-                    .filter_map(|(b, s)| b.as_ref().map(|b| format!("{s} {}", b.text)))
+                    .filter_map(|(b, s)| {
+                        b.as_ref().map(|b| match s.strip_suffix(" at once") {
+                            Some(n) => format!("{n}: {}", b.text),
+                            None => format!("{s} {}", b.text),
+                        })
+                    })
                     .collect();
-                format!("{} {}", g.label, bars.join(", "))
+                // Without versions (the title names the generation): BENCHMARKS.md's size.
+                let label: Vec<&str> = g
+                    .label
+                    .split(' ')
+                    .filter(|w| {
+                        let w = w.strip_prefix('v').unwrap_or(w);
+                        w != "driver" && !w.starts_with(|c: char| c.is_ascii_digit())
+                    })
+                    .collect();
+                format!("{} {}", label.join(" "), bars.join(", "))
             })
             .collect();
         format!("{}: {}", self.title, groups.join("; "))
@@ -912,9 +926,7 @@ Written by a run.
         assert_eq!(t.groups[1].bars[0].as_ref().unwrap().value, 1795.0);
         assert!(t.groups[1].bars[1].is_none());
         assert!(t.svg().contains("no figure"));
-        assert!(t
-            .alt()
-            .contains("graphbinary-rs 64 at once 7592/s, 256 at once 7121/s"));
+        assert!(t.alt().contains("graphbinary-rs 64: 7592/s, 256: 7121/s"));
     }
 
     #[test]
