@@ -740,11 +740,10 @@ impl Chart {
 fn block(charts: &[Chart]) -> String {
     let mut s = format!("{BEGIN}\n## At a glance\n\n");
     s.push_str(
-        "Drawn by `cargo xtask bench` from the tables of this report, the same numbers \
-         (`cargo xtask bench --report-only` draws them again without measuring). Each bar is a \
-         median; a bar cut by a white break mark is longer than its axis and carries its value. \
-         \"Replayed\": the server's recorded answer served from memory, so that what differs is \
-         the client (section 2b).\n\n",
+        "Drawn from the tables below (`cargo xtask bench --report-only` draws them again \
+         without measuring). Each bar is a median; a bar cut by a white break mark carries its \
+         value. \"Replayed\": the server's recorded answer served from memory, so that only the \
+         client differs (section 2b).\n\n",
     );
     for c in charts {
         let _ = writeln!(s, "![{}]({DIR}/{})\n", c.alt(), c.file);
