@@ -384,15 +384,7 @@ async fn drive(client: Client, options: BatchOptions, mut rx: mpsc::Receiver<Msg
                     if ready.len() < n && buf.items.len() < window {
                         break;
                     }
-                    if ready.is_empty() || flight.running.len() >= options.in_flight {
-                        // Wait for a request: a slot (the backpressure), or the vertices it
-                        // holds.
-                        let done = flight.running.join_next().await;
-                        flight.settle(done.expect("a full window waits on a running request"));
-                        continue;
-                    }
-                    let batch = buf.take(ready);
-                    flight.dispatch(&g, &options, batch, tp3);
+                    flight.send_or_wait(buf, ready, (&g, &options, tp3)).await;
                 }
                 None
             }
@@ -403,13 +395,7 @@ async fn drive(client: Client, options: BatchOptions, mut rx: mpsc::Receiver<Msg
             for buf in [&mut upserts, &mut adds] {
                 while !buf.items.is_empty() {
                     let ready = buf.ready(&flight.busy, n);
-                    if ready.is_empty() || flight.running.len() >= options.in_flight {
-                        let done = flight.running.join_next().await;
-                        flight.settle(done.expect("an item is held only by a running request"));
-                        continue;
-                    }
-                    let batch = buf.take(ready);
-                    flight.dispatch(&g, &options, batch, tp3);
+                    flight.send_or_wait(buf, ready, (&g, &options, tp3)).await;
                 }
             }
             while let Some(done) = flight.running.join_next().await {
@@ -482,15 +468,16 @@ impl Pending {
 /// TinkerGraph, whose adjacency lists are not thread-safe. Values are compared as written
 /// (`1` and `"1"` are two keys).
 fn touches(op: &WriteOp) -> Vec<String> {
+    let vertex = |id: &Lit| format!("v{id:?}");
     let end = |e: &End| match e {
-        End::Id(id) => format!("v{id:?}"),
+        End::Id(id) => vertex(id),
         End::Key { label, key, value } => format!("k{label}/{key}={value:?}"),
     };
     match op {
         WriteOp::Add(w) | WriteOp::Upsert(w) => match (&w.out_v, &w.in_v) {
             (Some(o), Some(i)) => vec![end(o), end(i)],
             _ => match &w.id {
-                Some(id) => vec![format!("v{id:?}")],
+                Some(id) => vec![vertex(id)],
                 None => {
                     let keys: Vec<_> = w.props.iter().filter(|p| p.key).collect();
                     match &keys[..] {
@@ -516,7 +503,7 @@ fn touches(op: &WriteOp) -> Vec<String> {
                 _ => None,
             };
             vec![match id {
-                Some(id) => format!("v{id:?}"),
+                Some(id) => vertex(id),
                 None => format!("s{:?}", m.search),
             }]
         }
@@ -524,7 +511,7 @@ fn touches(op: &WriteOp) -> Vec<String> {
             Lit::Map(entries) => entries
                 .iter()
                 .filter(|(k, _)| *k == Lit::from(Direction::Out) || *k == Lit::from(Direction::In))
-                .map(|(_, v)| format!("v{v:?}"))
+                .map(|(_, v)| vertex(v))
                 .collect(),
             _ => Vec::new(),
         },
@@ -542,6 +529,24 @@ struct Flight {
 }
 
 impl Flight {
+    /// Sends the items of `buf` at `ready` as one batch when a request may start; else (no
+    /// slot free, which is the backpressure, or nothing free of the vertices held) waits for a
+    /// request in flight to end.
+    async fn send_or_wait(
+        &mut self,
+        buf: &mut Pending,
+        ready: Vec<usize>,
+        (g, options, tp3): (&GraphTraversalSource, &Arc<BatchOptions>, bool),
+    ) {
+        if ready.is_empty() || self.running.len() >= options.in_flight {
+            let done = self.running.join_next().await;
+            self.settle(done.expect("an item waits only on a request in flight"));
+        } else {
+            let batch = buf.take(ready);
+            self.dispatch(g, options, batch, tp3);
+        }
+    }
+
     /// Starts the requests of `batch`, its vertices held until they end.
     fn dispatch(
         &mut self,

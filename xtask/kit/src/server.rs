@@ -423,10 +423,6 @@ impl Server {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         Ok(match (&self.kind, self.tls) {
             (Kind::Tp4, false) => Answer::Count(probe::vertex_count(addr, timeout)?),
-            (Kind::Tp4, true) => {
-                TcpStream::connect_timeout(&addr, timeout)?;
-                Answer::Accepts
-            }
             (_, false) if self.cql.is_some() => {
                 let status = ws_probe::status(addr, timeout, None)?;
                 ensure!(status == 200, "status {status} to g.V().count()");

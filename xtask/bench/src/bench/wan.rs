@@ -549,7 +549,7 @@ fn setting_section(
             // TinkerPop 3 ours reading the frames, `bench_client --consume raw`).
             let (up0, down0, _) = running.counters().snapshot();
             let drained = if ca.is_some() {
-                Err(String::new())
+                None
             } else if tp3 {
                 let a = args(
                     &url,
@@ -558,14 +558,14 @@ fn setting_section(
                     None,
                     &["--runs", &runs.to_string(), "--consume", "raw"],
                 );
-                measure(rep, "rust", client, &a).map(|j| {
+                Some(measure(rep, "rust", client, &a).map(|j| {
                     j["runs"]
                         .as_array()
                         .map(|a| a.iter().filter_map(Json::as_f64).collect())
                         .unwrap_or_default()
-                })
+                }))
             } else {
-                raw_drain(running.addr(), q, comp == "deflate", runs)
+                Some(raw_drain(running.addr(), q, comp == "deflate", runs))
             };
             std::thread::sleep(Duration::from_millis(5) + spec.delay);
             let (up1, down1, _) = running.counters().snapshot();
@@ -573,7 +573,7 @@ fn setting_section(
             let mut wire = ((up1 - up0) + (down1 - down0)) as f64 / (runs + 1) as f64;
             let mut floor = spec.floor(1.0, wire as u64).as_secs_f64();
             let drain = match drained {
-                Ok(times) => {
+                Some(Ok(times)) => {
                     let med = median_of(times);
                     rep.raw.push(format!(
                         "wan {spec} raw drain {q:?} compression {comp}: median {med:.4} s, \
@@ -581,11 +581,11 @@ fn setting_section(
                     ));
                     Some(med)
                 }
-                Err(_) if ca.is_some() => None,
-                Err(e) => {
+                Some(Err(e)) => {
                     failures.push(format!("{spec} {label} {comp} raw drain: {e}"));
                     None
                 }
+                None => None,
             };
             let mut line = Line {
                 label: format!("{label} {comp}"),
