@@ -22,13 +22,16 @@
 //! all`) and through the traversal API in plain mode (`--via api`, `--via api-params`, `--via
 //! rust`), the three integration servers started together once ([`gherkin_steps`]); then a
 //! [`FUZZ_SECS`] s run of each of the 8 fuzz targets (GraphBinary 4, GraphBinary 1,
-//! GraphSON, gremlin-lang literals; installing cargo-fuzz first when it is missing). All steps run even after a failure; a
+//! GraphSON, gremlin-lang literals; installing cargo-fuzz first when it is missing); last, the
+//! link's fidelity tests alone ([`FIDELITY_TESTS`]). All steps run even after a failure; a
 //! summary follows; the exit status is non-zero if any step failed.
 
 use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
+
+use graphbinary_kit::link::FIDELITY_TESTS;
 
 use crate::server::{self, Server};
 use crate::util::{project_root, run, secs};
@@ -781,6 +784,7 @@ pub fn cli(args: &[String]) -> Result<()> {
                 eprintln!("GREMLIN_URL={url} GREMLIN_TX_URL={tx_url} GREMLIN_LOAD_URL={load_url}");
                 run_tests(
                     with_ci_features(cargo(), &["test", "--no-fail-fast"])
+                        .args(["--", "--skip", FIDELITY_TESTS])
                         .env("GREMLIN_URL", &url)
                         .env("GREMLIN_TX_URL", &tx_url)
                         .env("GREMLIN_LOAD_URL", &load_url)
@@ -820,7 +824,9 @@ pub fn cli(args: &[String]) -> Result<()> {
     } else {
         step("test (no server)", &mut || {
             run_tests(
-                with_ci_features(cargo(), &["test", "--no-fail-fast"]).env_remove("GREMLIN_URL"),
+                with_ci_features(cargo(), &["test", "--no-fail-fast"])
+                    .args(["--", "--skip", FIDELITY_TESTS])
+                    .env_remove("GREMLIN_URL"),
                 &mut totals,
             )
         });
@@ -848,6 +854,15 @@ pub fn cli(args: &[String]) -> Result<()> {
     if let Some(prefetch) = prefetch {
         let _ = prefetch.join();
     }
+    // The link's fidelity tests, skipped by the test steps above: alone, once no server, build
+    // or download competes for the cores the link's threads need to keep to their delays.
+    step("link fidelity (alone)", &mut || {
+        run_tests(
+            with_ci_features(cargo(), &["test", "--no-fail-fast", "--lib"])
+                .args(["--", FIDELITY_TESTS]),
+            &mut totals,
+        )
+    });
     eprintln!("\n==> summary ({} in all)", secs(started.elapsed()));
     let mut failed = 0;
     for s in &steps {

@@ -678,6 +678,10 @@ impl fmt::Display for Fidelity {
     }
 }
 
+/// The libtest filter of this crate's fidelity tests: `cargo xtask ci` skips them in its test
+/// steps and runs them alone afterwards, when no server or build competes for the cores.
+pub const FIDELITY_TESTS: &str = "link::tests::fidelity::";
+
 /// Measures a link of `spec` in front of an echo server of this function's own (threads and
 /// blocking sockets): the round trip of one byte (median of `pings`), a new connection's first
 /// byte, and `bulk_bytes` sent back for one byte asked.
@@ -889,39 +893,45 @@ mod tests {
         );
     }
 
-    /// One fidelity measurement at a time: a link moving 20 MB keeps both cores busy.
-    static ONE_LINK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    /// The link's fidelity (issue 43), measured by `cargo xtask ci` in a step of its own on an
+    /// otherwise idle machine (its test steps skip this module, [`FIDELITY_TESTS`]): the
+    /// link's threads keep to their delays only when a core is free for them (a 1 ms link's
+    /// round trip measured 3.0-4.4 ms while CI's test step ran beside jar downloads, 2.02 ms
+    /// in the quiet bench run).
+    mod fidelity {
+        use super::super::*;
 
-    /// `spec`'s fidelity within 10%, at best of 3 measurements, one link at a time: CI's test
-    /// step runs the tests of a binary at once on 2 cores, where the link's threads wait for a
-    /// core (a 1 ms link's round trip measured 2.21 ms there once, beside the 30 ms link's
-    /// 20 MB; 2.02 ms in the quiet bench run). The bench checks fidelity on a quiet machine.
-    fn keeps_to(spec: &str, pings: usize) {
-        let _one = ONE_LINK.lock().unwrap_or_else(|e| e.into_inner());
-        let mut seen = Vec::new();
-        for _ in 0..3 {
-            let f = fidelity(Spec::parse(spec).unwrap(), pings, 20_000_000).unwrap();
-            eprintln!("{f}");
-            if f.within(0.1) {
-                return;
+        /// One measurement at a time: a link moving 20 MB keeps both cores busy.
+        static ONE_LINK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+        /// `spec`'s fidelity within 10%, at best of 3 measurements.
+        fn keeps_to(spec: &str, pings: usize) {
+            let _one = ONE_LINK.lock().unwrap_or_else(|e| e.into_inner());
+            let mut seen = Vec::new();
+            for _ in 0..3 {
+                let f = fidelity(Spec::parse(spec).unwrap(), pings, 20_000_000).unwrap();
+                eprintln!("{f}");
+                if f.within(0.1) {
+                    return;
+                }
+                seen.push(f.to_string());
             }
-            seen.push(f.to_string());
+            panic!("not within 10% in 3 measurements: {seen:?}");
         }
-        panic!("not within 10% in 3 measurements: {seen:?}");
-    }
 
-    /// The link's fidelity (issue 43): at the cross-region setting a round trip, a new
-    /// connection and 20 MB are each within 10% of what the settings say.
-    #[test]
-    fn a_cross_region_link_keeps_to_its_settings_within_10_percent() {
-        keeps_to("30ms,200mbit", 10);
-    }
+        /// At the cross-region setting a round trip, a new connection and 20 MB are each
+        /// within 10% of what the settings say.
+        #[test]
+        fn a_cross_region_link_keeps_to_its_settings_within_10_percent() {
+            keeps_to("30ms,200mbit", 10);
+        }
 
-    /// The same at the same-region setting (1 ms, no cap: only the delays; a round trip is
-    /// 2 ms, 10% of it is 200 us, finer than tokio's timer), and with a TLS handshake.
-    #[test]
-    fn a_same_region_link_and_a_tls_handshake_keep_to_their_settings() {
-        keeps_to("1ms,none", 20);
-        keeps_to("20ms,1gbit,tls", 5);
+        /// The same at the same-region setting (1 ms, no cap: only the delays; a round trip
+        /// is 2 ms, 10% of it is 200 us, finer than tokio's timer), and with a TLS handshake.
+        #[test]
+        fn a_same_region_link_and_a_tls_handshake_keep_to_their_settings() {
+            keeps_to("1ms,none", 20);
+            keeps_to("20ms,1gbit,tls", 5);
+        }
     }
 }
