@@ -829,6 +829,7 @@ impl ClientBuilder {
             request_backlog_bytes: self.request_backlog_bytes,
             slow_consumer: self.slow_consumer,
             ping_interval: self.ping_interval,
+            compression: self.compression,
             ..crate::transport::ws::Options3::default()
         }
     }

@@ -47,7 +47,8 @@ pub struct ByteCounters {
 }
 
 impl ByteCounters {
-    /// Bytes of the HTTP body received so far, as sent (compressed when compressed).
+    /// Bytes of the HTTP body (or of the WebSocket frames) received so far, as sent
+    /// (compressed when compressed).
     pub fn wire_bytes(&self) -> u64 {
         self.wire.load(Ordering::Relaxed)
     }
@@ -57,11 +58,11 @@ impl ByteCounters {
         self.body.load(Ordering::Relaxed)
     }
 
-    /// Counts `n` bytes received both on the wire and as GraphBinary (a TinkerPop 3 WebSocket
-    /// message: uncompressed, each message whole).
-    pub(crate) fn add_message(&self, n: u64) {
-        self.wire.fetch_add(n, Ordering::Relaxed);
-        self.body.fetch_add(n, Ordering::Relaxed);
+    /// Counts a TinkerPop 3 WebSocket message of `body` bytes that took `wire` bytes on the
+    /// wire (its frames' headers and payloads, compressed where permessage-deflate was agreed).
+    pub(crate) fn add_message(&self, wire: u64, body: u64) {
+        self.wire.fetch_add(wire, Ordering::Relaxed);
+        self.body.fetch_add(body, Ordering::Relaxed);
     }
 }
 

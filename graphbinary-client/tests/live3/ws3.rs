@@ -310,6 +310,42 @@ async fn a_hundred_thousand_results_stream_across_many_206_batches_in_bounded_me
     }
 }
 
+/// permessage-deflate (on by default): the server compresses what it sends, the client
+/// inflates it as it arrives; the answers are the same with it off, and with it on far fewer
+/// bytes cross (counted by a proxy between the two).
+#[tokio::test]
+async fn compressed_answers_arrive_whole_and_smaller_on_the_wire() {
+    for (version, url) in servers("compressed_answers_arrive_whole_and_smaller_on_the_wire") {
+        // 20,000 strings across ~313 messages of 64, and one string of 200,000 characters.
+        let many = "(1..20000).collect { 'vertex-' + it }";
+        let long = "'ab' * 100000";
+        let mut answers = Vec::new();
+        let mut wire = Vec::new();
+        for compression in [true, false] {
+            let proxy = graphbinary_testkit::fault_proxy::FaultProxy::start(&url).await;
+            let c = connect_with(
+                version,
+                Client::builder(proxy.url()).compression(compression),
+            );
+            let got = (values(&c, many).await, values(&c, long).await);
+            wire.push(proxy.bytes_from_server());
+            answers.push(got);
+        }
+        eprintln!("{version}: {} bytes compressed, {} not", wire[0], wire[1]);
+        let (many_values, long_values) = &answers[1];
+        assert_eq!(many_values.len(), 20_000, "{version}");
+        assert_eq!(many_values[19_999], s("vertex-20000"), "{version}");
+        assert_eq!(long_values, &vec![s(&"ab".repeat(100_000))], "{version}");
+        assert!(answers[0] == answers[1], "{version}: the answers differ");
+        // Uncompressed: over 400 KB (the strings, each with its type code and length).
+        assert!(wire[1] > 400_000, "{version}: {wire:?}");
+        assert!(
+            wire[0] * 4 < wire[1],
+            "{version}: {wire:?} bytes (compressed, not)"
+        );
+    }
+}
+
 #[tokio::test]
 async fn small_batches_arrive_as_many_206_messages_in_order() {
     for (version, url) in servers("small_batches_arrive_as_many_206_messages_in_order") {

@@ -313,6 +313,16 @@ async fn ws_faults_end_in_a_typed_error_in_time_and_the_client_goes_on() {
         Case::new("slow drip", drip(), 0, timeout),
     ];
     check(&proxy, &client, &full, cases).await;
+    // Compressed messages (permessage-deflate) of garbage do not inflate: an error that says
+    // so, and the client goes on.
+    let compressed = faulty_client(&proxy.url())
+        .compression(true)
+        .build()
+        .unwrap();
+    let garbage = Case::new("garbage compressed payload", Fault::Garbage, 0, |e| {
+        transport(e) && one_line(e).contains("permessage-deflate")
+    });
+    check(&proxy, &compressed, &full, vec![garbage]).await;
 }
 
 #[tokio::test]
@@ -321,8 +331,11 @@ async fn ws_unanswered_pings_drop_the_connection_and_the_pool_heals() {
     let full = answer(&url).await;
     let proxy = FaultProxy::start(&url).await;
     let ping = Duration::from_millis(300);
+    // Uncompressed, as `faulty_client`'s: MID counts the answer's payload bytes, and the
+    // whole answer compressed is fewer.
     let c = Client::builder(proxy.url())
         .ping_interval(ping)
+        .compression(false)
         .build()
         .unwrap();
     let collect = |c: Client| async move {

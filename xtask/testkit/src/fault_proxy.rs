@@ -11,7 +11,8 @@
 //! start of a chunk's size line or of a frame header.
 //!
 //! It counts the requests it saw ([`FaultProxy::requests`]) and forwarded
-//! ([`FaultProxy::forwarded`]), and the client connections open now
+//! ([`FaultProxy::forwarded`]), the bytes the server sent ([`FaultProxy::bytes_from_server`]),
+//! and the client connections open now
 //! ([`FaultProxy::open_connections`]); [`FaultProxy::close_connections`] closes them all (as a
 //! server closing its idle connections).
 
@@ -19,7 +20,7 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -98,6 +99,8 @@ struct Shared {
     faults: Mutex<VecDeque<Fault>>,
     requests: AtomicUsize,
     forwarded: AtomicUsize,
+    /// Bytes read from the server, on every connection.
+    from_server: AtomicU64,
     open: AtomicUsize,
     /// Bumped by [`FaultProxy::close_connections`]: each connection open then closes.
     close: tokio::sync::watch::Sender<u64>,
@@ -146,6 +149,7 @@ impl FaultProxy {
             faults: Mutex::new(VecDeque::new()),
             requests: AtomicUsize::new(0),
             forwarded: AtomicUsize::new(0),
+            from_server: AtomicU64::new(0),
             open: AtomicUsize::new(0),
             close: tokio::sync::watch::Sender::new(0),
         });
@@ -212,6 +216,12 @@ impl FaultProxy {
     /// Requests forwarded to the server.
     pub fn forwarded(&self) -> usize {
         self.shared.forwarded.load(Ordering::SeqCst)
+    }
+
+    /// The bytes the server sent through the proxy so far (as they crossed the wire:
+    /// compressed where the server compressed them).
+    pub fn bytes_from_server(&self) -> u64 {
+        self.shared.from_server.load(Ordering::SeqCst)
     }
 
     /// Client connections open now.
@@ -604,6 +614,7 @@ async fn serve(mut client: TcpStream, shared: &Shared) -> std::io::Result<()> {
             }
             r = up.read(&mut ubuf) => {
                 let n = r?;
+                shared.from_server.fetch_add(n as u64, Ordering::SeqCst);
                 if n == 0 {
                     // The server closed: so does the proxy, after what is queued.
                     if let Some((k, i)) = drip_every.as_mut() {

@@ -20,6 +20,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use uuid::Uuid;
 
 use super::close::CloseReason;
+use super::deflate::{self, Inflate};
 use super::{sasl_plain, Error3, Options3, Result3, SlowConsumer};
 use crate::protocol::ws3::{
     decode_response_interned, decode_response_with, RequestMessage, ResponseMessage,
@@ -27,7 +28,7 @@ use crate::protocol::ws3::{
 use crate::transport::{redact_url, HeaderMap, HttpRequest, Method, Url};
 use crate::value::Value;
 
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+type Ws = WebSocketStream<Inflate<MaybeTlsStream<TcpStream>>>;
 
 /// Bytes tungstenite reads at most per call. It zeroes that much of its buffer before every
 /// read, the one that finds nothing too (its default, 128 KiB, was 80% of the instructions
@@ -49,6 +50,9 @@ struct Shared {
 #[derive(Default)]
 struct Queue {
     messages: VecDeque<Bytes>,
+    /// The bytes each of `messages` took on the wire (less than its length when it crossed
+    /// compressed).
+    wire: VecDeque<u64>,
     /// Bytes of `messages`.
     bytes: usize,
     /// Nothing more will be queued: the last message was, or the request failed (`end` then
@@ -67,9 +71,10 @@ struct Queue {
 impl Queue {
     /// Queues a message (or ends the request) and returns the stream's waker to wake once
     /// the lock is released.
-    fn push(&mut self, bytes: Bytes, last: bool) -> Option<Waker> {
+    fn push(&mut self, bytes: Bytes, wire: u64, last: bool) -> Option<Waker> {
         self.bytes += bytes.len();
         self.messages.push_back(bytes);
+        self.wire.push_back(wire);
         self.ended |= last;
         self.waker.take()
     }
@@ -152,6 +157,12 @@ async fn upgrade_request(
     if let Ok(ua) = options.user_agent.parse() {
         request.headers_mut().insert("User-Agent", ua);
     }
+    if options.compression {
+        request.headers_mut().insert(
+            "Sec-WebSocket-Extensions",
+            http::HeaderValue::from_static(deflate::OFFER),
+        );
+    }
     if options.interceptors.is_empty() {
         return Ok(request);
     }
@@ -191,7 +202,8 @@ pub(crate) fn tls_config(options: &Options3) -> Result<Arc<rustls::ClientConfig>
 
 /// Connects TCP with `TCP_NODELAY` (requests are small messages that must not wait for
 /// Nagle's algorithm, as the HTTP client's connections), then TLS with `tls` for `wss://`,
-/// then the WebSocket handshake.
+/// then the WebSocket handshake; compressed messages are inflated when the request offered
+/// permessage-deflate ([`deflate::OFFER`]) and the server agreed.
 pub(crate) async fn connect_ws(
     request: tokio_tungstenite::tungstenite::handshake::client::Request,
     config: WebSocketConfig,
@@ -216,18 +228,39 @@ pub(crate) async fn connect_ws(
         .await
         .map_err(W::Io)?;
     socket.set_nodelay(true).map_err(W::Io)?;
-    let connector = match (wss, tls) {
-        (true, Some(tls)) => tokio_tungstenite::Connector::Rustls(tls),
-        (true, None) => tokio_tungstenite::Connector::Rustls(tls_config(&Options3::default())?),
-        (false, _) => tokio_tungstenite::Connector::Plain,
+    let stream = if wss {
+        let tls = match tls {
+            Some(tls) => tls,
+            None => tls_config(&Options3::default())?,
+        };
+        let name = rustls::pki_types::ServerName::try_from(host)
+            .map_err(|_| W::Tls(tokio_tungstenite::tungstenite::error::TlsError::InvalidDnsName))?;
+        let tls = tokio_rustls::TlsConnector::from(tls)
+            .connect(name, socket)
+            .await
+            .map_err(W::Io)?;
+        MaybeTlsStream::Rustls(tls)
+    } else {
+        MaybeTlsStream::Plain(socket)
     };
-    let (ws, _) = tokio_tungstenite::client_async_tls_with_config(
-        request,
-        socket,
-        Some(config),
-        Some(connector),
-    )
-    .await?;
+    let offered = request.headers().contains_key("Sec-WebSocket-Extensions");
+    let (mut ws, response) =
+        tokio_tungstenite::client_async_with_config(request, Inflate::new(stream), Some(config))
+            .await?;
+    let answer = response
+        .headers()
+        .get_all("Sec-WebSocket-Extensions")
+        .iter()
+        .map(|v| v.to_str().unwrap_or("?"));
+    match deflate::agreed(answer, offered) {
+        Ok(Some(agreed)) => {
+            tracing::debug!(target: "graphbinary_client", ?agreed, "permessage-deflate agreed");
+            ws.get_mut().enable(agreed);
+        }
+        Ok(None) => {}
+        // RFC 6455 section 4.1: the client fails the connection.
+        Err(e) => return Err(Error3::WebSocket(e.into())),
+    }
     Ok(ws)
 }
 
@@ -441,6 +474,7 @@ impl Results3 {
             match q.messages.pop_front() {
                 Some(bytes) => {
                     q.bytes -= bytes.len();
+                    let wire = q.wire.pop_front().unwrap_or(bytes.len() as u64);
                     if q.reader_waits {
                         let o = &self.conn.options;
                         // Half the backlog (a queue of 1 message: empty).
@@ -451,7 +485,7 @@ impl Results3 {
                             wake_reader = true;
                         }
                     }
-                    Ok(bytes)
+                    Ok((bytes, wire))
                 }
                 None if q.ended => Err(q
                     .end
@@ -467,12 +501,12 @@ impl Results3 {
         };
         let out = match item {
             Err(e) => Err(e),
-            Ok(bytes) => {
+            Ok((bytes, wire)) => {
                 if wake_reader {
                     self.shared.taken.notify_one();
                 }
                 if let Some(c) = &self.counters {
-                    c.add_message(bytes.len() as u64);
+                    c.add_message(wire, bytes.len() as u64);
                 }
                 let before = self.batch.len();
                 let options = &self.conn.options;
@@ -534,6 +568,7 @@ impl Results3 {
             let mut q = lock(&self.shared.queue);
             q.dropped = true;
             q.messages.clear();
+            q.wire.clear();
             q.bytes = 0;
         }
         self.shared.taken.notify_one();
@@ -612,9 +647,14 @@ async fn run(
                 ping_sent = false;
                 match msg {
                     Message::Binary(bytes) => {
-                        if let Err(why) = route(bytes, &mut ws, &pending, &options).await {
+                        let wire = ws.get_mut().wire_size().unwrap_or(bytes.len() as u64);
+                        if let Err(why) = route(bytes, wire, &mut ws, &pending, &options).await {
                             break why;
                         }
+                    }
+                    // Its size on the wire, taken to keep the sizes in step with the messages.
+                    Message::Text(_) => {
+                        ws.get_mut().wire_size();
                     }
                     Message::Close(frame) => break CloseReason::CloseFrame(frame),
                     // Pings are answered by tungstenite; pongs only prove the peer is there;
@@ -693,6 +733,7 @@ fn fail(e: Entry, error: Error3) {
 /// Routes one response message; `Err` ends the connection for that reason.
 async fn route(
     bytes: Bytes,
+    wire: u64,
     ws: &mut Ws,
     pending: &Pending,
     options: &Options3,
@@ -792,7 +833,7 @@ async fn route(
                 return Ok(());
             }
             if !full(&q) {
-                break q.push(bytes, last);
+                break q.push(bytes, wire, last);
             }
             if options.slow_consumer == SlowConsumer::Wait {
                 q.reader_waits = true;
@@ -856,7 +897,7 @@ mod tests {
             ..Options3::default()
         };
         let ws = connect(&url, &options).await.unwrap();
-        match ws.get_ref() {
+        match ws.get_ref().get_ref() {
             MaybeTlsStream::Rustls(tls) => {
                 assert!(tls.get_ref().0.nodelay().unwrap(), "TCP_NODELAY under TLS")
             }
@@ -936,7 +977,7 @@ mod tests {
         let ws = connect_ws(request, WebSocketConfig::default(), None)
             .await
             .unwrap();
-        match ws.get_ref() {
+        match ws.get_ref().get_ref() {
             MaybeTlsStream::Plain(tcp) => assert!(tcp.nodelay().unwrap(), "TCP_NODELAY"),
             other => panic!("ws:// is plain TCP: {other:?}"),
         }

@@ -85,6 +85,7 @@
 
 mod close;
 mod conn;
+mod deflate;
 mod session;
 
 use std::sync::Arc;
@@ -266,6 +267,11 @@ pub struct Options3 {
     /// adds them for HTTP (the builder passes its roots here for a `wss://` URL). Both transports
     /// verify with the same verifier (`rustls-platform-verifier`). Empty by default.
     pub root_certificates: Vec<Vec<u8>>,
+    /// Offers permessage-deflate (RFC 7692) in the upgrade request: a server that agrees
+    /// sends its messages compressed, and they are inflated as they arrive (the client
+    /// compresses nothing it sends). Default on, as
+    /// [`ClientBuilder::compression`](crate::client::ClientBuilder::compression) says why.
+    pub compression: bool,
     /// Where the pool counts the connections it opens and closes (per host); a fresh tally by
     /// default. [`Client3::connections`] reads it; the
     /// [`Client`](crate::client::Client) passes its own, which
@@ -290,6 +296,7 @@ impl Default for Options3 {
             connect_timeout: Some(Duration::from_secs(10)),
             interceptors: Vec::new(),
             root_certificates: Vec::new(),
+            compression: true,
             connections: Default::default(),
         }
     }
