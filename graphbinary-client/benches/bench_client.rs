@@ -237,9 +237,6 @@ fn main() {
         if a.consume == Consume::Raw && (a.defaults || a.serializer.is_graphson()) {
             usage("--consume raw takes neither --defaults nor --serializer");
         }
-        if a.compression {
-            usage("--compression deflate is not offered over WebSocket");
-        }
         if !a.defaults {
             return tp3::main(a);
         }

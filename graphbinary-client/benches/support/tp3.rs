@@ -8,11 +8,14 @@
 //! multiplex the tasks' requests, which `Client3` routes by request id). `--serializer` picks
 //! GraphBinary 1 (the default) or GraphSON 3 / 2 (`Options3::serializer`).
 //!
+//! `--compression deflate` offers permessage-deflate (`Options3::compression`; off by default
+//! here, unlike the client's default, so that each row says what it measures).
+//!
 //! `--consume raw` is the floor, not a client: its own WebSocket handshake on a plain socket,
 //! each request one GraphBinary 1 `eval` frame, and the answer's frames read into one reused
-//! buffer with nothing decoded but each message's status code (at its fixed offset): what a
-//! client cannot go below on this server and machine. Its JSON line gives the payload bytes
-//! instead of a result count.
+//! buffer (inflated into another with `--compression deflate`) with nothing decoded but each
+//! message's status code (at its fixed offset): what a client cannot go below on this server
+//! and machine. Its JSON line gives the payload bytes (inflated) instead of a result count.
 
 use std::sync::Arc;
 
@@ -47,9 +50,10 @@ async fn one(client: &Client3, a: &Args) -> Result<u64, String> {
     }
 }
 
-async fn connect(url: &str, serializer: Serializer) -> Client3 {
+async fn connect(url: &str, serializer: Serializer, compression: bool) -> Client3 {
     let options = Options3 {
         serializer,
+        compression,
         ..Options3::default()
     };
     Client3::connect_with(url, options)
@@ -58,14 +62,14 @@ async fn connect(url: &str, serializer: Serializer) -> Client3 {
 }
 
 async fn latency(a: Args) -> serde_json::Value {
-    let client = connect(&a.url, a.serializer).await;
+    let client = connect(&a.url, a.serializer, a.compression).await;
     let m = a
         .plan
         .latency(|n: &u64| *n, || one(&client, &a))
         .await
         .unwrap_or_else(|e| fail(e));
     json!({
-        "peer": "rust", "mode": "latency", "query": a.plan.query, "compression": "none",
+        "peer": "rust", "mode": "latency", "query": a.plan.query, "compression": compression(&a),
         "consume": a.consume.name(), "protocol": protocol(a.serializer),
         "runs": m.runs, "results": m.first.unwrap_or(0), "bytes": null, "cpu_secs": m.cpu_secs,
         "peak_rss_kib": peak_rss_kib(),
@@ -76,7 +80,7 @@ async fn throughput(a: Args) -> serde_json::Value {
     let a = Arc::new(a);
     let mut clients = Vec::new();
     for _ in 0..a.connections.unwrap_or(a.plan.concurrency).max(1) {
-        clients.push(connect(&a.url, a.serializer).await);
+        clients.push(connect(&a.url, a.serializer, a.compression).await);
     }
     let clients = Arc::new(clients);
     let request = {
@@ -88,7 +92,7 @@ async fn throughput(a: Args) -> serde_json::Value {
     };
     let m = a.plan.throughput(request).await.unwrap_or_else(|e| fail(e));
     json!({
-        "peer": "rust", "mode": "throughput", "query": a.plan.query, "compression": "none",
+        "peer": "rust", "mode": "throughput", "query": a.plan.query, "compression": compression(&a),
         "protocol": protocol(a.serializer), "connections": clients.len(),
         "concurrency": a.plan.concurrency, "requests": a.plan.requests, "wall_secs": m.wall_secs,
         "req_per_sec": a.plan.requests as f64 / m.wall_secs, "results": m.results, "bytes": null,
@@ -96,16 +100,28 @@ async fn throughput(a: Args) -> serde_json::Value {
     })
 }
 
-/// One connection of the raw floor: the socket after the upgrade, and the buffer every
-/// frame's payload is read into.
+/// One connection of the raw floor: the socket after the upgrade, the buffer every frame's
+/// payload is read into and, where the server agreed to permessage-deflate, the inflater and
+/// the buffer a compressed message is inflated into.
 struct Raw {
     sock: BufReader<TcpStream>,
     payload: Vec<u8>,
+    inflate: Option<flate2::Decompress>,
+    plain: Vec<u8>,
+}
+
+/// The `compression` field of the JSON line.
+fn compression(a: &Args) -> &'static str {
+    if a.compression {
+        "deflate"
+    } else {
+        "none"
+    }
 }
 
 impl Raw {
     /// Connects to `url` (`ws://host:port/path`) and takes the upgrade's `101` head.
-    async fn connect(url: &str) -> Result<Raw, String> {
+    async fn connect(url: &str, compression: bool) -> Result<Raw, String> {
         let rest = url
             .strip_prefix("ws://")
             .ok_or("--consume raw takes a ws:// URL")?;
@@ -119,7 +135,12 @@ impl Raw {
         let head = format!(
             "GET {path} HTTP/1.1\r\nHost: {authority}\r\nUpgrade: websocket\r\n\
              Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
-             Sec-WebSocket-Version: 13\r\n\r\n"
+             Sec-WebSocket-Version: 13\r\n{}\r\n",
+            if compression {
+                "Sec-WebSocket-Extensions: permessage-deflate\r\n"
+            } else {
+                ""
+            }
         );
         let io = |e: std::io::Error| e.to_string();
         sock.get_mut()
@@ -131,15 +152,28 @@ impl Raw {
         if !line.starts_with("HTTP/1.1 101") {
             return Err(format!("the upgrade was refused: {line:?}"));
         }
+        let mut inflate = None;
         while line != "\r\n" {
             line.clear();
             if sock.read_line(&mut line).await.map_err(io)? == 0 {
                 return Err("the connection ended in the upgrade's head".into());
             }
+            let lower = line.to_ascii_lowercase();
+            if lower.starts_with("sec-websocket-extensions:") {
+                if !compression || !lower.contains("permessage-deflate") {
+                    return Err(format!("an extension not offered: {line:?}"));
+                }
+                if lower.contains("server_no_context_takeover") {
+                    return Err("the raw floor keeps the server's window".into());
+                }
+                inflate = Some(flate2::Decompress::new(false));
+            }
         }
         Ok(Raw {
             sock,
             payload: Vec::new(),
+            inflate,
+            plain: Vec::new(),
         })
     }
 
@@ -177,15 +211,35 @@ impl Raw {
             .map_err(|e| e.to_string())?;
         // Each message opens with {0x81}{0x00 request id (16 bytes)}{status code Int}.
         let (mut bytes, mut first_of_message, mut code) = (0u64, true, 0);
+        let mut compressed = false;
         loop {
-            let (fin, opcode) = self.frame().await?;
+            let (fin, opcode, rsv1) = self.frame().await?;
             match opcode {
                 8 => return Err("the server closed the connection".into()),
                 9 | 10 => continue,
                 _ => {}
             }
-            bytes += self.payload.len() as u64;
             if first_of_message {
+                compressed = rsv1;
+                self.plain.clear();
+            }
+            if compressed {
+                // Inflated whole; the status read at the message's end, its bytes counted
+                // inflated (the same in every run, unlike the compressed ones: the window
+                // carries over from one message to the next).
+                self.inflate_payload(fin)?;
+                if fin {
+                    bytes += self.plain.len() as u64;
+                    code = self
+                        .plain
+                        .get(18..22)
+                        .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+                        .ok_or("a response message shorter than its header")?;
+                }
+            } else {
+                bytes += self.payload.len() as u64;
+            }
+            if !compressed && first_of_message {
                 code = self
                     .payload
                     .get(18..22)
@@ -202,8 +256,37 @@ impl Raw {
         }
     }
 
-    /// Reads one server frame into `payload`; its FIN bit and opcode.
-    async fn frame(&mut self) -> Result<(bool, u8), String> {
+    /// Inflates `payload` onto `plain` (and, at the message's end, the tail the sender
+    /// stripped).
+    fn inflate_payload(&mut self, end: bool) -> Result<(), String> {
+        const TAIL: [u8; 4] = [0, 0, 0xff, 0xff];
+        let Raw {
+            inflate,
+            payload,
+            plain,
+            ..
+        } = self;
+        let z = inflate
+            .as_mut()
+            .ok_or("a compressed frame on a connection without permessage-deflate")?;
+        let tail: &[u8] = if end { &TAIL } else { &[] };
+        for mut input in [&payload[..], tail] {
+            loop {
+                plain.reserve(64 * 1024);
+                let before = z.total_in();
+                z.decompress_vec(input, plain, flate2::FlushDecompress::Sync)
+                    .map_err(|e| format!("a message does not inflate: {e}"))?;
+                input = &input[(z.total_in() - before) as usize..];
+                if input.is_empty() && plain.len() < plain.capacity() {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads one server frame into `payload`; its FIN bit, opcode and RSV1 bit.
+    async fn frame(&mut self) -> Result<(bool, u8, bool), String> {
         let io = |e: std::io::Error| e.to_string();
         let mut h = [0u8; 2];
         self.sock.read_exact(&mut h).await.map_err(io)?;
@@ -217,14 +300,16 @@ impl Raw {
         }
         self.payload.resize(len as usize, 0);
         self.sock.read_exact(&mut self.payload).await.map_err(io)?;
-        Ok((h[0] & 0x80 != 0, h[0] & 0x0f))
+        Ok((h[0] & 0x80 != 0, h[0] & 0x0f, h[0] & 0x40 != 0))
     }
 }
 
 /// The raw floor's latency (one connection) or throughput (one connection per task).
 async fn raw(a: Args) -> serde_json::Value {
     if a.plan.mode == "latency" {
-        let mut conn = Raw::connect(&a.url).await.unwrap_or_else(|e| fail(e));
+        let mut conn = Raw::connect(&a.url, a.compression)
+            .await
+            .unwrap_or_else(|e| fail(e));
         let conn = tokio::sync::Mutex::new(&mut conn);
         let m = a
             .plan
@@ -235,7 +320,7 @@ async fn raw(a: Args) -> serde_json::Value {
             .await
             .unwrap_or_else(|e| fail(e));
         return json!({
-            "peer": "rust", "mode": "latency", "query": a.plan.query, "compression": "none",
+            "peer": "rust", "mode": "latency", "query": a.plan.query, "compression": compression(&a),
             "consume": "raw", "protocol": "raw websocket frames", "runs": m.runs,
             "results": null, "bytes": m.first.unwrap_or(0), "cpu_secs": m.cpu_secs,
             "peak_rss_kib": peak_rss_kib(),
@@ -243,7 +328,9 @@ async fn raw(a: Args) -> serde_json::Value {
     }
     let mut conns = Vec::new();
     for _ in 0..a.connections.unwrap_or(a.plan.concurrency).max(1) {
-        let c = Raw::connect(&a.url).await.unwrap_or_else(|e| fail(e));
+        let c = Raw::connect(&a.url, a.compression)
+            .await
+            .unwrap_or_else(|e| fail(e));
         conns.push(tokio::sync::Mutex::new(c));
     }
     let (conns, query) = (Arc::new(conns), Arc::new(a.plan.query.clone()));
@@ -256,7 +343,7 @@ async fn raw(a: Args) -> serde_json::Value {
     };
     let m = a.plan.throughput(request).await.unwrap_or_else(|e| fail(e));
     json!({
-        "peer": "rust", "mode": "throughput", "query": a.plan.query, "compression": "none",
+        "peer": "rust", "mode": "throughput", "query": a.plan.query, "compression": compression(&a),
         "protocol": "raw websocket frames", "connections": conns.len(),
         "concurrency": a.plan.concurrency, "requests": a.plan.requests, "wall_secs": m.wall_secs,
         "req_per_sec": a.plan.requests as f64 / m.wall_secs, "results": null, "bytes": null,

@@ -337,8 +337,7 @@ fn splice_alone(
         // Kept short (BENCHMARKS.md's size): the machine is the one of `## Machine`.
         writeln!(
             s,
-            "The {what} run on {} in {} (\"Machine\" above; load average {load_before}, then \
-             {}).\n\n{links}\n",
+            "The {what} run on {} in {} (load average {load_before}, then {}).\n\n{links}\n",
             utc_now(),
             secs(started.elapsed()),
             loadavg()

@@ -73,9 +73,8 @@ pub fn write(
     }
     std::fs::write(dir.join(&runs), text)?;
     Ok(format!(
-        "Its {} command(s), in order (the first is the one to type): \
-         [{DIR}/{cmds}]({DIR}/{cmds}); its {} measurement line(s), one JSON object each: \
-         [{DIR}/{runs}]({DIR}/{runs}).",
+        "Its {} commands in order (the first is the one to type): [{cmds}]({DIR}/{cmds}); \
+         its {} measurements, one JSON object a line: [{runs}]({DIR}/{runs}).",
         commands.len(),
         raw.len(),
     ))
@@ -170,9 +169,9 @@ mod tests {
         std::fs::create_dir_all(dir.join(DIR)).unwrap();
         std::fs::write(dir.join(DIR).join("runs-tp3.jsonl"), "stale").unwrap();
         let new = migrate(&dir, &md).unwrap().unwrap();
-        assert!(new.starts_with("# B\n\n## 6. x\n\nt\n\n## Exact commands\n\nIts 2 command(s)"));
+        assert!(new.starts_with("# B\n\n## 6. x\n\nt\n\n## Exact commands\n\nIts 2 commands in order"));
         assert!(!new.contains("cargo bench") && !new.contains("details"));
-        assert!(new.contains("[benchmarks/runs.jsonl](benchmarks/runs.jsonl)"));
+        assert!(new.contains("[runs.jsonl](benchmarks/runs.jsonl)"));
         let d = dir.join(DIR);
         assert_eq!(
             std::fs::read_to_string(d.join("commands.txt")).unwrap(),

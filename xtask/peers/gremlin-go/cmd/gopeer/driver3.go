@@ -1,7 +1,7 @@
 //go:build tp3
 
-// gremlin-go v3.7.3: a gremlin-groovy script over WebSocket, GraphBinary 1 (no --compression:
-// the 3.x WebSocket route has none here).
+// gremlin-go v3.7.3: a gremlin-groovy script over WebSocket, GraphBinary 1, --compression none
+// or deflate (WebSocket permessage-deflate).
 
 package main
 
@@ -18,7 +18,7 @@ const (
 	name    = "go3"
 )
 
-var compressions = []string{"none"}
+var compressions = []string{"none", "deflate"}
 
 // connect makes the client: its pool sized to pool, or with the environment variable
 // PEER_DEFAULTS=1 (the WAN bench's "defaults" rows) the driver's own.
@@ -30,6 +30,7 @@ func connect(o bench.Options, pool int) (bench.Peer, error) {
 		if !defaults {
 			s.InitialConcurrentConnections = pool
 			s.MaximumConcurrentConnections = pool
+			s.EnableCompression = o.Compression == "deflate"
 		}
 		// 0 (the default) makes v3.7.3 refuse every request ("Request size cannot exceed the
 		// configured WriteBufferSize"); 64 KiB each, the size of a server frame of results.
