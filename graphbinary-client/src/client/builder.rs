@@ -407,18 +407,25 @@ impl ClientBuilder {
         self
     }
 
-    /// Asks for compressed responses (`Accept-Encoding: deflate`). Default on.
+    /// Asks for compressed responses. Default on.
+    ///
+    /// Over HTTP (TinkerPop 4) each request says `Accept-Encoding: deflate`; over WebSocket
+    /// (`ws://`, `wss://`) the upgrade offers permessage-deflate (RFC 7692), which Gremlin
+    /// Server 3.7 and 3.8 accept (a server that does not answers uncompressed). The client
+    /// compresses nothing it sends.
     ///
     /// Compression trades the server's CPU for bytes on the wire: a ~200k-result answer of 24 MB
-    /// crosses as 82 KB. Across a simulated link (BENCHMARKS.md, "WAN link", `cargo xtask
-    /// link`; 2026-12-06, medians of 5) it pays wherever the link is slower than the server's
-    /// deflate: that answer took 507 ms with it against 1.07 s without at 30 ms one way and
-    /// 200 Mbit/s, and 501 ms against 3.94 s at 50 Mbit/s. The break-even is near an uncapped
-    /// link 1 ms away, where it cost 9% (437 ms against 401 ms); for small answers (`g.V()`) it
-    /// makes no measurable difference. Turn it off (`compression(false)`) for a server in the
-    /// same region whose CPU is scarcer than the link. It stays on by default, as the Java, Go
-    /// and Python drivers have it: on a slow link its absence costs without bound, and bytes
-    /// across regions are billed.
+    /// crosses as 83 KB (from 3.7.3, 20.6 MB as under 150 KB). Across a simulated link
+    /// (BENCHMARKS.md, "WAN link", `cargo xtask link`; 2026-12-07, medians of 5) it pays
+    /// wherever the link is slower than the server's deflate: that answer took 531 ms with it
+    /// against 1.09 s without at 30 ms one way and 200 Mbit/s (from 3.7.3: 298 ms against
+    /// 917 ms), and 450 ms against 3.94 s at 50 Mbit/s. The break-even is near an uncapped link
+    /// 1 ms away, where one run favours it and another not (4.0: 439 ms against 458 ms, and
+    /// 437 ms against 401 ms the day before; 3.7.3: 234 ms against 261 ms); for small answers
+    /// (`g.V()`) it makes no measurable difference. Turn it off (`compression(false)`) for a
+    /// server in the same region whose CPU is scarcer than the link. It stays on by default,
+    /// as TinkerPop 4's Java, Go and Python drivers and the 3.x Java driver have it: on a slow
+    /// link its absence costs without bound, and bytes across regions are billed.
     pub fn compression(mut self, on: bool) -> Self {
         self.compression = on;
         self
