@@ -713,7 +713,7 @@ async fn ws_janusgraph_air_routes_loads_every_row_by_key_following_the_schema() 
     let load = || {
         let (client, nodes, edges) = (client.clone(), nodes.clone(), edges.clone());
         async move {
-            let mut l = Loader::new(&client, BatchOptions::default().in_flight(4))
+            let mut l = Loader::new(&client, BatchOptions::default())
                 .key_property(KEY)
                 .create_index();
             let name = |p: &Path| p.display().to_string();
