@@ -169,7 +169,9 @@ mod tests {
         std::fs::create_dir_all(dir.join(DIR)).unwrap();
         std::fs::write(dir.join(DIR).join("runs-tp3.jsonl"), "stale").unwrap();
         let new = migrate(&dir, &md).unwrap().unwrap();
-        assert!(new.starts_with("# B\n\n## 6. x\n\nt\n\n## Exact commands\n\nIts 2 commands in order"));
+        assert!(
+            new.starts_with("# B\n\n## 6. x\n\nt\n\n## Exact commands\n\nIts 2 commands in order")
+        );
         assert!(!new.contains("cargo bench") && !new.contains("details"));
         assert!(new.contains("[runs.jsonl](benchmarks/runs.jsonl)"));
         let d = dir.join(DIR);
