@@ -504,9 +504,15 @@ impl ServerParser {
     }
 }
 
-/// A WebSocket binary frame (unmasked, as a server sends it) of `payload`.
+/// A final WebSocket frame of `opcode` (unmasked, as a server sends it) of `payload`.
 pub fn ws_frame(opcode: u8, payload: &[u8]) -> Vec<u8> {
-    let mut f = vec![0x80 | opcode];
+    ws_frame_with(0x80 | opcode, payload)
+}
+
+/// A WebSocket frame (unmasked, as a server sends it) whose first byte is `first` (FIN, the
+/// RSV bits, the opcode) of `payload`.
+pub fn ws_frame_with(first: u8, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![first];
     match payload.len() {
         n if n < 126 => f.push(n as u8),
         n if n <= 0xffff => {

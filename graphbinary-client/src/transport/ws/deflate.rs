@@ -494,20 +494,8 @@ mod tests {
 
     /// A server frame (never masked).
     fn frame(fin: bool, rsv1: bool, opcode: u8, payload: &[u8]) -> Vec<u8> {
-        let mut f = vec![u8::from(fin) << 7 | u8::from(rsv1) << 6 | opcode];
-        match payload.len() {
-            n @ 0..=125 => f.push(n as u8),
-            n @ 126..=0xffff => {
-                f.push(126);
-                f.extend_from_slice(&(n as u16).to_be_bytes());
-            }
-            n => {
-                f.push(127);
-                f.extend_from_slice(&(n as u64).to_be_bytes());
-            }
-        }
-        f.extend_from_slice(payload);
-        f
+        let first = u8::from(fin) << 7 | u8::from(rsv1) << 6 | opcode;
+        graphbinary_testkit::fault_proxy::ws_frame_with(first, payload)
     }
 
     /// `data` compressed as a sender of permessage-deflate does: raw deflate, a sync flush,
