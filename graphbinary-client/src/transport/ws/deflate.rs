@@ -305,7 +305,8 @@ impl State {
     /// Inflates what has come of a compressed frame with `left` bytes to go (`fin`: the
     /// message's last frame), passing on at most one fragment.
     fn inflate(&mut self, left: u64, fin: bool) -> io::Result<Step> {
-        let mut plain = Vec::with_capacity(FRAGMENT);
+        // The output of one step, allocated once there is something to inflate.
+        let mut plain = Vec::new();
         if left > 0 {
             let n = left.min(self.raw.len() as u64) as usize;
             if n == 0 {
@@ -314,6 +315,7 @@ impl State {
             let consumed = if self.stream_ended {
                 n
             } else {
+                plain.reserve_exact(FRAGMENT);
                 let before = self.inflater.total_in();
                 let status = self.decompress(n, &mut plain)?;
                 if status == Status::StreamEnd {
@@ -345,6 +347,7 @@ impl State {
         // The message's end: the tail fed, then what the inflater still holds. Drained when a
         // call with all input fed leaves room in the output.
         if !self.stream_ended {
+            plain.reserve_exact(FRAGMENT);
             let before = self.inflater.total_in();
             let status = self
                 .inflater
@@ -352,7 +355,8 @@ impl State {
                 .map_err(|e| invalid(format!("a compressed message does not inflate: {e}")))?;
             self.tail_fed += (self.inflater.total_in() - before) as usize;
             self.stream_ended = status == Status::StreamEnd;
-            if plain.len() == FRAGMENT || (self.tail_fed < TAIL.len() && !self.stream_ended) {
+            if plain.len() == plain.capacity() || (self.tail_fed < TAIL.len() && !self.stream_ended)
+            {
                 if !plain.is_empty() {
                     self.fragment(&plain, false);
                 }
