@@ -217,27 +217,6 @@ fn run_counting(cmd: &mut Command, totals: &mut TestTotals) -> Result<()> {
 /// `features --tinkerpop` defaults of those versions).
 const TP3_FEATURES_PORTS: [u16; 2] = [8186, 8179];
 
-/// Makes sure each of `servers` answers on its port, as [`Server::ensure_running`] does (one
-/// that already answers there is reused), but starts those that do not together
-/// ([`server::start_all`]: their JVMs start at once and are awaited in parallel). The guards
-/// come in the order of `servers`.
-fn ensure_all(servers: Vec<(Server, u16)>) -> Result<Vec<server::Guard>> {
-    let mut guards: Vec<Option<server::Guard>> = servers.iter().map(|_| None).collect();
-    let mut free = Vec::new();
-    for (i, (s, port)) in servers.into_iter().enumerate() {
-        if server::ensure_free(port, "a server").is_err() {
-            guards[i] = Some(s.ensure_running(port)?);
-        } else {
-            free.push((i, (s, port)));
-        }
-    }
-    let (at, free): (Vec<usize>, Vec<(Server, u16)>) = free.into_iter().unzip();
-    for (i, g) in at.into_iter().zip(server::start_all(&free, false)?) {
-        guards[i] = Some(g);
-    }
-    Ok(guards.into_iter().flatten().collect())
-}
-
 /// The ports of CI's TinkerPop 3 servers: 3.7.3, 3.8.1, 3.7.3 with auth, JanusGraph 1.1.0,
 /// 3.7.3 with auth over TLS (env `GREMLIN_WS_CI_PORTS=A,B,C,D,E`; default 8186-8190, clear of
 /// the failover step's 8195-8197 and of server3's defaults 8196-8199).
@@ -449,7 +428,7 @@ fn gherkin_steps(
     ];
     let mut gherkin_servers = Vec::new();
     step("gherkin servers", &mut || {
-        gherkin_servers = ensure_all(vec![
+        gherkin_servers = server::ensure_all(vec![
             (
                 Server::tp3("3.7.3", server::INTEGRATION),
                 TP3_FEATURES_PORTS[0],
@@ -587,7 +566,7 @@ fn tinkerpop3_only() -> Result<()> {
         if let Ok(url) = std::env::var("GREMLIN_LOAD_URL") {
             return tinkerpop3_tests(cargo, totals, Some(&url));
         }
-        let load = ensure_all(vec![(Server::tp4(server::INTEGRATION), FEATURES_PORT)])?;
+        let load = server::ensure_all(vec![(Server::tp4(server::INTEGRATION), FEATURES_PORT)])?;
         let outcome = tinkerpop3_tests(cargo, totals, Some(&load[0].url()));
         server::stop_all(load);
         outcome
@@ -767,7 +746,7 @@ pub fn cli(args: &[String]) -> Result<()> {
         // suite starts its own there.
         let mut load_guard = None;
         step("gremlin server", &mut || {
-            let mut three = ensure_all(vec![
+            let mut three = server::ensure_all(vec![
                 (Server::tp4("modern"), port),
                 (Server::tp4(server::TX_DATASET), port + 1),
                 (Server::tp4(server::INTEGRATION), features_port),

@@ -867,6 +867,27 @@ pub fn start_for_tests(servers: &[(Option<&str>, bool, bool, u16)]) -> Result<Ve
     start_all(&servers, false)
 }
 
+/// Makes sure each of `servers` answers on its port, as [`Server::ensure_running`] does (one
+/// that already answers there is reused), but starts those that do not together
+/// ([`start_all`]: their JVMs start at once and are awaited in parallel). The guards
+/// come in the order of `servers`.
+pub fn ensure_all(servers: Vec<(Server, u16)>) -> Result<Vec<Guard>> {
+    let mut guards: Vec<Option<Guard>> = servers.iter().map(|_| None).collect();
+    let mut free = Vec::new();
+    for (i, (s, port)) in servers.into_iter().enumerate() {
+        if ensure_free(port, "a server").is_err() {
+            guards[i] = Some(s.ensure_running(port)?);
+        } else {
+            free.push((i, (s, port)));
+        }
+    }
+    let (at, free): (Vec<usize>, Vec<(Server, u16)>) = free.into_iter().unzip();
+    for (i, g) in at.into_iter().zip(start_all(&free, false)?) {
+        guards[i] = Some(g);
+    }
+    Ok(guards.into_iter().flatten().collect())
+}
+
 /// Starts TinkerPop 3 or JanusGraph `servers`, each on its port: jars and configs are prepared
 /// one after the other (Maven and the shared conf directory are not raced), then the JVMs
 /// start together and are awaited in parallel. Fails if something already listens on a port

@@ -153,23 +153,16 @@ pub fn run(quick: bool, (port, port3): (u16, u16), rep: &mut Report, client: &Pa
     // The peers of both generations (a `--only wan` run on a new machine had none; a peer
     // that cannot be set up is a "failed" cell and its rows are not wins).
     super::setup_sh(rep, &["java", "go", "python", "java3", "go3", "python3"])?;
-    // Kept to the end: a server started here is stopped when it drops. Three start at once;
-    // the second TLS one after the first, which makes the test CA they share.
+    // Kept to the end: a server started here is stopped when it drops. The four start at
+    // once; one that already answers is reused. Over TLS (`--tls`): a certificate of the test
+    // CA `ca`.
     let server3 = server::Server::tp3("3.7.3", "modern");
-    let started = std::thread::scope(|s| {
-        let starts = [
-            (server::Server::tp4("modern"), port),
-            (server3.clone(), port3),
-            (server::Server::tp4("modern").with_tls(true), TLS_PORT),
-        ]
-        .map(|(srv, p)| s.spawn(move || srv.ensure_running(p)));
-        starts.map(|h| {
-            h.join()
-                .unwrap_or_else(|_| Err(anyhow::anyhow!("starting a server panicked")))
-        })
-    });
-    let [_server, _server3, _tls] = started;
-    let (_server, _server3, _tls) = (_server?, _server3?, _tls?);
+    let _servers = server::ensure_all(vec![
+        (server::Server::tp4("modern"), port),
+        (server3.clone(), port3),
+        (server::Server::tp4("modern").with_tls(true), TLS_PORT),
+        (server3.with_tls(true), TLS_PORT + 1),
+    ])?;
     let target = format!("127.0.0.1:{port}");
     let target3 = format!("127.0.0.1:{port3}");
     // The replayed rows' server: each latency query's answers as the live servers sent them
@@ -182,11 +175,6 @@ pub fn run(quick: bool, (port, port3): (u16, u16), rep: &mut Report, client: &Pa
         2,
     )?;
     let replay_target = replay.addr.to_string();
-    // The same servers over TLS (`--tls`: a certificate of the test CA `ca`).
-    let _tls3 = server3
-        .clone()
-        .with_tls(true)
-        .ensure_running(TLS_PORT + 1)?;
     let (tls_target, tls_target3) = (
         format!("127.0.0.1:{TLS_PORT}"),
         format!("127.0.0.1:{}", TLS_PORT + 1),
