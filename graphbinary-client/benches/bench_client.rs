@@ -31,6 +31,7 @@
 use std::sync::Arc;
 
 use graphbinary_client::client::Client;
+use graphbinary_client::Value;
 use serde_json::json;
 
 #[path = "support/measure.rs"]
@@ -161,8 +162,9 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// One request, every result consumed; returns (results, body bytes).
-async fn one(client: &Client, a: &Args) -> Result<(u64, u64), String> {
+/// One request, every result consumed; returns (results, body bytes) and, with `--consume
+/// all`, the results.
+async fn one(client: &Client, a: &Args) -> Result<((u64, u64), Vec<Value>), String> {
     let stream = client
         .request(a.plan.query.clone())
         .bulk_results(false)
@@ -171,6 +173,7 @@ async fn one(client: &Client, a: &Args) -> Result<(u64, u64), String> {
         .await
         .map_err(|e| e.to_string())?;
     let counters = stream.counters();
+    let mut held = Vec::new();
     let n = match a.consume {
         Consume::Count => stream.count().await.map_err(|e| e.to_string())?,
         Consume::Drain => {
@@ -182,10 +185,13 @@ async fn one(client: &Client, a: &Args) -> Result<(u64, u64), String> {
                 .map_err(|e| e.to_string())?;
             n
         }
-        Consume::All => stream.all().await.map_err(|e| e.to_string())?.len() as u64,
+        Consume::All => {
+            held = stream.all().await.map_err(|e| e.to_string())?;
+            held.len() as u64
+        }
         Consume::Raw => return Err("--consume raw is for ws:// only".into()),
     };
-    Ok((n, counters.body_bytes()))
+    Ok(((n, counters.body_bytes()), held))
 }
 
 fn fail(msg: String) -> ! {
@@ -215,7 +221,7 @@ async fn throughput(client: Client, a: Args) -> serde_json::Value {
         let a = a.clone();
         move |_: usize| {
             let (client, a) = (client.clone(), a.clone());
-            async move { one(&client, &a).await.map(|(n, _)| n) }
+            async move { one(&client, &a).await.map(|((n, _), _)| n) }
         }
     };
     let m = a.plan.throughput(request).await.unwrap_or_else(|e| fail(e));

