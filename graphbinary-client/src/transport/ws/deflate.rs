@@ -162,8 +162,13 @@ struct State {
     stream_ended: bool,
     /// Bytes read from the socket and not yet handled.
     raw: BytesMut,
-    /// Bytes for tungstenite.
+    /// Bytes for tungstenite: frames passed through, and the header of each inflated
+    /// fragment, whose payload follows from `plain`.
     out: BytesMut,
+    /// The payload of the last inflated fragment, handed on from `plain_at` once `out` is;
+    /// allocated at the first compressed message, then reused.
+    plain: Vec<u8>,
+    plain_at: usize,
     frame: Frame,
     message: Message,
     /// Bytes of [`TAIL`] fed at the end of the current compressed message.
@@ -196,6 +201,8 @@ impl State {
             stream_ended: false,
             raw: BytesMut::new(),
             out: BytesMut::new(),
+            plain: Vec::new(),
+            plain_at: 0,
             frame: Frame::Header,
             message: Message::None,
             tail_fed: 0,
@@ -303,10 +310,19 @@ impl State {
     }
 
     /// Inflates what has come of a compressed frame with `left` bytes to go (`fin`: the
-    /// message's last frame), passing on at most one fragment.
+    /// message's last frame), passing on at most one fragment. Runs once `out` and `plain`
+    /// were handed on.
     fn inflate(&mut self, left: u64, fin: bool) -> io::Result<Step> {
-        // The output of one step, allocated once there is something to inflate.
-        let mut plain = Vec::new();
+        // The output of one step: `plain`'s buffer, allocated at the first inflate.
+        let mut plain = std::mem::take(&mut self.plain);
+        plain.clear();
+        self.plain_at = 0;
+        let step = self.inflate_into(&mut plain, left, fin);
+        self.plain = plain;
+        step
+    }
+
+    fn inflate_into(&mut self, plain: &mut Vec<u8>, left: u64, fin: bool) -> io::Result<Step> {
         if left > 0 {
             let n = left.min(self.raw.len() as u64) as usize;
             if n == 0 {
@@ -317,7 +333,7 @@ impl State {
             } else {
                 plain.reserve_exact(FRAGMENT);
                 let before = self.inflater.total_in();
-                let status = self.decompress(n, &mut plain)?;
+                let status = self.decompress(n, plain)?;
                 if status == Status::StreamEnd {
                     // The rest of this message follows a final block: skipped.
                     self.stream_ended = true;
@@ -331,7 +347,7 @@ impl State {
             }
             self.raw.advance(consumed);
             if !plain.is_empty() {
-                self.fragment(&plain, false);
+                self.fragment(plain.len(), false);
             }
             let left = left - consumed as u64;
             self.frame = match (left, fin) {
@@ -351,19 +367,19 @@ impl State {
             let before = self.inflater.total_in();
             let status = self
                 .inflater
-                .decompress_vec(&TAIL[self.tail_fed..], &mut plain, FlushDecompress::Sync)
+                .decompress_vec(&TAIL[self.tail_fed..], plain, FlushDecompress::Sync)
                 .map_err(|e| invalid(format!("a compressed message does not inflate: {e}")))?;
             self.tail_fed += (self.inflater.total_in() - before) as usize;
             self.stream_ended = status == Status::StreamEnd;
             if plain.len() == plain.capacity() || (self.tail_fed < TAIL.len() && !self.stream_ended)
             {
                 if !plain.is_empty() {
-                    self.fragment(&plain, false);
+                    self.fragment(plain.len(), false);
                 }
                 return Ok(Step::Progress);
             }
         }
-        self.fragment(&plain, true);
+        self.fragment(plain.len(), true);
         self.sizes.push_back(std::mem::take(&mut self.current));
         self.message = Message::None;
         self.frame = Frame::Header;
@@ -382,16 +398,17 @@ impl State {
             .map_err(|e| invalid(format!("a compressed message does not inflate: {e}")))
     }
 
-    /// Passes on `payload` as a fragment of the current compressed message.
-    fn fragment(&mut self, payload: &[u8], fin: bool) {
+    /// Passes on the header of a fragment of the current compressed message whose `len`
+    /// payload bytes are the step's `plain`.
+    fn fragment(&mut self, len: usize, fin: bool) {
         let Message::Compressed { opcode, started } = &mut self.message else {
             unreachable!("a fragment outside a compressed message");
         };
         let op = if *started { 0 } else { *opcode };
         *started = true;
-        self.out.reserve(payload.len() + 10);
+        self.out.reserve(10);
         self.out.put_u8(if fin { 0x80 } else { 0 } | op);
-        match payload.len() {
+        match len {
             n @ 0..=125 => self.out.put_u8(n as u8),
             n @ 126..=0xffff => {
                 self.out.put_u8(126);
@@ -402,7 +419,6 @@ impl State {
                 self.out.put_u64(n as u64);
             }
         }
-        self.out.extend_from_slice(payload);
     }
 }
 
@@ -421,6 +437,12 @@ impl<S: AsyncRead + Unpin> AsyncRead for Inflate<S> {
                 let n = state.out.len().min(buf.remaining());
                 buf.put_slice(&state.out[..n]);
                 state.out.advance(n);
+                return Poll::Ready(Ok(()));
+            }
+            if let Some(plain) = state.plain.get(state.plain_at..).filter(|p| !p.is_empty()) {
+                let n = plain.len().min(buf.remaining());
+                buf.put_slice(&plain[..n]);
+                state.plain_at += n;
                 return Poll::Ready(Ok(()));
             }
             if let Step::Progress = state.step()? {
