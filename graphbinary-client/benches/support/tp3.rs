@@ -82,10 +82,9 @@ async fn throughput(a: Args) -> serde_json::Value {
     // All at once, as the 3.x drivers open their pools: one after the other, a thousand
     // connections across a 60 ms round trip took two minutes (outside the timed part).
     let n = a.connections.unwrap_or(a.plan.concurrency).max(1);
-    let clients = futures::future::join_all(
-        (0..n).map(|_| connect(&a.url, a.serializer, a.compression)),
-    )
-    .await;
+    let clients =
+        futures::future::join_all((0..n).map(|_| connect(&a.url, a.serializer, a.compression)))
+            .await;
     let clients = Arc::new(clients);
     let request = {
         let (clients, a) = (clients.clone(), a.clone());

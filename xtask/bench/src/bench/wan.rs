@@ -234,7 +234,8 @@ pub fn run(quick: bool, (port, port3): (u16, u16), rep: &mut Report, client: &Pa
          *replayed*: the link before our replay server (the clients alone); *tls*: `xtask \
          server --tls`, its CA in `SSL_CERT_FILE`; those two: 3 runs of ~200k, 15 of `g.V()` \
          (none replayed). Python's ~200k: live, uncompressed, one run (10 s of decoding); \
-         `g.V()` (1 kB, its round trip) uncompressed. Throughput: pools sized to the \
+         `g.V()` (1 kB, its round trip) uncompressed. Ours drops what it collected after the clock \
+         (a peer's garbage collector later). Throughput: pools sized to the \
          concurrency or at *defaults* (ours {} HTTP or 8 WebSocket connections; 4.0 peers 128, \
          deflate). Floor: *computed* (round trip + wire bytes over the cap) or *drain* (nothing \
          decoded), the larger. Break-even: `ClientBuilder::compression`.\n",
@@ -667,10 +668,16 @@ fn setting_section(
         }
     }
 
-    // Throughput.
-    let requests = match (quick, tp3) {
-        (true, _) => 300,
-        (false, _) => 1000,
+    // Throughput: 3 rounds at least, and on a short link at least 2,000 requests, so that a
+    // run lasts some tenths of a second (1,000 took 0.1 s at 1 ms, one round at 1000 a burst).
+    let least = if spec.rtt() > Duration::from_millis(10) {
+        1000
+    } else {
+        2000
+    };
+    let requests_at = |conc: usize| match quick {
+        true => 300,
+        false => (3 * conc).max(least),
     };
     let pools: &[&str] = match (peers, tp3) {
         // The slow link is for compression's break-even: no throughput there.
@@ -681,11 +688,14 @@ fn setting_section(
     if !pools.is_empty() {
         writeln!(
             s,
-            "\n| `g.V()` req/s ({requests}) | pool, compression | ceiling |{cols}\n|---:|---|---:|{dashes}"
+            "\n| `g.V()` req/s ({}; {} at 1000) | pool, compression | ceiling |{cols}\n|---:|---|---:|{dashes}",
+            requests_at(256),
+            requests_at(1000)
         )?;
     }
     let mut defaults = Vec::new();
     for conc in CONCURRENCY.iter().copied().filter(|_| !pools.is_empty()) {
+        let requests = requests_at(conc);
         for &pool in pools {
             let mut line = Line {
                 label: format!("{conc} {pool}"),
