@@ -152,6 +152,17 @@ fn parse() -> Args {
     a
 }
 
+/// Runs `f` as a task of the runtime's workers, as a service's requests run (a handler's task),
+/// rather than on the thread that blocks on the runtime: there every message between the
+/// request and its connection's task crossed threads.
+async fn in_task<F>(f: F) -> F::Output
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    tokio::spawn(f).await.expect("the measurement's task")
+}
+
 /// Peak resident set size in KiB (`VmHWM`).
 fn peak_rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -262,7 +273,7 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let line = rt.block_on(async move {
+    let line = rt.block_on(in_task(async move {
         let client = if a.defaults {
             Client::builder(a.url.clone()).build()
         } else {
@@ -278,6 +289,6 @@ fn main() {
         } else {
             throughput(client, a).await
         }
-    });
+    }));
     println!("{line}");
 }

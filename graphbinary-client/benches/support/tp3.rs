@@ -365,7 +365,7 @@ pub fn main(a: Args) {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let line = rt.block_on(async move {
+    let line = rt.block_on(super::in_task(async move {
         if a.consume == Consume::Raw {
             raw(a).await
         } else if a.plan.mode == "latency" {
@@ -373,6 +373,6 @@ pub fn main(a: Args) {
         } else {
             throughput(a).await
         }
-    });
+    }));
     println!("{line}");
 }
