@@ -258,6 +258,34 @@ async fn http_connections_opened_and_closed_are_counted_per_host_and_are_events(
     assert_eq!(served, 8, "{closed:?}");
 }
 
+/// One request after the other, a pool of one holds its connection and the spare: the next
+/// request may start before the last one's connection is back in the pool (without the spare
+/// idle connection the pool opened a new one for about one request in six).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_request_after_the_other_reuses_the_connection_or_the_spare() {
+    let _ = graphbinary_testkit::or_skip!(
+        gremlin_server::client("one_request_after_the_other_reuses_the_connection_or_the_spare")
+            .await
+    );
+    for compression in [false, true] {
+        let client = gremlin_server::builder()
+            .pool_size(1)
+            .compression(compression)
+            .build()
+            .unwrap();
+        let key = host_key(&client);
+        for _ in 0..200 {
+            assert_eq!(idempotent_count(&client).await, 6);
+        }
+        let c = client.stats().connections[&key];
+        assert!(
+            (1..=2).contains(&c.opened),
+            "compression {compression}: {c:?}"
+        );
+        client.close(Duration::from_secs(5)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_concurrent_requests_leave_at_most_the_pool_size_open() {
     let _ = graphbinary_testkit::or_skip!(
@@ -268,19 +296,19 @@ async fn many_concurrent_requests_leave_at_most_the_pool_size_open() {
     for _ in 0..3 {
         let counts = futures::future::join_all((0..40).map(|_| idempotent_count(&client))).await;
         assert!(counts.iter().all(|n| *n == 6));
-        // In flight at most 4 (the pool's slots), idle kept at most 4: whatever was opened
-        // beyond that (a connect that lost the race to a connection put back) is closed by
-        // its own task, so within a moment it is counted closed.
+        // In flight at most 4 (the pool's slots), idle kept at most 5 (the spare): whatever
+        // was opened beyond that (a connect that lost the race to a connection put back) is
+        // closed by its own task, so within a moment it is counted closed.
         let mut c = client.stats().connections[&key];
         for _ in 0..500 {
-            if c.open().unwrap() <= 4 {
+            if c.open().unwrap() <= 5 {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
             c = client.stats().connections[&key];
         }
         let open = c.open().unwrap();
-        assert!((1..=4).contains(&open), "{c:?}");
+        assert!((1..=5).contains(&open), "{c:?}");
         assert_eq!(c.opened - c.closed.unwrap(), open, "{c:?}");
     }
     client.close(Duration::from_secs(5)).await;
